@@ -1,0 +1,66 @@
+"""Turning a user's config dict (from TOML, JSON or the GUI form) into a frozen dataclass.
+
+Every problem becomes one :class:`InputError` sentence that names the source, the key, what is
+allowed, and what was given — the CLI prints it as one line and exits 2; the GUI shows it
+beside the form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from engine.data.errors import InputError
+
+
+def reject_unknown_keys(cls, d: dict, source: str, extra_allowed: tuple[str, ...] = ()) -> None:
+    known = {f.name for f in dataclasses.fields(cls)} | set(extra_allowed)
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise InputError(f"{source}: unknown key '{unknown[0]}'. Allowed keys: "
+                         f"{', '.join(sorted(known))}.", source=source, key=unknown[0])
+
+
+def as_number(source: str, key: str, value: Any, *, integer: bool = False,
+              minimum: float | None = None, maximum: float | None = None,
+              exclusive_minimum: bool = False, exclusive_maximum: bool = False) -> float | int:
+    """Validate one numeric field and return it as float (or int)."""
+    kind = "a whole number" if integer else "a number"
+    if isinstance(value, bool) or value is None:
+        raise InputError(f"{source}: '{key}' must be {kind} (got {value!r}).", source=source, key=key)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{source}: '{key}' must be {kind} (got {value!r}).",
+                         source=source, key=key) from None
+    if not math.isfinite(number):
+        raise InputError(f"{source}: '{key}' must be a finite number (got {value!r}).",
+                         source=source, key=key)
+    if integer:
+        if number != int(number):
+            raise InputError(f"{source}: '{key}' must be a whole number (got {value!r}).",
+                             source=source, key=key)
+        number = int(number)
+    low_bad = minimum is not None and (number <= minimum if exclusive_minimum else number < minimum)
+    high_bad = maximum is not None and (number >= maximum if exclusive_maximum else number > maximum)
+    if low_bad or high_bad:
+        raise InputError(f"{source}: '{key}' must be {_range_text(minimum, maximum, exclusive_minimum, exclusive_maximum)} "
+                         f"(got {value!r}).", source=source, key=key)
+    return number
+
+
+def _range_text(lo, hi, ex_lo, ex_hi) -> str:
+    parts = []
+    if lo is not None:
+        parts.append(("greater than " if ex_lo else "at least ") + f"{lo:g}")
+    if hi is not None:
+        parts.append(("less than " if ex_hi else "at most ") + f"{hi:g}")
+    return " and ".join(parts)
+
+
+def as_choice(source: str, key: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise InputError(f"{source}: '{key}' must be one of {', '.join(allowed)} (got {value!r}).",
+                         source=source, key=key)
+    return value

@@ -1,0 +1,143 @@
+"""The result of any audit, and its ``result.json`` form (ARCHITECTURE §4)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import platform
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+RESULT_SCHEMA_VERSION = 1
+
+
+def config_sha256(config_dict: dict) -> str:
+    """SHA-256 of the canonical JSON of a config: equal configs give equal hashes."""
+    text = json.dumps(config_dict, sort_keys=True, separators=(",", ":"), default=_jsonable)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path) -> str:
+    """SHA-256 of a file, streamed in 1 MiB blocks (never read whole into memory)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def software_versions(device: str) -> dict:
+    """What produced the numbers: app, Python, the numeric libraries, the device."""
+    from engine import __version__
+
+    out = {"app": __version__, "python": platform.python_version(), "numpy": np.__version__,
+           "device": device}
+    try:
+        import scipy
+        out["scipy"] = scipy.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    import importlib.metadata as md
+    for dist in ("torch", "dp-accounting"):
+        try:
+            out[dist.replace("-", "_")] = md.version(dist)
+        except md.PackageNotFoundError:  # pragma: no cover
+            out[dist.replace("-", "_")] = "not installed"
+    return out
+
+
+def _jsonable(obj: Any):
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if dataclasses.is_dataclass(obj):
+        return obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj)
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
+
+
+def to_plain(obj: Any):
+    """Recursively turn numpy values, tuples and dataclasses into JSON-ready Python values.
+
+    Non-finite floats become None: JSON has no NaN/Infinity, and a report must not print 'nan'.
+    """
+    if isinstance(obj, dict):
+        return {str(k): to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [to_plain(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if np.isfinite(f) else None
+    if dataclasses.is_dataclass(obj):
+        return to_plain(obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj))
+    return obj
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Everything one audit produced; ``to_dict()`` is exactly result.json."""
+
+    audit_type: str
+    name: str
+    seed: int
+    config: dict
+    software: dict
+    runtime_s: float
+    attacks: list[dict]
+    theory: dict
+    verdict: dict
+    summary: str
+    baselines: list[dict] = field(default_factory=list)
+    inputs: list[dict] = field(default_factory=list)
+    exposed_records: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc)
+                         .replace(microsecond=0).isoformat())
+    schema_version: int = RESULT_SCHEMA_VERSION
+
+    def to_dict(self) -> dict:
+        return to_plain({
+            "schema_version": self.schema_version,
+            "audit_type": self.audit_type,
+            "name": self.name,
+            "seed": self.seed,
+            "created": self.created,
+            "config": self.config,
+            "config_sha256": config_sha256(self.config),
+            "inputs": self.inputs,
+            "software": self.software,
+            "runtime_s": self.runtime_s,
+            "summary": self.summary,
+            "attacks": self.attacks,
+            "baselines": self.baselines,
+            "theory": self.theory,
+            "exposed_records": self.exposed_records,
+            "verdict": self.verdict,
+            "warnings": self.warnings,
+        })
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AuditResult:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def write_json(self, path) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(self.to_dict(), fh, indent=2, ensure_ascii=False)
+            fh.write("\n")

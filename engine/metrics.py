@@ -1,0 +1,317 @@
+"""Attack metrics with confidence intervals — the definitions of ARCHITECTURE §5.
+
+Used identically by every audit, the GUI and the report:
+
+* scores: higher means "member" (or "has the sensitive value"); a trial is predicted positive
+  when ``score >= threshold``;
+* ROC over all distinct thresholds, FPR ascending, from (0, 0) to (1, 1);
+* AUC = Mann–Whitney statistic (ties count ½) with a DeLong confidence interval
+  (DeLong, DeLong & Clarke-Pearson 1988; fast mid-rank form of Sun & Xu 2014);
+* ``TPR@FPR t`` = the largest TPR among ROC points with FPR ≤ t, with the achieved FPR and a
+  Clopper–Pearson interval; *measurable* only with at least ⌈3/t⌉ negatives (with fewer, even
+  zero false positives cannot certify FPR ≤ t at 95 %: (1 − t)^n > 0.05);
+* balanced accuracy at a threshold chosen on a *separate* selection split — never the best
+  threshold on the evaluation scores, which would overstate the attack; advantage = TPR − FPR at
+  that threshold (paper 002 §3, "success metrics").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
+MAX_ROC_POINTS = 512
+
+
+# --------------------------------------------------------------------------- input checks
+
+def _as_scores_labels(scores, labels) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(scores, dtype=float).ravel()
+    y = np.asarray(labels).ravel().astype(bool)
+    if s.shape != y.shape:
+        raise ValueError(f"scores ({s.size}) and labels ({y.size}) differ in length")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores contain NaN or infinite values")
+    if y.all() or not y.any():
+        raise ValueError("need at least one positive and one negative trial")
+    return s, y
+
+
+# --------------------------------------------------------------------------- intervals
+
+def clopper_pearson(k, n, confidence: float = 0.95) -> tuple[float, float]:
+    """Two-sided exact (Clopper–Pearson 1934) interval for a binomial proportion k/n."""
+    lo, hi = clopper_pearson_array(np.asarray([k]), np.asarray([n]), confidence)
+    return float(lo[0]), float(hi[0])
+
+
+def clopper_pearson_array(k: np.ndarray, n: np.ndarray, confidence: float = 0.95):
+    """Vectorised two-sided Clopper–Pearson interval (α/2 in each tail)."""
+    alpha = 1.0 - confidence
+    return (one_sided_lower(k, n, alpha / 2), one_sided_upper(k, n, alpha / 2))
+
+
+def one_sided_lower(k, n, alpha: float, method: str = "clopper-pearson") -> np.ndarray:
+    """Lower bound L with P(p < L) ≤ α: Beta(α; k, n − k + 1) quantile (0 when k = 0).
+
+    ``method="jeffreys"`` uses the Beta(k + ½, n − k + ½) posterior quantile instead; it is
+    shorter but has only approximate frequentist coverage, so reports label it as such.
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method == "jeffreys":
+            out = stats.beta.ppf(alpha, k + 0.5, n - k + 0.5)
+        else:
+            out = stats.beta.ppf(alpha, k, n - k + 1)
+    return np.where(k <= 0, 0.0, np.nan_to_num(out, nan=0.0))
+
+
+def one_sided_upper(k, n, alpha: float, method: str = "clopper-pearson") -> np.ndarray:
+    """Upper bound U with P(p > U) ≤ α: Beta(1 − α; k + 1, n − k) quantile (1 when k = n)."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method == "jeffreys":
+            out = stats.beta.ppf(1 - alpha, k + 0.5, n - k + 0.5)
+        else:
+            out = stats.beta.ppf(1 - alpha, k + 1, n - k)
+    return np.where(k >= n, 1.0, np.nan_to_num(out, nan=1.0))
+
+
+# --------------------------------------------------------------------------- ROC and AUC
+
+def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ROC over all distinct thresholds.
+
+    Returns ``(fpr, tpr, thresholds)``, each of shape (T + 1,), FPR ascending. Point i predicts
+    "member" for ``score >= thresholds[i]``; the first point (threshold +inf) is (0, 0).
+    """
+    s, y = _as_scores_labels(scores, labels)
+    order = np.argsort(-s, kind="mergesort")
+    s_sorted = s[order]
+    y_sorted = y[order]
+    # Last index of each run of equal scores: every distinct threshold is one ROC point.
+    distinct = np.r_[np.nonzero(np.diff(s_sorted))[0], s_sorted.size - 1]
+    tp = np.cumsum(y_sorted)[distinct]
+    fp = np.cumsum(~y_sorted)[distinct]
+    n_pos = int(y.sum())
+    n_neg = int(y.size - n_pos)
+    fpr = np.r_[0.0, fp / n_neg]
+    tpr = np.r_[0.0, tp / n_pos]
+    thresholds = np.r_[np.inf, s_sorted[distinct]]
+    return fpr, tpr, thresholds
+
+
+def auc_score(scores, labels) -> float:
+    """Mann–Whitney AUC = P(score_member > score_non-member) + ½ P(tie)."""
+    s, y = _as_scores_labels(scores, labels)
+    ranks = stats.rankdata(s)  # mid-ranks handle ties as ½
+    n_pos = int(y.sum())
+    n_neg = y.size - n_pos
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def delong_auc_ci(scores, labels, confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """AUC with its DeLong interval (fast mid-rank algorithm, Sun & Xu 2014, Alg. 1).
+
+    O(n log n) time and O(n) memory: no n_pos × n_neg comparison matrix is ever formed.
+    """
+    s, y = _as_scores_labels(scores, labels)
+    pos = s[y]
+    neg = s[~y]
+    m, n = pos.size, neg.size
+    r_all = stats.rankdata(np.r_[pos, neg])
+    r_pos = stats.rankdata(pos)
+    r_neg = stats.rankdata(neg)
+    auc = (r_all[:m].sum() - m * (m + 1) / 2) / (m * n)
+    v10 = (r_all[:m] - r_pos) / n          # structural components of positives
+    v01 = 1.0 - (r_all[m:] - r_neg) / m    # structural components of negatives
+    var = np.var(v10, ddof=1) / m + np.var(v01, ddof=1) / n if m > 1 and n > 1 else 0.0
+    if var <= 0:
+        # Perfect separation or constant scores: the DeLong variance degenerates. Fall back to
+        # the exact binomial bound on the weaker of the two classes so the interval is honest.
+        lo, hi = clopper_pearson(round(auc * min(m, n)), min(m, n), confidence)
+        return float(auc), (float(lo), float(hi))
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    half = z * math.sqrt(var)
+    return float(auc), (float(max(0.0, auc - half)), float(min(1.0, auc + half)))
+
+
+# --------------------------------------------------------------------------- TPR at low FPR
+
+def min_negatives_for(fpr_target: float) -> int:
+    """Negatives needed before a TPR at FPR ≤ t can be certified: ⌈3/t⌉ (rule of three)."""
+    return int(math.ceil(3.0 / fpr_target - 1e-9))
+
+
+def tpr_at_fpr(fpr: np.ndarray, tpr: np.ndarray, target: float, n_pos: int, n_neg: int,
+               confidence: float = 0.95) -> dict:
+    """Largest TPR among ROC points with FPR ≤ target, its achieved FPR and CP interval."""
+    ok = np.nonzero(fpr <= target + 1e-12)[0]
+    i = ok[np.argmax(tpr[ok])]
+    tp = int(round(tpr[i] * n_pos))
+    lo, hi = clopper_pearson(tp, n_pos, confidence)
+    return {
+        "fpr_target": float(target),
+        "fpr_achieved": float(fpr[i]),
+        "tpr": float(tpr[i]),
+        "tpr_ci": [lo, hi],
+        "measurable": bool(n_neg >= min_negatives_for(target)),
+    }
+
+
+def roc_band(fpr: np.ndarray, tpr: np.ndarray, n_pos: int, confidence: float = 0.95,
+             grid: np.ndarray | None = None) -> dict:
+    """Pointwise Clopper–Pearson band of TPR on an FPR grid (the band drawn around the ROC).
+
+    Pointwise, not simultaneous: each grid FPR gets its own 95 % interval on TPR.
+    """
+    if grid is None:
+        grid = np.unique(np.r_[np.geomspace(1e-5, 1.0, 120), np.linspace(0, 1, 41)])
+    idx = np.searchsorted(fpr, grid, side="right") - 1
+    # tpr is non-decreasing in fpr, so the last point with FPR <= g has the largest TPR.
+    t = tpr[np.clip(idx, 0, None)]
+    k = np.round(t * n_pos)
+    lo, hi = clopper_pearson_array(k, np.full_like(k, n_pos), confidence)
+    return {"fpr": grid.tolist(), "tpr_lower": lo.tolist(), "tpr_upper": hi.tolist()}
+
+
+def downsample_roc(fpr: np.ndarray, tpr: np.ndarray, max_points: int = MAX_ROC_POINTS):
+    """At most ``max_points`` ROC points, keeping both ends and the low-FPR region.
+
+    Half the budget goes to log-spaced FPRs (where privacy attacks matter, and where log-log
+    plots need detail), half to evenly spaced indices (the linear-scale shape).
+    """
+    n = fpr.size
+    if n <= max_points:
+        return fpr.astype(float).tolist(), tpr.astype(float).tolist()
+    half = max_points // 2 - 1
+    pos_fpr = fpr[fpr > 0]
+    log_targets = np.geomspace(max(pos_fpr.min(), 1e-9), 1.0, half) if pos_fpr.size else []
+    keep = set(np.linspace(0, n - 1, half).astype(int).tolist())
+    # For each log target, keep the point with the largest TPR at FPR <= target.
+    keep.update((np.searchsorted(fpr, log_targets, side="right") - 1).clip(0).tolist())
+    keep.update({0, n - 1})
+    idx = np.array(sorted(keep))[:max_points]
+    if idx[-1] != n - 1:
+        idx[-1] = n - 1
+    return fpr[idx].astype(float).tolist(), tpr[idx].astype(float).tolist()
+
+
+# --------------------------------------------------------------------------- thresholds
+
+def best_balanced_accuracy_threshold(scores, labels) -> float:
+    """Threshold maximising balanced accuracy on *these* (selection) scores."""
+    fpr, tpr, thr = roc_curve(scores, labels)
+    i = int(np.argmax(tpr - fpr))
+    t = thr[i]
+    if not np.isfinite(t):  # predicting nobody is never better than a finite threshold here
+        t = thr[1]
+    return float(t)
+
+
+def rates_at_threshold(scores, labels, threshold: float) -> tuple[int, int, int, int]:
+    """(TP, FN, FP, TN) for the rule ``score >= threshold``."""
+    s, y = _as_scores_labels(scores, labels)
+    pred = s >= threshold
+    tp = int(np.sum(pred & y))
+    fp = int(np.sum(pred & ~y))
+    return tp, int(y.sum()) - tp, fp, int((~y).sum()) - fp
+
+
+def balanced_accuracy_with_ci(tp: int, fn: int, fp: int, tn: int,
+                              confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """Balanced accuracy (TPR + TNR)/2 with an interval.
+
+    With equal class sizes it equals plain accuracy, a binomial proportion, so the exact
+    Clopper–Pearson interval applies. With unequal sizes it is a weighted sum of two binomial
+    proportions; we use the normal approximation of its variance, clipped to [0, 1].
+    """
+    n_pos, n_neg = tp + fn, fp + tn
+    tpr, tnr = tp / n_pos, tn / n_neg
+    value = 0.5 * (tpr + tnr)
+    if n_pos == n_neg:
+        lo, hi = clopper_pearson(tp + tn, n_pos + n_neg, confidence)
+        return value, (lo, hi)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    se = 0.5 * math.sqrt(tpr * (1 - tpr) / n_pos + tnr * (1 - tnr) / n_neg)
+    return value, (max(0.0, value - z * se), min(1.0, value + z * se))
+
+
+# --------------------------------------------------------------------------- the whole evaluation
+
+@dataclass(frozen=True)
+class SplitScores:
+    """Scores of one attack, split into a threshold-selection part and an evaluation part.
+
+    All arrays are 1-D; labels True = member. The selection part is never used to report a
+    number, only to choose thresholds (accuracy and the empirical ε bound).
+    """
+
+    scores: np.ndarray             # (n,) all trials, used for ROC/AUC/TPR@FPR
+    labels: np.ndarray             # (n,)
+    selection: np.ndarray          # (n,) bool: True for trials reserved to choose thresholds
+
+
+def split_for_selection(labels: np.ndarray, fraction: float = 0.5) -> np.ndarray:
+    """Mark the first ``fraction`` of each class as the selection split.
+
+    Trials of a game are i.i.d., so the first half is as random as any; a deterministic split
+    keeps results reproducible without another random stream.
+    """
+    labels = np.asarray(labels).astype(bool)
+    sel = np.zeros(labels.size, dtype=bool)
+    for cls in (True, False):
+        idx = np.nonzero(labels == cls)[0]
+        sel[idx[: int(len(idx) * fraction)]] = True
+    return sel
+
+
+def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
+                    confidence: float = 0.95,
+                    fpr_targets: tuple[float, ...] = DEFAULT_FPR_TARGETS,
+                    selection_fraction: float = 0.5, details: dict | None = None,
+                    interval_method: str = "clopper-pearson") -> dict:
+    """All §5 metrics of one attack as the ``attacks[i]`` entry of result.json."""
+    from engine.auditing import empirical_epsilon_lower_bound
+
+    s, y = _as_scores_labels(scores, labels)
+    n_pos = int(y.sum())
+    n_neg = int(y.size - n_pos)
+    fpr, tpr, _ = roc_curve(s, y)
+    auc, auc_ci = delong_auc_ci(s, y, confidence)
+
+    sel = split_for_selection(y, selection_fraction)
+    threshold = best_balanced_accuracy_threshold(s[sel], y[sel])
+    tp, fn, fp, tn = rates_at_threshold(s[~sel], y[~sel], threshold)
+    acc, acc_ci = balanced_accuracy_with_ci(tp, fn, fp, tn, confidence)
+    advantage = tp / (tp + fn) - fp / (fp + tn)
+
+    eps = empirical_epsilon_lower_bound(s, y, delta=delta, confidence=confidence,
+                                        selection=sel, method=interval_method)
+    roc_f, roc_t = downsample_roc(fpr, tpr)
+    out_details = dict(details or {})
+    out_details["roc_band"] = roc_band(fpr, tpr, n_pos, confidence)
+    out_details["accuracy_threshold"] = threshold
+    out_details["n_selection"] = int(sel.sum())
+    out_details["n_evaluation"] = int((~sel).sum())
+    return {
+        "name": name,
+        "label": label,
+        "n_positive": n_pos,
+        "n_negative": n_neg,
+        "auc": auc,
+        "auc_ci": list(auc_ci),
+        "accuracy": float(acc),
+        "accuracy_ci": list(acc_ci),
+        "advantage": float(advantage),
+        "tpr_at_fpr": [tpr_at_fpr(fpr, tpr, t, n_pos, n_neg, confidence) for t in fpr_targets],
+        "epsilon_lower_bound": eps,
+        "roc": {"fpr": roc_f, "tpr": roc_t},
+        "details": out_details,
+    }

@@ -1,0 +1,141 @@
+"""Privacy Risk Auditor — entry point.
+
+    python main.py                          open the desktop app
+    python main.py --sample mechanism       open the app on the bundled sample audit
+    python main.py run CONFIG.toml --out D  run an audit headless: D/result.json, D/report.pdf
+    python main.py demo mechanism --out D   the same for a bundled example
+
+Exit codes: 0 success, 2 bad input (one line on stderr naming the file, key or column and what
+to do), 1 internal error, 3 cancelled (Ctrl+C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+DEMOS = ("mechanism", "location", "aggregates", "model")
+
+EPILOG = """\
+commands:
+  (none)                 open the desktop app (home page)
+  run CONFIG --out DIR   run the audit described by a TOML config file and write
+                         DIR/result.json, DIR/config.toml and DIR/report.pdf
+  demo NAME --out DIR    run a bundled example (NAME: mechanism; location, aggregates and
+                         model arrive with later versions)
+
+config files (TOML): every key is documented in docs/config_reference.md; a complete example
+is resources/configs/mechanism_demo.toml. Minimal example:
+
+  audit_type = "mechanism"
+  mechanism = "laplace"      # laplace | gaussian | discrete_laplace | discrete_gaussian
+  epsilon = 1.0              # ε per observation
+  observations = 10          # k observations per person
+  seed = 7
+
+exit codes: 0 success; 2 bad input (one line on stderr says what to fix); 1 internal error;
+3 cancelled. Set PRA_DEVICE=cpu to keep torch off the GPU.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python main.py",
+        description="Privacy Risk Auditor: find out before a release whether it exposes "
+                    "people, and prove it in a PDF report. Works offline.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sample", choices=["mechanism"],
+                        help="open the app with the bundled sample audit loaded")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="{run,demo}")
+    run_p = sub.add_parser("run", help="run an audit from a TOML config, headless")
+    run_p.add_argument("config", help="path to the audit's TOML config file")
+    run_p.add_argument("--out", required=True, help="output folder (created if missing)")
+    run_p.add_argument("--no-report", action="store_true", help="write result.json only")
+    run_p.add_argument("--include-records", action="store_true",
+                       help="print exposed records in the report (redacted by default)")
+    run_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    demo_p = sub.add_parser("demo", help="run a bundled example audit, headless")
+    demo_p.add_argument("name", choices=DEMOS, help="which example")
+    demo_p.add_argument("--out", required=True, help="output folder (created if missing)")
+    demo_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return parser
+
+
+class _StderrProgress:
+    """Progress on stderr, at most twice a second: a terminal is not a log file."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.last = 0.0
+
+    def __call__(self, fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if self.quiet or (now - self.last < 0.5 and fraction < 1.0):
+            return
+        self.last = now
+        print(f"\r[{fraction:6.1%}] {message[:70]:<70}", end="", file=sys.stderr, flush=True)
+        if fraction >= 1.0:
+            print(file=sys.stderr)
+
+
+def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
+                include_records: bool = False) -> int:
+    from engine.audits.registry import run_audit
+    from engine.project import config_to_toml
+    from engine.runtime import Progress
+
+    out.mkdir(parents=True, exist_ok=True)
+    result = run_audit(config, progress=Progress(_StderrProgress(quiet)))
+    result.write_json(out / "result.json")
+    (out / "config.toml").write_text(config_to_toml(config.to_dict()), encoding="utf-8")
+    if report:
+        from engine.report import write_report
+        write_report(result.to_dict(), out / "report.pdf", include_records=include_records)
+    if not quiet:
+        print(f"Verdict: {result.verdict['level'].upper()} risk. {result.summary}")
+        print(f"Wrote {out / 'result.json'}" + (f" and {out / 'report.pdf'}" if report else ""))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from engine import __version__
+        print(f"Privacy Risk Auditor {__version__}")
+        return 0
+    if args.command is None:
+        from gui.app import main as gui_main
+        return gui_main(argv, open_sample=args.sample)
+
+    from engine.data.errors import InputError
+    from engine.runtime import JobCancelled
+
+    try:
+        if args.command == "run":
+            from engine.project import load_config
+            config = load_config(args.config)
+            return _run_config(config, Path(args.out), quiet=args.quiet,
+                               report=not args.no_report, include_records=args.include_records)
+        from engine.audits.registry import demo_config
+        return _run_config(demo_config(args.name), Path(args.out), quiet=args.quiet)
+    except InputError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    except (JobCancelled, KeyboardInterrupt):
+        print("\ncancelled", file=sys.stderr)
+        return 3
+    except OSError as exc:
+        print(f"error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
+        print(f"internal error: {type(exc).__name__}: {exc}. Please report it with the config "
+              "file.", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The command line: help, demo, run, and one clear line with exit 2 for every bad config."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BAD = ROOT / "tests" / "data" / "bad_inputs"
+
+
+def cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_help_documents_commands_and_exit_codes():
+    out = cli("--help")
+    assert out.returncode == 0
+    for word in ("run", "demo", "--out", "exit codes", "audit_type", "PRA_DEVICE"):
+        assert word in out.stdout
+
+
+@pytest.mark.parametrize("filename, key_words", [
+    ("negative_epsilon.toml", ["'epsilon'", "greater than 0", "-1.0"]),
+    ("unknown_mechanism.toml", ["'mechanism'", "laplace, gaussian, discrete_laplace, discrete_gaussian", "exponential"]),
+    ("unknown_key.toml", ["unknown key 'mechansim'", "Allowed keys"]),
+    ("broken_syntax.toml", ["invalid TOML", "line 2"]),
+    ("wrong_type.toml", ["'observations'", "whole number", "ten"]),
+    ("fractional_observations.toml", ["'observations'", "whole number"]),
+    ("missing_audit_type.toml", ["missing key 'audit_type'", "mechanism"]),
+    ("scale_without_value.toml", ["'noise_scale' is required"]),
+    ("discrete_fractional_sensitivity.toml", ["'sensitivity'", "whole number"]),
+    ("bad_policy.toml", ["'policy.high_tpr'", "between 0 and 1"]),
+    ("limit_below_fpr.toml", ["'limit_tpr'", "must exceed"]),
+    ("unknown_audit_type.toml", ["'audit_type'", "quantum"]),
+    ("not_utf8.toml", ["UTF-8"]),
+    ("does_not_exist.toml", ["file not found"]),
+])
+def test_bad_config_gives_one_line_and_exit_2(tmp_path, filename, key_words):
+    out = cli("run", str(BAD / filename), "--out", str(tmp_path / "o"))
+    assert out.returncode == 2, out.stderr
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, out.stderr
+    assert "Traceback" not in out.stderr
+    assert filename in lines[0]
+    for w in key_words:
+        assert w in lines[0], lines[0]
+
+
+def test_demo_mechanism_writes_result_and_report(tmp_path):
+    out = cli("demo", "mechanism", "--out", str(tmp_path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "result.json").read_text())
+    for key in ("schema_version", "audit_type", "name", "seed", "config", "config_sha256",
+                "inputs", "software", "runtime_s", "attacks", "baselines", "theory",
+                "exposed_records", "verdict", "warnings"):
+        assert key in result, key
+    assert result["audit_type"] == "mechanism"
+    assert result["verdict"]["level"] in ("low", "medium", "high")
+    attack = result["attacks"][0]
+    for key in ("name", "label", "n_positive", "n_negative", "auc", "auc_ci", "accuracy",
+                "accuracy_ci", "advantage", "tpr_at_fpr", "epsilon_lower_bound", "roc", "details"):
+        assert key in attack, key
+    assert (tmp_path / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "config.toml").exists()
+
+
+def test_run_reproduces_from_written_config(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('audit_type = "mechanism"\nmechanism = "gaussian"\nepsilon = 0.5\n'
+                   'observations = 4\ntrials = 2000\nseed = 11\n')
+    a = cli("run", str(cfg), "--out", str(tmp_path / "a"), "--no-report", "--quiet")
+    assert a.returncode == 0, a.stderr
+    b = cli("run", str(tmp_path / "a" / "config.toml"), "--out", str(tmp_path / "b"),
+            "--no-report", "--quiet")
+    assert b.returncode == 0, b.stderr
+    ra = json.loads((tmp_path / "a" / "result.json").read_text())
+    rb = json.loads((tmp_path / "b" / "result.json").read_text())
+    assert ra["config_sha256"] == rb["config_sha256"]
+    assert ra["attacks"] == rb["attacks"]
+    assert ra["theory"] == rb["theory"]
