@@ -8,7 +8,7 @@ from pathlib import Path
 
 def main() -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent))
+    names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
                    if m.name.startswith("bench_"))
     for name in names:
         importlib.import_module(f"bench.{name}").main()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -59,29 +60,50 @@ def load_config(path):
     return config_from_dict(read_config_file(path), source=str(path))
 
 
-def config_to_toml(config_dict: dict) -> str:
-    """Write a config dict as TOML (flat keys plus one level of tables, as our configs are)."""
-    lines, tables = [], []
-    for key, value in config_dict.items():
-        if isinstance(value, dict):
-            tables.append((key, value))
-        elif value is not None:
-            lines.append(f"{key} = {_toml_value(value)}")
+def config_to_toml(config: dict) -> str:
+    """A config dict as TOML, so it can be saved as CONFIG.toml and run again.
+
+    A small writer (flat keys, lists of scalars, one level of tables) is enough for audit
+    configs; ``None`` has no TOML form and becomes a comment ("not set").
+    """
+    lines: list[str] = []
+    tables = []
+    for k, v in config.items():
+        if isinstance(v, dict):
+            tables.append((k, v))
+        else:
+            lines.append(_toml_line(k, v))
     for name, table in tables:
-        lines.append("")
-        lines.append(f"[{name}]")
-        lines.extend(f"{k} = {_toml_value(v)}" for k, v in table.items() if v is not None)
+        lines += ["", f"[{_toml_key(name)}]"]
+        lines += [_toml_line(k, v) for k, v in table.items() if not isinstance(v, dict)]
     return "\n".join(lines) + "\n"
+
+
+def _toml_key(k: str) -> str:
+    ok = k and all(c.isalnum() or c in "_-" for c in k) and k.isascii()
+    return k if ok else json.dumps(k, ensure_ascii=False)
 
 
 def _toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
         return repr(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     return json.dumps(str(v), ensure_ascii=False)  # JSON string escaping is valid TOML
+
+
+def _toml_line(k: str, v) -> str:
+    if v is None:
+        return f"# {k} not set"
+    return f"{_toml_key(k)} = {_toml_value(v)}"
 
 
 @dataclass
@@ -101,7 +123,7 @@ class Project:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
 def save_project(path, project: Project) -> Path:

@@ -323,8 +323,8 @@ def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr
     return (f"An attacker who already knows everyone else's data can tell whether a given person "
             f"is in this release correctly at most {accuracy:.0%} of the time; with ε = "
             f"{epsilon0:.3g} per observation and {k} {obs} per person, that risk is {level}. "
-            f"Accepting to wrongly accuse only {config.policy.fpr:.0%} of the people who are "
-            f"absent, the attacker still correctly spots {tpr:.1%} of the people who are present.")
+            f"Even when it may wrongly accuse only {config.policy.fpr:.0%} of the people who are "
+            f"absent, the attacker correctly spots {tpr:.1%} of the people who are present.")
 
 
 # --------------------------------------------------------------------------- the job

@@ -107,7 +107,7 @@ class AuditResult:
     inputs: list[dict] = field(default_factory=list)
     exposed_records: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc)
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.UTC)
                          .replace(microsecond=0).isoformat())
     schema_version: int = RESULT_SCHEMA_VERSION
 

@@ -1,0 +1,612 @@
+"""Vector charts of the report, drawn with reportlab.graphics (no matplotlib, no Qt).
+
+* :func:`roc_chart` — the ROC of every attack we ran against what DP theory says: the exact
+  optimal attacker (Neyman–Pearson, ARCHITECTURE §6), the worst case any ε0-DP mechanism
+  composed k times allows (Kairouz–Oh–Viswanath), and the region the composed (ε, δ)
+  guarantee permits (paper 002 Thm 1: TPR ≤ e^ε·FPR + δ and TNR ≤ e^ε·FNR + δ).
+  The log-log version is the one that matters for privacy: an attack that is confident about a
+  few people shows up only at low FPR (Carlini et al. 2022; paper 003 reports TPR at low FPR).
+* :func:`sweep_chart` — the optimal attacker's accuracy, AUC and TPR at the policy FPR as one
+  parameter (ε per observation or number of observations k) varies.
+
+The report is printed and photocopied, so every series differs by dash pattern *and* marker,
+not only by colour. Small plotting helpers (axes, ticks, log transform, clipping) live here
+because reportlab's chart widgets cannot draw shaded regions between curves on log axes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, PolyLine, Rect, String
+from reportlab.lib import colors
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from engine.report import styles as st
+
+WIDTH = 480.0                 # fits the 17 cm text width of an A4 page with 2 cm margins
+ROC_HEIGHT = 280.0
+SWEEP_HEIGHT = 250.0
+FAR = 1e6                     # drawing coordinate used for "off the chart" (log of a value ≤ 0)
+
+BLACK = colors.black
+REGION_FILL = colors.Color(0.86, 0.90, 0.96)      # light blue-grey; prints as a light grey
+BAND_FILL = colors.Color(0.80, 0.80, 0.80, alpha=0.55)
+AXIS_GREY = colors.Color(0.45, 0.45, 0.45)
+GRID_GREY = colors.Color(0.88, 0.88, 0.88)
+
+# Series styles: (colour, dash pattern or None, marker). Dark colours print as near-black;
+# the dash pattern and the marker tell them apart in black and white.
+ATTACK_STYLES = [
+    (colors.Color(0.05, 0.25, 0.60), (5, 2, 1, 2), "circle"),
+    (colors.Color(0.65, 0.15, 0.10), (2, 2), "square"),
+    (colors.Color(0.10, 0.45, 0.15), (8, 3), "triangle"),
+    (colors.Color(0.45, 0.10, 0.50), (6, 2, 1, 2, 1, 2), "diamond"),
+    (colors.Color(0.55, 0.35, 0.00), (1, 1.5), "cross"),
+]
+THEORY_STYLE = (BLACK, None, None)
+WORST_STYLE = (colors.Color(0.25, 0.25, 0.25), (7, 3), None)
+DIAGONAL_STYLE = (AXIS_GREY, (1, 2), None)
+
+
+# --------------------------------------------------------------------------- axes
+
+@dataclass(frozen=True)
+class Axis:
+    """Maps data values on [lo, hi] to drawing coordinates on [start, start + length].
+
+    On a log axis, values ≤ 0 map far outside the plot (``FAR``), and the clipping helpers
+    cut them off at the plot edge: an ROC point with FPR = 0 then enters the chart at its left
+    edge instead of crashing ``log10`` or being silently dropped.
+    """
+
+    lo: float
+    hi: float
+    start: float
+    length: float
+    log: bool = False
+
+    def _t(self, v: np.ndarray) -> np.ndarray:
+        if not self.log:
+            return v
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.log10(np.where(v > 0, v, np.nan))
+        return out
+
+    def __call__(self, values) -> np.ndarray:
+        v = np.asarray(values, dtype=float)
+        t, a, b = self._t(v), self._t(np.array(self.lo)), self._t(np.array(self.hi))
+        pos = self.start + (t - a) / (b - a) * self.length
+        return np.where(np.isfinite(pos), pos, -FAR)
+
+    def ticks(self, percent: bool = False) -> list[tuple[float, str]]:
+        """Decade ticks on a log axis, 1-2-5 steps on a linear one, with their labels."""
+        if self.log:
+            lo_e = math.ceil(math.log10(self.lo) - 1e-9)
+            hi_e = math.floor(math.log10(self.hi) + 1e-9)
+            vals = [10.0 ** e for e in range(lo_e, hi_e + 1)]
+        else:
+            step = _nice_step((self.hi - self.lo) / 5)
+            first = math.ceil(self.lo / step - 1e-9) * step
+            vals = list(np.arange(first, self.hi + step * 1e-6, step))
+        return [(v, _tick_label(v, percent)) for v in vals]
+
+    def minor_ticks(self) -> list[float]:
+        """2…9 × each decade on a log axis (none on a linear one)."""
+        if not self.log:
+            return []
+        out = []
+        for e in range(math.floor(math.log10(self.lo)), math.ceil(math.log10(self.hi))):
+            out += [m * 10.0 ** e for m in range(2, 10)
+                    if self.lo < m * 10.0 ** e < self.hi]
+        return out
+
+
+def _nice_step(raw: float) -> float:
+    if raw <= 0 or not math.isfinite(raw):
+        return 1.0
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def _tick_label(v: float, percent: bool) -> str:
+    if percent:
+        p = 100.0 * v
+        return f"{p:.0f}%" if p >= 1 else f"{p:.2g}%"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1 and abs(v - round(v)) < 1e-9:
+        return f"{round(v):d}"
+    return f"{v:.3g}"
+
+
+# --------------------------------------------------------------------------- clipping
+
+Rect4 = tuple[float, float, float, float]   # x0, y0, x1, y1
+
+
+def clip_polyline(xs: np.ndarray, ys: np.ndarray, rect: Rect4) -> list[list[float]]:
+    """Cut a polyline to a rectangle (Liang–Barsky per segment); returns flat point lists."""
+    x0, y0, x1, y1 = rect
+    pieces: list[list[float]] = []
+    current: list[float] = []
+    for i in range(len(xs) - 1):
+        ax, ay, bx, by = float(xs[i]), float(ys[i]), float(xs[i + 1]), float(ys[i + 1])
+        dx, dy = bx - ax, by - ay
+        t0, t1, keep = 0.0, 1.0, True
+        for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+            if p == 0:
+                if q < 0:
+                    keep = False
+                    break
+                continue
+            r = q / p
+            if p < 0:
+                t0 = max(t0, r)
+            else:
+                t1 = min(t1, r)
+            if t0 > t1:
+                keep = False
+                break
+        if not keep:
+            if len(current) >= 4:
+                pieces.append(current)
+            current = []
+            continue
+        px, py = ax + t0 * dx, ay + t0 * dy
+        qx, qy = ax + t1 * dx, ay + t1 * dy
+        if current and (abs(current[-2] - px) > 1e-6 or abs(current[-1] - py) > 1e-6):
+            if len(current) >= 4:
+                pieces.append(current)
+            current = []
+        if not current:
+            current = [px, py]
+        current += [qx, qy]
+        if t1 < 1.0:
+            pieces.append(current)
+            current = []
+    if len(current) >= 4:
+        pieces.append(current)
+    return pieces
+
+
+def clip_polygon(xs: np.ndarray, ys: np.ndarray, rect: Rect4) -> list[float]:
+    """Cut a polygon to a rectangle (Sutherland–Hodgman); returns a flat point list."""
+    pts = list(zip((float(x) for x in xs), (float(y) for y in ys), strict=True))
+    x0, y0, x1, y1 = rect
+    edges = [(lambda p: p[0] >= x0, lambda a, b: _at_x(a, b, x0)),
+             (lambda p: p[0] <= x1, lambda a, b: _at_x(a, b, x1)),
+             (lambda p: p[1] >= y0, lambda a, b: _at_y(a, b, y0)),
+             (lambda p: p[1] <= y1, lambda a, b: _at_y(a, b, y1))]
+    for inside, cut in edges:
+        if not pts:
+            break
+        out = []
+        prev = pts[-1]
+        for cur in pts:
+            if inside(cur):
+                if not inside(prev):
+                    out.append(cut(prev, cur))
+                out.append(cur)
+            elif inside(prev):
+                out.append(cut(prev, cur))
+            prev = cur
+        pts = out
+    return [c for p in pts for c in p]
+
+
+def _at_x(a, b, x):
+    t = (x - a[0]) / (b[0] - a[0])
+    return (x, a[1] + t * (b[1] - a[1]))
+
+
+def _at_y(a, b, y):
+    t = (y - a[1]) / (b[1] - a[1])
+    return (a[0] + t * (b[0] - a[0]), y)
+
+
+def densify(xs: np.ndarray, ys: np.ndarray, per_segment: int = 24) -> tuple[np.ndarray, ...]:
+    """Insert points along segments that span more than a few percent of a decade.
+
+    A ROC vertex list means *linear* interpolation between vertices (randomised tests, paper
+    002 §3); on log axes such a segment is a curve, so it must be sampled before the transform.
+    Points are spaced geometrically from the segment's start to reach down to low FPR.
+    """
+    if xs.size < 2:
+        return xs, ys
+    out_x, out_y = [xs[:1]], [ys[:1]]
+    t = np.r_[np.geomspace(1e-4, 1.0, per_segment)]
+    for i in range(xs.size - 1):
+        a, b, ya, yb = xs[i], xs[i + 1], ys[i], ys[i + 1]
+        if (a <= 0 < b) or (a > 0 and b / a > 1.05) or (ya <= 0 < yb) or \
+                (ya > 0 and yb / ya > 1.05):
+            out_x.append(a + t * (b - a))
+            out_y.append(ya + t * (yb - ya))
+        else:
+            out_x.append(xs[i + 1:i + 2])
+            out_y.append(ys[i + 1:i + 2])
+    return np.concatenate(out_x), np.concatenate(out_y)
+
+
+# --------------------------------------------------------------------------- text & marks
+
+def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
+         bold: bool = False, color=BLACK, angle: float = 0) -> Group:
+    """A string that may contain Greek: runs of Vera and the embedded Symbol font."""
+    font = st.FONT_BOLD if bold else st.FONT
+    parts = [(chunk, st.FONT_SYMBOL if sym else font) for chunk, sym in st.runs(s)]
+    width = sum(stringWidth(c, f, size) for c, f in parts)
+    cx = {"start": 0.0, "middle": -width / 2, "end": -width}[anchor]
+    g = Group()
+    for chunk, f in parts:
+        g.add(String(cx, 0, chunk, fontName=f, fontSize=size, fillColor=color))
+        cx += stringWidth(chunk, f, size)
+    g.translate(x, y)
+    if angle:
+        g.rotate(angle)
+    return g
+
+
+def text_width(s: str, size: float, bold: bool = False) -> float:
+    font = st.FONT_BOLD if bold else st.FONT
+    return sum(stringWidth(c, st.FONT_SYMBOL if sym else font, size) for c, sym in st.runs(s))
+
+
+def wrap(s: str, width: float, size: float, max_lines: int = 3) -> list[str]:
+    """Greedy word wrap to a width in points; the last line is cut with an ellipsis."""
+    words, lines, cur = s.split(), [], ""
+    for w in words:
+        trial = f"{cur} {w}".strip()
+        if text_width(trial, size) <= width or not cur:
+            cur = trial
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] += " …"
+    out = []
+    for line in lines:
+        while text_width(line, size) > width and len(line) > 2:
+            line = line[:-2] + "…"
+        out.append(line)
+    return out
+
+
+def marker(kind: str | None, x: float, y: float, color, size: float = 3.2) -> Group:
+    g = Group()
+    if kind is None:
+        return g
+    from reportlab.graphics.shapes import Circle
+    s = size
+    if kind == "circle":
+        g.add(Circle(x, y, s, fillColor=colors.white, strokeColor=color, strokeWidth=1))
+    elif kind == "square":
+        g.add(Rect(x - s, y - s, 2 * s, 2 * s, fillColor=color, strokeColor=color))
+    elif kind == "triangle":
+        g.add(Polygon([x - s, y - s, x + s, y - s, x, y + s * 1.2], fillColor=colors.white,
+                      strokeColor=color, strokeWidth=1))
+    elif kind == "diamond":
+        g.add(Polygon([x, y - s * 1.3, x + s, y, x, y + s * 1.3, x - s, y], fillColor=color,
+                      strokeColor=color))
+    else:  # cross
+        g.add(Line(x - s, y - s, x + s, y + s, strokeColor=color, strokeWidth=1.2))
+        g.add(Line(x - s, y + s, x + s, y - s, strokeColor=color, strokeWidth=1.2))
+    return g
+
+
+def _line(points: list[float], style, width: float = 1.2) -> PolyLine:
+    color, dash, _ = style
+    return PolyLine(points, strokeColor=color, strokeWidth=width, strokeDashArray=dash,
+                    strokeLineJoin=1, strokeLineCap=0 if dash else 1)
+
+
+# --------------------------------------------------------------------------- frame
+
+@dataclass
+class Plot:
+    """A drawing with one plot area; collects layers in drawing order."""
+
+    drawing: Drawing
+    x: Axis
+    y: Axis
+
+    @property
+    def rect(self) -> Rect4:
+        return (self.x.start, self.y.start, self.x.start + self.x.length,
+                self.y.start + self.y.length)
+
+    def curve(self, xs, ys, style, width: float = 1.2) -> list[list[float]]:
+        if len(xs) < 2:
+            return []
+        if self.x.log or self.y.log:
+            xs, ys = densify(np.asarray(xs, float), np.asarray(ys, float))
+        pieces = clip_polyline(self.x(xs), self.y(ys), self.rect)
+        for p in pieces:
+            self.drawing.add(_line(p, style, width))
+        return pieces
+
+    def area(self, xs, ys, fill) -> None:
+        if len(xs) < 3:
+            return
+        pts = clip_polygon(self.x(xs), self.y(ys), self.rect)
+        if len(pts) >= 6:
+            self.drawing.add(Polygon(pts, fillColor=fill, strokeColor=None, strokeWidth=0))
+
+    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6) -> None:
+        """Markers spread evenly across the plot width, offset per series so they never stack."""
+        color, _, kind = style
+        if kind is None or len(xs) < 2:
+            return
+        px, py = self.x(xs), self.y(ys)
+        order = np.argsort(px, kind="stable")
+        px, py = px[order], py[order]
+        x0, y0, x1, y1 = self.rect
+        for j in range(count):
+            f = (j + (slot + 1) / (n_slots + 1)) / count
+            mx = x0 + f * (x1 - x0)
+            if mx < px[0] or mx > px[-1]:
+                continue
+            my = float(np.interp(mx, px, py))
+            if y0 - 0.5 <= my <= y1 + 0.5:
+                self.drawing.add(marker(kind, mx, my, color))
+
+    def frame(self, x_title: str, y_title: str, percent: bool, grid: bool = True) -> None:
+        d = self.drawing
+        x0, y0, x1, y1 = self.rect
+        for v in self.x.minor_ticks():
+            xv = float(self.x(v))
+            d.add(Line(xv, y0, xv, y0 + 2.5, strokeColor=AXIS_GREY, strokeWidth=0.5))
+        for v in self.y.minor_ticks():
+            yv = float(self.y(v))
+            d.add(Line(x0, yv, x0 + 2.5, yv, strokeColor=AXIS_GREY, strokeWidth=0.5))
+        for v, label in self.x.ticks(percent):
+            xv = float(self.x(v))
+            if grid:
+                d.add(Line(xv, y0, xv, y1, strokeColor=GRID_GREY, strokeWidth=0.4))
+            d.add(Line(xv, y0, xv, y0 - 3, strokeColor=BLACK, strokeWidth=0.6))
+            d.add(text(xv, y0 - 12, label, 7, "middle"))
+        for v, label in self.y.ticks(percent):
+            yv = float(self.y(v))
+            if grid:
+                d.add(Line(x0, yv, x1, yv, strokeColor=GRID_GREY, strokeWidth=0.4))
+            d.add(Line(x0, yv, x0 - 3, yv, strokeColor=BLACK, strokeWidth=0.6))
+            d.add(text(x0 - 5, yv - 2.5, label, 7, "end"))
+        d.add(Rect(x0, y0, x1 - x0, y1 - y0, fillColor=None, strokeColor=BLACK,
+                   strokeWidth=0.7))
+        d.add(text((x0 + x1) / 2, y0 - 25, x_title, 8, "middle"))
+        d.add(text(x0 - 34, (y0 + y1) / 2, y_title, 8, "middle", angle=90))
+
+    def grid_under(self, percent: bool) -> None:
+        """Grid lines drawn first, so fills and curves sit on top of them."""
+        x0, y0, x1, y1 = self.rect
+        for v, _ in self.x.ticks(percent):
+            xv = float(self.x(v))
+            self.drawing.add(Line(xv, y0, xv, y1, strokeColor=GRID_GREY, strokeWidth=0.4))
+        for v, _ in self.y.ticks(percent):
+            yv = float(self.y(v))
+            self.drawing.add(Line(x0, yv, x1, yv, strokeColor=GRID_GREY, strokeWidth=0.4))
+
+    def message(self, s: str) -> None:
+        x0, y0, x1, y1 = self.rect
+        self.drawing.add(text((x0 + x1) / 2, (y0 + y1) / 2, s, 9, "middle", color=AXIS_GREY))
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    label: str
+    style: tuple | None = None      # line style (colour, dash, marker)
+    fill: object | None = None      # or a filled box
+
+
+def legend(d: Drawing, entries: Sequence[LegendEntry], x: float, y_top: float,
+           width: float, size: float = 7.2) -> None:
+    """A one-column legend whose labels wrap; each entry shows its line, marker or fill."""
+    y = y_top
+    sample = 22.0
+    for e in entries:
+        lines = wrap(e.label, width - sample - 6, size)
+        mid = y - size * 0.35
+        if e.fill is not None:
+            d.add(Rect(x, mid - 4, sample, 8, fillColor=e.fill, strokeColor=AXIS_GREY,
+                       strokeWidth=0.4))
+        elif e.style is not None:
+            d.add(_line([x, mid, x + sample, mid], e.style, 1.2))
+            d.add(marker(e.style[2], x + sample / 2, mid, e.style[0]))
+        for i, line in enumerate(lines):
+            d.add(text(x + sample + 6, y - size * 0.7 - i * (size + 1.5), line, size))
+        y -= len(lines) * (size + 1.5) + 5
+
+
+# --------------------------------------------------------------------------- the ROC chart
+
+def _roc_lower_limit(result: dict) -> float:
+    """Smallest axis value on log-log axes: 1e-4, or 1/(number of non-members) if that is
+    smaller, rounded down to a decade — below 1/N no FPR other than 0 can be observed."""
+    lo = 1e-4
+    for a in result.get("attacks") or []:
+        n = a.get("n_negative") or 0
+        if n > 0:
+            lo = min(lo, 1.0 / n)
+    return 10.0 ** math.floor(math.log10(lo) + 1e-9)
+
+
+def _xy(block: dict | None, xkey: str = "fpr", ykey: str = "tpr") -> tuple[np.ndarray, ...]:
+    if not block:
+        return np.zeros(0), np.zeros(0)
+    xs = np.asarray([v if v is not None else np.nan for v in block.get(xkey) or []], float)
+    ys = np.asarray([v if v is not None else np.nan for v in block.get(ykey) or []], float)
+    n = min(xs.size, ys.size)
+    xs, ys = xs[:n], ys[:n]
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    return xs[ok], ys[ok]
+
+
+def short_label(label: str) -> str:
+    """An attack label without its citation in parentheses, for legends."""
+    return label.split(" (")[0] if " (" in label else label
+
+
+def roc_chart(result: dict, log_scale: bool) -> Drawing:
+    """ROC curves of the attacks against the theory curves and the (ε, δ)-DP region.
+
+    Layers, bottom to top: DP-permitted region (area under ``theory.dp_region.tpr_upper``,
+    paper 002 Thm 1), each attack's pointwise Clopper–Pearson band (``details.roc_band``),
+    random-guess diagonal, worst-case ε0-DP curve (KOV), exact optimal attacker, attacks.
+    """
+    st.register_fonts()
+    d = Drawing(WIDTH, ROC_HEIGHT)
+    plot_w = plot_h = ROC_HEIGHT - 56
+    lo = _roc_lower_limit(result) if log_scale else 0.0
+    xa = Axis(lo, 1.0, 48.0, plot_w, log_scale)
+    ya = Axis(lo, 1.0, 38.0, plot_h, log_scale)
+    p = Plot(d, xa, ya)
+    p.grid_under(percent=True)
+
+    theory = result.get("theory") or {}
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+    entries: list[LegendEntry] = []
+
+    region = theory.get("dp_region") or {}
+    rx, ry = _xy(region, "fpr", "tpr_upper")
+    if rx.size >= 2:
+        # Close the area along the x axis; on log axes the bottom edge is clipped away.
+        p.area(np.r_[rx, rx[-1], rx[0]], np.r_[ry, 0.0, 0.0], REGION_FILL)
+        p.curve(rx, ry, (colors.Color(0.55, 0.62, 0.75), None, None), 0.6)
+        entries.append(LegendEntry(
+            f"Permitted by ({_eps_text(region.get('epsilon'))}, δ)-DP: "
+            "any attack must stay in the shaded area", fill=REGION_FILL))
+
+    bands = 0
+    for a in attacks:
+        band = (a.get("details") or {}).get("roc_band") or {}
+        bx, blo = _xy(band, "fpr", "tpr_lower")
+        bx2, bhi = _xy(band, "fpr", "tpr_upper")
+        if bx.size >= 2 and bx.size == bx2.size:
+            p.area(np.r_[bx, bx2[::-1]], np.r_[blo, bhi[::-1]], BAND_FILL)
+            bands += 1
+    if bands:
+        entries.append(LegendEntry("95% confidence band of each attack (pointwise)",
+                                   fill=BAND_FILL))
+
+    p.curve(np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]),
+            np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]), DIAGONAL_STYLE, 0.9)
+
+    worst = theory.get("worst_case_dp")
+    wx, wy = _xy((worst or {}).get("roc"))
+    if wx.size >= 2:
+        p.curve(wx, wy, WORST_STYLE, 1.1)
+        entries.append(LegendEntry("Worst case allowed by the claimed ε per observation "
+                                   "(composed over k)", WORST_STYLE))
+    opt = theory.get("optimal_attacker")
+    ox, oy = _xy((opt or {}).get("roc"))
+    if ox.size >= 2:
+        p.curve(ox, oy, THEORY_STYLE, 1.6)
+        entries.append(LegendEntry("Optimal attacker, exact (theory)", THEORY_STYLE))
+
+    for i, a in enumerate(attacks):
+        style = ATTACK_STYLES[i % len(ATTACK_STYLES)]
+        ax_, ay_ = _xy(a.get("roc"))
+        p.curve(ax_, ay_, style, 1.2)
+        p.markers(ax_, ay_, style, i, len(attacks))
+        entries.append(LegendEntry(f"{short_label(str(a.get('label') or a.get('name')))} "
+                                   "(measured)", style))
+    entries.append(LegendEntry("Random guess", DIAGONAL_STYLE))
+
+    if not attacks and ox.size < 2:
+        p.message("no ROC data")
+    p.frame("False-positive rate (people absent wrongly flagged)",
+            "True-positive rate (people present found)", percent=True, grid=False)
+    title = "ROC, log-log axes (low false-alarm region)" if log_scale else "ROC, linear axes"
+    d.add(text(xa.start, ROC_HEIGHT - 8, title, 9, bold=True))
+    lx = xa.start + plot_w + 16
+    legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
+    return d
+
+
+def _eps_text(eps) -> str:
+    return f"ε = {st.fmt_eps(eps)}" if eps is not None else "ε"
+
+
+# --------------------------------------------------------------------------- the sweep chart
+
+SWEEP_PARAMETER_TITLES = {
+    "epsilon": "ε per observation",
+    "observations": "Observations per person (k)",
+}
+
+
+def sweep_chart(result: dict) -> Drawing:
+    """Optimal attacker vs the swept parameter, current setting marked (a what-if view)."""
+    st.register_fonts()
+    d = Drawing(WIDTH, SWEEP_HEIGHT)
+    sweep = (result.get("theory") or {}).get("sweep") or {}
+    param = str(sweep.get("parameter") or "")
+    vals = np.asarray([v if v is not None else np.nan for v in sweep.get("values") or []],
+                      float)
+    plot_w, plot_h = 300.0, SWEEP_HEIGHT - 60
+    finite = vals[np.isfinite(vals)]
+    if finite.size >= 2 and finite.min() > 0 and finite.max() / finite.min() >= 20:
+        xa = Axis(10 ** math.floor(math.log10(finite.min()) + 1e-9),
+                  10 ** math.ceil(math.log10(finite.max()) - 1e-9), 48.0, plot_w, True)
+    elif finite.size >= 2 and finite.max() > finite.min():
+        xa = Axis(float(finite.min()), float(finite.max()), 48.0, plot_w, False)
+    else:
+        xa = Axis(0.0, 1.0, 48.0, plot_w, False)
+    ya = Axis(0.0, 1.0, 40.0, plot_h, False)
+    p = Plot(d, xa, ya)
+    p.grid_under(percent=False)
+
+    fpr = sweep.get("fpr")
+    series = [
+        ("accuracy", "Balanced accuracy", (BLACK, None, "circle")),
+        ("auc", "AUC", (colors.Color(0.05, 0.25, 0.60), (6, 2), "square")),
+        ("tpr_at_fpr", f"TPR at {st.fmt_pct(fpr)} FPR" if fpr is not None else "TPR at low FPR",
+         (colors.Color(0.65, 0.15, 0.10), (4, 2, 1, 2), "triangle")),
+    ]
+    entries = []
+    drawn = 0
+    for slot, (key, label, style) in enumerate(series):
+        ys = np.asarray([v if v is not None else np.nan for v in sweep.get(key) or []], float)
+        n = min(ys.size, vals.size)
+        ok = np.isfinite(vals[:n]) & np.isfinite(ys[:n])
+        if ok.sum() >= 2:
+            p.curve(vals[:n][ok], ys[:n][ok], style, 1.3)
+            p.markers(vals[:n][ok], ys[:n][ok], style, slot, len(series), count=5)
+            drawn += 1
+        entries.append(LegendEntry(label, style))
+
+    cur = sweep.get("current")
+    x0, y0, x1, y1 = p.rect
+    if isinstance(cur, (int, float)) and math.isfinite(cur):
+        cx = float(xa(cur))
+        if x0 <= cx <= x1:
+            d.add(Line(cx, y0, cx, y1, strokeColor=BLACK, strokeWidth=0.9,
+                       strokeDashArray=(3, 2)))
+            sym = "ε" if param == "epsilon" else "k"
+            label = f"current: {sym} = {st.fmt_num(cur)}"
+            anchor = "start" if cx < (x0 + x1) / 2 else "end"
+            off = 3 if anchor == "start" else -3
+            d.add(Rect(cx + (off if anchor == "start" else off - text_width(label, 7.5) - 2),
+                       y1 - 13, text_width(label, 7.5) + 2, 10, fillColor=colors.white,
+                       strokeColor=None))
+            d.add(text(cx + off + (1 if anchor == "start" else -1), y1 - 10, label, 7.5,
+                       anchor))
+            entries.append(LegendEntry("Current setting", (BLACK, (3, 2), None)))
+    if not drawn:
+        p.message("no sweep data")
+    p.frame(SWEEP_PARAMETER_TITLES.get(param, param or "parameter"),
+            "Accuracy, AUC and TPR (0 to 1)", percent=False, grid=False)
+    d.add(text(xa.start, SWEEP_HEIGHT - 8, "Exact optimal attacker as the setting varies", 9,
+               bold=True))
+    lx = x1 + 16
+    legend(d, entries, lx, y1, WIDTH - lx)
+    return d

@@ -1,0 +1,305 @@
+"""Report sections specific to the DP-mechanism audit (docs/dev/mechanism_audit_contract.md).
+
+The mechanism audit has an exact answer to compare with: the Neyman–Pearson optimal attacker's
+trade-off curve (ARCHITECTURE §6), the composed (ε, δ) of the privacy accountant, and the region
+that (ε, δ)-DP permits (paper 002 Thm 1). The measured attacks are a check of that theory that
+a reader can trust without following the mathematics.
+"""
+
+from __future__ import annotations
+
+from reportlab.lib.units import cm
+from reportlab.platypus import Flowable, KeepTogether, Spacer
+
+from engine.report import styles as st
+from engine.report.sections import (
+    TEXT_WIDTH,
+    AuditSections,
+    bullets,
+    inputs_table,
+    key_value_table,
+    markup,
+    para,
+    standard_limitations,
+    sub,
+    table,
+    tpr_cells,
+)
+from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
+
+POSTPROCESS_WORDS = {
+    "none": "none (the noisy values are released as they are)",
+    "round": "rounded to whole numbers",
+    "round_nonnegative": "rounded to whole numbers, negative values set to 0",
+}
+
+
+def _theory(result: dict) -> dict:
+    return result.get("theory") or {}
+
+
+class MechanismSections(AuditSections):
+    """Sections 2, 3, 4 (theory part), 6, 8 and 9 for ``audit_type == "mechanism"``."""
+
+    # ----------------------------------------------------------------- 2. what was audited
+    def audited(self, result: dict) -> list[Flowable]:
+        th, cfg = _theory(result), result.get("config") or {}
+        out: list[Flowable] = inputs_table(result)
+        out.append(Spacer(1, 4))
+        out.append(key_value_table([
+            ("Configuration SHA-256", f'<font face="{st.FONT_MONO}" size="7.5">'
+             f'{markup(result.get("config_sha256") or st.DASH)}</font>'),
+            ("Mechanism", markup(th.get("mechanism_label") or cfg.get("mechanism") or st.DASH)),
+        ]))
+        out.append(Spacer(1, 8))
+        scale_name = th.get("noise_scale_name") or "noise scale"
+        k = th.get("observations", cfg.get("observations"))
+        source = ("calibrated from ε" if cfg.get("noise_from") == "epsilon"
+                  else "given directly" if cfg.get("noise_from") == "scale" else "")
+        rows = [
+            ("Parameter", "Value", "Meaning"),
+            ("Mechanism", markup(th.get("mechanism_label") or cfg.get("mechanism")),
+             "the noise added to each released value"),
+            ("ε per observation", fmt_eps(th.get("epsilon_per_observation", cfg.get("epsilon"))),
+             "privacy loss of one release (smaller = more private)"),
+            (f"Noise {markup(scale_name)}", fmt_num(th.get("noise_scale")),
+             f"size of the noise{', ' + source if source else ''}"),
+            ("δ", st.fmt_sci(th.get("delta", cfg.get("delta"))),
+             "probability the ε guarantee may fail"),
+            ("Sensitivity Δ", fmt_num(th.get("sensitivity", cfg.get("sensitivity"))),
+             "the most one person can change one released value"),
+            ("Observations per person k", fmt_num(k),
+             "how many releases each person contributes to"),
+            ("Trials N per hypothesis", fmt_num(cfg.get("trials")),
+             "simulated games with the person present, and as many absent"),
+            ("Post-processing", markup(POSTPROCESS_WORDS.get(str(cfg.get("postprocess")),
+                                                             cfg.get("postprocess", st.DASH))),
+             "applied to each release after the noise"),
+            ("Seed", markup(result.get("seed", cfg.get("seed", st.DASH))),
+             "drives every random number of the simulation"),
+        ]
+        out.append(table(rows, [4.6 * cm, 3.4 * cm, TEXT_WIDTH - 8.0 * cm]))
+        return out
+
+    # ----------------------------------------------------------------- 3. threat model
+    def threat_model(self, result: dict) -> list[Flowable]:
+        k = _theory(result).get("observations")
+        k_text = f"all {fmt_count(k)}" if isinstance(k, int) else "all k"
+        return [
+            para("We assume the strongest attacker that differential privacy protects against "
+                 "(paper 002 §3, the worst-case membership game):"),
+            *bullets([
+                "The attacker already knows everyone else's data, and knows exactly how the "
+                "mechanism works: which noise, how much, and how many releases.",
+                f"The attacker sees {k_text} noisy releases that involve the person.",
+                "The attacker must decide whether that one person's data is in the release or "
+                "not. Half of the games are played with the person in, half without.",
+            ]),
+            para("Real attackers usually know less, so this is a cautious (worst-case) view: if "
+                 "this attacker learns little, a real one learns no more from this release."),
+        ]
+
+    # ----------------------------------------------------------------- 4. method, theory part
+    def method_theory(self, result: dict) -> list[Flowable]:
+        th = _theory(result)
+        opt = th.get("optimal_attacker") or {}
+        err = opt.get("numerical_error")
+        err_text = ("exact" if not err else
+                    f"numerical error at most {fmt_num(err)} on AUC and TPR")
+        out = [sub("Exact theory"),
+               para("<b>The optimal attacker</b> (Neyman–Pearson lemma): the likelihood-ratio "
+                    "test is the most powerful test at every false-positive rate, so its ROC is "
+                    "the best any attacker can do against this mechanism. Statistic: "
+                    f"{markup(opt.get('statistic') or st.DASH)}; computed by "
+                    f"{markup(opt.get('method') or st.DASH)} ({err_text}). Closed forms and "
+                    "numerical convolution as in ARCHITECTURE §6; Laplace case from paper 000 "
+                    "§3 (clipped sum)."),
+               para("<b>The composed guarantee</b>: the privacy loss of the k observations is "
+                    "added up with a privacy-loss-distribution (PLD) accountant, which gives a "
+                    "pessimistic and an optimistic value that bracket the true ε; for Gaussian "
+                    "noise the Gaussian-DP closed form is exact. The worst case of k-fold "
+                    "ε0-DP (Kairouz–Oh–Viswanath optimal composition, paper 000 Thm 1) shows "
+                    "what the claimed ε per observation alone would allow.")]
+        return out
+
+    # ----------------------------------------------------------------- 6. comparison
+    def theory(self, result: dict) -> list[Flowable]:
+        th = _theory(result)
+        out: list[Flowable] = []
+        out += self._accounting(th)
+        out += self._attacker_comparison(result, th)
+        out += self._epsilon_bounds(result, th)
+        out += self._what_if(result, th)
+        return out
+
+    def _accounting(self, th: dict) -> list[Flowable]:
+        comp = th.get("composed") or {}
+        k = th.get("observations")
+        delta = comp.get("delta", th.get("delta"))
+        rows = [("Privacy accounting", "ε", "Note")]
+        rows.append(("<b>Composed ε over k observations</b>",
+                     f"<b>{fmt_eps(th.get('epsilon_total'))}</b>",
+                     f"headline value, at δ = {st.fmt_sci(delta)}, k = {fmt_num(k)}"))
+        named = [
+            ("epsilon_pld_pessimistic", "PLD accountant, pessimistic", "upper end of the bracket"),
+            ("epsilon_pld_optimistic", "PLD accountant, optimistic", "lower end of the bracket"),
+            ("epsilon_gdp", "Gaussian DP (closed form)",
+             f"μ = {fmt_num(comp.get('gdp_mu'))}" if comp.get("gdp_mu") is not None else ""),
+            ("epsilon_kov_worst_case", "Worst case of k-fold ε0-DP (KOV)",
+             "what any ε0-DP mechanism could reach"),
+            ("epsilon_basic", "Basic composition k·ε0", "simple sum; always ≥ the others"),
+        ]
+        for key, label, note in named:
+            if comp.get(key) is not None:
+                rows.append((label, fmt_eps(comp.get(key)), note))
+        lo, hi = comp.get("epsilon_pld_optimistic"), comp.get("epsilon_pld_pessimistic")
+        bracket = (f"The accountant brackets the composed ε between {fmt_eps(lo)} and "
+                   f"{fmt_eps(hi)}. " if lo is not None and hi is not None else "")
+        return [KeepTogether([sub("The privacy guarantee over k observations"),
+                              table(rows, [6.2 * cm, 2.2 * cm, TEXT_WIDTH - 8.4 * cm]),
+                              para(bracket + "A larger ε means weaker protection; values above "
+                                   "about 1 give an attacker a real advantage (see below).",
+                                   "small")])]
+
+    def _attacker_comparison(self, result: dict, th: dict) -> list[Flowable]:
+        opt = th.get("optimal_attacker") or {}
+        worst = th.get("worst_case_dp")
+        attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)][:3]
+        head = ["Measure", "Optimal attacker (exact)"]
+        if worst:
+            head.append("Worst case for ε0-DP (exact)")
+        head += [markup(_short(a)) + " (measured)" for a in attacks]
+        rows = [head]
+
+        def measured(a, key, ci_key):
+            return f"{fmt3(a.get(key))} {fmt_ci(a.get(ci_key))}"
+
+        rows.append(["Balanced accuracy", fmt3(opt.get("accuracy"))]
+                    + ([fmt3(worst.get("accuracy"))] if worst else [])
+                    + [measured(a, "accuracy", "accuracy_ci") for a in attacks])
+        rows.append(["AUC", fmt3(opt.get("auc"))]
+                    + ([fmt3(worst.get("auc"))] if worst else [])
+                    + [measured(a, "auc", "auc_ci") for a in attacks])
+        targets = [r.get("fpr") for r in opt.get("tpr_at_fpr") or []]
+        for t in targets:
+            row = [f"TPR at {fmt_pct(t)} FPR", fmt_pct(_theory_tpr(opt, t))]
+            if worst:
+                row.append(fmt_pct(_theory_tpr(worst, t)))
+            for a in attacks:
+                m = next((r for r in a.get("tpr_at_fpr") or []
+                          if _close(r.get("fpr_target"), t)), None)
+                if m is None:
+                    row.append(st.DASH)
+                elif m.get("measurable") is False:
+                    row.append(f"not measurable with {fmt_count(a.get('n_negative'))} "
+                               "non-members")
+                else:
+                    v, ci, _ = tpr_cells(m)
+                    row.append(f"{v} {ci}")
+            rows.append(row)
+        first = 3.4 * cm
+        rest = (TEXT_WIDTH - first) / (len(head) - 1)
+        return [KeepTogether([
+            sub("What the strongest attacker can do, and what the attacks achieved"),
+            table(rows, [first] + [rest] * (len(head) - 1)),
+            para("The exact values are the ceiling for this mechanism: no attack can beat the "
+                 "optimal attacker. Measured values should match it within their intervals "
+                 "(the optimal attack) or fall below it (weaker attacks). The worst case for "
+                 "ε0-DP shows what the claimed ε per observation would allow for a mechanism "
+                 "less forgiving than this one.", "small")])]
+
+    def _epsilon_bounds(self, result: dict, th: dict) -> list[Flowable]:
+        attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+        if not attacks:
+            return []
+        rows = [("Attack", "Empirical ε lower bound", "Composed ε (claimed)",
+                 "Most these trials can certify")]
+        for a in attacks:
+            eb = a.get("epsilon_lower_bound") or {}
+            rows.append((markup(_short(a)), fmt_eps(eb.get("value")),
+                         fmt_eps(th.get("epsilon_total")), fmt_eps(eb.get("max_certifiable"))))
+        return [KeepTogether([
+            sub("Measured ε lower bounds against the claimed ε"),
+            table(rows, [6.4 * cm, 3.4 * cm, 3.4 * cm, TEXT_WIDTH - 13.2 * cm]),
+            para("An empirical ε is a <b>lower bound</b>: it certifies, with 95% confidence, "
+                 "that the mechanism leaks at least that much (paper 002 Cor. 1). A bound below "
+                 "the claimed ε is expected and does not mean the claim is too high; a bound "
+                 "<i>above</i> the claimed ε would show the claim is wrong. A finite number of "
+                 "trials caps what can be certified (last column).", "small")])]
+
+    def _what_if(self, result: dict, th: dict) -> list[Flowable]:
+        from engine.report.charts import sweep_chart
+
+        out: list[Flowable] = []
+        if th.get("sweep"):
+            out.append(KeepTogether([
+                sub("What if the setting changed?"),
+                para("The exact optimal attacker for other values of the swept setting, all "
+                     "else equal. The dashed vertical line marks the audited setting.", "small"),
+                sweep_chart(result)]))
+        inv = th.get("inverse")
+        if inv:
+            out.append(sub("Which setting would keep the risk under a limit?"))
+            out.append(para(_inverse_text(inv)))
+        return out
+
+    # ----------------------------------------------------------------- 8. limitations
+    def limitations(self, result: dict) -> list[str]:
+        cfg = result.get("config") or {}
+        out = standard_limitations(result)
+        out.insert(1, "The theory assumes the attacker knows everyone else's data and the "
+                      "mechanism exactly (section 3). That is the worst case: a real attacker "
+                      "who knows less does no better.")
+        pp = cfg.get("postprocess")
+        out.append("Post-processing of the released values (rounding, setting negatives to 0) "
+                   "can only reduce risk, never increase it; the theory ignores it and is "
+                   "therefore an upper bound"
+                   + (" for this configuration." if pp not in (None, "none") else "."))
+        out.append("The mechanism is simulated from its description: the audit checks what the "
+                   "stated noise and parameters guarantee, not that a production system "
+                   "implements them correctly (e.g. floating-point noise generation).")
+        return out
+
+    # ----------------------------------------------------------------- 9. exposed records
+    def exposed(self, result: dict, include_records: bool) -> list[Flowable]:
+        return [para("No individual records are involved: the audit simulates the mechanism. "
+                     "No real person's data was read, so no record can be exposed by this "
+                     "report.")]
+
+
+def _short(a: dict) -> str:
+    from engine.report.charts import short_label
+
+    return short_label(str(a.get("label") or a.get("name") or "attack"))
+
+
+def _close(a, b) -> bool:
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) < 1e-12
+
+
+def _theory_tpr(block: dict, fpr) -> float | None:
+    for r in block.get("tpr_at_fpr") or []:
+        if _close(r.get("fpr"), fpr):
+            return r.get("tpr")
+    return None
+
+
+def _inverse_text(inv: dict) -> str:
+    """The inverse question in one plain answer (contract: theory.inverse)."""
+    fpr, max_tpr, k = inv.get("fpr"), inv.get("max_tpr"), inv.get("observations")
+    question = (f"To keep the optimal attacker from finding more than {fmt_pct(max_tpr)} of the "
+                f"people present while wrongly flagging {fmt_pct(fpr)} of the people absent, "
+                f"with {fmt_num(k)} observations per person: ")
+    if not inv.get("feasible") or inv.get("max_epsilon_per_observation") is None:
+        note = f" {markup(inv['note'])}" if inv.get("note") else ""
+        return question + "<b>no setting achieves this</b>." + note
+    name = markup(inv.get("noise_scale_name") or "noise scale")
+    text = (question + f"use at most <b>ε = {fmt_eps(inv.get('max_epsilon_per_observation'))}"
+            f"</b> per observation, i.e. a noise {name} of at least "
+            f"<b>{fmt_num(inv.get('min_noise_scale'))}</b>")
+    if inv.get("achieved_tpr") is not None:
+        text += f" (the attacker then finds {fmt_pct(inv.get('achieved_tpr'))})"
+    text += "."
+    if inv.get("note"):
+        text += f" {markup(inv['note'])}"
+    return text

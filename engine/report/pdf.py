@@ -1,0 +1,147 @@
+"""Assemble the PDF report from a result.json dict (ARCHITECTURE §4).
+
+The report is what a privacy officer attaches to a DPIA, so it must stand on its own: every
+page says which audit it belongs to (footer) and where it is (page n of N); the sections come in
+a fixed order (see :mod:`engine.report.sections`); the audit-specific sections are chosen by
+``result["audit_type"]`` through :data:`AUDIT_SECTIONS`, so the location, aggregates and model
+audits add theirs by registering one class.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import cm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
+
+from engine.report import styles as st
+from engine.report.mechanism import MechanismSections
+from engine.report.sections import (
+    AuditSections,
+    bullets,
+    cover,
+    heading,
+    method_common,
+    reproducibility,
+    results,
+    sub,
+    verdict,
+)
+
+#: audit_type → its section hooks; unknown types get the generic ones.
+AUDIT_SECTIONS: dict[str, type[AuditSections]] = {
+    "mechanism": MechanismSections,
+}
+
+MARGIN = 2 * cm
+FOOTER_Y = 1.1 * cm
+
+
+def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
+    """The flowables of the whole report, sections 1–10 in order."""
+    hooks = AUDIT_SECTIONS.get(str(result.get("audit_type")), AuditSections)()
+    story: list[Flowable] = []
+    story += cover(result)                                            # 1
+    story += [heading(2), *hooks.audited(result)]                     # 2
+    story += [heading(3), *hooks.threat_model(result)]                # 3
+    story += [heading(4), *hooks.method_theory(result), *method_common(result)]  # 4
+    story += results(result)                                          # 5
+    story += [heading(6), *hooks.theory(result)]                      # 6
+    story += verdict(result)                                          # 7
+    warnings = [st.markup(w) for w in result.get("warnings") or []]
+    story += [heading(8)]
+    if warnings:
+        story += [sub("Warnings from this run")] + bullets(warnings)
+    story += [sub("What this audit cannot tell")] + bullets(hooks.limitations(result))
+    story += [heading(9), *hooks.exposed(result, include_records)]  # 9
+    story += reproducibility(result)                                  # 10
+    return story
+
+
+def footer_text(result: dict) -> str:
+    version = (result.get("software") or {}).get("app")
+    if not version:
+        from engine import __version__ as version
+    return f"Privacy Risk Auditor {version} — {result.get('name') or 'Unnamed audit'}"
+
+
+def _numbered_canvas(footer: str):
+    """A canvas class that writes "Page n of N" and the footer once N is known."""
+
+    class NumberedCanvas(Canvas):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._pages: list[dict] = []
+
+        def showPage(self):
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self):
+            total = len(self._pages)
+            for state in self._pages:
+                self.__dict__.update(state)
+                self._draw_footer(total)
+                super().showPage()
+            super().save()
+
+        def _draw_footer(self, total: int) -> None:
+            from engine.report.charts import text, text_width
+
+            w, _ = A4
+            self.saveState()
+            self.setStrokeColor(st.GREY_RULE)
+            self.setLineWidth(0.4)
+            self.line(MARGIN, FOOTER_Y + 10, w - MARGIN, FOOTER_Y + 10)
+            page = f"Page {self._pageNumber} of {total}"
+            room = w - 2 * MARGIN - text_width(page, 7.5) - 20
+            label = footer
+            while text_width(label, 7.5) > room and len(label) > 10:
+                label = label[:-2] + "…"
+            from reportlab.graphics import renderPDF
+            from reportlab.graphics.shapes import Drawing
+
+            d = Drawing(w, 12)
+            d.add(text(MARGIN, 2, label, 7.5, color=st.GREY_TEXT))
+            d.add(text(w - MARGIN, 2, page, 7.5, "end", color=st.GREY_TEXT))
+            renderPDF.draw(d, self, 0, FOOTER_Y - 2)
+            self.restoreState()
+
+    return NumberedCanvas
+
+
+class _Doc(BaseDocTemplate):
+    """A4 with one frame; numbered headings become PDF bookmarks (the reader's outline)."""
+
+    def afterFlowable(self, flowable):
+        outline = getattr(flowable, "outline", None)
+        if outline:
+            title, key = outline
+            self.canv.bookmarkPage(key)
+            self.canv.addOutlineEntry(title, key, level=0)
+
+
+def write_report(result: dict, path: str | pathlib.Path, *,
+                 include_records: bool = False) -> pathlib.Path:
+    """Write the PDF report of ``result`` (a result.json dict) to ``path``; return the path.
+
+    ``include_records`` prints exposed-record identifiers in full (section 9); by default they
+    are redacted, as the report may travel further than the data.
+    """
+    st.register_fonts()
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    w, h = A4
+    doc = _Doc(str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
+               topMargin=MARGIN, bottomMargin=MARGIN,
+               title=f"Privacy risk audit — {result.get('name') or 'Unnamed audit'}",
+               author="Privacy Risk Auditor", subject="Privacy risk audit report",
+               creator=footer_text(result))
+    frame = Frame(MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN, id="body",
+                  leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+    doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
+    doc.build(build_story(result, include_records),
+              canvasmaker=_numbered_canvas(footer_text(result)))
+    return path

@@ -1,0 +1,555 @@
+"""The report's ten sections, and the per-audit-type hooks that fill in the audit-specific ones.
+
+The order is fixed by the product (and a privacy officer's DPIA template): cover and summary,
+what was audited, threat model, method, results, comparison with DP theory, verdict,
+limitations, exposed records, reproducibility. Sections 1, 5, 7 and 10 read the same fields of
+result.json for every audit type (ARCHITECTURE §4, metric definitions §5); sections 2, 3, 4, 6,
+8 and 9 depend on the audit, so they are methods of :class:`AuditSections`, which a new audit
+type subclasses (see ``engine/report/mechanism.py``) and registers in ``engine/report/pdf.py``.
+
+Everything taken from the result (names, labels, paths, warnings, config values) goes through
+:func:`engine.report.styles.markup` before it reaches a Paragraph.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import textwrap
+from collections.abc import Iterable, Sequence
+
+from reportlab.graphics.shapes import Drawing, Polygon, Rect, String
+from reportlab.lib import colors
+from reportlab.lib.units import cm
+from reportlab.platypus import (
+    CondPageBreak,
+    Flowable,
+    KeepTogether,
+    PageBreak,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+    XPreformatted,
+)
+
+from engine.project import config_to_toml
+from engine.report import styles as st
+from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
+
+TEXT_WIDTH = 17 * cm                      # A4 (21 cm) minus two 2 cm margins
+
+SECTION_TITLES = (
+    "Summary",
+    "What was audited",
+    "Threat model",
+    "Method",
+    "Results",
+    "Comparison with differential-privacy theory",
+    "Verdict",
+    "Limitations",
+    "Exposed records",
+    "Reproducibility appendix",
+)
+
+AUDIT_TYPE_TITLES = {
+    "mechanism": "Differential-privacy mechanism audit",
+    "location": "Location-aggregate membership audit",
+    "aggregates": "Aggregate-statistics attribute-inference audit",
+    "model": "Machine-learning model membership audit",
+}
+
+LEVEL_SHADES = {  # fill, text colour: reads in black and white (text says it too)
+    "high": (colors.Color(0.12, 0.12, 0.12), colors.white),
+    "medium": (colors.Color(0.62, 0.62, 0.62), colors.black),
+    "low": (colors.white, colors.black),
+}
+
+
+# --------------------------------------------------------------------------- small builders
+
+_STYLES: dict | None = None
+
+
+def S(name: str):
+    """The paragraph style called ``name`` (styles are built once, after fonts exist)."""
+    global _STYLES
+    if _STYLES is None:
+        _STYLES = st.styles()
+    return _STYLES[name]
+
+
+def para(markup_text: str, style: str = "body") -> Paragraph:
+    """A Paragraph from markup *we* wrote (user text inside must already be :func:`markup`-ed)."""
+    return Paragraph(st.fonted(markup_text), S(style))
+
+
+class Heading(Paragraph):
+    """A numbered section heading that also becomes a PDF bookmark (see pdf._Doc)."""
+
+    def __init__(self, number: int, title: str):
+        super().__init__(st.fonted(f"{number}. {markup(title)}"), S("h1"))
+        self.outline = (f"{number}. {title}", f"section-{number}")
+
+
+def heading(number: int) -> KeepTogether:
+    """Section heading; starts a new page when less than 6 cm are left, so it never sits
+    alone at the bottom of a page."""
+    return KeepTogether([CondPageBreak(6 * cm), Heading(number, SECTION_TITLES[number - 1])])
+
+
+def sub(title_markup: str) -> Paragraph:
+    return para(title_markup, "h2")
+
+
+def bullets(items: Iterable[str], style: str = "bullet") -> list[Paragraph]:
+    """Bullet points; items are markup (escape user text before passing it)."""
+    return [Paragraph(st.fonted(item), S(style), bulletText="•") for item in items]
+
+
+def table(rows: Sequence[Sequence[object]], widths: Sequence[float], header: bool = True,
+          bold_first_col: bool = False) -> Table:
+    """A grid table; str cells are markup and become wrapping Paragraphs."""
+    body = []
+    for r, row in enumerate(rows):
+        cells = []
+        for c, cell in enumerate(row):
+            if isinstance(cell, str):
+                style = "cell_bold" if (header and r == 0) or (bold_first_col and c == 0) \
+                    else "cell"
+                cells.append(Paragraph(st.fonted(cell), S(style)))
+            else:
+                cells.append(cell)
+        body.append(cells)
+    t = Table(body, colWidths=list(widths), repeatRows=1 if header else 0, hAlign="LEFT")
+    cmds = [
+        ("GRID", (0, 0), (-1, -1), 0.4, st.GREY_RULE),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 2.5),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+        ("LEFTPADDING", (0, 0), (-1, -1), 4),
+        ("RIGHTPADDING", (0, 0), (-1, -1), 4),
+    ]
+    if header:
+        cmds.append(("BACKGROUND", (0, 0), (-1, 0), st.HEADER_FILL))
+    t.setStyle(TableStyle(cmds))
+    return t
+
+
+def key_value_table(rows: Sequence[tuple[str, str]], key_width: float = 5.2 * cm) -> Table:
+    return table(rows, [key_width, TEXT_WIDTH - key_width], header=False, bold_first_col=True)
+
+
+def fmt_date(iso: str | None) -> str:
+    """ISO time → "21 November 2025, 04:46 UTC" (or the raw text if it does not parse)."""
+    if not iso:
+        return "unknown date"
+    try:
+        t = _dt.datetime.fromisoformat(str(iso))
+    except ValueError:
+        return str(iso)
+    if t.tzinfo is not None:
+        t = t.astimezone(_dt.UTC)
+        return t.strftime("%d %B %Y, %H:%M UTC").lstrip("0")
+    return t.strftime("%d %B %Y, %H:%M").lstrip("0")
+
+
+def tpr_cells(row: dict) -> tuple[str, str, str]:
+    """(value, CI, note) cells of one ``tpr_at_fpr`` entry; ARCHITECTURE §5 "measurable"."""
+    if row.get("measurable") is False:
+        return ("not measurable", st.DASH, "")
+    note = ""
+    if row.get("fpr_achieved") is not None:
+        note = f"achieved FPR {fmt_pct(row.get('fpr_achieved'))}"
+    return (fmt_pct(row.get("tpr")), fmt_ci(row.get("tpr_ci"), fmt_pct), note)
+
+
+def min_negatives(t) -> int | None:
+    """⌈3/t⌉ non-members certify FPR ≤ t (ARCHITECTURE §5); None if t is not a rate."""
+    if not isinstance(t, (int, float)) or not 0 < t <= 1:
+        return None
+    return int(math.ceil(3.0 / t - 1e-9))
+
+
+def not_measurable_note(row: dict, n_negative) -> str:
+    """ "not measurable with N non-members (needs at least M …)": ARCHITECTURE §5 wording."""
+    t = row.get("fpr_target")
+    need = min_negatives(t)
+    text = f"not measurable with {fmt_count(n_negative)} non-members"
+    if need:
+        text += f" (needs at least {fmt_count(need)} to certify FPR ≤ {fmt_pct(t)})"
+    return text
+
+
+# --------------------------------------------------------------------------- audit hooks
+
+class AuditSections:
+    """Audit-specific content. The defaults print what any result.json holds; an audit type
+    overrides them with its own words (threat model, method, theory, exposed records)."""
+
+    def audited(self, result: dict) -> list[Flowable]:
+        out: list[Flowable] = [para("<b>Inputs</b>", "body")]
+        out += inputs_table(result)
+        out.append(Spacer(1, 4))
+        out.append(key_value_table([("Configuration SHA-256",
+                                     markup(result.get("config_sha256") or st.DASH))]))
+        cfg = result.get("config") or {}
+        rows = [("Setting", "Value")] + [
+            (markup(k), markup(_value_text(v))) for k, v in cfg.items()
+            if not isinstance(v, dict)]
+        if len(rows) > 1:
+            out += [Spacer(1, 6), para("<b>Settings</b>"),
+                    table(rows, [5.2 * cm, TEXT_WIDTH - 5.2 * cm])]
+        return out
+
+    def threat_model(self, result: dict) -> list[Flowable]:
+        return [para("The attacker plays the membership game of paper 002 §3: they see the "
+                     "release and must decide whether one chosen person's data was used.")]
+
+    def method_theory(self, result: dict) -> list[Flowable]:
+        return []
+
+    def theory(self, result: dict) -> list[Flowable]:
+        return [para("This audit type has no exact differential-privacy theory to compare with; "
+                     "the measured attacks in section 5 are the evidence.")]
+
+    def limitations(self, result: dict) -> list[str]:
+        return standard_limitations(result)
+
+    def exposed(self, result: dict, include_records: bool) -> list[Flowable]:
+        return exposed_records_generic(result, include_records)
+
+
+def _value_text(v) -> str:
+    if isinstance(v, float):
+        return fmt_num(v).replace("<super>", "^").replace("</super>", "")
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_value_text(x) for x in v)
+    return "not set" if v is None else str(v)
+
+
+def inputs_table(result: dict) -> list[Flowable]:
+    inputs = result.get("inputs") or []
+    if not inputs:
+        return [para("No input files: the mechanism is simulated.")]
+    rows = [("File", "SHA-256", "Rows")]
+    for i in inputs:
+        rows.append((markup(i.get("path", st.DASH)),
+                     f'<font face="{st.FONT_MONO}" size="7">{markup(i.get("sha256", st.DASH))}'
+                     "</font>",
+                     fmt_count(i.get("rows")) if i.get("rows") is not None else st.DASH))
+    return [table(rows, [6.0 * cm, 9.0 * cm, 2.0 * cm])]
+
+
+def standard_limitations(result: dict) -> list[str]:
+    """Limitations true of every audit (the audit-specific ones are added by its hooks)."""
+    out = []
+    seen = set()
+    for a in result.get("attacks") or []:
+        for row in a.get("tpr_at_fpr") or []:
+            key = (row.get("fpr_target"), a.get("n_negative"))
+            if row.get("measurable") is False and key not in seen:
+                seen.add(key)
+                out.append(f"TPR at {fmt_pct(row.get('fpr_target'))} FPR is "
+                           f"{not_measurable_note(row, a.get('n_negative'))}: so few "
+                           "non-members cannot show that so few of them are wrongly flagged. "
+                           "Run more trials to measure it.")
+    out.append("The results hold for this configuration only; a change of data, parameters or "
+               "release needs a new audit.")
+    out.append("Measured values come from a finite number of simulated games: they carry 95% "
+               "confidence intervals (pointwise for the ROC bands), and an empirical ε is a "
+               "lower bound on the true ε, not an estimate of it.")
+    out.append("A low risk verdict covers the attacks listed in section 4; attacks outside the "
+               "membership game (for example combining this release with other releases) are "
+               "not covered.")
+    return out
+
+
+def exposed_records_generic(result: dict, include_records: bool) -> list[Flowable]:
+    """Counts and (redacted unless asked) identifiers of the records an attack exposed."""
+    records = result.get("exposed_records") or []
+    if not records:
+        return [para("No records were flagged as exposed by the attacks in this audit.")]
+    out: list[Flowable] = [para(
+        f"{fmt_count(len(records))} records were flagged as exposed. "
+        + ("Identifiers are shown in full because the report was generated with records "
+           "included." if include_records else
+           "Identifiers are redacted; generate the report with records included to see them."))]
+    rows = [("Record", "Details")]
+    for r in records[:200]:
+        if isinstance(r, dict):
+            rid = str(r.get("id", r.get("record", st.DASH)))
+            rest = ", ".join(f"{k}: {_value_text(v)}" for k, v in r.items()
+                             if k not in ("id", "record"))
+        else:
+            rid, rest = str(r), ""
+        rows.append((markup(rid if include_records else redact(rid)), markup(rest)))
+    out.append(table(rows, [4.5 * cm, TEXT_WIDTH - 4.5 * cm]))
+    if len(records) > 200:
+        out.append(para(f"… and {fmt_count(len(records) - 200)} more (see result.json).",
+                        "small"))
+    return out
+
+
+def redact(identifier: str) -> str:
+    """Keep the first two characters, mask the rest: enough to tell rows apart in a review."""
+    s = str(identifier)
+    return s[:2] + "•" * max(3, min(8, len(s) - 2)) if len(s) > 2 else "•••"
+
+
+# --------------------------------------------------------------------------- 1. cover
+
+def verdict_badge(level: str, width: float = TEXT_WIDTH, height: float = 92) -> Drawing:
+    """The big verdict: "HIGH RISK" in a shaded box plus a LOW–MEDIUM–HIGH scale.
+
+    Shading alone would be lost on a photocopy, so the word is written large and the scale
+    shows which of the three boxes is filled.
+    """
+    level = str(level or "").lower()
+    d = Drawing(width, height)
+    fill, ink = LEVEL_SHADES.get(level, (colors.white, colors.black))
+    box_w = width * 0.55
+    d.add(Rect(0, 0, box_w, height, fillColor=fill, strokeColor=colors.black, strokeWidth=2.5))
+    word = f"{level.upper()} RISK" if level in LEVEL_SHADES else "NO VERDICT"
+    d.add(String(box_w / 2, height / 2 - 11, word, fontName=st.FONT_BOLD, fontSize=32,
+                 fillColor=ink, textAnchor="middle"))
+    seg_w, seg_h = (width - box_w - 20) / 3, 30
+    x0, y0 = box_w + 20, height / 2 - seg_h / 2 + 8
+    for i, lv in enumerate(("low", "medium", "high")):
+        active = lv == level
+        f, t = LEVEL_SHADES[lv] if active else (colors.white, colors.Color(0.45, 0.45, 0.45))
+        d.add(Rect(x0 + i * seg_w, y0, seg_w - 3, seg_h, fillColor=f,
+                   strokeColor=colors.black if active else colors.Color(0.6, 0.6, 0.6),
+                   strokeWidth=2 if active else 0.6))
+        d.add(String(x0 + i * seg_w + (seg_w - 3) / 2, y0 + 10, lv.upper(),
+                     fontName=st.FONT_BOLD if active else st.FONT, fontSize=9,
+                     fillColor=t, textAnchor="middle"))
+        if active:
+            cx = x0 + i * seg_w + (seg_w - 3) / 2
+            d.add(Polygon([cx - 6, y0 - 12, cx + 6, y0 - 12, cx, y0 - 3],
+                          fillColor=colors.black, strokeColor=None))
+    d.add(String(x0, y0 - 28, "risk scale (section 7 gives the rules)", fontName=st.FONT,
+                 fontSize=7.5, fillColor=colors.Color(0.3, 0.3, 0.3)))
+    return d
+
+
+def cover(result: dict) -> list[Flowable]:
+    audit_type = str(result.get("audit_type") or "")
+    verdict = result.get("verdict") or {}
+    out: list[Flowable] = [
+        Spacer(1, 1.2 * cm),
+        para("Privacy risk audit report", "title"),
+        para(markup(AUDIT_TYPE_TITLES.get(audit_type, f"{audit_type} audit")), "subtitle"),
+        para(markup(result.get("name") or "Unnamed audit"), "name"),
+        para(f"Audit run on {markup(fmt_date(result.get('created')))}", "body"),
+        Spacer(1, 0.8 * cm),
+        verdict_badge(verdict.get("level")),
+        Spacer(1, 0.8 * cm),
+        heading(1),
+        para(markup(result.get("summary") or "No summary was recorded."), "summary"),
+        Spacer(1, 0.4 * cm),
+        para("How to read this report: section 7 explains how the verdict was decided and "
+             "section 8 what this audit cannot tell. Sections 2 to 6 give the evidence; "
+             "section 10 lets anyone reproduce the numbers.", "small"),
+        PageBreak(),
+    ]
+    return out
+
+
+# --------------------------------------------------------------------------- 4. method (shared)
+
+def method_common(result: dict) -> list[Flowable]:
+    """The attacks and the empirical-ε method, the same for every audit type."""
+    attacks = result.get("attacks") or []
+    out: list[Flowable] = [sub("Attacks")]
+    if not attacks:
+        out.append(para("No attack was run."))
+    for a in attacks:
+        stat = (a.get("details") or {}).get("statistic")
+        line = f"<b>{markup(a.get('label') or a.get('name'))}</b>"
+        if stat:
+            line += f" — score: {markup(stat)}."
+        note = (a.get("details") or {}).get("note")
+        if note:
+            line += f" {markup(note)}"
+        out += bullets([line])
+    out.append(sub("How the attacks are measured"))
+    eps = next((a.get("epsilon_lower_bound") for a in attacks
+                if a.get("epsilon_lower_bound")), None) or {}
+    delta = eps.get("delta")
+    conf = eps.get("confidence", 0.95)
+    out.append(para(
+        "Each attack gives every trial a score (higher = “present”). From the scores we draw "
+        "the ROC curve (all thresholds), its area (AUC, with a DeLong interval), and the "
+        "true-positive rate (TPR) at fixed low false-positive rates (FPR), with exact "
+        "Clopper–Pearson intervals. Balanced accuracy and advantage (TPR − FPR) are measured at "
+        "a threshold chosen on one half of the trials and evaluated on the other half, so they "
+        "are not flattered by choosing the threshold after seeing the answers (ARCHITECTURE §5; "
+        "paper 002 §3, “success metrics”)."))
+    out.append(para(
+        "<b>Empirical ε lower bound</b> (paper 002 Thm 1 and Cor. 1): any (ε, δ)-DP "
+        "mechanism forces every attacker to satisfy TPR ≤ e<super>ε</super>·FPR + δ and "
+        "TNR ≤ e<super>ε</super>·FNR + δ. Turning this around, an attack that reaches a "
+        "given TPR and FPR proves ε ≥ ln((TPR − δ)/FPR). We use the lower one-sided "
+        "Clopper–Pearson bound of TPR and the upper bound of FPR (each at half the error "
+        f"level), so the stated ε holds with {st.fmt_conf(conf)} confidence; "
+        "the threshold is chosen on a separate split of the trials, "
+        + (f"and δ = {st.fmt_sci(delta)}." if delta is not None else "with δ as stated.")))
+    return out
+
+
+# --------------------------------------------------------------------------- 5. results
+
+def attack_table(a: dict) -> list[Flowable]:
+    """All §5 metrics of one attack, with intervals, in one table."""
+    out: list[Flowable] = []
+    label = markup(a.get("label") or a.get("name") or "attack")
+    n_pos, n_neg = a.get("n_positive"), a.get("n_negative")
+    head = [sub(label)]
+    bits = []
+    if n_pos is not None and n_neg is not None:
+        bits.append(f"{fmt_count(n_pos)} trials with the person present (members), "
+                    f"{fmt_count(n_neg)} without (non-members).")
+    stat = (a.get("details") or {}).get("statistic")
+    if stat:
+        bits.append(f"Score: {markup(stat)}.")
+    if bits:
+        head.append(para(" ".join(bits), "small"))
+    rows = [("Measure", "Value", "95% interval", "Note")]
+    rows.append(("AUC (0.5 = guessing, 1 = perfect)", fmt3(a.get("auc")),
+                 fmt_ci(a.get("auc_ci")), ""))
+    rows.append(("Balanced accuracy", fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")),
+                 "threshold chosen on a separate split"))
+    rows.append(("Advantage (TPR − FPR)", fmt3(a.get("advantage")), st.DASH,
+                 "at the same threshold"))
+    for row in a.get("tpr_at_fpr") or []:
+        value, ci, note = tpr_cells(row)
+        if row.get("measurable") is False:
+            need = min_negatives(row.get("fpr_target"))
+            note = (f"with {fmt_count(n_neg)} non-members" +
+                    (f"; at least {fmt_count(need)} are needed to certify FPR ≤ "
+                     f"{fmt_pct(row.get('fpr_target'))}" if need else ""))
+        rows.append((f"TPR at {fmt_pct(row.get('fpr_target'))} FPR", value, ci, note))
+    eb = a.get("epsilon_lower_bound")
+    if isinstance(eb, dict):
+        note = "Clopper–Pearson, threshold from a separate split"
+        if eb.get("delta") is not None:
+            note += f", δ = {st.fmt_sci(eb.get('delta'))}"
+        if eb.get("max_certifiable") is not None:
+            note += f"; at most {fmt_eps(eb.get('max_certifiable'))} certifiable with these trials"
+        conf = eb.get("confidence")
+        rows.append((f"Empirical ε lower bound ({st.fmt_conf(conf)} "
+                     "confidence)", fmt_eps(eb.get("value")), st.DASH, note))
+    widths = [4.6 * cm, 2.4 * cm, 3.6 * cm, TEXT_WIDTH - 10.6 * cm]
+    out.append(KeepTogether(head + [table(rows, widths)]))
+    out.append(Spacer(1, 6))
+    return out
+
+
+def baselines_table(result: dict) -> list[Flowable]:
+    bl = [b for b in result.get("baselines") or [] if isinstance(b, dict)]
+    if not bl:
+        return []
+    targets = sorted({r.get("fpr_target") for b in bl for r in b.get("tpr_at_fpr") or []
+                      if isinstance(r.get("fpr_target"), (int, float))})
+    rows = [["Baseline", "AUC", "Balanced accuracy"]
+            + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
+    for b in bl:
+        by_t = {r.get("fpr_target"): r for r in b.get("tpr_at_fpr") or []}
+        rows.append([markup(b.get("label") or b.get("name")), fmt3(b.get("auc")),
+                     fmt3(b.get("accuracy"))]
+                    + [tpr_cells(by_t[t])[0] if t in by_t else st.DASH for t in targets])
+    first = 6.0 * cm
+    rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
+    return [KeepTogether([sub("Baselines"),
+                          para("What an attacker achieves without using the release: a measured "
+                               "attack is only informative where it beats these.", "small"),
+                          table(rows, [first] + [rest] * (len(rows[0]) - 1))]),
+            Spacer(1, 6)]
+
+
+def results(result: dict) -> list[Flowable]:
+    from engine.report.charts import roc_chart
+
+    out: list[Flowable] = [heading(5)]
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+    if not attacks:
+        out.append(para("No attack results are recorded in this result file."))
+    for a in attacks:
+        out += attack_table(a)
+    theory = result.get("theory") or {}
+    if attacks or (theory.get("optimal_attacker") or {}).get("roc"):
+        out.append(KeepTogether([
+            sub("ROC curves"),
+            para("Each curve shows, for every possible decision threshold, the share of people "
+                 "present that the attacker finds (TPR) against the share of people absent that "
+                 "it wrongly flags (FPR). Higher and further left is a stronger attack. The "
+                 "log-log view magnifies the low-FPR corner, where an attacker is confident "
+                 "about a few people — the case that harms them.", "small"),
+            roc_chart(result, log_scale=False),
+            Spacer(1, 4),
+            roc_chart(result, log_scale=True),
+            para("Grey bands: pointwise 95% Clopper–Pearson intervals of each measured ROC. "
+                 "Values of 0 cannot be drawn on log axes: curves enter from the chart's edge.",
+                 "caption")]))
+    out += baselines_table(result)
+    return out
+
+
+# --------------------------------------------------------------------------- 7. verdict
+
+def verdict(result: dict) -> list[Flowable]:
+    v = result.get("verdict") or {}
+    level = str(v.get("level") or "none")
+    body: list[Flowable] = [
+        verdict_badge(level, height=70), Spacer(1, 8),
+        para(f"<b>Verdict: {markup(level.upper())} risk</b> "
+             f"(policy “{markup(v.get('policy') or 'default')}”)."),
+    ]
+    rules = v.get("policy_rules") or []
+    if rules:
+        body.append(sub("Rules in force"))
+        body += bullets(markup(r) for r in rules)
+    reasons = v.get("reasons") or []
+    body.append(sub("Why this verdict"))
+    body += bullets(markup(r) for r in reasons) if reasons else [para("No reasons recorded.")]
+    body.append(para("The verdict is judged on the strongest attacker available: the exact "
+                     "optimal attacker of DP theory where one exists, or any measured attack, "
+                     "whichever is stronger. The thresholds are a policy choice and can be "
+                     "changed in the configuration; the numbers behind them do not change.",
+                     "small"))
+    return [heading(7), KeepTogether(body)]
+
+
+# --------------------------------------------------------------------------- 10. reproducibility
+
+def _wrapped_mono(text: str, width_chars: int = 104) -> XPreformatted:
+    lines = []
+    for line in text.splitlines() or [""]:
+        lines += textwrap.wrap(line, width_chars, subsequent_indent="    ",
+                               break_long_words=True, drop_whitespace=False) or [""]
+    return XPreformatted(st.fonted(markup("\n".join(lines))), S("mono"))
+
+
+def reproducibility(result: dict) -> list[Flowable]:
+    sw = result.get("software") or {}
+    out: list[Flowable] = [PageBreak(), heading(10)]
+    rows = [("Seed", markup(result.get("seed", st.DASH))),
+            ("Configuration SHA-256", f'<font face="{st.FONT_MONO}" size="7.5">'
+             f'{markup(result.get("config_sha256") or st.DASH)}</font>'),
+            ("Result schema version", markup(result.get("schema_version", st.DASH))),
+            ("Created", markup(fmt_date(result.get("created")))),
+            ("Runtime", f"{result.get('runtime_s'):.1f} s"
+             if isinstance(result.get("runtime_s"), (int, float)) else st.DASH),
+            ("Device", markup(sw.get("device", st.DASH)))]
+    rows += [(f"Software: {markup(k)}", markup(v)) for k, v in sw.items() if k != "device"]
+    out.append(key_value_table(rows))
+    out.append(sub("Reproduce these numbers"))
+    out.append(para("Save the configuration below as CONFIG.toml and run (same software "
+                    "versions and device give the same numbers; the seed drives every random "
+                    "stream):"))
+    out.append(_wrapped_mono("python main.py run CONFIG.toml --out DIR"))
+    out.append(Spacer(1, 6))
+    out.append(sub("Configuration"))
+    out.append(_wrapped_mono(config_to_toml(result.get("config") or {})))
+    return out
