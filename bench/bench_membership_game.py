@@ -12,7 +12,7 @@ from engine.runtime import rng
 def main() -> None:
     for mech, scale in (("laplace", 1.0), ("gaussian", 1.0)):
         for k in (1, 10):
-            game = MechanismGame(mech, scale, 1.0, k, trials=2000, baseline=100.0)
+            game = MechanismGame(mech, scale, 1.0, k, trials=20000, baseline=100.0)
             stat, _ = optimal_statistic(mech, 1.0)
             ours = best_time(lambda g=game, s=stat: play(g, {"s": s}, rng(1, "bench")))
             if mech == "laplace":
@@ -23,7 +23,7 @@ def main() -> None:
                     return sum(xs)
             reference = best_time(lambda g=game, s=ref_stat: play_reference(g, s, rng(1, "bench")),
                                   repeats=1)
-            report(f"membership_game[{mech}, N=2000, k={k}]", ours, reference)
+            report(f"membership_game[{mech}, N=20000, k={k}]", ours, reference)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""Qt side of Privacy Risk Auditor: windows, pages, widgets and the one job runner."""

@@ -54,6 +54,7 @@ class MechanismConfig:
     postprocess: str = "none"           # none | round | round_nonnegative
     baseline_count: float = 100.0       # everyone else's contribution (known to the attacker)
     confidence: float = 0.95
+    bound_interval: str = "clopper-pearson"  # ε lower bound: "clopper-pearson" (exact) or "jeffreys"
     fpr_targets: tuple[float, ...] = (0.001, 0.01, 0.1)
     sweep: str = "epsilon"              # what-if sweep over "epsilon" or "observations"
     limit_fpr: float = 0.01             # inverse question: keep TPR at this FPR ...
@@ -119,6 +120,9 @@ class MechanismConfig:
         if "confidence" in d:
             v["confidence"] = as_number(source, "confidence", d["confidence"], minimum=0.5,
                                         maximum=0.999)
+        if "bound_interval" in d:
+            v["bound_interval"] = as_choice(source, "bound_interval", d["bound_interval"],
+                                            ("clopper-pearson", "jeffreys"))
         if "fpr_targets" in d:
             targets = d["fpr_targets"]
             if not isinstance(targets, (list, tuple)) or not targets:
@@ -386,7 +390,8 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
             details["note"] = "For Gaussian noise the naive sum is the optimal statistic."
         attacks.append(evaluate_attack(name, ATTACK_LABELS[name], scores[name], labels,
                                        delta=delta, confidence=config.confidence,
-                                       fpr_targets=fpr_targets, details=details))
+                                       fpr_targets=fpr_targets, details=details,
+                                       interval_method=config.bound_interval))
         progress(0.70 + 0.08 * (i + 1) / len(statistics), "Measuring the attacks")
     baselines = [_random_guess_baseline(config, labels)]
 

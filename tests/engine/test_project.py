@@ -4,8 +4,14 @@ import pytest
 
 from engine.audits.mechanism import MechanismConfig
 from engine.data.errors import InputError
-from engine.project import (Project, config_to_toml, load_config, load_project, read_config_file,
-                            save_project)
+from engine.project import (
+    Project,
+    config_to_toml,
+    load_config,
+    load_project,
+    read_config_file,
+    save_project,
+)
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad_inputs"
 

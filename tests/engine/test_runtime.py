@@ -1,8 +1,15 @@
 import numpy as np
 import pytest
 
-from engine.runtime import (NEVER, CancelToken, JobCancelled, Progress, RecordingProgress,
-                            device, rng)
+from engine.runtime import (
+    NEVER,
+    CancelToken,
+    JobCancelled,
+    Progress,
+    RecordingProgress,
+    device,
+    rng,
+)
 
 
 def test_progress_span_maps_and_never_goes_back():

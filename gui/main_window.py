@@ -1,0 +1,262 @@
+"""Main window: a stack of pages (home, one per audit type), the File menu and projects.
+
+The window owns the single :class:`JobRunner` and the current project file. It autosaves a
+project that has a path after every finished run and every decision-log note, so an officer
+never loses an audit they already saved once. Closing while a job runs asks first, then
+cancels and waits for the worker: a half-finished thread must never outlive the window.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
+
+from engine.audits.mechanism import MechanismConfig
+from engine.data.errors import InputError
+from engine.project import PROJECT_SUFFIX, Project, load_project, save_project
+from gui.error_dialog import show_message_error
+from gui.job_runner import JobRunner
+from gui.pages.home_page import HomePage
+from gui.pages.mechanism_page import MechanismPage
+from gui.recent_projects import add_recent_project, recent_projects
+
+APP_TITLE = "Privacy Risk Auditor"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_CONFIGS = {"mechanism": REPO_ROOT / "resources" / "configs" / "mechanism_demo.toml"}
+PROJECT_FILTER = f"Privacy audit projects (*{PROJECT_SUFFIX});;All files (*)"
+QUIT_WAIT_MS = 30_000
+
+
+def sample_config(audit_type: str = "mechanism") -> dict:
+    """The bundled sample config as a validated dict; the defaults if the file is missing."""
+    path = SAMPLE_CONFIGS.get(audit_type)
+    if path is None or not path.exists():
+        return MechanismConfig().to_dict()
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    return MechanismConfig.from_dict(data, source=str(path)).to_dict()
+
+
+class MainWindow(QMainWindow):
+    """Home page and audit pages in a QStackedWidget; File menu; project handling."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.resize(1280, 860)
+        self.runner = JobRunner(self)
+        self.project_path: str | None = None
+
+        self.stack = QStackedWidget()
+        self.home_page = HomePage()
+        self.mechanism_page = MechanismPage(self.runner)
+        self.stack.addWidget(self.home_page)
+        self.stack.addWidget(self.mechanism_page)
+        self.setCentralWidget(self.stack)
+
+        self.home_page.audit_chosen.connect(self._start_audit)
+        self.home_page.open_project_requested.connect(self.open_project_dialog)
+        self.home_page.open_sample_requested.connect(self.open_sample)
+        self.home_page.recent_project_chosen.connect(self.open_project)
+        self.mechanism_page.home_requested.connect(self.show_home)
+        self.mechanism_page.result_ready.connect(lambda _result: self._autosave())
+        self.mechanism_page.decision_logged.connect(lambda _entry: self._autosave())
+        self.mechanism_page.report_written.connect(
+            lambda path: self.statusBar().showMessage(f"Report written to {path}", 10_000))
+
+        self._build_menus()
+        self._refresh_recent()
+        self._update_title()
+        self.show_home()
+
+    # ------------------------------------------------------------------ menus
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.new_action = _action(self, "&New", QKeySequence.StandardKey.New, self.new_project)
+        self.open_action = _action(self, "&Open project…", QKeySequence.StandardKey.Open,
+                                   self.open_project_dialog)
+        self.save_action = _action(self, "&Save project", QKeySequence.StandardKey.Save,
+                                   self.save_project)
+        self.save_as_action = _action(self, "Save project &as…", QKeySequence.StandardKey.SaveAs,
+                                      self.save_project_as)
+        self.quit_action = _action(self, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        file_menu.addAction(self.new_action)
+        file_menu.addAction(self.open_action)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_action)
+        file_menu.addAction(self.save_as_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        paths = recent_projects()
+        if not paths:
+            empty = self.recent_menu.addAction("(none yet)")
+            empty.setEnabled(False)
+        for path in paths:
+            action = self.recent_menu.addAction(os.path.basename(path))
+            action.setToolTip(path)
+            action.triggered.connect(lambda _checked=False, p=path: self.open_project(p))
+
+    def _refresh_recent(self) -> None:
+        self.home_page.set_recent_projects(recent_projects())
+
+    # ------------------------------------------------------------------ navigation
+
+    def show_home(self) -> None:
+        self._refresh_recent()
+        self.stack.setCurrentWidget(self.home_page)
+
+    def show_mechanism(self) -> None:
+        self.stack.setCurrentWidget(self.mechanism_page)
+
+    def _start_audit(self, audit_type: str) -> None:
+        if audit_type == "mechanism":
+            self.show_mechanism()
+
+    def _refuse_while_busy(self) -> bool:
+        """True (and tells the user) if a job runs: one audit at a time keeps state simple."""
+        if not self.runner.is_busy():
+            return False
+        show_message_error(self, "An audit is running",
+                           "An audit or report is still running. Wait for it to finish or "
+                           "press Cancel first.")
+        return True
+
+    # ------------------------------------------------------------------ projects
+
+    def new_project(self) -> None:
+        if self._refuse_while_busy():
+            return
+        self.project_path = None
+        self.mechanism_page.load_state(MechanismConfig().to_dict(), None, [])
+        self.mechanism_page.status_label.setText("Ready.")
+        self._update_title()
+        self.show_home()
+
+    def open_sample(self, audit_type: str = "mechanism") -> None:
+        """Open the bundled sample audit (prefilled form, not yet run, no project file)."""
+        if self._refuse_while_busy():
+            return
+        try:
+            config = sample_config(audit_type)
+        except InputError as exc:
+            show_message_error(self, "The sample could not be opened", exc.one_line())
+            return
+        self.project_path = None
+        self.mechanism_page.load_state(config, None, [])
+        self.mechanism_page.status_label.setText("Sample audit loaded. Press “Run audit”.")
+        self._update_title()
+        self.show_mechanism()
+
+    def open_project_dialog(self) -> None:
+        if self._refuse_while_busy():
+            return
+        start = os.path.dirname(self.project_path) if self.project_path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", start, PROJECT_FILTER)
+        if path:
+            self.open_project(path)
+
+    def open_project(self, path: str) -> bool:
+        """Restore the form, the results and the decision log from a project file."""
+        if self._refuse_while_busy():
+            return False
+        try:
+            project = load_project(path)
+            if project.audit_type != "mechanism":
+                raise InputError(f"{path}: this project is a '{project.audit_type}' audit, "
+                                 "which this version of the app cannot open yet.")
+        except InputError as exc:
+            show_message_error(self, "The project could not be opened", exc.one_line())
+            return False
+        self.project_path = os.path.abspath(path)
+        self.mechanism_page.load_state(project.config, project.result, project.decision_log)
+        add_recent_project(self.project_path)
+        self._refresh_recent()
+        self._update_title()
+        self.show_mechanism()
+        self.statusBar().showMessage(f"Opened {self.project_path}", 8000)
+        return True
+
+    def current_project(self) -> Project:
+        page = self.mechanism_page
+        config = page.config_for_saving()
+        return Project(audit_type="mechanism", config=config, result=page.result(),
+                       decision_log=page.decision_log(), name=str(config.get("name", "")))
+
+    def save_project(self) -> bool:
+        if self.project_path is None:
+            return self.save_project_as()
+        return self._write_project(self.project_path)
+
+    def save_project_as(self) -> bool:
+        name = str(self.mechanism_page.form_dict().get("name") or "privacy-audit")
+        name = "".join(c for c in name if c not in '\\/:*?"<>|')[:80] or "privacy-audit"
+        start = os.path.dirname(self.project_path) if self.project_path else str(Path.home())
+        path, _ = QFileDialog.getSaveFileName(self, "Save project",
+                                              os.path.join(start, name + PROJECT_SUFFIX),
+                                              PROJECT_FILTER)
+        if not path:
+            return False
+        if not path.endswith(PROJECT_SUFFIX):
+            path = path[:-5] if path.endswith(".json") else path
+            path += PROJECT_SUFFIX
+        return self._write_project(path)
+
+    def _write_project(self, path: str, *, quiet: bool = False) -> bool:
+        try:
+            save_project(path, self.current_project())
+        except OSError as exc:
+            show_message_error(self, "The project could not be saved",
+                               f"{path}: could not be written ({exc.strerror or exc}). Choose "
+                               "another folder with “Save project as…”.")
+            return False
+        self.project_path = os.path.abspath(path)
+        add_recent_project(self.project_path)
+        self._refresh_recent()
+        self._update_title()
+        self.statusBar().showMessage(("Autosaved to " if quiet else "Saved to ")
+                                     + self.project_path, 8000)
+        return True
+
+    def _autosave(self) -> None:
+        """After each finished run or note: save if the project already has a file."""
+        if self.project_path is not None:
+            self._write_project(self.project_path, quiet=True)
+
+    def _update_title(self) -> None:
+        if self.project_path:
+            self.setWindowTitle(f"{os.path.basename(self.project_path)} — {APP_TITLE}")
+        else:
+            self.setWindowTitle(APP_TITLE)
+
+    # ------------------------------------------------------------------ closing
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        if self.runner.is_busy():
+            answer = QMessageBox.question(
+                self, "Quit while an audit runs?", "An audit is running. Cancel it and quit?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+            self.runner.cancel()
+            self.setCursor(Qt.CursorShape.WaitCursor)
+            self.runner.wait(QUIT_WAIT_MS)
+        event.accept()
+
+
+def _action(parent, text: str, shortcut, slot) -> QAction:
+    action = QAction(text, parent)
+    action.setShortcut(QKeySequence(shortcut))
+    action.triggered.connect(slot)
+    return action

@@ -1,0 +1,1 @@
+"""One page per screen: the home page and one guided page per audit type."""

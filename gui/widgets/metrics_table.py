@@ -1,0 +1,143 @@
+"""Metrics table: one row per attacker, the numbers of ARCHITECTURE §5 with their intervals.
+
+The first row is the exact optimal attacker of DP theory (no interval: it is computed, not
+sampled); the others are the attacks actually played, with 95 % confidence intervals. A TPR
+at an FPR the trials cannot certify says "not measurable with N non-members" instead of a
+number that would look precise and be meaningless.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from gui.formatting import fpr_label, interval, number, pct
+
+DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
+NAME_COLUMN_WIDTH = 250
+
+COLUMN_TIPS = {
+    "AUC": "Area under the ROC curve: 0.5 is guessing, 1 is a perfect attacker.",
+    "Balanced accuracy": "How often the attacker is right, members and non-members weighted "
+                         "equally; 50 % is guessing.",
+    "Advantage": "True-positive rate minus false-positive rate at the attacker's threshold.",
+    "Empirical ε lower bound": "The ε this attack proves the release spends at least "
+                               "(paper 002, Thm 1); it must not exceed the composed ε.",
+}
+
+
+def _fpr_targets(result: dict) -> list[float]:
+    theory = (result.get("theory") or {}).get("optimal_attacker") or {}
+    targets = [row["fpr"] for row in theory.get("tpr_at_fpr") or []]
+    for attack in result.get("attacks") or []:
+        targets += [row["fpr_target"] for row in attack.get("tpr_at_fpr") or []]
+    unique = sorted({round(t, 12) for t in targets})
+    return unique or list(DEFAULT_FPR_TARGETS)
+
+
+class MetricsTable(QTableWidget):
+    """Read-only table of attack metrics; cells are plain text so they copy cleanly."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(True)
+        self.verticalHeader().setVisible(False)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.set_result(None)
+
+    def set_result(self, result: dict | None) -> None:
+        self.clear()
+        targets = _fpr_targets(result) if result else list(DEFAULT_FPR_TARGETS)
+        headers = ["Attacker", "AUC", "Balanced\naccuracy", "Advantage"]
+        headers += [f"TPR at\n{fpr_label(t)} FPR" for t in targets]
+        headers += ["Empirical ε\nlower bound"]
+        self.setColumnCount(len(headers))
+        self.setHorizontalHeaderLabels(headers)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        self.setColumnWidth(0, NAME_COLUMN_WIDTH)
+        for col, name in enumerate(headers):
+            tip = COLUMN_TIPS.get(name.replace("\n", " ")) or ("Share of people present that the attacker spots "
+                                            "while wrongly accusing at most this share of the "
+                                            "people absent.")
+            self.horizontalHeaderItem(col).setToolTip(tip)
+        if not result:
+            self.setRowCount(0)
+            self._fit_height()
+            return
+        rows = []
+        optimal = (result.get("theory") or {}).get("optimal_attacker")
+        if optimal:
+            rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
+        for attack in result.get("attacks") or []:
+            rows.append((attack.get("label") or attack.get("name", "attack"),
+                         self._attack_cells(attack, targets)))
+        self.setRowCount(len(rows))
+        for r, (label, cells) in enumerate(rows):
+            name_item = QTableWidgetItem(label)
+            name_item.setToolTip(label)
+            self.setItem(r, 0, name_item)
+            for c, text in enumerate(cells, start=1):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.setItem(r, c, item)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Two text lines per row, every row visible: the table sits in a scrolling page, and
+        an inner scroll bar would hide attacks."""
+        line = self.fontMetrics().lineSpacing()
+        for r in range(self.rowCount()):
+            self.setRowHeight(r, 2 * line + 10)
+        header = 2 * line + 10
+        self.horizontalHeader().setFixedHeight(header)
+        height = header + 2 * self.frameWidth() + 2
+        height += sum(self.rowHeight(r) for r in range(self.rowCount()))
+        self.setFixedHeight(max(height, header + 40))
+
+    @staticmethod
+    def _theory_cells(optimal: dict, targets: list[float]) -> list[str]:
+        by_fpr = {round(row["fpr"], 12): row["tpr"] for row in optimal.get("tpr_at_fpr") or []}
+        cells = [number(optimal.get("auc")), pct(optimal.get("accuracy")),
+                 pct(optimal.get("advantage"))]
+        cells += [pct(by_fpr.get(round(t, 12)), 2) for t in targets]
+        cells.append("—")
+        return cells
+
+    @staticmethod
+    def _attack_cells(attack: dict, targets: list[float]) -> list[str]:
+        cells = [with_interval(attack.get("auc"), attack.get("auc_ci")),
+                 with_interval(attack.get("accuracy"), attack.get("accuracy_ci"), pct, _pct_bare),
+                 pct(attack.get("advantage"))]
+        by_fpr = {round(row["fpr_target"], 12): row for row in attack.get("tpr_at_fpr") or []}
+        for t in targets:
+            row = by_fpr.get(round(t, 12))
+            if row is None:
+                cells.append("—")
+            elif not row.get("measurable", True):
+                cells.append(f"not measurable with\n{attack.get('n_negative', 0):,} non-members")
+            else:
+                cells.append(with_interval(row.get("tpr"), row.get("tpr_ci"), pct, _pct_bare))
+        bound = attack.get("epsilon_lower_bound") or {}
+        cells.append(number(bound.get("value")))
+        return cells
+
+    def cell_text(self, row: int, column: int) -> str:
+        item = self.item(row, column)
+        return item.text() if item is not None else ""
+
+
+def with_interval(value, ci, formatter=number, ci_formatter=None) -> str:
+    """Value on the first line, its interval below: keeps the columns narrow."""
+    ci_text = interval(ci, ci_formatter or formatter)
+    return f"{formatter(value)}\n{ci_text}" if ci_text else formatter(value)
+
+
+def _pct_bare(value) -> str:
+    """Percent without the sign, for intervals under a value that has it: '[36.7, 38.0]'."""
+    return pct(value).replace(" %", "")

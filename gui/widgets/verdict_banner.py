@@ -1,0 +1,75 @@
+"""Verdict banner: the level in colour AND in words (colour alone fails colour-blind readers),
+the two-sentence summary, and the policy rules and reasons that decided it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
+
+LEVEL_STYLE = {
+    # level: (title, background, text colour)
+    "high": ("HIGH RISK", "#c62828", "#ffffff"),
+    "medium": ("MEDIUM RISK", "#f9a825", "#1a1a1a"),
+    "low": ("LOW RISK", "#2e7d32", "#ffffff"),
+}
+
+
+class VerdictBanner(QFrame):
+    """Coloured box at the top of the results."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("verdictBanner")
+        self.level_label = QLabel()
+        self.level_label.setObjectName("verdictLevel")
+        font = self.level_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.level_label.setFont(font)
+        self.summary_label = QLabel()
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.summary_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        self.summary_label.setFont(font)
+        self.reasons_label = QLabel()
+        self.reasons_label.setWordWrap(True)
+        self.reasons_label.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 12, 16, 12)
+        layout.addWidget(self.level_label)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.reasons_label)
+        self.set_verdict(None, "")
+
+    def set_verdict(self, verdict: dict | None, summary: str) -> None:
+        if not verdict:
+            self.level_label.setText("No result yet")
+            self.summary_label.setText("Run the audit to see how exposed people are.")
+            self.reasons_label.setText("")
+            self.setStyleSheet("#verdictBanner { background: #eceff1; border-radius: 6px; }")
+            return
+        level = verdict.get("level", "")
+        title, background, colour = LEVEL_STYLE.get(level, (level.upper(), "#607d8b", "#ffffff"))
+        self.setStyleSheet(f"#verdictBanner {{ background: {background}; border-radius: 6px; }}"
+                           f" #verdictBanner QLabel {{ color: {colour}; }}")
+        self.level_label.setText(title)
+        self.summary_label.setText(summary)
+        reasons = "".join(f"<li>{_escape(r)}</li>" for r in verdict.get("reasons") or [])
+        rules = "".join(f"<li>{_escape(r)}</li>" for r in verdict.get("policy_rules") or [])
+        policy = _escape(verdict.get("policy") or "default")
+        html = ""
+        if reasons:
+            html += f"<b>Why:</b><ul style='margin-top:2px'>{reasons}</ul>"
+        if rules:
+            html += f"<b>Verdict policy “{policy}”:</b><ul style='margin-top:2px'>{rules}</ul>"
+        self.reasons_label.setText(html)
+
+    def text(self) -> str:
+        """Everything the banner says, as plain text (tests, accessibility)."""
+        return " ".join(filter(None, [self.level_label.text(), self.summary_label.text(),
+                                      self.reasons_label.text()]))
+
+
+def _escape(text: str) -> str:
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))

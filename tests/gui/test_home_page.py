@@ -1,0 +1,78 @@
+"""Home page: four audit cards (three 'coming soon'), sample and project buttons, recents."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from gui.recent_projects import add_recent_project, recent_projects
+from tests.gui.conftest import distinct_colours
+
+
+def test_home_shows_four_cards_three_disabled(main_window, qtbot, tmp_path):
+    home = main_window.home_page
+    assert main_window.stack.currentWidget() is home
+    cards = home.cards
+    assert len(cards) == 4
+    assert [c.isEnabled() for c in cards] == [True, False, False, False]
+    assert "What does this ε really allow an attacker to do?" in cards[0].question_label.text()
+    for card in cards[1:]:
+        assert card.badge is not None and card.badge.text() == "coming soon"
+    assert home.open_project_button.isVisible()
+    assert home.open_sample_button.isVisible()
+
+    image = main_window.grab().toImage()
+    image.save(str(tmp_path / "home.png"))
+    assert distinct_colours(image) > 20
+
+
+def test_mechanism_card_opens_the_page(main_window, qtbot):
+    qtbot.mouseClick(main_window.home_page.cards[0], Qt.MouseButton.LeftButton)
+    assert main_window.stack.currentWidget() is main_window.mechanism_page
+    qtbot.mouseClick(main_window.home_page.cards[1], Qt.MouseButton.LeftButton)  # disabled: no-op
+    assert main_window.stack.currentWidget() is main_window.mechanism_page
+
+
+def test_open_sample_prefills_the_form(main_window):
+    main_window.home_page.open_sample_button.click()
+    page = main_window.mechanism_page
+    assert main_window.stack.currentWidget() is page
+    assert page.name_edit.text().startswith("Sample")
+    assert page.fields["epsilon"].text() == "1"
+    assert page.fields["observations"].text() == "10"
+
+
+def test_recent_projects_use_the_private_settings(main_window, tmp_path, private_settings):
+    project = tmp_path / "a.praudit.json"
+    project.write_text("{}")
+    add_recent_project(str(project))
+    assert recent_projects() == [str(project)]
+    assert any(private_settings.rglob("*.ini"))
+    main_window.show_home()
+    assert main_window.home_page.recent_list.count() == 1
+
+
+def test_app_main_opens_the_sample_and_returns(qtbot, monkeypatch):
+    """main() builds the window, opens the sample and returns exec()'s code.
+
+    exec() is replaced: a nested real event loop plus quit() inside the test session leaves
+    Qt's main loop in a state where later queued signals are not delivered.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    from gui import app as gui_app
+    from gui.main_window import MainWindow
+
+    shown = []
+
+    def fake_exec(*args):
+        shown.extend(w for w in QApplication.topLevelWidgets()
+                     if isinstance(w, MainWindow) and w.isVisible())
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", fake_exec)
+    assert gui_app.main(["prog"], open_sample="mechanism") == 0
+    assert shown, "main() showed no window"
+    window = shown[-1]
+    qtbot.addWidget(window)
+    assert window.stack.currentWidget() is window.mechanism_page
+    assert window.mechanism_page.name_edit.text().startswith("Sample")

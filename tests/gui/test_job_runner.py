@@ -1,0 +1,122 @@
+"""JobRunner: results on the main thread, throttled progress, cancel, stale results dropped."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from engine.data.errors import InputError
+from gui.job_runner import JobRunner, estimate_eta, format_eta
+
+
+@pytest.fixture
+def runner(qtbot):
+    job_runner = JobRunner()
+    yield job_runner
+    job_runner.cancel()
+    job_runner.wait(10_000)
+
+
+def test_result_arrives_on_main_thread(qtbot, runner):
+    seen = {}
+
+    def job(progress, cancel):
+        seen["worker"] = threading.current_thread()
+        progress(0.5, "half")
+        return 42
+
+    def done(value):
+        seen["value"] = value
+        seen["callback"] = threading.current_thread()
+
+    runner.submit(job, done)
+    assert runner.is_busy()
+    qtbot.waitUntil(lambda: "value" in seen, timeout=5000)
+    assert seen["value"] == 42
+    assert seen["callback"] is threading.main_thread()
+    assert seen["worker"] is not threading.main_thread()
+    assert not runner.is_busy()
+
+
+def test_progress_is_throttled(qtbot, runner):
+    updates, done = [], []
+
+    def chatty_job(progress, cancel):
+        end = time.monotonic() + 0.5
+        i = 0
+        while time.monotonic() < end:
+            i += 1
+            progress(min(i / 1e6, 0.99), f"step {i}")
+        progress(1.0, "done")
+        return i
+
+    runner.submit(chatty_job, done.append, on_progress=updates.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert done[0] > 1000                      # the job reported very often ...
+    assert 2 <= len(updates) <= 0.5 * 20 + 3    # ... the window heard about 20 a second
+    assert updates[-1].fraction == 1.0
+
+
+def test_cancel_gives_cancelled_not_error(qtbot, runner):
+    outcome = []
+
+    def slow_job(progress, cancel):
+        while True:
+            cancel.check()
+            time.sleep(0.01)
+
+    runner.submit(slow_job, lambda r: outcome.append("done"), lambda e: outcome.append("error"),
+                  on_cancelled=lambda: outcome.append("cancelled"))
+    runner.cancel()
+    qtbot.waitUntil(lambda: bool(outcome), timeout=5000)
+    assert outcome == ["cancelled"]
+    assert not runner.is_busy()
+
+
+def test_replaced_job_result_is_dropped(qtbot, runner):
+    results = []
+    release = threading.Event()
+
+    def first(progress, cancel):
+        release.wait(5)
+        return "first"          # ignores its cancel token on purpose: a late result
+
+    runner.submit(first, results.append)
+    runner.submit(lambda p, c: "second", results.append)
+    qtbot.waitUntil(lambda: results == ["second"], timeout=5000)
+    release.set()
+    assert runner.wait(5000)
+    qtbot.wait(50)              # let the first job's queued signals arrive (and be dropped)
+    assert results == ["second"]
+
+
+def test_input_error_is_a_sentence_other_errors_have_details(qtbot, runner):
+    errors = []
+
+    def bad_input(progress, cancel):
+        raise InputError("data.csv: column 'age' has 12 non-numeric values.")
+
+    runner.submit(bad_input, on_error=errors.append)
+    qtbot.waitUntil(lambda: len(errors) == 1, timeout=5000)
+    assert errors[0].is_input_error
+    assert errors[0].message == "data.csv: column 'age' has 12 non-numeric values."
+    assert errors[0].details == ""
+
+    def crash(progress, cancel):
+        return 1 / 0
+
+    runner.submit(crash, on_error=errors.append)
+    qtbot.waitUntil(lambda: len(errors) == 2, timeout=5000)
+    assert not errors[1].is_input_error
+    assert "ZeroDivisionError" in errors[1].message
+    assert "Traceback" in errors[1].details and "crash" in errors[1].details
+
+
+def test_eta_estimate():
+    assert estimate_eta(0.001, 10.0) is None       # too early
+    assert estimate_eta(0.5, 10.0) == pytest.approx(10.0)
+    assert format_eta(None) == ""
+    assert "s left" in format_eta(40)
+    assert "min left" in format_eta(600)
