@@ -26,6 +26,16 @@ def number(value, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
+def bracket_number(value, other, digits: int = 3) -> str:
+    """``value`` with enough significant digits to differ from ``other`` (up to 8), so a narrow
+    bracket reads "9.98996 and 9.98997", not "9.99 and 9.99"."""
+    if not (is_number(value) and is_number(other)):
+        return number(value, digits)
+    while digits < 8 and f"{value:.{digits}g}" == f"{other:.{digits}g}":
+        digits += 1
+    return f"{value:.{digits}g}"
+
+
 def interval(ci, formatter=number) -> str:
     """'[0.81, 0.84]' from a two-element list; '' when there is no interval."""
     if not ci or len(ci) != 2 or not all(is_number(v) for v in ci):

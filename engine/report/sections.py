@@ -391,14 +391,22 @@ def method_common(result: dict) -> list[Flowable]:
         "mechanism forces every attacker to satisfy TPR ≤ e<super>ε</super>·FPR + δ and "
         "TNR ≤ e<super>ε</super>·FNR + δ. Turning this around, an attack that reaches a "
         "given TPR and FPR proves ε ≥ ln((TPR − δ)/FPR). We use the lower one-sided "
-        "Clopper–Pearson bound of TPR and the upper bound of FPR (each at half the error "
-        f"level), so the stated ε holds with {st.fmt_conf(conf)} confidence; "
+        f"{bound_interval_label(eps.get('method'))} bound of TPR and the upper bound of FPR "
+        "(each at half the error level), so the stated ε holds with "
+        f"{st.fmt_conf(conf)} confidence"
+        + (" (approximately: Jeffreys intervals do not guarantee coverage)"
+           if eps.get("method") == "jeffreys" else "") + "; "
         "the threshold is chosen on a separate split of the trials, "
         + (f"and δ = {st.fmt_sci(delta)}." if delta is not None else "with δ as stated.")))
     return out
 
 
 # --------------------------------------------------------------------------- 5. results
+
+def bound_interval_label(method: str | None) -> str:
+    """How the ε lower bound's rates were bounded, in words (engine.auditing's ``method``)."""
+    return "Jeffreys (approximate)" if method == "jeffreys" else "Clopper–Pearson"
+
 
 def attack_table(a: dict) -> list[Flowable]:
     """All §5 metrics of one attack, with intervals, in one table."""
@@ -432,7 +440,7 @@ def attack_table(a: dict) -> list[Flowable]:
         rows.append((f"TPR at {fmt_pct(row.get('fpr_target'))} FPR", value, ci, note))
     eb = a.get("epsilon_lower_bound")
     if isinstance(eb, dict):
-        note = "Clopper–Pearson, threshold from a separate split"
+        note = f"{bound_interval_label(eb.get('method'))}, threshold from a separate split"
         if eb.get("delta") is not None:
             note += f", δ = {st.fmt_sci(eb.get('delta'))}"
         if eb.get("max_certifiable") is not None:

@@ -105,7 +105,9 @@ NUMBER_FIELDS: dict[str, tuple[str, int, str, bool]] = {
                                "Medium risk if the attacker is right at least this often "
                                "(0.60 = 60 %).", False),
 }
-OTHER_FIELD_STEPS = {"name": STEP_RELEASE, "mechanism": STEP_RELEASE, "noise_from": STEP_RELEASE,
+BOUND_INTERVAL_CHOICES = (("clopper-pearson", "Clopper–Pearson (exact, recommended)"),
+                          ("jeffreys", "Jeffreys (tighter, approximate)"))
+OTHER_FIELD_STEPS = {"bound_interval": STEP_RUN, "name": STEP_RELEASE, "mechanism": STEP_RELEASE, "noise_from": STEP_RELEASE,
                      "postprocess": STEP_RELEASE, "sweep": STEP_RUN, "fpr_targets": STEP_RUN,
                      "policy": STEP_RUN}
 ERROR_STYLE = "border: 2px solid #c62828; border-radius: 3px; padding: 1px;"
@@ -313,6 +315,14 @@ class MechanismPage(QWidget):
         self.sweep_combo.setToolTip("Draw how risk changes when this setting changes (exact "
                                     "theory), with the current value marked.")
         form.addRow("What-if: vary", self.sweep_combo)
+        self.bound_interval_combo = QComboBox()
+        for name, label in BOUND_INTERVAL_CHOICES:
+            self.bound_interval_combo.addItem(label, name)
+        self.bound_interval_combo.setToolTip(
+            "How the empirical ε lower bound accounts for chance. Clopper–Pearson is exact: the "
+            "bound holds with at least the stated confidence. Jeffreys is a little tighter but "
+            "only approximately so; the report says which was used.")
+        form.addRow("ε lower bound interval", self.bound_interval_combo)
         limit_row = QHBoxLayout()
         limit_row.addWidget(QLabel("Keep TPR ≤"))
         limit_row.addWidget(self._number_field("limit_tpr"))
@@ -436,6 +446,7 @@ class MechanismPage(QWidget):
         d["noise_from"] = "scale" if self.noise_from_scale.isChecked() else "epsilon"
         d["postprocess"] = self.postprocess_combo.currentData()
         d["sweep"] = self.sweep_combo.currentData()
+        d["bound_interval"] = self.bound_interval_combo.currentData()
         for key, edit in self.fields.items():
             integer = NUMBER_FIELDS[key][3]
             value = _parse_value(edit.text(), integer)
@@ -466,6 +477,7 @@ class MechanismPage(QWidget):
             self.noise_from_epsilon.setChecked(True)
         _select_data(self.postprocess_combo, merged.get("postprocess"))
         _select_data(self.sweep_combo, merged.get("sweep"))
+        _select_data(self.bound_interval_combo, merged.get("bound_interval"))
         for key, edit in self.fields.items():
             if key.startswith("policy."):
                 value = merged["policy"].get(key.split(".", 1)[1])

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.formatting import is_number, number
+from gui.formatting import bracket_number, is_number, number
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.roc_plot import RocPlot
 from gui.widgets.sweep_plot import SweepPlot
@@ -40,7 +40,8 @@ def composed_privacy_lines(theory: dict) -> list[str]:
              f"{theory.get('noise_scale_name', 'noise scale')} {number(theory.get('noise_scale'))})."]
     pess, opt = composed.get("epsilon_pld_pessimistic"), composed.get("epsilon_pld_optimistic")
     if is_number(pess):
-        bracket = f"between {number(opt)} and {number(pess)}" if is_number(opt) else number(pess)
+        bracket = f"between {bracket_number(opt, pess)} and {bracket_number(pess, opt)}" \
+            if is_number(opt) else number(pess)
         lines.append(f"Privacy-loss-distribution accountant: ε {bracket} "
                      "(the true value lies in this bracket).")
     if is_number(composed.get("epsilon_gdp")):

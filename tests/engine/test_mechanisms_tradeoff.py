@@ -177,3 +177,42 @@ def test_mechanism_dispatch_and_errors():
         laplace_tradeoff(-1.0, 1.0, 2)
     with pytest.raises(InputError):
         gaussian_tradeoff(0.0)
+
+
+def _brute_upper_hull(x, y):
+    """Andrew's monotone chain, one point at a time (the obvious reference)."""
+    hx, hy = [], []
+    for xi, yi in zip(x, y, strict=True):
+        if hx and xi == hx[-1]:          # same x: keep the higher point
+            if yi <= hy[-1]:
+                continue
+            hx.pop()
+            hy.pop()
+        while len(hx) >= 2 and (hx[-1] - hx[-2]) * (yi - hy[-2]) - (hy[-1] - hy[-2]) * (xi - hx[-2]) >= 0:
+            hx.pop()
+            hy.pop()
+        hx.append(xi)
+        hy.append(yi)
+    return np.array(hx), np.array(hy)
+
+
+def test_concave_majorant_matches_monotone_chain_with_dents_and_duplicates():
+    g = np.random.default_rng(8)
+    x = np.sort(np.concatenate(([0.0, 1.0], g.random(300))))
+    x = np.repeat(x, g.integers(1, 3, x.size))          # duplicated x values
+    y = np.sqrt(x) + g.normal(0, 0.01, x.size)           # concave curve with noisy dents
+    y = np.clip(np.maximum.accumulate(y), 0, 1)
+    y[0], y[-1] = 0.0, 1.0
+    hx, hy = tr._concave_majorant(x, y)
+    bx, by = _brute_upper_hull(x.tolist(), y.tolist())
+    grid = np.linspace(0, 1, 2001)
+    np.testing.assert_allclose(np.interp(grid, hx, hy), np.interp(grid, bx, by), atol=1e-12)
+
+
+def test_many_observations_stay_fast_and_sane():
+    a100 = laplace_tradeoff(10.0, 1.0, 100)
+    a1000 = laplace_tradeoff(10.0, 1.0, 1000)
+    assert a100.auc() < a1000.auc() <= 1.0
+    assert a1000.numerical_error < 0.5
+    assert pure_dp_worst_case_tradeoff(0.1, 1000).tpr_at(0.01) >= a1000.tpr_at(0.01) - \
+        a1000.numerical_error

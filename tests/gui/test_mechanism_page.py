@@ -143,3 +143,19 @@ def test_internal_error_shows_sentence_with_details(main_window, qtbot, monkeypa
     assert "Traceback" in box.detailedText()
     assert page.fields["epsilon"].text() == "1"        # settings untouched
     box.close()
+
+
+def test_bound_interval_choice_reaches_the_config_and_survives_reload(main_window):
+    page = main_window.mechanism_page
+    page.set_config({"bound_interval": "jeffreys"})
+    assert page.validated_config().bound_interval == "jeffreys"
+    page.set_config({})
+    assert page.validated_config().bound_interval == "clopper-pearson"
+
+
+def test_narrow_accounting_bracket_shows_distinct_numbers():
+    from gui.formatting import bracket_number
+
+    lo, hi = 9.989959868348254, 9.989962316985146
+    assert bracket_number(lo, hi) != bracket_number(hi, lo)
+    assert bracket_number(1.0, 2.0) == "1"

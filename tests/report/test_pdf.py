@@ -133,3 +133,15 @@ def test_mechanism_audit_says_no_records(written):
     _, text, _ = written
     assert "no individual records are involved" in text.lower()
     assert "python main.py run CONFIG.toml --out DIR" in text
+
+
+def test_jeffreys_bound_is_labelled_as_approximate(tmp_path):
+    from engine.audits.mechanism import MechanismConfig, run
+    from engine.report import write_report
+
+    result = run(MechanismConfig(trials=2000, observations=2, bound_interval="jeffreys")).to_dict()
+    path = write_report(result, tmp_path / "j.pdf")
+    text = " ".join(" ".join(p.extract_text().split()) for p in __import__("pypdf").PdfReader(
+        str(path)).pages)
+    assert "Jeffreys (approximate)" in text
+    assert "do not guarantee coverage" in text
