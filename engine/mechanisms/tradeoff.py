@@ -34,6 +34,7 @@ from scipy.stats import binom
 from engine.data.errors import InputError
 
 _ROUNDOFF = 2.3e-16
+_DIRECT_CONVOLUTION_BUDGET = 4e7   # multiply-adds below which k-fold convolution is done directly
 
 
 # =========================================================================== the ROC object
@@ -171,15 +172,15 @@ def _check_integer_sensitivity(sensitivity) -> int:
 
 
 def _kfold(p: np.ndarray, k: int) -> tuple[np.ndarray, float]:
-    """k-fold self-convolution of a pmf; returns (pmf, ε) where ε bounds the absolute error of
-    any tail sum of the result (so of every ROC coordinate built from it).
+    """k-fold self-convolution of a pmf; returns (pmf, e) where e bounds the absolute error of
+    each entry of the result (0 for the direct path, whose error is relative and negligible).
 
     Direct convolution (binary powering) keeps the *relative* precision of every entry — the
     tails matter at FPR 1e-6 — and is used while it is cheap; larger problems use one FFT
     (pmf^k in the frequency domain), whose error is absolute, of order N·1e-16.
     """
     n_out = (p.size - 1) * k + 1
-    if p.size * n_out * max(1, int(math.log2(k)) + 1) <= 4e7:
+    if p.size * n_out * max(1, int(math.log2(k)) + 1) <= _DIRECT_CONVOLUTION_BUDGET:
         result = np.ones(1)
         base = p.copy()
         kk = k
@@ -200,7 +201,7 @@ def _kfold(p: np.ndarray, k: int) -> tuple[np.ndarray, float]:
     # zero them, so the tails cannot fake likelihood ratios. The change per entry stays below
     # 2 × per_entry, counted in the returned bound.
     out[out < per_entry] = 0.0
-    return out / out.sum(), 2.0 * per_entry * n_out
+    return out / out.sum(), 2.0 * per_entry
 
 
 def _roc_from_ordered(p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -246,14 +247,37 @@ def _concave_majorant(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     return x[corner], y_new[corner]
 
 
-def _roundoff_effect(curve: TradeOff, eps: float) -> float:
-    """Bound on the TPR change (FPR ≥ 1e-6) and AUC change if every ROC coordinate moves by at
-    most ``eps``: eps + the rise of the concave curve over ±eps at FPR 1e-6, where it is
-    steepest."""
-    if eps <= 0:
-        return 0.0
+def _refined_roc(p0: np.ndarray, p1: np.ndarray, log_lr: np.ndarray,
+                 per_entry: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """ROC from pmfs with absolute per-entry error ``per_entry``, tails repaired, and its error.
+
+    On the grid the log likelihood ratio ln(p1/p0) is known exactly (``log_lr``, increasing),
+    so of each pair (p0[j], p1[j]) only the larger needs to come from the convolution: the
+    smaller one is recomputed as larger · e^{−|log_lr|}. Its absolute error shrinks by the same
+    factor, so FPR tail sums — the low-FPR corner that privacy audits read — become accurate
+    to a relative precision instead of an absolute N·1e-16. The returned bound on
+    |TPR error| at any FPR ≥ 1e-6 (and on AUC and accuracy) adds up:
+
+    * e_t: TPR coordinates (sum of per-entry errors of p1, both regions), twice for the
+      renormalisation;
+    * e_all: FPR coordinates anywhere, where the curve's slope is ≤ 1 beyond the LR = 1 point,
+      and any relative FPR error moves TPR by at most that much (slope·α ≤ 1 on a concave ROC);
+    * the rise of the curve over ±e_small at FPR 1e-6, the steepest point considered, where
+      e_small bounds FPR errors of thresholds with LR ≥ 1.
+    """
+    upper = log_lr >= 0.0
+    ratio = np.exp(-np.abs(log_lr))
+    q0 = np.where(upper, p1 * ratio, p0)
+    q1 = np.where(upper, p1, p0 * ratio)
+    fpr, tpr = _roc_from_ordered(q0, q1)
+    if per_entry <= 0.0:
+        return fpr, tpr, 0.0
+    e_small = per_entry * float(np.sum(ratio[upper]))
+    e_all = e_small + per_entry * float(np.count_nonzero(~upper))
+    e_t = per_entry * (float(np.count_nonzero(upper)) + float(np.sum(ratio[~upper])))
     a = 1e-6
-    return float(eps + curve.tpr_at(a + eps) - curve.tpr_at(max(0.0, a - eps)))
+    rise = float(np.interp(a + e_small, fpr, tpr) - np.interp(max(0.0, a - e_small), fpr, tpr))
+    return fpr, tpr, 2.0 * e_t + 2.0 * e_all + rise
 
 
 # =========================================================================== constructors
@@ -275,7 +299,7 @@ def laplace_tradeoff(scale: float, sensitivity: float, k: int) -> TradeOff:
     discretised sum is the Neyman–Pearson test *of the quantised data*: its ROC is an achievable
     lower bound on the optimal ROC. ``numerical_error`` is 2 × the largest change in AUC,
     accuracy and TPR (on a log FPR grid) between m and m/2 bins, plus the effect of FFT
-    roundoff on the curve at FPR ≥ 1e-6 (see :func:`_roundoff_effect`).
+    roundoff on the curve at FPR ≥ 1e-6 (see :func:`_refined_roc`).
     """
     b = _check_positive(scale, "Laplace scale b", "noise_scale")
     d = _check_positive(sensitivity, "sensitivity", "sensitivity")
@@ -308,17 +332,18 @@ def _laplace_numerical(b: float, d: float, k: int, bins: int) -> TradeOff:
     curves = []
     roundoff = 0.0
     for m in (bins // 2, bins):
-        p0, err = _laplace_sum_pmf(b, d, k, m)
-        roundoff = max(roundoff, err)
+        p0, per_entry = _laplace_sum_pmf(b, d, k, m)
         # H1: x_i ~ Lap(Δ, b) ⇒ clip(x_i, 0, Δ) is Δ − (a term under H0): the sum is reflected.
-        fpr, tpr = _roc_from_ordered(p0, p0[::-1].copy())
+        # Grid value of index j: S_j = j·Δ/(2m); log LR = (2S − kΔ)/b, exact for the bins.
+        log_lr = (np.arange(p0.size) * (d / m) - k * d) / b
+        fpr, tpr, roundoff = _refined_roc(p0, p0[::-1].copy(), log_lr, per_entry)
         curves.append(TradeOff(fpr, tpr, "numerical convolution",
                                "sum of clip(x_i, 0, Δ)", 0.0))
     coarse, fine = curves
     grid = np.concatenate((np.logspace(-6.0, 0.0, 200), np.linspace(0.0, 1.0, 201)))
     diff = max(abs(fine.auc() - coarse.auc()), abs(fine.accuracy() - coarse.accuracy()),
                float(np.max(np.abs(fine.tpr_at(grid) - coarse.tpr_at(grid)))))
-    error = 2.0 * diff + _roundoff_effect(fine, roundoff) + 1e-12
+    error = 2.0 * diff + roundoff + 1e-12
     return TradeOff(fine.fpr, fine.tpr, "numerical convolution", "sum of clip(x_i, 0, Δ)",
                     float(error))
 
@@ -339,12 +364,10 @@ def discrete_laplace_tradeoff(t: float, sensitivity: int, k: int) -> TradeOff:
     term = (-math.expm1(-a)) / (1.0 + math.exp(-a)) * np.exp(-a * j)
     term[0] = 1.0 / (1.0 + math.exp(-a))
     term[-1] = math.exp(-a * d) / (1.0 + math.exp(-a))
-    p0, err = _kfold(term / term.sum(), kk)
-    fpr, tpr = _roc_from_ordered(p0, p0[::-1].copy())
-    curve = TradeOff(fpr, tpr, "exact convolution", "sum of clip(x_i, 0, Δ)", 0.0)
-    if err == 0.0:
-        return curve
-    return TradeOff(fpr, tpr, curve.method, curve.statistic, _roundoff_effect(curve, err))
+    p0, per_entry = _kfold(term / term.sum(), kk)
+    log_lr = (2.0 * np.arange(p0.size) - kk * d) * a
+    fpr, tpr, error = _refined_roc(p0, p0[::-1].copy(), log_lr, per_entry)
+    return TradeOff(fpr, tpr, "exact convolution", "sum of clip(x_i, 0, Δ)", error)
 
 
 def discrete_gaussian_tradeoff(sigma: float, sensitivity: int, k: int) -> TradeOff:
@@ -364,15 +387,16 @@ def discrete_gaussian_tradeoff(sigma: float, sensitivity: int, k: int) -> TradeO
     # Mass beyond L: Σ_{x>L} e^{−x²/2σ²} ≤ e^{−L²/2σ²}/(1 − e^{−L/σ²}), twice, over the total.
     tail = 2.0 * math.exp(-(half + 1) ** 2 / (2 * sig * sig)) / -math.expm1(-(half + 1) / sig**2)
     trunc = tail / w.sum()
-    p_sum, err = _kfold(w / w.sum(), kk)
+    p_sum, per_entry = _kfold(w / w.sum(), kk)
     shift = kk * d
     p0 = np.concatenate((p_sum, np.zeros(shift)))
     p1 = np.concatenate((np.zeros(shift), p_sum))
-    fpr, tpr = _roc_from_ordered(p0, p1)
-    curve = TradeOff(fpr, tpr, "exact convolution", "sum of the k released values (Σ x_i)", 0.0)
-    # Truncation moves each ROC coordinate by at most k × (truncated mass), like roundoff.
-    return TradeOff(fpr, tpr, curve.method, curve.statistic,
-                    _roundoff_effect(curve, kk * trunc + err))
+    total = np.arange(p0.size, dtype=np.float64) - kk * half     # Σ x_i at each index
+    log_lr = (2.0 * d * total - kk * d * d) / (2.0 * sig * sig)
+    fpr, tpr, error = _refined_roc(p0, p1, log_lr, per_entry)
+    # Truncation moves each ROC coordinate by at most k × (truncated mass).
+    return TradeOff(fpr, tpr, "exact convolution", "sum of the k released values (Σ x_i)",
+                    error + 2.0 * kk * trunc)
 
 
 def pure_dp_worst_case_tradeoff(epsilon0: float, k: int) -> TradeOff:
