@@ -25,10 +25,10 @@ import numpy as np
 from engine.audits.config_fields import as_choice, as_number, reject_unknown_keys
 from engine.audits.result import AuditResult, software_versions
 from engine.data.errors import InputError
+from engine.mechanisms.arguments import MECHANISM_NAMES
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 
-MECHANISM_NAMES = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
 DISCRETE = ("discrete_laplace", "discrete_gaussian")
 GAUSSIAN_FAMILY = ("gaussian", "discrete_gaussian")
 POSTPROCESS_MODES = ("none", "round", "round_nonnegative")

@@ -5,6 +5,7 @@ imported lazily inside :mod:`engine.mechanisms.accounting`.
 Interfaces: docs/dev/mechanism_audit_contract.md, section "engine/mechanisms".
 """
 
+from engine.mechanisms.arguments import MECHANISM_NAMES
 from engine.mechanisms.calibration import (
     analytic_gaussian_sigma,
     discrete_gaussian_sigma,
@@ -27,7 +28,7 @@ from engine.mechanisms.tradeoff import (
     pure_dp_worst_case_tradeoff,
 )
 
-MECHANISMS = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
+MECHANISMS = MECHANISM_NAMES  # the one list of mechanism names (engine/mechanisms/arguments.py)
 
 MECHANISM_LABELS = {
     "laplace": "Laplace",

@@ -21,6 +21,14 @@ from scipy.optimize import brentq
 from scipy.stats import binom
 
 from engine.data.errors import InputError
+from engine.mechanisms.arguments import (
+    MECHANISM_NAMES,
+    observations,
+    open_delta,
+    positive,
+    unknown_mechanism,
+)
+from engine.mechanisms.arguments import sensitivity as check_sensitivity
 from engine.mechanisms.calibration import gaussian_epsilon
 
 _PLD_INTERVAL = 1e-4          # value discretisation of the privacy loss (dp_accounting default)
@@ -58,27 +66,9 @@ class ComposedPrivacy:
         return {key: (None if v is None else float(v)) for key, v in d.items()}
 
 
-def _check(scale, sensitivity, k, delta, *, integer: bool) -> tuple[float, float, int, float]:
-    try:
-        sc, sens, dlt = float(scale), float(sensitivity), float(delta)
-    except (TypeError, ValueError):
-        raise InputError("Noise scale, sensitivity and delta must be numbers.") from None
-    if not math.isfinite(sc) or sc <= 0:
-        raise InputError(f"The noise scale must be a positive finite number, got {scale!r}.",
-                         key="noise_scale")
-    if not math.isfinite(sens) or sens <= 0:
-        raise InputError(f"The sensitivity must be a positive finite number, got "
-                         f"{sensitivity!r}.", key="sensitivity")
-    if integer and sens != round(sens):
-        raise InputError(f"Discrete mechanisms need a whole-number sensitivity, got "
-                         f"{sensitivity!r}.", key="sensitivity")
-    if not 0.0 < dlt < 1.0:
-        raise InputError(f"Delta must lie strictly between 0 and 1 (for example 1e-5), got "
-                         f"{delta!r}.", key="delta")
-    if int(k) != k or int(k) < 1:
-        raise InputError(f"The number of observations must be a whole number of at least 1, "
-                         f"got {k!r}.", key="observations")
-    return sc, sens, int(k), dlt
+def _check(scale, sens, k, delta, *, integer: bool) -> tuple[float, float, int, float]:
+    return (positive(scale, "noise scale", "noise_scale"),
+            check_sensitivity(sens, integer=integer), observations(k), open_delta(delta))
 
 
 def _interval(k: int, loss_range: float) -> float:
@@ -133,9 +123,8 @@ def compose(mechanism: str, scale: float, sensitivity: float, k: int, delta: flo
     basic composition of the Laplace family); by default the ε the noise actually gives, Δ/b or
     Δ/t.
     """
-    if mechanism not in ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian"):
-        raise InputError(f"Unknown mechanism {mechanism!r}; choose one of laplace, gaussian, "
-                         f"discrete_laplace, discrete_gaussian.", key="mechanism")
+    if mechanism not in MECHANISM_NAMES:
+        raise unknown_mechanism(mechanism)
     sc, sens, kk, dlt = _check(scale, sensitivity, k, delta,
                                integer=mechanism.startswith("discrete"))
     pess, opt = _pld_epsilons(mechanism, sc, sens, kk, dlt)

@@ -22,56 +22,14 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from engine.data.errors import InputError
-
-MECHANISM_NAMES = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
-
+from engine.mechanisms.arguments import (
+    open_delta,
+    positive,
+    unknown_mechanism,
+)
+from engine.mechanisms.arguments import sensitivity as check_sensitivity
 
 # --------------------------------------------------------------------------- validation
-
-def _check_epsilon(epsilon: float) -> float:
-    try:
-        eps = float(epsilon)
-    except (TypeError, ValueError):
-        raise InputError(f"Epsilon must be a number, got {epsilon!r}.", key="epsilon") from None
-    if not math.isfinite(eps) or eps <= 0:
-        raise InputError(f"Epsilon must be a positive finite number, got {epsilon!r}.",
-                         key="epsilon")
-    return eps
-
-
-def _check_delta(delta: float) -> float:
-    try:
-        d = float(delta)
-    except (TypeError, ValueError):
-        raise InputError(f"Delta must be a number, got {delta!r}.", key="delta") from None
-    if not (0.0 < d < 1.0):
-        raise InputError(f"Delta must lie strictly between 0 and 1 (for example 1e-5), got "
-                         f"{delta!r}.", key="delta")
-    return d
-
-
-def _check_sensitivity(sensitivity: float, *, integer: bool = False) -> float:
-    try:
-        s = float(sensitivity)
-    except (TypeError, ValueError):
-        raise InputError(f"The sensitivity must be a number, got {sensitivity!r}.",
-                         key="sensitivity") from None
-    if not math.isfinite(s) or s <= 0:
-        raise InputError(f"The sensitivity must be a positive finite number, got "
-                         f"{sensitivity!r}.", key="sensitivity")
-    if integer and s != round(s):
-        raise InputError(f"Discrete mechanisms add integer noise, so the sensitivity must be a "
-                         f"whole number (1, 2, ...); got {sensitivity!r}.", key="sensitivity")
-    return s
-
-
-def _check_mu(mu: float) -> float:
-    m = float(mu)
-    if not math.isfinite(m) or m <= 0:
-        raise InputError(f"The Gaussian-DP parameter mu must be a positive finite number, got "
-                         f"{mu!r}.", key="mu")
-    return m
-
 
 def _diff_of_normal_cdfs(a: float, b: float, epsilon: float) -> float:
     """Φ(a) − e^ε Φ(b), computed without cancellation or overflow.
@@ -90,12 +48,12 @@ def _diff_of_normal_cdfs(a: float, b: float, epsilon: float) -> float:
 
 def laplace_scale(epsilon: float, sensitivity: float) -> float:
     """Laplace scale b = Δ/ε, which makes one release pure ε-DP (Dwork et al. 2006)."""
-    return _check_sensitivity(sensitivity) / _check_epsilon(epsilon)
+    return check_sensitivity(sensitivity) / positive(epsilon, "epsilon", "epsilon")
 
 
 def discrete_laplace_scale(epsilon: float, sensitivity: float) -> float:
     """Discrete Laplace scale t = Δ/ε (pmf ∝ exp(−|x|/t)): pure ε-DP for integer Δ (CKS 2020 §2)."""
-    return _check_sensitivity(sensitivity, integer=True) / _check_epsilon(epsilon)
+    return check_sensitivity(sensitivity, integer=True) / positive(epsilon, "epsilon", "epsilon")
 
 
 # --------------------------------------------------------------------------- Gaussian
@@ -114,9 +72,9 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) ->
     Alg. 1 by root finding; here brentq on log σ over a bracket that is widened until it holds
     the root. δ(σ) is strictly decreasing in σ, so the root is the smallest valid σ.
     """
-    eps = _check_epsilon(epsilon)
-    dlt = _check_delta(delta)
-    sens = _check_sensitivity(sensitivity)
+    eps = positive(epsilon, "epsilon", "epsilon")
+    dlt = open_delta(delta)
+    sens = check_sensitivity(sensitivity)
 
     def excess(log_sigma: float) -> float:
         return analytic_gaussian_delta(math.exp(log_sigma), eps, sens) - dlt
@@ -139,7 +97,7 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
     eps = float(epsilon)
     if eps < 0:
         raise InputError(f"Epsilon must not be negative, got {epsilon!r}.", key="epsilon")
-    m = _check_mu(mu)
+    m = positive(mu, "Gaussian-DP parameter mu", "mu")
     return _diff_of_normal_cdfs(-eps / m + m / 2.0, -eps / m - m / 2.0, eps)
 
 
@@ -148,8 +106,8 @@ def gaussian_epsilon(delta: float, mu: float) -> float:
 
     δ(ε) is strictly decreasing in ε, so brentq on a widened bracket finds the unique root.
     """
-    dlt = _check_delta(delta)
-    m = _check_mu(mu)
+    dlt = open_delta(delta)
+    m = positive(mu, "Gaussian-DP parameter mu", "mu")
     if gaussian_delta(0.0, m) <= dlt:
         return 0.0
     hi = max(1.0, m * m)
@@ -183,9 +141,7 @@ def discrete_gaussian_delta(sigma: float, epsilon: float, sensitivity: int) -> f
     (mass beyond is below e^−98) and the normaliser is summed too, so nothing is approximated by
     the continuous Gaussian.
     """
-    sig = float(sigma)
-    if not math.isfinite(sig) or sig <= 0:
-        raise InputError(f"Sigma must be a positive finite number, got {sigma!r}.", key="sigma")
+    sig = positive(sigma, "sigma", "sigma")
     delta_sens = float(sensitivity)
     half = int(math.ceil(14.0 * sig + 2.0 * delta_sens + 10.0))
     x, logp = _discrete_gaussian_log_pmf(sig, half)
@@ -203,9 +159,9 @@ def discrete_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) ->
     Bisection on σ between a value that fails and one that holds; the returned σ always
     satisfies the target (it is the upper end of the final bracket, relative width 1e-10).
     """
-    eps = _check_epsilon(epsilon)
-    dlt = _check_delta(delta)
-    sens = int(round(_check_sensitivity(sensitivity, integer=True)))
+    eps = positive(epsilon, "epsilon", "epsilon")
+    dlt = open_delta(delta)
+    sens = int(round(check_sensitivity(sensitivity, integer=True)))
     # The continuous analytic σ is a good starting point: the two profiles are close.
     guess = analytic_gaussian_sigma(eps, dlt, sens)
     lo, hi = guess / 2.0, guess * 2.0
@@ -235,5 +191,4 @@ def noise_scale(mechanism: str, epsilon: float, delta: float, sensitivity: float
         return discrete_laplace_scale(epsilon, sensitivity)
     if mechanism == "discrete_gaussian":
         return discrete_gaussian_sigma(epsilon, delta, sensitivity)
-    raise InputError(f"Unknown mechanism {mechanism!r}; choose one of "
-                     f"{', '.join(MECHANISM_NAMES)}.", key="mechanism")
+    raise unknown_mechanism(mechanism)

@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from engine.data.errors import InputError
+from engine.mechanisms.arguments import unknown_mechanism
 
 _WORD_BITS = 62
 _WORD = 1 << _WORD_BITS          # digits of the base-2**62 expansion fit an int64
@@ -239,8 +240,7 @@ def sample_noise(mechanism: str, scale: float, size, rng: np.random.Generator) -
         return discrete_laplace_samples(sc, size, rng)
     if mechanism == "discrete_gaussian":
         return discrete_gaussian_samples(sc, size, rng)
-    raise InputError(f"Unknown mechanism {mechanism!r}; choose one of laplace, gaussian, "
-                     f"discrete_laplace, discrete_gaussian.", key="mechanism")
+    raise unknown_mechanism(mechanism)
 
 
 # =========================================================================== pure-Python reference

@@ -32,6 +32,8 @@ from scipy.special import ndtr, ndtri
 from scipy.stats import binom
 
 from engine.data.errors import InputError
+from engine.mechanisms.arguments import observations, positive, unknown_mechanism
+from engine.mechanisms.arguments import sensitivity as check_sensitivity
 
 _ROUNDOFF = 2.3e-16
 _DIRECT_CONVOLUTION_BUDGET = 4e7   # multiply-adds below which k-fold convolution is done directly
@@ -140,36 +142,6 @@ def _closed_tradeoff(family: str, parameter: float, statistic: str) -> TradeOff:
 
 
 # =========================================================================== helpers
-
-def _check_k(k) -> int:
-    try:
-        kk = int(k)
-    except (TypeError, ValueError):
-        raise InputError(f"The number of observations must be a whole number, got {k!r}.",
-                         key="observations") from None
-    if kk != k or kk < 1:
-        raise InputError(f"The number of observations must be a whole number of at least 1, "
-                         f"got {k!r}.", key="observations")
-    return kk
-
-
-def _check_positive(x, what: str, key: str) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise InputError(f"The {what} must be a number, got {x!r}.", key=key) from None
-    if not math.isfinite(v) or v <= 0:
-        raise InputError(f"The {what} must be a positive finite number, got {x!r}.", key=key)
-    return v
-
-
-def _check_integer_sensitivity(sensitivity) -> int:
-    s = _check_positive(sensitivity, "sensitivity", "sensitivity")
-    if s != round(s):
-        raise InputError(f"Discrete mechanisms add integer noise, so the sensitivity must be a "
-                         f"whole number (1, 2, ...); got {sensitivity!r}.", key="sensitivity")
-    return int(round(s))
-
 
 def _kfold(p: np.ndarray, k: int) -> tuple[np.ndarray, float]:
     """k-fold self-convolution of a pmf; returns (pmf, e) where e bounds the absolute error of
@@ -284,7 +256,7 @@ def _refined_roc(p0: np.ndarray, p1: np.ndarray, log_lr: np.ndarray,
 
 def gaussian_tradeoff(mu: float) -> TradeOff:
     """μ-GDP trade-off, TPR(α) = Φ(Φ⁻¹(α) + μ) (Dong, Roth & Su 2019, Def. 2.7); μ = √k Δ/σ."""
-    m = _check_positive(mu, "Gaussian-DP parameter mu", "mu")
+    m = positive(mu, "Gaussian-DP parameter mu", "mu")
     return _closed_tradeoff("gaussian", m, "sum of the k released values (Σ x_i)")
 
 
@@ -301,9 +273,9 @@ def laplace_tradeoff(scale: float, sensitivity: float, k: int) -> TradeOff:
     accuracy and TPR (on a log FPR grid) between m and m/2 bins, plus the effect of FFT
     roundoff on the curve at FPR ≥ 1e-6 (see :func:`_refined_roc`).
     """
-    b = _check_positive(scale, "Laplace scale b", "noise_scale")
-    d = _check_positive(sensitivity, "sensitivity", "sensitivity")
-    kk = _check_k(k)
+    b = positive(scale, "Laplace scale b", "noise_scale")
+    d = positive(sensitivity, "sensitivity", "sensitivity")
+    kk = observations(k)
     if kk == 1:
         return _closed_tradeoff("laplace", d / b, "clip(x, 0, Δ) (equivalently x itself)")
     bins = _laplace_bins(kk)
@@ -356,9 +328,9 @@ def discrete_laplace_tradeoff(t: float, sensitivity: int, k: int) -> TradeOff:
     The per-term likelihood ratio is exp((2j − Δ)/t), so the sum S is the NP statistic and its
     H1 law is the H0 law reflected (S ↦ kΔ − S).
     """
-    tt = _check_positive(t, "discrete Laplace scale t", "noise_scale")
-    d = _check_integer_sensitivity(sensitivity)
-    kk = _check_k(k)
+    tt = positive(t, "discrete Laplace scale t", "noise_scale")
+    d = int(round(check_sensitivity(sensitivity, integer=True)))
+    kk = observations(k)
     a = 1.0 / tt
     j = np.arange(d + 1, dtype=np.float64)
     term = (-math.expm1(-a)) / (1.0 + math.exp(-a)) * np.exp(-a * j)
@@ -378,9 +350,9 @@ def discrete_gaussian_tradeoff(sigma: float, sensitivity: int, k: int) -> TradeO
     ``numerical_error``: effect on the curve (FPR ≥ 1e-6) of moving ROC coordinates by
     k × (truncated mass, bounded by a Gaussian-type tail sum) + convolution roundoff.
     """
-    sig = _check_positive(sigma, "discrete Gaussian sigma", "noise_scale")
-    d = _check_integer_sensitivity(sensitivity)
-    kk = _check_k(k)
+    sig = positive(sigma, "discrete Gaussian sigma", "noise_scale")
+    d = int(round(check_sensitivity(sensitivity, integer=True)))
+    kk = observations(k)
     half = int(math.ceil(12.0 * sig + d + 10))
     x = np.arange(-half, half + 1, dtype=np.float64)
     w = np.exp(-(x * x) / (2.0 * sig * sig))
@@ -406,8 +378,8 @@ def pure_dp_worst_case_tradeoff(epsilon0: float, k: int) -> TradeOff:
     composition of ε0-DP mechanisms); the log likelihood ratio ε0·(2j − k) increases with the
     number j of "1" answers, so thresholding j is the NP test.
     """
-    e0 = _check_positive(epsilon0, "epsilon per observation", "epsilon")
-    kk = _check_k(k)
+    e0 = positive(epsilon0, "epsilon per observation", "epsilon")
+    kk = observations(k)
     j = np.arange(kk + 1)
     q = 1.0 / (1.0 + math.exp(e0))           # 1 − p, computed without overflow
     p1 = binom.pmf(j, kk, 1.0 - q)
@@ -420,17 +392,16 @@ def pure_dp_worst_case_tradeoff(epsilon0: float, k: int) -> TradeOff:
 def mechanism_tradeoff(mechanism: str, scale: float, sensitivity: float, k: int) -> TradeOff:
     """Dispatch by mechanism name; ``scale`` is b, σ, t or σ."""
     if mechanism == "gaussian":
-        sig = _check_positive(scale, "Gaussian sigma", "noise_scale")
-        d = _check_positive(sensitivity, "sensitivity", "sensitivity")
-        return gaussian_tradeoff(math.sqrt(_check_k(k)) * d / sig)
+        sig = positive(scale, "Gaussian sigma", "noise_scale")
+        d = positive(sensitivity, "sensitivity", "sensitivity")
+        return gaussian_tradeoff(math.sqrt(observations(k)) * d / sig)
     if mechanism == "laplace":
         return laplace_tradeoff(scale, sensitivity, k)
     if mechanism == "discrete_laplace":
         return discrete_laplace_tradeoff(scale, sensitivity, k)
     if mechanism == "discrete_gaussian":
         return discrete_gaussian_tradeoff(scale, sensitivity, k)
-    raise InputError(f"Unknown mechanism {mechanism!r}; choose one of laplace, gaussian, "
-                     f"discrete_laplace, discrete_gaussian.", key="mechanism")
+    raise unknown_mechanism(mechanism)
 
 
 def dp_region_tpr_upper(fpr, epsilon: float, delta: float) -> np.ndarray:
