@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+from engine.numbers import distinguishing_digits
+
 
 def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -27,13 +29,10 @@ def number(value, digits: int = 3) -> str:
 
 
 def bracket_number(value, other, digits: int = 3) -> str:
-    """``value`` with enough significant digits to differ from ``other`` (up to 8), so a narrow
-    bracket reads "9.98996 and 9.98997", not "9.99 and 9.99"."""
+    """``value`` with enough significant digits to differ from ``other`` (narrow brackets)."""
     if not (is_number(value) and is_number(other)):
         return number(value, digits)
-    while digits < 8 and f"{value:.{digits}g}" == f"{other:.{digits}g}":
-        digits += 1
-    return f"{value:.{digits}g}"
+    return distinguishing_digits(value, other, digits)
 
 
 def interval(ci, formatter=number) -> str:

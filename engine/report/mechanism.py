@@ -11,6 +11,7 @@ from __future__ import annotations
 from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, KeepTogether, Spacer
 
+from engine.numbers import distinguishing_digits
 from engine.report import styles as st
 from engine.report.sections import (
     TEXT_WIDTH,
@@ -149,12 +150,20 @@ class MechanismSections(AuditSections):
              "what any ε0-DP mechanism could reach"),
             ("epsilon_basic", "Basic composition k·ε0", "simple sum; always ≥ the others"),
         ]
-        for key, label, note in named:
-            if comp.get(key) is not None:
-                rows.append((label, fmt_eps(comp.get(key)), note))
         lo, hi = comp.get("epsilon_pld_optimistic"), comp.get("epsilon_pld_pessimistic")
-        bracket = (f"The accountant brackets the composed ε between {fmt_eps(lo)} and "
-                   f"{fmt_eps(hi)}. " if lo is not None and hi is not None else "")
+        both = lo is not None and hi is not None
+        for key, label, note in named:
+            if comp.get(key) is None:
+                continue
+            value = fmt_eps(comp.get(key))
+            if both and key == "epsilon_pld_pessimistic":   # a narrow bracket must not print
+                value = distinguishing_digits(hi, lo)       # as "9.99 to 9.99"
+            elif both and key == "epsilon_pld_optimistic":
+                value = distinguishing_digits(lo, hi)
+            rows.append((label, value, note))
+        bracket = (f"The accountant brackets the composed ε between "
+                   f"{distinguishing_digits(lo, hi)} and {distinguishing_digits(hi, lo)}. "
+                   if both else "")
         return [KeepTogether([sub("The privacy guarantee over k observations"),
                               table(rows, [6.2 * cm, 2.2 * cm, TEXT_WIDTH - 8.4 * cm]),
                               para(bracket + "A larger ε means weaker protection; values above "

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
+from engine.audits import mechanism
 from engine.report import write_report
 from engine.report.styles import fmt3, fmt_eps
 from tests.report.test_pdf import pdf_text
-
-mechanism = pytest.importorskip("engine.audits.mechanism")
 
 
 def test_real_result_renders(tmp_path):
@@ -22,3 +19,14 @@ def test_real_result_renders(tmp_path):
         assert fmt3(a["auc"]) in text
     assert "not measurable with 2 000 non-members" in text   # TPR at 0.1 % needs 3 000
     assert "no individual records are involved" in text.lower()
+
+
+def test_narrow_accounting_bracket_prints_distinct_ends(tmp_path):
+    import re
+
+    result = mechanism.run(mechanism.MechanismConfig(trials=1000)).to_dict()
+    comp = result["theory"]["composed"]
+    assert f"{comp['epsilon_pld_optimistic']:.3g}" == f"{comp['epsilon_pld_pessimistic']:.3g}"
+    text = pdf_text(write_report(result, tmp_path / "r.pdf"))
+    lo, hi = re.search(r"brackets the composed ε between (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)", text).groups()
+    assert lo != hi and float(lo) <= float(hi)
