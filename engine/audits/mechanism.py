@@ -360,6 +360,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """Run the whole mechanism audit (see module docstring)."""
     from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, optimal_statistic
+    from engine.auditing import gdp_heuristic_epsilon_lower_bound
     from engine.games.membership import MechanismGame, play
     from engine.mechanisms import MECHANISM_LABELS
     from engine.mechanisms.accounting import compose
@@ -411,6 +412,10 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         details = {"statistic": words[name], "paper": "002 §3, Thm 1"}
         if name == "naive_sum" and config.mechanism in GAUSSIAN_FAMILY:
             details["note"] = "For Gaussian noise the naive sum is the optimal statistic."
+        if config.mechanism == "gaussian" and delta > 0:
+            # Only the (continuous) Gaussian mechanism has an exactly Gaussian trade-off curve.
+            details["epsilon_lower_bound_gdp"] = gdp_heuristic_epsilon_lower_bound(
+                scores[name], labels, delta=delta, confidence=config.confidence)
         attacks.append(evaluate_attack(name, ATTACK_LABELS[name], scores[name], labels,
                                        delta=delta, confidence=config.confidence,
                                        fpr_targets=fpr_targets, details=details,

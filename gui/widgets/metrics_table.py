@@ -124,7 +124,11 @@ class MetricsTable(QTableWidget):
             else:
                 cells.append(with_interval(row.get("tpr"), row.get("tpr_ci"), pct, _pct_bare))
         bound = attack.get("epsilon_lower_bound") or {}
-        cells.append(number(bound.get("value")))
+        text = number(bound.get("value"))
+        gdp = (attack.get("details") or {}).get("epsilon_lower_bound_gdp")
+        if gdp:  # tighter, but only valid because the noise is Gaussian: say so in the cell
+            text += f"\n{number(gdp.get('value'))} (Gaussian-DP\nheuristic)"
+        cells.append(text)
         return cells
 
     def cell_text(self, row: int, column: int) -> str:

@@ -30,3 +30,14 @@ def test_narrow_accounting_bracket_prints_distinct_ends(tmp_path):
     text = pdf_text(write_report(result, tmp_path / "r.pdf"))
     lo, hi = re.search(r"brackets the composed ε between (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)", text).groups()
     assert lo != hi and float(lo) <= float(hi)
+
+
+def test_gaussian_audit_reports_the_labelled_gdp_heuristic_bound(tmp_path):
+    result = mechanism.run(mechanism.MechanismConfig(mechanism="gaussian", trials=2000)).to_dict()
+    gdp = result["attacks"][0]["details"]["epsilon_lower_bound_gdp"]
+    assert gdp["heuristic"] is True
+    text = pdf_text(write_report(result, tmp_path / "g.pdf"))
+    assert "Gaussian-DP heuristic" in text and fmt_eps(gdp["value"]) in text
+    laplace = mechanism.run(mechanism.MechanismConfig(trials=2000)).to_dict()
+    assert "epsilon_lower_bound_gdp" not in laplace["attacks"][0]["details"]
+    assert "Gaussian-DP heuristic" not in pdf_text(write_report(laplace, tmp_path / "l.pdf"))
