@@ -54,6 +54,16 @@ def _counts_at_thresholds(scores: np.ndarray, labels: np.ndarray, thresholds: np
     return tp, pos.size - tp, fp, neg.size - fp
 
 
+def _candidate_thresholds(selection_scores: np.ndarray) -> np.ndarray:
+    """Thresholds to try on the selection split: every distinct score, or evenly spaced
+    quantiles when there are more than MAX_CANDIDATE_THRESHOLDS (keeps selection O(n log n))."""
+    candidates = np.unique(selection_scores)
+    if candidates.size > MAX_CANDIDATE_THRESHOLDS:
+        candidates = np.unique(np.quantile(selection_scores,
+                                           np.linspace(0, 1, MAX_CANDIDATE_THRESHOLDS)))
+    return candidates
+
+
 def empirical_epsilon_lower_bound(scores, labels, *, delta: float, confidence: float = 0.95,
                                   selection: np.ndarray | None = None,
                                   selection_fraction: float = 0.5,
@@ -77,9 +87,7 @@ def empirical_epsilon_lower_bound(scores, labels, *, delta: float, confidence: f
 
     # 1. Choose threshold and direction on the selection split (same estimator, its own counts).
     s_sel, y_sel = s[selection], y[selection]
-    candidates = np.unique(s_sel)
-    if candidates.size > MAX_CANDIDATE_THRESHOLDS:
-        candidates = np.unique(np.quantile(s_sel, np.linspace(0, 1, MAX_CANDIDATE_THRESHOLDS)))
+    candidates = _candidate_thresholds(s_sel)
     # Also try "above everything" so a useless attack yields the empty rule, not noise.
     candidates = np.r_[candidates, np.inf]
     eps_pos, eps_neg = epsilon_from_counts(*_counts_at_thresholds(s_sel, y_sel, candidates),
@@ -149,9 +157,7 @@ def gdp_heuristic_epsilon_lower_bound(scores, labels, *, delta: float,
         return np.where(np.isfinite(mu), mu, -np.inf)
 
     s_sel, y_sel = s[selection], y[selection]
-    candidates = np.unique(s_sel)
-    if candidates.size > MAX_CANDIDATE_THRESHOLDS:
-        candidates = np.unique(np.quantile(s_sel, np.linspace(0, 1, MAX_CANDIDATE_THRESHOLDS)))
+    candidates = _candidate_thresholds(s_sel)
     best = int(np.argmax(mu_lower(*_counts_at_thresholds(s_sel, y_sel, candidates))))
     threshold = float(candidates[best])
     counts = _counts_at_thresholds(s[~selection], y[~selection], np.array([threshold]))

@@ -21,11 +21,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import norm
 
+from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, optimal_statistic
+from engine.auditing import gdp_heuristic_epsilon_lower_bound
 from engine.audits.config_fields import as_choice, as_number, reject_unknown_keys
 from engine.audits.result import AuditResult, software_versions
 from engine.data.errors import InputError
+from engine.games.membership import MechanismGame, play
+from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
+from engine.mechanisms.accounting import compose
 from engine.mechanisms.arguments import MECHANISM_NAMES
+from engine.mechanisms.calibration import gaussian_epsilon, noise_scale
+from engine.mechanisms.tradeoff import (
+    dp_region_tpr_upper,
+    mechanism_tradeoff,
+    pure_dp_worst_case_tradeoff,
+)
+from engine.metrics import evaluate_attack, min_negatives_for
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 
@@ -183,7 +196,6 @@ class MechanismConfig:
 
 def resolve_noise(config: MechanismConfig) -> tuple[float, float]:
     """(noise scale, ε per observation) for the config, whichever of the two it gives."""
-    from engine.mechanisms.calibration import noise_scale
 
     if config.noise_from == "epsilon":
         return noise_scale(config.mechanism, config.epsilon, config.delta, config.sensitivity), \
@@ -194,7 +206,6 @@ def resolve_noise(config: MechanismConfig) -> tuple[float, float]:
 
 def epsilon_from_scale(mechanism: str, scale: float, delta: float, sensitivity: float) -> float:
     """ε per observation that a noise scale gives (at δ for the Gaussian family)."""
-    from engine.mechanisms.calibration import gaussian_epsilon, noise_scale
 
     if mechanism in ("laplace", "discrete_laplace"):
         return sensitivity / scale
@@ -210,12 +221,6 @@ def epsilon_from_scale(mechanism: str, scale: float, delta: float, sensitivity: 
         else:
             hi = mid
     return hi
-
-
-def _tradeoff(mechanism: str, scale: float, sensitivity: float, k: int):
-    from engine.mechanisms.tradeoff import mechanism_tradeoff
-
-    return mechanism_tradeoff(mechanism, scale, sensitivity, k)
 
 
 def _tradeoff_summary(tradeoff, fpr_targets) -> dict:
@@ -247,7 +252,6 @@ def sweep_values(config: MechanismConfig, epsilon0: float) -> list[float]:
 def what_if_sweep(config: MechanismConfig, scale: float, epsilon0: float, *,
                   progress: Progress, cancel: CancelToken) -> dict:
     """Optimal attacker's accuracy, AUC and TPR at the policy FPR as ε or k varies (exact)."""
-    from engine.mechanisms.calibration import noise_scale
 
     values = sweep_values(config, epsilon0)
     fpr = config.policy.fpr
@@ -257,9 +261,9 @@ def what_if_sweep(config: MechanismConfig, scale: float, epsilon0: float, *,
         cancel.check()
         if config.sweep == "epsilon":
             s = noise_scale(config.mechanism, value, config.delta, config.sensitivity)
-            t = _tradeoff(config.mechanism, s, config.sensitivity, config.observations)
+            t = mechanism_tradeoff(config.mechanism, s, config.sensitivity, config.observations)
         else:
-            t = _tradeoff(config.mechanism, scale, config.sensitivity, int(value))
+            t = mechanism_tradeoff(config.mechanism, scale, config.sensitivity, int(value))
         out["values"].append(float(value))
         out["accuracy"].append(float(t.accuracy()))
         out["auc"].append(float(t.auc()))
@@ -279,17 +283,15 @@ def inverse_question(config: MechanismConfig, *, progress: Progress, cancel: Can
     log ε over [1e-3, 50] finds the boundary; it stops at a relative precision of 1e-4 (about 17
     trade-off evaluations instead of 40 — each costs an FFT convolution for Laplace noise).
     """
-    from scipy.stats import norm
 
-    from engine.mechanisms.calibration import gaussian_epsilon, noise_scale
-    from engine.mechanisms.tradeoff import mechanism_tradeoff
 
     k, fpr, limit = config.observations, config.limit_fpr, config.limit_tpr
     base = {"fpr": fpr, "max_tpr": limit, "observations": k,
-            "noise_scale_name": _scale_name(config.mechanism)}
+            "noise_scale_name": SCALE_NAMES[config.mechanism]}
 
     def tpr_for_scale(s: float) -> float:
-        return float(mechanism_tradeoff(config.mechanism, s, config.sensitivity, k).tpr_at(fpr))
+        t = mechanism_tradeoff(config.mechanism, s, config.sensitivity, k)
+        return float(t.tpr_at(fpr))
 
     if config.mechanism == "gaussian":
         mu_max = float(norm.ppf(limit) - norm.ppf(fpr))
@@ -334,12 +336,6 @@ def inverse_question(config: MechanismConfig, *, progress: Progress, cancel: Can
             "achieved_tpr": tpr, "note": ""}
 
 
-def _scale_name(mechanism: str) -> str:
-    from engine.mechanisms import SCALE_NAMES
-
-    return SCALE_NAMES[mechanism]
-
-
 # --------------------------------------------------------------------------- plain language
 
 def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr: float,
@@ -359,13 +355,6 @@ def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr
 def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """Run the whole mechanism audit (see module docstring)."""
-    from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, optimal_statistic
-    from engine.auditing import gdp_heuristic_epsilon_lower_bound
-    from engine.games.membership import MechanismGame, play
-    from engine.mechanisms import MECHANISM_LABELS
-    from engine.mechanisms.accounting import compose
-    from engine.mechanisms.tradeoff import dp_region_tpr_upper, pure_dp_worst_case_tradeoff
-    from engine.metrics import evaluate_attack
 
     if not isinstance(config, MechanismConfig):
         raise TypeError("run() needs a MechanismConfig")
@@ -384,7 +373,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
                        epsilon0=epsilon0)
     cancel.check()
     progress(0.06, "Computing the optimal attacker exactly")
-    optimal = _tradeoff(config.mechanism, scale, sens, k)
+    optimal = mechanism_tradeoff(config.mechanism, scale, sens, k)
     theory_opt = _tradeoff_summary(optimal, fpr_targets)
     worst = None
     if config.mechanism not in GAUSSIAN_FAMILY:
@@ -444,7 +433,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         "mechanism": config.mechanism,
         "mechanism_label": MECHANISM_LABELS[config.mechanism],
         "noise_scale": scale,
-        "noise_scale_name": _scale_name(config.mechanism),
+        "noise_scale_name": SCALE_NAMES[config.mechanism],
         "epsilon_per_observation": epsilon0,
         "delta": delta,
         "sensitivity": sens,
@@ -483,7 +472,6 @@ def _warnings(config: MechanismConfig, attacks: list[dict], theory_opt: dict,
               eps_total: float) -> list[str]:
     out = []
     n_neg = config.trials
-    from engine.metrics import min_negatives_for
 
     for t in config.measured_fpr_targets():
         if n_neg < min_negatives_for(t):

@@ -17,7 +17,7 @@ RESULT_SCHEMA_VERSION = 1
 
 def config_sha256(config_dict: dict) -> str:
     """SHA-256 of the canonical JSON of a config: equal configs give equal hashes."""
-    text = json.dumps(config_dict, sort_keys=True, separators=(",", ":"), default=_jsonable)
+    text = json.dumps(to_plain(config_dict), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -48,22 +48,6 @@ def software_versions(device: str) -> dict:
         except md.PackageNotFoundError:  # pragma: no cover
             out[dist.replace("-", "_")] = "not installed"
     return out
-
-
-def _jsonable(obj: Any):
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if dataclasses.is_dataclass(obj):
-        return obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj)
-    if isinstance(obj, tuple):
-        return list(obj)
-    raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
 
 
 def to_plain(obj: Any):
