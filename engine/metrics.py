@@ -149,36 +149,106 @@ def min_negatives_for(fpr_target: float) -> int:
     return int(math.ceil(3.0 / fpr_target - 1e-9))
 
 
+TPR_AT_FPR_INTERVAL_METHOD = "threshold order statistic + Clopper–Pearson (union bound)"
+
+
+def threshold_false_positive_bounds(n_neg: int, fpr_targets, alpha: float):
+    """False-positive counts whose thresholds bracket FPR t, each side with error ≤ ``alpha``.
+
+    The number of non-members scoring at or above the attack's true FPR-t threshold q_t is
+    Binomial(n_neg, t), whatever the score distribution. Hence the lowest threshold with at most
+    ``k_lo`` false positives has true FPR ≤ t unless Binomial(n_neg, t) ≤ k_lo, and the highest
+    threshold with at least ``k_hi`` false positives has true FPR ≥ t unless
+    Binomial(n_neg, t) ≥ k_hi. We take the largest ``k_lo`` and the smallest ``k_hi`` whose
+    binomial tails are ≤ α:
+
+        k_lo = max{k : P[Bin(n, t) ≤ k] ≤ α}   (−1 when no count is that unlikely)
+        k_hi = min{k : P[Bin(n, t) ≥ k] ≤ α}   (n + 1 when none is)
+
+    Vectorised over ``fpr_targets``; returns two int arrays of the same shape.
+    """
+    t = np.clip(np.asarray(fpr_targets, dtype=float), 0.0, 1.0)
+    q = stats.binom.ppf(alpha, n_neg, t)                       # smallest k with cdf ≥ α
+    k_lo = np.where(stats.binom.cdf(q, n_neg, t) <= alpha, q, q - 1)
+    k_hi = stats.binom.isf(alpha, n_neg, t) + 1                # smallest k with P[X ≥ k] ≤ α
+    k_lo = np.nan_to_num(k_lo, nan=-1.0)
+    k_hi = np.nan_to_num(k_hi, nan=n_neg + 1.0)
+    return k_lo.astype(int), np.minimum(k_hi, n_neg + 1).astype(int)
+
+
+def tpr_interval_at_fpr(fp: np.ndarray, tp: np.ndarray, n_pos: int, n_neg: int, fpr_targets,
+                        confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Interval that covers the attack's *true* TPR at FPR t with probability ≥ ``confidence``.
+
+    ``fp``/``tp`` are the false/true-positive counts of the ROC points (non-decreasing, from
+    (0, 0) to (n_neg, n_pos)). A threshold read off the very negatives whose FPR it claims has
+    an uncertain true FPR (±40 % at t = 0.1 % with 20,000 non-members), so an interval on the
+    true positives alone misses the truth far more often than it says (ARCHITECTURE §5). This one
+    carries both uncertainties:
+
+    * lower end: the threshold with ``k_lo`` false positives has true FPR ≤ t (error ≤ α/4), so
+      the attack's TPR at t is at least its TPR there, which is at least the one-sided
+      Clopper–Pearson lower bound of its true positives (error ≤ α/4);
+    * upper end: symmetric, at the threshold with ``k_hi`` false positives.
+
+    The positives are independent of the negatives that place the thresholds, so each
+    Clopper–Pearson bound is exact given its threshold, and the union bound gives ≤ α/2 per side
+    for any score distribution, ties included (monotonicity of the ROC is all that is used). It
+    covers both the deterministic-threshold TPR and the randomised (interpolated) ROC at t.
+    """
+    alpha = 1.0 - confidence
+    fp = np.asarray(fp)
+    tp = np.asarray(tp)
+    k_lo, k_hi = threshold_false_positive_bounds(n_neg, fpr_targets, alpha / 4)
+    i_lo = np.searchsorted(fp, k_lo, side="right") - 1           # last point with FP ≤ k_lo
+    i_hi = np.searchsorted(fp, k_hi, side="left")                # first point with FP ≥ k_hi
+    n = np.full(k_lo.shape, float(n_pos))
+    lower = np.where(i_lo >= 0, one_sided_lower(tp[np.clip(i_lo, 0, None)], n, alpha / 4), 0.0)
+    upper = np.where(i_hi < fp.size,
+                     one_sided_upper(tp[np.clip(i_hi, None, fp.size - 1)], n, alpha / 4), 1.0)
+    return lower, upper
+
+
+def _roc_counts(fpr: np.ndarray, tpr: np.ndarray, n_pos: int, n_neg: int):
+    """Integer FP and TP counts of ROC points given as rates."""
+    return (np.rint(np.asarray(fpr) * n_neg).astype(np.int64),
+            np.rint(np.asarray(tpr) * n_pos).astype(np.int64))
+
+
 def tpr_at_fpr(fpr: np.ndarray, tpr: np.ndarray, target: float, n_pos: int, n_neg: int,
                confidence: float = 0.95) -> dict:
-    """Largest TPR among ROC points with FPR ≤ target, its achieved FPR and CP interval."""
+    """Largest TPR among ROC points with FPR ≤ target, its achieved FPR, and an interval for
+    the attack's true TPR at FPR = target (:func:`tpr_interval_at_fpr`)."""
     ok = np.nonzero(fpr <= target + 1e-12)[0]
     i = ok[np.argmax(tpr[ok])]
-    tp = int(round(tpr[i] * n_pos))
-    lo, hi = clopper_pearson(tp, n_pos, confidence)
+    fp, tp = _roc_counts(fpr, tpr, n_pos, n_neg)
+    lo, hi = tpr_interval_at_fpr(fp, tp, n_pos, n_neg, [target], confidence)
+    k_lo, k_hi = threshold_false_positive_bounds(n_neg, [target], (1.0 - confidence) / 4)
     return {
         "fpr_target": float(target),
         "fpr_achieved": float(fpr[i]),
         "tpr": float(tpr[i]),
-        "tpr_ci": [lo, hi],
+        "tpr_ci": [float(lo[0]), float(hi[0])],
+        "tpr_ci_method": TPR_AT_FPR_INTERVAL_METHOD,
+        # False-positive counts of the two thresholds that bracket FPR = target (as rates).
+        "threshold_fpr_range": [max(0.0, float(k_lo[0]) / n_neg), min(1.0, float(k_hi[0]) / n_neg)],
         "measurable": bool(n_neg >= min_negatives_for(target)),
     }
 
 
-def roc_band(fpr: np.ndarray, tpr: np.ndarray, n_pos: int, confidence: float = 0.95,
-             grid: np.ndarray | None = None) -> dict:
-    """Pointwise Clopper–Pearson band of TPR on an FPR grid (the band drawn around the ROC).
+def roc_band(fpr: np.ndarray, tpr: np.ndarray, n_pos: int, n_neg: int,
+             confidence: float = 0.95, grid: np.ndarray | None = None) -> dict:
+    """Pointwise band of the attack's true ROC on an FPR grid (the band drawn around the ROC).
 
-    Pointwise, not simultaneous: each grid FPR gets its own 95 % interval on TPR.
+    Each grid FPR g gets the interval of :func:`tpr_interval_at_fpr`, so it covers the true TPR
+    at FPR g with the stated confidence — pointwise, not simultaneously for all g.
     """
     if grid is None:
         grid = np.unique(np.r_[np.geomspace(1e-5, 1.0, 120), np.linspace(0, 1, 41)])
-    idx = np.searchsorted(fpr, grid, side="right") - 1
-    # tpr is non-decreasing in fpr, so the last point with FPR <= g has the largest TPR.
-    t = tpr[np.clip(idx, 0, None)]
-    k = np.round(t * n_pos)
-    lo, hi = clopper_pearson_array(k, np.full_like(k, n_pos), confidence)
-    return {"fpr": grid.tolist(), "tpr_lower": lo.tolist(), "tpr_upper": hi.tolist()}
+    fp, tp = _roc_counts(fpr, tpr, n_pos, n_neg)
+    lo, hi = tpr_interval_at_fpr(fp, tp, n_pos, n_neg, grid, confidence)
+    return {"fpr": grid.tolist(), "tpr_lower": lo.tolist(), "tpr_upper": hi.tolist(),
+            "method": TPR_AT_FPR_INTERVAL_METHOD, "pointwise": True}
 
 
 def downsample_roc(fpr: np.ndarray, tpr: np.ndarray, max_points: int = MAX_ROC_POINTS):
@@ -226,11 +296,15 @@ def rates_at_threshold(scores, labels, threshold: float) -> tuple[int, int, int,
 
 def balanced_accuracy_with_ci(tp: int, fn: int, fp: int, tn: int,
                               confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
-    """Balanced accuracy (TPR + TNR)/2 with an interval.
+    """Balanced accuracy (TPR + TNR)/2 with an interval for its true value at this threshold.
 
-    With equal class sizes it equals plain accuracy, a binomial proportion, so the exact
-    Clopper–Pearson interval applies. With unequal sizes it is a weighted sum of two binomial
-    proportions; we use the normal approximation of its variance, clipped to [0, 1].
+    With equal class sizes it is the share of correct guesses, a sum of independent Bernoulli
+    trials, and the exact Clopper–Pearson interval applies (conservative for unequal success
+    probabilities: Hoeffding 1956). With unequal sizes it is the mean of two independent
+    binomial proportions; we combine their Clopper–Pearson intervals by MOVER (Newcombe 1998;
+    Zou & Donner 2008): L = B − ½√((TPR − TPR_L)² + (TNR − TNR_L)²), U likewise. Unlike the
+    Wald interval it stays honest near 0 and 1; `tests/claims/test_interval_coverage.py`
+    checks its coverage by simulation.
     """
     n_pos, n_neg = tp + fn, fp + tn
     tpr, tnr = tp / n_pos, tn / n_neg
@@ -238,9 +312,18 @@ def balanced_accuracy_with_ci(tp: int, fn: int, fp: int, tn: int,
     if n_pos == n_neg:
         lo, hi = clopper_pearson(tp + tn, n_pos + n_neg, confidence)
         return value, (lo, hi)
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    se = 0.5 * math.sqrt(tpr * (1 - tpr) / n_pos + tnr * (1 - tnr) / n_neg)
-    return value, (max(0.0, value - z * se), min(1.0, value + z * se))
+    (tpr_lo, tnr_lo), (tpr_hi, tnr_hi) = clopper_pearson_array(
+        np.array([tp, tn]), np.array([n_pos, n_neg]), confidence)
+    lo = value - 0.5 * math.hypot(tpr - tpr_lo, tnr - tnr_lo)
+    hi = value + 0.5 * math.hypot(tpr_hi - tpr, tnr_hi - tnr)
+    return value, (max(0.0, lo), min(1.0, hi))
+
+
+def advantage_ci(accuracy_ci) -> tuple[float, float]:
+    """Advantage TPR − FPR = 2 × balanced accuracy − 1 at the same threshold, so its interval
+    is the image of the balanced-accuracy interval (same coverage)."""
+    lo, hi = accuracy_ci
+    return 2.0 * lo - 1.0, 2.0 * hi - 1.0
 
 
 # --------------------------------------------------------------------------- the whole evaluation
@@ -296,7 +379,7 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
                                         selection=sel, method=interval_method)
     roc_f, roc_t = downsample_roc(fpr, tpr)
     out_details = dict(details or {})
-    out_details["roc_band"] = roc_band(fpr, tpr, n_pos, confidence)
+    out_details["roc_band"] = roc_band(fpr, tpr, n_pos, n_neg, confidence)
     out_details["accuracy_threshold"] = threshold
     out_details["n_selection"] = int(sel.sum())
     out_details["n_evaluation"] = int((~sel).sum())
@@ -310,6 +393,7 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
         "accuracy": float(acc),
         "accuracy_ci": list(acc_ci),
         "advantage": float(advantage),
+        "advantage_ci": list(advantage_ci(acc_ci)),
         "tpr_at_fpr": [tpr_at_fpr(fpr, tpr, t, n_pos, n_neg, confidence) for t in fpr_targets],
         "epsilon_lower_bound": eps,
         "roc": {"fpr": roc_f, "tpr": roc_t},

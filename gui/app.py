@@ -11,7 +11,17 @@ import sys
 
 def main(argv: list[str] | None = None, open_sample: str | None = None) -> int:
     """Create the application and the main window; with ``open_sample="mechanism"`` open the
-    mechanism page prefilled with resources/configs/mechanism_demo.toml. Returns the exit code."""
+    mechanism page prefilled with resources/configs/mechanism_demo.toml. Returns the exit code.
+
+    Before Qt is imported, :func:`gui.platform_check.display_problem` makes sure a window can
+    open; if not, one sentence on stderr and exit code 2 (never Qt's abort)."""
+    from gui.platform_check import display_problem
+
+    problem = display_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 

@@ -26,6 +26,12 @@ COLUMN_TIPS = {
 }
 
 
+TPR_TIP = ("Share of people present that the attacker spots while wrongly accusing at most "
+           "this share of the people absent. The interval also allows for the uncertain "
+           "false-positive rate of a threshold read off the simulated data, so it covers the "
+           "attacker's true rate at this FPR.")
+
+
 def _fpr_targets(result: dict) -> list[float]:
     theory = (result.get("theory") or {}).get("optimal_attacker") or {}
     targets = [row["fpr"] for row in theory.get("tpr_at_fpr") or []]
@@ -62,9 +68,7 @@ class MetricsTable(QTableWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
         self.setColumnWidth(0, NAME_COLUMN_WIDTH)
         for col, name in enumerate(headers):
-            tip = COLUMN_TIPS.get(name.replace("\n", " ")) or ("Share of people present that the attacker spots "
-                                            "while wrongly accusing at most this share of the "
-                                            "people absent.")
+            tip = COLUMN_TIPS.get(name.replace("\n", " ")) or TPR_TIP
             self.horizontalHeaderItem(col).setToolTip(tip)
         if not result:
             self.setRowCount(0)
@@ -113,7 +117,8 @@ class MetricsTable(QTableWidget):
     def _attack_cells(attack: dict, targets: list[float]) -> list[str]:
         cells = [with_interval(attack.get("auc"), attack.get("auc_ci")),
                  with_interval(attack.get("accuracy"), attack.get("accuracy_ci"), pct, _pct_bare),
-                 pct(attack.get("advantage"))]
+                 with_interval(attack.get("advantage"), attack.get("advantage_ci"), pct,
+                               _pct_bare)]
         by_fpr = {round(row["fpr_target"], 12): row for row in attack.get("tpr_at_fpr") or []}
         for t in targets:
             row = by_fpr.get(round(t, 12))

@@ -86,10 +86,43 @@ def test_tpr_at_fpr_and_measurable_rule():
     assert row["tpr"] == pytest.approx(0.2) and row["fpr_achieved"] == pytest.approx(0.0005)
     lo, hi = row["tpr_ci"]
     assert lo < 0.2 < hi
+    # The threshold's FPR is uncertain: the interval reaches the TPR of the ROC point beyond
+    # the binomial upper quantile of the false positives (FPR 0.2 % here, TPR 0.3).
+    assert hi > 0.3 and row["tpr_ci_method"]
+    f_lo, f_hi = row["threshold_fpr_range"]
+    assert f_lo < 0.001 < f_hi
     assert row["measurable"] is True
     assert metrics.min_negatives_for(0.001) == 3000
     assert metrics.tpr_at_fpr(fpr, tpr, 0.001, 10000, 2999)["measurable"] is False
     assert metrics.tpr_at_fpr(fpr, tpr, 0.001, 10000, 3000)["measurable"] is True
+
+
+def test_threshold_false_positive_bounds_match_brute_force_binomial_tails():
+    for n, t, a in [(20000, 0.001, 0.0125), (20000, 0.01, 0.0125), (500, 0.1, 0.01),
+                    (100, 0.001, 0.0125), (50, 0.5, 0.025)]:
+        k_lo, k_hi = (int(v[0]) for v in metrics.threshold_false_positive_bounds(n, [t], a))
+        cdf = stats.binom.cdf(np.arange(n + 1), n, t)          # P[X <= k]
+        sf_ge = stats.binom.sf(np.arange(n + 1) - 1, n, t)     # P[X >= k]
+        expect_lo = max([k for k in range(n + 1) if cdf[k] <= a], default=-1)
+        expect_hi = min([k for k in range(n + 1) if sf_ge[k] <= a], default=n + 1)
+        assert (k_lo, k_hi) == (expect_lo, expect_hi), (n, t, a)
+
+
+def test_tpr_interval_brackets_the_fpr_uncertainty_of_its_threshold():
+    # ROC of 1,000 negatives and 1,000 positives where TPR = sqrt(FPR) at every FP count.
+    n = 1000
+    fp = np.arange(n + 1)
+    tp = np.rint(np.sqrt(fp / n) * n).astype(int)
+    lo, hi = metrics.tpr_interval_at_fpr(fp, tp, n, n, [0.01], 0.95)
+    k_lo, k_hi = metrics.threshold_false_positive_bounds(n, [0.01], 0.05 / 4)
+    # Lower end: Clopper–Pearson (α/4) lower bound at the threshold with k_lo false positives;
+    # upper end: upper bound at the one with k_hi false positives.
+    assert lo[0] == pytest.approx(metrics.one_sided_lower(tp[k_lo[0]], n, 0.05 / 4))
+    assert hi[0] == pytest.approx(metrics.one_sided_upper(tp[k_hi[0]], n, 0.05 / 4))
+    assert lo[0] < math.sqrt(0.01) < hi[0]
+    # No threshold can certify FPR <= 1e-5 with 1,000 negatives: the lower end is 0.
+    lo, _ = metrics.tpr_interval_at_fpr(fp, tp, n, n, [1e-5], 0.95)
+    assert lo[0] == 0.0
 
 
 def test_accuracy_threshold_comes_from_selection_split_only():
@@ -111,6 +144,16 @@ def test_balanced_accuracy_ci_exact_when_balanced():
     acc, (lo, hi) = metrics.balanced_accuracy_with_ci(70, 30, 20, 80)
     assert acc == pytest.approx(0.75)
     assert (lo, hi) == pytest.approx(metrics.clopper_pearson(150, 200))
+    assert metrics.advantage_ci((lo, hi)) == pytest.approx((2 * lo - 1, 2 * hi - 1))
+
+
+def test_balanced_accuracy_ci_unequal_classes_combines_both_rates():
+    acc, (lo, hi) = metrics.balanced_accuracy_with_ci(95, 5, 100, 900)
+    assert acc == pytest.approx(0.5 * (0.95 + 0.9))
+    (tpr_lo, tnr_lo), (tpr_hi, tnr_hi) = metrics.clopper_pearson_array(
+        np.array([95, 900]), np.array([100, 1000]))
+    assert lo == pytest.approx(acc - 0.5 * math.hypot(0.95 - tpr_lo, 0.9 - tnr_lo))
+    assert hi == pytest.approx(acc + 0.5 * math.hypot(tpr_hi - 0.95, tnr_hi - 0.9))
 
 
 def test_evaluate_attack_fields_and_roc_size():
@@ -119,7 +162,8 @@ def test_evaluate_attack_fields_and_roc_size():
     y = np.r_[np.zeros(n, bool), np.ones(n, bool)]
     s = g.normal(size=2 * n) + 1.5 * y
     r = metrics.evaluate_attack("x", "X", s, y, delta=1e-5)
-    for key in ("auc", "auc_ci", "accuracy", "accuracy_ci", "advantage", "tpr_at_fpr",
+    for key in ("auc", "auc_ci", "accuracy", "accuracy_ci", "advantage", "advantage_ci",
+                "tpr_at_fpr",
                 "epsilon_lower_bound", "roc", "details", "n_positive", "n_negative"):
         assert key in r
     assert len(r["roc"]["fpr"]) <= 512
