@@ -11,9 +11,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+
+from gui.widgets.plot_view import PlotView, log_decades
 
 LOG_FLOOR = 1e-6          # where the shaded DP region starts on log axes
+HOME_LOG_X = (-4.5, 0.0)  # log10 FPR shown on log axes before any zoom
+HOME_LOG_Y = (-4.0, 0.0)
 REGION_COLOR = QColor(76, 175, 80, 60)
 OPTIMAL_COLOR = QColor(183, 28, 28)
 WORST_CASE_COLOR = QColor(230, 120, 0)
@@ -42,13 +46,12 @@ class RocPlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._result: dict | None = None
-        self.plot_widget = pg.PlotWidget()
-        self.plot_widget.setMinimumHeight(360)
-        self.plot_item = self.plot_widget.getPlotItem()
+        self.view = PlotView(min_height=360)
+        self.plot_widget = self.view.plot_widget
+        self.plot_item = self.view.plot_item
         self.plot_item.setLabel("bottom", "False-positive rate (people wrongly accused)")
         self.plot_item.setLabel("left", "True-positive rate (people correctly spotted)")
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_item.setMenuEnabled(False)
         self.legend = self.plot_item.addLegend(offset=(-10, -10), labelTextSize="8pt")
 
         self.log_axes = QCheckBox("Log-log axes (zoom on rare, confident accusations)")
@@ -60,13 +63,10 @@ class RocPlot(QWidget):
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")
 
-        top = QHBoxLayout()
-        top.addWidget(self.log_axes)
-        top.addStretch(1)
+        self.view.add_tool(self.log_axes)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
-        layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.view, 1)
         layout.addWidget(hint)
 
     def is_log(self) -> bool:
@@ -101,6 +101,7 @@ class RocPlot(QWidget):
         self.plot_item.setLogMode(x=log, y=log)
         result = self._result
         if not result:
+            self._set_home(log)
             return
         theory = result.get("theory") or {}
         floor = LOG_FLOOR if log else 0.0
@@ -159,9 +160,20 @@ class RocPlot(QWidget):
             self._curve(optimal["roc"]["fpr"], optimal["roc"]["tpr"],
                         "Optimal attacker (exact theory)", pg.mkPen(OPTIMAL_COLOR, width=2.5))
 
-        if log:
-            self.plot_item.setXRange(-4.5, 0, padding=0.02)
-            self.plot_item.setYRange(-4, 0, padding=0.02)
-        else:
-            self.plot_item.setXRange(0, 1, padding=0.02)
-            self.plot_item.setYRange(0, 1, padding=0.02)
+        self._set_home(log)
+
+    def _set_home(self, log: bool) -> None:
+        """Rates live in [0, 1]: linear axes show exactly that; log axes open on the low-FPR
+        corner and may be zoomed out only to the decades that hold data."""
+        if not log:
+            self.view.set_home((0.0, 1.0), (0.0, 1.0))
+            return
+        xs, ys = [], []
+        for item in self.plot_item.listDataItems():
+            x, y = item.getOriginalDataset()
+            if x is not None and len(x):
+                xs.append(float(np.min(x)))
+                ys.append(float(np.min(y)))
+        x_low = min(log_decades(xs, LOG_FLOOR), HOME_LOG_X[0])
+        y_low = min(log_decades(ys, LOG_FLOOR), HOME_LOG_Y[0])
+        self.view.set_home(HOME_LOG_X, HOME_LOG_Y, (x_low, 0.0), (y_low, 0.0))

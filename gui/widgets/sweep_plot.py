@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gui.formatting import fpr_label, is_number, number, pct
+from gui.widgets.plot_view import PlotView
 
 PARAMETER_AXIS = {
     "epsilon": "ε per observation (log scale)",
@@ -49,11 +50,10 @@ class SweepPlot(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget()
-        self.plot_widget.setMinimumHeight(260)
-        self.plot_item = self.plot_widget.getPlotItem()
+        self.view = PlotView(min_height=260)
+        self.plot_widget = self.view.plot_widget
+        self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_item.setMenuEnabled(False)
         self.plot_item.setLabel("left", "Optimal attacker's success")
         self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextSize="8pt")
         self.inverse_label = QLabel()
@@ -61,7 +61,7 @@ class SweepPlot(QWidget):
         self.inverse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.view, 1)
         layout.addWidget(self.inverse_label)
 
     def set_result(self, result: dict | None) -> None:
@@ -97,4 +97,8 @@ class SweepPlot(QWidget):
                                    labelOpts={"position": 0.08, "color": (40, 40, 40),
                                               "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(line)
-        self.plot_item.setYRange(0, 1, padding=0.02)
+        # Success rates live in [0, 1]; the swept values span the x axis (log10 units).
+        positive = values[values > 0]
+        if positive.size:
+            self.view.set_home((float(np.log10(positive.min())),
+                                float(np.log10(positive.max()))), (0.0, 1.0))
