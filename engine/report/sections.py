@@ -165,7 +165,7 @@ def tpr_cells(row: dict) -> tuple[str, str, str]:
     if isinstance(span, (list, tuple)) and len(span) == 2:
         # The interval spans the thresholds whose true FPR may be the target (see methods).
         note += (f"; interval allows the threshold's true FPR to lie in "
-                 f"{fmt_ci(span, fmt_pct)}")
+                 f"{fmt_ci(span, st.fmt_pct_sig)}")
     return (fmt_pct(row.get("tpr")), fmt_ci(row.get("tpr_ci"), fmt_pct), note)
 
 

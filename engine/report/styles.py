@@ -201,6 +201,12 @@ def fmt_pct(x) -> str:
     return f"{100.0 * x:.1f}%" if _ok(x) else DASH
 
 
+def fmt_pct_sig(x) -> str:
+    """A small rate as a percentage with 3 significant digits ("0.05%", "1.17%"), where one
+    decimal would round 0.05 % and 0.16 % to the same-looking 0.1 % and 0.2 %."""
+    return f"{100.0 * x:.3g}%" if _ok(x) else DASH
+
+
 def fmt_conf(c) -> str:
     """A confidence level: "95%" (1 decimal only when needed, e.g. "99.9%")."""
     if not _ok(c):

@@ -139,8 +139,11 @@ class RocPlot(QWidget):
                 lo = np.asarray(band["tpr_lower"], dtype=float)
                 hi = np.asarray(band["tpr_upper"], dtype=float)
                 if log:
-                    keep = (bx > 0) & (lo > 0) & (hi > 0)
-                    bx, lo, hi = bx[keep], lo[keep], hi[keep]
+                    # A lower end of 0 ("these trials cannot rule out TPR 0") is drawn down to
+                    # the floor of the log axes rather than dropped, so the band shows where
+                    # nothing is known as plainly as where it is tight.
+                    keep = (bx > 0) & (hi > 0)
+                    bx, lo, hi = bx[keep], np.maximum(lo[keep], LOG_FLOOR), hi[keep]
                 if bx.size >= 2:
                     fill_color = QColor(color)
                     fill_color.setAlpha(45)
