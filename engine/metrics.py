@@ -359,8 +359,15 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
                     confidence: float = 0.95,
                     fpr_targets: tuple[float, ...] = DEFAULT_FPR_TARGETS,
                     selection_fraction: float = 0.5, details: dict | None = None,
-                    interval_method: str = "clopper-pearson") -> dict:
-    """All §5 metrics of one attack as the ``attacks[i]`` entry of result.json."""
+                    interval_method: str = "clopper-pearson",
+                    accuracy_threshold: float | None = None) -> dict:
+    """All §5 metrics of one attack as the ``attacks[i]`` entry of result.json.
+
+    ``accuracy_threshold``: the threshold the attack's own rule chose on data these scores do
+    not contain (e.g. its shadow aggregates, paper 000 Alg. 3); balanced accuracy and advantage
+    are then measured on all trials. Without it, the threshold is chosen on the selection
+    split and measured on the rest (ARCHITECTURE §5).
+    """
     from engine.auditing import empirical_epsilon_lower_bound
 
     s, y = _as_scores_labels(scores, labels)
@@ -370,8 +377,12 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
     auc, auc_ci = delong_auc_ci(s, y, confidence)
 
     sel = split_for_selection(y, selection_fraction)
-    threshold = best_balanced_accuracy_threshold(s[sel], y[sel])
-    tp, fn, fp, tn = rates_at_threshold(s[~sel], y[~sel], threshold)
+    if accuracy_threshold is None:
+        threshold = best_balanced_accuracy_threshold(s[sel], y[sel])
+        tp, fn, fp, tn = rates_at_threshold(s[~sel], y[~sel], threshold)
+    else:
+        threshold = float(accuracy_threshold)
+        tp, fn, fp, tn = rates_at_threshold(s, y, threshold)
     acc, acc_ci = balanced_accuracy_with_ci(tp, fn, fp, tn, confidence)
     advantage = tp / (tp + fn) - fp / (fp + tn)
 
@@ -381,6 +392,8 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
     out_details = dict(details or {})
     out_details["roc_band"] = roc_band(fpr, tpr, n_pos, n_neg, confidence)
     out_details["accuracy_threshold"] = threshold
+    out_details["accuracy_threshold_source"] = (
+        "selection split" if accuracy_threshold is None else "the attack's own rule")
     out_details["n_selection"] = int(sel.sum())
     out_details["n_evaluation"] = int((~sel).sum())
     return {

@@ -9,37 +9,24 @@ cancels and waits for the worker: a half-finished thread must never outlive the 
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
 
-from engine.audits.mechanism import MechanismConfig
 from engine.data.errors import InputError
 from engine.project import PROJECT_SUFFIX, Project, load_project, save_project
 from gui.error_dialog import show_message_error
 from gui.job_runner import JobRunner
+from gui.pages.audit_page import AuditPage
 from gui.pages.home_page import HomePage
-from gui.pages.mechanism_page import MechanismPage
+from gui.pages.registry import AUDIT_PAGES
 from gui.recent_projects import add_recent_project, recent_projects
 
 APP_TITLE = "Privacy Risk Auditor"
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_CONFIGS = {"mechanism": REPO_ROOT / "resources" / "configs" / "mechanism_demo.toml"}
 PROJECT_FILTER = f"Privacy audit projects (*{PROJECT_SUFFIX});;All files (*)"
 QUIT_WAIT_MS = 30_000
-
-
-def sample_config(audit_type: str = "mechanism") -> dict:
-    """The bundled sample config as a validated dict; the defaults if the file is missing."""
-    path = SAMPLE_CONFIGS.get(audit_type)
-    if path is None or not path.exists():
-        return MechanismConfig().to_dict()
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)
-    return MechanismConfig.from_dict(data, source=str(path)).to_dict()
 
 
 class MainWindow(QMainWindow):
@@ -53,20 +40,25 @@ class MainWindow(QMainWindow):
 
         self.stack = QStackedWidget()
         self.home_page = HomePage()
-        self.mechanism_page = MechanismPage(self.runner)
         self.stack.addWidget(self.home_page)
-        self.stack.addWidget(self.mechanism_page)
+        self.audit_pages: dict[str, AuditPage] = {}
+        for audit_type, page_class in AUDIT_PAGES.items():
+            page = page_class(self.runner)
+            self.audit_pages[audit_type] = page
+            self.stack.addWidget(page)
+            page.home_requested.connect(self.show_home)
+            page.result_ready.connect(lambda _result: self._autosave())
+            page.decision_logged.connect(lambda _entry: self._autosave())
+            page.report_written.connect(
+                lambda path: self.statusBar().showMessage(f"Report written to {path}", 10_000))
+        self.mechanism_page = self.audit_pages["mechanism"]
+        self.audit_page: AuditPage = self.mechanism_page   # the audit the project holds
         self.setCentralWidget(self.stack)
 
         self.home_page.audit_chosen.connect(self._start_audit)
         self.home_page.open_project_requested.connect(self.open_project_dialog)
         self.home_page.open_sample_requested.connect(self.open_sample)
         self.home_page.recent_project_chosen.connect(self.open_project)
-        self.mechanism_page.home_requested.connect(self.show_home)
-        self.mechanism_page.result_ready.connect(lambda _result: self._autosave())
-        self.mechanism_page.decision_logged.connect(lambda _entry: self._autosave())
-        self.mechanism_page.report_written.connect(
-            lambda path: self.statusBar().showMessage(f"Report written to {path}", 10_000))
 
         self._build_menus()
         self._refresh_recent()
@@ -115,12 +107,14 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
         self.stack.setCurrentWidget(self.home_page)
 
-    def show_mechanism(self) -> None:
-        self.stack.setCurrentWidget(self.mechanism_page)
+    def show_audit(self, audit_type: str) -> None:
+        """Show the page of ``audit_type``; it becomes the audit the project holds."""
+        self.audit_page = self.audit_pages[audit_type]
+        self.stack.setCurrentWidget(self.audit_page)
 
     def _start_audit(self, audit_type: str) -> None:
-        if audit_type == "mechanism":
-            self.show_mechanism()
+        if audit_type in self.audit_pages:
+            self.show_audit(audit_type)
 
     def _refuse_while_busy(self) -> bool:
         """True (and tells the user) if a job runs: one audit at a time keeps state simple."""
@@ -137,8 +131,9 @@ class MainWindow(QMainWindow):
         if self._refuse_while_busy():
             return
         self.project_path = None
-        self.mechanism_page.load_state(MechanismConfig().to_dict(), None, [])
-        self.mechanism_page.status_label.setText("Ready.")
+        for page in self.audit_pages.values():
+            page.load_state(page.default_config(), None, [])
+            page.status_label.setText("Ready.")
         self._update_title()
         self.show_home()
 
@@ -146,16 +141,19 @@ class MainWindow(QMainWindow):
         """Open the bundled sample audit (prefilled form, not yet run, no project file)."""
         if self._refuse_while_busy():
             return
+        page = self.audit_pages.get(audit_type)
+        if page is None:
+            return
         try:
-            config = sample_config(audit_type)
+            config = page.sample_config()
         except InputError as exc:
             show_message_error(self, "The sample could not be opened", exc.one_line())
             return
         self.project_path = None
-        self.mechanism_page.load_state(config, None, [])
-        self.mechanism_page.status_label.setText("Sample audit loaded. Press “Run audit”.")
+        page.load_state(config, None, [])
+        page.status_label.setText("Sample audit loaded. Press “Run audit”.")
         self._update_title()
-        self.show_mechanism()
+        self.show_audit(audit_type)
 
     def open_project_dialog(self) -> None:
         if self._refuse_while_busy():
@@ -171,25 +169,26 @@ class MainWindow(QMainWindow):
             return False
         try:
             project = load_project(path)
-            if project.audit_type != "mechanism":
+            if project.audit_type not in self.audit_pages:
                 raise InputError(f"{path}: this project is a '{project.audit_type}' audit, "
                                  "which this version of the app cannot open yet.")
         except InputError as exc:
             show_message_error(self, "The project could not be opened", exc.one_line())
             return False
         self.project_path = os.path.abspath(path)
-        self.mechanism_page.load_state(project.config, project.result, project.decision_log)
+        self.audit_pages[project.audit_type].load_state(project.config, project.result,
+                                                        project.decision_log)
         add_recent_project(self.project_path)
         self._refresh_recent()
         self._update_title()
-        self.show_mechanism()
+        self.show_audit(project.audit_type)
         self.statusBar().showMessage(f"Opened {self.project_path}", 8000)
         return True
 
     def current_project(self) -> Project:
-        page = self.mechanism_page
+        page = self.audit_page
         config = page.config_for_saving()
-        return Project(audit_type="mechanism", config=config, result=page.result(),
+        return Project(audit_type=page.AUDIT_TYPE, config=config, result=page.result(),
                        decision_log=page.decision_log(), name=str(config.get("name", "")))
 
     def save_project(self) -> bool:
@@ -198,7 +197,7 @@ class MainWindow(QMainWindow):
         return self._write_project(self.project_path)
 
     def save_project_as(self) -> bool:
-        name = str(self.mechanism_page.form_dict().get("name") or "privacy-audit")
+        name = str(self.audit_page.form_dict().get("name") or "privacy-audit")
         name = "".join(c for c in name if c not in '\\/:*?"<>|')[:80] or "privacy-audit"
         start = os.path.dirname(self.project_path) if self.project_path else str(Path.home())
         path, _ = QFileDialog.getSaveFileName(self, "Save project",

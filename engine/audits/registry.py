@@ -35,7 +35,7 @@ AUDIT_TYPES: dict[str, AuditType] = {
                            "engine.audits.mechanism"),
     "location": AuditType("location", "Location data",
                           "Can someone tell whether a person is in these counts of people per "
-                          "place and hour?", None),
+                          "place and hour?", "engine.audits.location"),
     "aggregates": AuditType("aggregates", "Count tables",
                             "Will this count table let someone learn a person's attribute?", None),
     "model": AuditType("model", "Machine-learning model",

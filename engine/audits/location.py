@@ -1,0 +1,637 @@
+"""Audit of location / time-series aggregates: "Can someone tell whether a person is in these
+counts of people per place and hour?" (paper 000).
+
+1. Load traces (CSV, or the bundled synthetic city), clip every person to at most C sites per
+   epoch (§2.2.2), pick the target (by id, the most exposed person, or at random).
+2. Split everyone else into the *release pool* (the people a release is drawn from) and the
+   attacker's disjoint *auxiliary pool*; define what the attacker knows (informed θ = 1,
+   partial θ, auxiliary θ = 0; Def. 3).
+3. Play the membership game on the cells that carry signal (engine.games.location): shadow
+   aggregates for the attacker (Alg. 1), test aggregates for the evaluation, both balanced,
+   with the same clipping and noise.
+4. Run the attacks (one- and two-threshold, MLP meta-classifiers, the reference attack, and a
+   likelihood-ratio attack beyond the paper) and measure them with the shared metric layer;
+   accuracy uses each attack's own threshold from the shadow data.
+5. Theory: the exact optimal (informed) attacker for the target's k positive observations, and
+   what ε-DP per epoch allows in the worst case over those epochs (Thm 1, KOV composition).
+6. Accuracy against the number of positive observations (Fig. 13/14) over several targets, the
+   people exposed (everyone whose k makes the optimal attacker cross the policy's line) and the
+   verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.attacks.location import (
+    likelihood_ratio,
+    meta_classifier,
+    one_threshold,
+    reference,
+    two_threshold,
+)
+from engine.attacks.location.base import AttackData
+from engine.audits.config_fields import as_choice, as_number, reject_unknown_keys
+from engine.audits.result import AuditResult, file_sha256, software_versions
+from engine.data.errors import InputError
+from engine.games.location import CellPool, play
+from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
+from engine.mechanisms.accounting import compose
+from engine.mechanisms.arguments import MECHANISM_NAMES
+from engine.mechanisms.calibration import noise_scale
+from engine.mechanisms.tradeoff import (
+    dp_region_tpr_upper,
+    mechanism_tradeoff,
+    pure_dp_worst_case_tradeoff,
+)
+from engine.metrics import evaluate_attack
+from engine.policy import VerdictPolicy
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_TRACES = ROOT / "resources" / "location" / "sample_city.csv"
+MECHANISMS = (*MECHANISM_NAMES, "none")
+GAUSSIAN_FAMILY = ("gaussian", "discrete_gaussian")
+ATTACKERS = ("informed", "partial", "auxiliary")
+TARGET_RULES = ("most_exposed", "random", "id")
+ATTACKS = ("one_threshold", "two_threshold", "meta_classifier", "meta_classifier_100",
+           "reference", "likelihood_ratio")
+DEFAULT_ATTACKS = ("one_threshold", "two_threshold", "meta_classifier", "reference",
+                   "likelihood_ratio")
+SWEEP_ATTACKS = ("one_threshold", "two_threshold", "likelihood_ratio")
+
+
+@dataclass(frozen=True)
+class LocationConfig:
+    """What the user audits. Field comments are the tooltips' short form."""
+
+    schema_version: int = 1
+    name: str = "Location aggregates audit"
+    traces: str = ""                  # CSV of traces (user, site, epoch); "" = synthetic city
+    user_col: str = "user_id"
+    site_col: str = "site"
+    epoch_col: str = "epoch"
+    count_col: str = ""               # optional count column ("" = none)
+    epoch_unit: str = ""              # "" (integers) | "hour" | "day" (timestamps binned)
+    city_users: int = 16_000          # synthetic city: people ...
+    city_epochs: int = 800            # ... and hourly epochs (12 × 8 grid of sites)
+    target: str = "most_exposed"      # most_exposed | random | id
+    target_id: str = ""               # with target = "id"
+    attacker: str = "informed"        # informed | partial | auxiliary
+    known_fraction: float = 0.5       # θ for the partial attacker
+    auxiliary_size: int = 0           # people in the attacker's auxiliary pool; 0 = half the rest
+    aggregate_size: int = 1999        # n: people in a release besides the target
+    clip_per_epoch: int = 1           # C: sites per person and epoch kept
+    mechanism: str = "laplace"        # laplace | gaussian | discrete_laplace | discrete_gaussian | none
+    epsilon: float = 0.5              # ε per epoch (each person's epoch row has sensitivity C)
+    delta: float = 1e-5
+    shadow_aggregates: int = 2000     # shadow aggregates for training (paper: 2,000)
+    large_shadow_aggregates: int = 0  # optional second MLP with this many (paper: 200,000)
+    test_aggregates: int = 50_000     # evaluation aggregates (paper: 50,000)
+    attacks: tuple[str, ...] = DEFAULT_ATTACKS
+    reference_traces: int = 5         # Dwork et al.: reference people from the auxiliary pool
+    sweep_targets: int = 6            # targets with different k for accuracy vs observations
+    sweep_test_aggregates: int = 4000
+    confidence: float = 0.95
+    fpr_targets: tuple[float, ...] = (0.001, 0.01, 0.1)
+    list_exposed_ids: bool = False    # list exposed people by id (redacted by default)
+    seed: int = 7
+    policy: VerdictPolicy = field(default_factory=VerdictPolicy)
+
+    audit_type = "location"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["attacks"] = list(self.attacks)
+        d["fpr_targets"] = list(self.fpr_targets)
+        d["policy"] = self.policy.to_dict()
+        return {"audit_type": self.audit_type, **d}
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "config") -> LocationConfig:
+        """Validate a user dict; every problem is one InputError sentence naming the key."""
+        d = dict(d)
+        at = d.pop("audit_type", "location")
+        if at != "location":
+            raise InputError(f"{source}: 'audit_type' must be 'location' here (got {at!r}).",
+                             source=source, key="audit_type")
+        reject_unknown_keys(cls, d, source)
+        v: dict = {}
+        for key in ("name", "traces", "user_col", "site_col", "epoch_col", "count_col",
+                    "target_id"):
+            if key in d:
+                v[key] = str(d[key])[:1000]
+        choices = {"epoch_unit": ("", "hour", "day"), "target": TARGET_RULES,
+                   "attacker": ATTACKERS, "mechanism": MECHANISMS}
+        for key, allowed in choices.items():
+            if key in d:
+                v[key] = as_choice(source, key, d[key], allowed)
+        integers = {"schema_version": (1, 1), "city_users": (10, 200_000),
+                    "city_epochs": (1, 20_000), "auxiliary_size": (0, 10_000_000),
+                    "aggregate_size": (1, 10_000_000), "clip_per_epoch": (1, 10_000),
+                    "shadow_aggregates": (100, 2_000_000),
+                    "large_shadow_aggregates": (0, 2_000_000),
+                    "test_aggregates": (200, 2_000_000), "reference_traces": (1, 1000),
+                    "sweep_targets": (0, 50), "sweep_test_aggregates": (200, 200_000),
+                    "seed": (0, 2**63 - 1)}
+        for key, (lo, hi) in integers.items():
+            if key in d:
+                v[key] = as_number(source, key, d[key], integer=True, minimum=lo, maximum=hi)
+        if "known_fraction" in d:
+            v["known_fraction"] = as_number(source, "known_fraction", d["known_fraction"],
+                                            minimum=0, maximum=1)
+        if "epsilon" in d:
+            v["epsilon"] = as_number(source, "epsilon", d["epsilon"], minimum=0,
+                                     exclusive_minimum=True, maximum=100)
+        if "delta" in d:
+            v["delta"] = as_number(source, "delta", d["delta"], minimum=0, maximum=0.1)
+        if "confidence" in d:
+            v["confidence"] = as_number(source, "confidence", d["confidence"], minimum=0.5,
+                                        maximum=0.999)
+        if "attacks" in d:
+            items = d["attacks"]
+            if not isinstance(items, (list, tuple)) or not items:
+                raise InputError(f"{source}: 'attacks' must be a list such as "
+                                 f"{list(DEFAULT_ATTACKS)} (got {items!r}).", source=source,
+                                 key="attacks")
+            v["attacks"] = tuple(dict.fromkeys(as_choice(source, "attacks", a, ATTACKS)
+                                               for a in items))
+        if "fpr_targets" in d:
+            targets = d["fpr_targets"]
+            if not isinstance(targets, (list, tuple)) or not targets:
+                raise InputError(f"{source}: 'fpr_targets' must be a list of false-positive "
+                                 f"rates such as [0.001, 0.01, 0.1] (got {targets!r}).",
+                                 source=source, key="fpr_targets")
+            v["fpr_targets"] = tuple(sorted(as_number(source, "fpr_targets", t, minimum=0,
+                                                      maximum=1, exclusive_minimum=True,
+                                                      exclusive_maximum=True) for t in targets))
+        if "list_exposed_ids" in d:
+            if not isinstance(d["list_exposed_ids"], bool):
+                raise InputError(f"{source}: 'list_exposed_ids' must be true or false.",
+                                 source=source, key="list_exposed_ids")
+            v["list_exposed_ids"] = d["list_exposed_ids"]
+        if "policy" in d:
+            if not isinstance(d["policy"], dict):
+                raise InputError(f"{source}: 'policy' must be a table of thresholds.",
+                                 source=source, key="policy")
+            v["policy"] = VerdictPolicy.from_dict(d["policy"], source)
+        config = cls(**v)
+        config.validate(source)
+        return config
+
+    def validate(self, source: str = "config") -> None:
+        """Cross-field rules (single fields are checked in from_dict)."""
+        if self.target == "id" and not self.target_id.strip():
+            raise InputError(f"{source}: 'target_id' is required when target = 'id' (or set "
+                             "target = 'most_exposed').", source=source, key="target_id")
+        if self.mechanism in GAUSSIAN_FAMILY and self.delta <= 0:
+            raise InputError(f"{source}: 'delta' must be greater than 0 for the "
+                             f"{self.mechanism.replace('_', ' ')} mechanism (e.g. 1e-5).",
+                             source=source, key="delta")
+
+    def measured_fpr_targets(self) -> tuple[float, ...]:
+        return tuple(sorted({*self.fpr_targets, self.policy.fpr}))
+
+    def unknown_size(self) -> int:
+        """How many of the n other people in a release the attacker does not know."""
+        if self.attacker == "informed":
+            return 0
+        if self.attacker == "auxiliary":
+            return self.aggregate_size
+        return int(round((1.0 - self.known_fraction) * self.aggregate_size))
+
+
+# --------------------------------------------------------------------------- data
+
+def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
+                    cancel: CancelToken = NEVER):
+    """(traces, inputs) for the config: the user's CSV or the seeded synthetic city."""
+    from engine.data.city import generate_city
+    from engine.data.traces import load_traces_csv
+
+    if config.traces:
+        path = Path(config.traces)
+        if not path.is_absolute() and not path.exists() and (ROOT / path).exists():
+            path = ROOT / path
+        traces = load_traces_csv(path, user_col=config.user_col, site_col=config.site_col,
+                                 epoch_col=config.epoch_col, count_col=config.count_col or None,
+                                 epoch_unit=config.epoch_unit or None)
+        return traces, [{"path": str(path), "sha256": file_sha256(path),
+                         "rows": int(traces.matrix.nnz)}]
+    traces = generate_city(config.seed, n_users=config.city_users, n_epochs=config.city_epochs,
+                           progress=progress, cancel=cancel)
+    return traces, []
+
+
+def epoch_sensitivity(mechanism: str, clip: int) -> float:
+    """A person changes one epoch's row by at most C ones: L1 = C, L2 = √C."""
+    return math.sqrt(clip) if mechanism in GAUSSIAN_FAMILY else float(clip)
+
+
+def cell_noise_scale(config: LocationConfig) -> float | None:
+    if config.mechanism == "none":
+        return None
+    sens = epoch_sensitivity(config.mechanism, config.clip_per_epoch)
+    if config.mechanism in ("discrete_laplace", "discrete_gaussian"):
+        sens = max(1.0, float(math.ceil(sens)))
+    return float(noise_scale(config.mechanism, config.epsilon, config.delta, sens))
+
+
+def choose_target(config: LocationConfig, traces, clipped: sp.csr_matrix,
+                  g: np.random.Generator) -> int:
+    from engine.data.traces import find_user
+
+    k = clipped.getnnz(axis=1)
+    if config.target == "id":
+        return find_user(traces, config.target_id)
+    if config.target == "random":
+        candidates = np.flatnonzero(k > 0)
+        return int(g.choice(candidates))
+    return int(np.argmax(k))          # most positive observations: the most exposed person
+
+
+# --------------------------------------------------------------------------- the game
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything the attacks of one target need."""
+
+    target_row: int
+    k: int                            # the target's positive observations after clipping
+    k_epochs: int                     # distinct epochs among them (what DP composes over)
+    data: AttackData
+    large_shadow: object | None       # AggregateSet for the large MLP, if requested
+
+
+def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, target_row: int,
+                   release_rows: np.ndarray, aux_rows: np.ndarray, scale: float | None,
+                   g_seed: tuple, *, n_test: int, with_reference: bool, with_large: bool,
+                   progress: Progress, cancel: CancelToken) -> Scenario:
+    z_row = clipped[target_row]
+    target_cells = z_row.indices.astype(np.int64)
+    k = int(target_cells.size)
+    if k == 0:
+        raise InputError("The target person has no observations after clipping; choose "
+                         "another target.", key="target_id")
+    epochs = np.unique(target_cells // traces.n_sites)
+    ref_vector = None
+    cells = target_cells
+    if with_reference:
+        g_ref = rng(config.seed, "reference-traces", *g_seed)
+        n_ref = min(config.reference_traces, aux_rows.size)
+        refs = g_ref.choice(aux_rows, size=n_ref, replace=False)
+        ref_mean = np.asarray(clipped[refs].mean(axis=0)).ravel()
+        extra = np.setdiff1d(np.flatnonzero(ref_mean), target_cells)
+        cells = np.r_[target_cells, extra]
+        ref_vector = ref_mean[cells].astype(np.float32)
+    z = np.zeros(cells.size, dtype=np.float32)
+    z[:k] = 1.0
+    on_cells = clipped[:, cells]
+    release_pool = CellPool.from_rows(on_cells[release_rows])
+    aux_pool = CellPool.from_rows(on_cells[aux_rows])
+    unknown = config.unknown_size()
+    mech = config.mechanism
+    sc = scale if scale is not None else 1.0
+    shadow = play(z, aux_pool, unknown, config.shadow_aggregates, mech, sc,
+                  rng(config.seed, "shadow", *g_seed), keep_unknown=True,
+                  progress=progress.span(0.0, 0.2), cancel=cancel)
+    large = None
+    if with_large and config.large_shadow_aggregates:
+        large = play(z, aux_pool, unknown, config.large_shadow_aggregates, mech, sc,
+                     rng(config.seed, "shadow-large", *g_seed), progress=progress.span(0.2, 0.6),
+                     cancel=cancel)
+    test = play(z, release_pool, unknown, n_test, mech, sc, rng(config.seed, "test", *g_seed),
+                progress=progress.span(0.6, 1.0), cancel=cancel)
+    data = AttackData(k=k, target=z, shadow=shadow, test=test, mechanism=mech, scale=sc,
+                      reference=ref_vector)
+    return Scenario(target_row, k, int(epochs.size), data, large)
+
+
+def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
+                progress: Progress, cancel: CancelToken):
+    """AttackOutcome per requested attack name, in the config's order."""
+    from dataclasses import replace
+
+    data = scenario.data
+    outs = []
+    for i, name in enumerate(names):
+        cancel.check()
+        sub = progress.span(i / len(names), (i + 1) / len(names))
+        if name == "one_threshold":
+            outs.append(one_threshold.attack(data, config.measured_fpr_targets()))
+        elif name == "two_threshold":
+            outs.append(two_threshold.attack(data))
+        elif name == "reference":
+            outs.append(reference.attack(data, config.reference_traces))
+        elif name == "likelihood_ratio":
+            if config.mechanism == "none" or data.scale is None:
+                outs.append(likelihood_ratio.attack(replace(data, mechanism="none")))
+            else:
+                outs.append(likelihood_ratio.attack(data))
+        elif name in ("meta_classifier", "meta_classifier_100"):
+            arch = "fig11b" if name == "meta_classifier" else "mlp100"
+            n_sh = len(data.shadow.labels)
+            outs.append(meta_classifier.attack(
+                data, architecture=arch, seed=config.seed, device=dev, name=name,
+                label=f"MLP meta-classifier, {meta_classifier.ARCHITECTURES[arch]}, "
+                      f"{n_sh:,} shadows", progress=sub, cancel=cancel))
+            if scenario.large_shadow is not None:
+                big = replace(data, shadow=scenario.large_shadow)
+                n_big = len(big.shadow.labels)
+                outs.append(meta_classifier.attack(
+                    big, architecture=arch, seed=config.seed, device=dev,
+                    name=f"{name}_large",
+                    label=f"MLP meta-classifier, {meta_classifier.ARCHITECTURES[arch]}, "
+                          f"{n_big:,} shadows", progress=sub, cancel=cancel))
+        sub(1.0, "")
+    return outs
+
+
+# --------------------------------------------------------------------------- theory
+
+def theory_for(config: LocationConfig, scale: float | None, k: int, k_epochs: int,
+               fpr_targets) -> dict:
+    """What DP permits and the exact optimum, for a target with k positive observations."""
+    from engine.audits.mechanism import _tradeoff_summary
+
+    if scale is None:
+        return {"mechanism": "none", "observations": k, "epochs": k_epochs,
+                "note": "No noise: nothing bounds the attacker; with exact knowledge of the "
+                        "others it is always right."}
+    mech = config.mechanism
+    sens = epoch_sensitivity(mech, config.clip_per_epoch)
+    if mech in ("discrete_laplace", "discrete_gaussian"):
+        sens = max(1.0, float(math.ceil(sens)))
+    optimal = mechanism_tradeoff(mech, scale, 1.0, k)
+    composed = compose(mech, scale, sens, k_epochs, config.delta if config.delta > 0 else 1e-12,
+                       epsilon0=config.epsilon)
+    eps_total = float(composed.epsilon)
+    worst = None
+    if mech not in GAUSSIAN_FAMILY:
+        worst = _tradeoff_summary(pure_dp_worst_case_tradeoff(config.epsilon, k_epochs),
+                                  fpr_targets)
+    region_fpr = np.unique(np.r_[0.0, np.geomspace(1e-6, 1.0, 300)])
+    return {
+        "mechanism": mech, "mechanism_label": MECHANISM_LABELS[mech],
+        "noise_scale": scale, "noise_scale_name": SCALE_NAMES[mech],
+        "epsilon_per_epoch": config.epsilon, "delta": config.delta,
+        "clip_per_epoch": config.clip_per_epoch, "observations": k, "epochs": k_epochs,
+        "composed": composed.to_dict(), "epsilon_total": eps_total,
+        "optimal_attacker": _tradeoff_summary(optimal, fpr_targets),
+        "worst_case_dp": worst,
+        "dp_region": {"epsilon": eps_total, "delta": config.delta, "fpr": region_fpr.tolist(),
+                      "tpr_upper": np.asarray(dp_region_tpr_upper(region_fpr, eps_total,
+                                                                  config.delta)).tolist()},
+    }
+
+
+def dp_bound_accuracy(config: LocationConfig, scale: float, k_epochs: int) -> float:
+    """Best balanced accuracy ε-DP per epoch allows over k_epochs epochs (paper 000 Thm 1)."""
+    if config.mechanism in GAUSSIAN_FAMILY:
+        sens = epoch_sensitivity(config.mechanism, config.clip_per_epoch)
+        eps = compose(config.mechanism, scale, sens, k_epochs, config.delta).epsilon
+        return float(min(1.0, (math.exp(eps) + config.delta) / (1.0 + math.exp(eps))))
+    return float(pure_dp_worst_case_tradeoff(config.epsilon, k_epochs).accuracy())
+
+
+def exposed_people(config: LocationConfig, traces, clipped: sp.csr_matrix,
+                   scale: float | None) -> dict:
+    """Everyone whose number of positive observations lets the optimal informed attacker reach
+    the policy's high-risk line (TPR ≥ high_tpr at FPR = policy.fpr, or accuracy ≥ high_accuracy).
+
+    The informed attacker's success depends on a person only through k (their observations
+    after clipping), and grows with k, so one exact threshold k* splits everyone."""
+    k_all = clipped.getnnz(axis=1)
+    policy = config.policy
+    if scale is None:
+        k_star = 1
+    else:
+        def risky(k: int) -> bool:
+            t = mechanism_tradeoff(config.mechanism, scale, 1.0, k)
+            return t.tpr_at(policy.fpr) >= policy.high_tpr or t.accuracy() >= policy.high_accuracy
+        hi = int(max(k_all.max(), 1))
+        if not risky(hi):
+            k_star = None
+        else:
+            lo = 0
+            while hi - lo > 1:          # risky(lo) False (k = 0 knows nothing), risky(hi) True
+                mid = (lo + hi) // 2
+                if risky(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            k_star = hi
+    exposed = np.flatnonzero(k_all >= k_star) if k_star is not None else np.array([], int)
+    out = {"rule": (f"at least {k_star} observations after clipping" if k_star is not None
+                    else "no number of observations in the data reaches the line"),
+           "min_observations": k_star, "count": int(exposed.size),
+           "population": int(k_all.size),
+           "share": float(exposed.size / max(k_all.size, 1)),
+           "ids_listed": bool(config.list_exposed_ids)}
+    if config.list_exposed_ids:
+        order = exposed[np.argsort(-k_all[exposed], kind="stable")]
+        out["people"] = [{"id": traces.user_ids[i], "observations": int(k_all[i])}
+                         for i in order[:1000]]
+    return out
+
+
+# --------------------------------------------------------------------------- the audit
+
+def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
+        cancel: CancelToken = NEVER) -> AuditResult:
+    """Run the whole location audit (see module docstring)."""
+    from engine.data.traces import clip_per_epoch, validate_audit_sizes
+
+    if not isinstance(config, LocationConfig):
+        raise TypeError("run() needs a LocationConfig")
+    config.validate()
+    clock = Stopwatch()
+    warnings: list[str] = []
+    fpr_targets = config.measured_fpr_targets()
+    dev = device()
+
+    progress(0.0, "Loading the traces")
+    traces, inputs = load_population(config, progress=progress.span(0.0, 0.08), cancel=cancel)
+    validate_audit_sizes(traces.n_users - 1, config.aggregate_size, config.clip_per_epoch,
+                         None if config.mechanism == "none" else config.epsilon)
+    cancel.check()
+    progress(0.08, "Clipping every person to C sites per epoch")
+    clipped = sp.csr_matrix(clip_per_epoch(traces, config.clip_per_epoch,
+                                           rng(config.seed, "clipping")))
+    g = rng(config.seed, "target-and-pools")
+    target_row = choose_target(config, traces, clipped, g)
+    others = np.delete(np.arange(traces.n_users), target_row)
+    others = g.permutation(others)
+    aux_size = config.auxiliary_size or others.size // 2
+    if aux_size >= others.size:
+        raise InputError(f"'auxiliary_size' ({aux_size:,}) leaves nobody to release: the data "
+                         f"has {others.size:,} people besides the target; use fewer.",
+                         key="auxiliary_size")
+    aux_rows, release_rows = np.sort(others[:aux_size]), np.sort(others[aux_size:])
+    if config.aggregate_size > release_rows.size:
+        raise InputError(f"'aggregate_size' n = {config.aggregate_size:,} is larger than the "
+                         f"{release_rows.size:,} people left for releases once the attacker's "
+                         f"auxiliary pool ({aux_rows.size:,}) is set aside; lower n or "
+                         "'auxiliary_size'.", key="aggregate_size")
+    if config.unknown_size() > aux_rows.size:
+        raise InputError(f"The attacker must simulate {config.unknown_size():,} unknown people "
+                         f"per aggregate but its auxiliary pool has {aux_rows.size:,}; raise "
+                         "'auxiliary_size' or lower 'aggregate_size'.", key="auxiliary_size")
+    scale = cell_noise_scale(config)
+    cancel.check()
+
+    # The main target: every attack.
+    progress(0.10, "Building shadow and test aggregates")
+    scenario = build_scenario(config, traces, clipped, target_row, release_rows, aux_rows,
+                              scale, ("main",), n_test=config.test_aggregates,
+                              with_reference="reference" in config.attacks,
+                              with_large=any(a.startswith("meta") for a in config.attacks),
+                              progress=progress.span(0.10, 0.45), cancel=cancel)
+    outcomes = run_attacks(config, scenario, config.attacks, dev,
+                           progress=progress.span(0.45, 0.75), cancel=cancel)
+    attacks = []
+    for o in outcomes:
+        cancel.check()
+        attacks.append(evaluate_attack(o.name, o.label, o.scores, scenario.data.test.labels,
+                                       delta=config.delta, confidence=config.confidence,
+                                       fpr_targets=fpr_targets, details=o.details,
+                                       accuracy_threshold=o.threshold))
+    theory = theory_for(config, scale, scenario.k, scenario.k_epochs, fpr_targets)
+    if scale is not None:
+        theory["dp_bound_accuracy"] = dp_bound_accuracy(config, scale, scenario.k_epochs)
+
+    # Accuracy against the number of positive observations (paper 000 Fig. 13/14).
+    theory["sweep"] = observation_sweep(config, traces, clipped, target_row, release_rows,
+                                        aux_rows, scale, dev,
+                                        progress=progress.span(0.75, 0.95), cancel=cancel)
+    exposed = exposed_people(config, traces, clipped, scale)
+
+    # Verdict from the strongest attacker: the exact optimum (informed) or any measured attack.
+    policy = config.policy
+    best_tpr, best_acc = 0.0, 0.5
+    opt = theory.get("optimal_attacker")
+    if opt and config.attacker == "informed":
+        best_tpr = next((r["tpr"] for r in opt["tpr_at_fpr"]
+                         if abs(r["fpr"] - policy.fpr) < 1e-12), 0.0)
+        best_acc = opt["accuracy"]
+    for a in attacks:
+        for row in a["tpr_at_fpr"]:
+            if abs(row["fpr_target"] - policy.fpr) < 1e-12 and row["measurable"]:
+                best_tpr = max(best_tpr, row["tpr"])
+        best_acc = max(best_acc, a["accuracy"])
+    level, reasons = policy.level(best_tpr, best_acc)
+    warnings += _warnings(config, attacks, theory)
+    summary = (f"An attacker who {_attacker_words(config)} can tell whether the most exposed "
+               f"person (k = {scenario.k} observations) is in this release correctly "
+               f"{best_acc:.0%} of the time, and spots {best_tpr:.1%} of releases containing "
+               f"them while wrongly accusing {policy.fpr:.0%} of the others. "
+               f"{exposed['count']:,} of {exposed['population']:,} people are exposed as much "
+               "or more." if config.target == "most_exposed" else
+               f"An attacker who {_attacker_words(config)} can tell whether the target "
+               f"(k = {scenario.k} observations) is in this release correctly {best_acc:.0%} of "
+               f"the time, and spots {best_tpr:.1%} of releases containing them while wrongly "
+               f"accusing {policy.fpr:.0%} of the others.")
+    theory.update({"target": {"rule": config.target,
+                              "id": traces.user_ids[target_row] if config.list_exposed_ids or
+                              config.target == "id" else "(redacted)",
+                              "observations": scenario.k, "epochs": scenario.k_epochs},
+                   "attacker": config.attacker, "unknown_people": config.unknown_size(),
+                   "population": traces.n_users, "sites": traces.n_sites,
+                   "epochs_total": traces.n_epochs, "release_pool": int(release_rows.size),
+                   "auxiliary_pool": int(aux_rows.size)})
+    progress(1.0, "Done")
+    return AuditResult(
+        audit_type="location", name=config.name, seed=config.seed, config=config.to_dict(),
+        software=software_versions(dev), runtime_s=round(clock.elapsed(), 3),
+        attacks=attacks, baselines=[_random_guess(config, scenario.data.test.labels)],
+        theory=theory,
+        verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
+                 "reasons": reasons},
+        summary=summary, warnings=warnings, inputs=inputs, exposed_records=[exposed])
+
+
+def observation_sweep(config: LocationConfig, traces, clipped, main_target: int, release_rows,
+                      aux_rows, scale, dev, *, progress: Progress, cancel: CancelToken) -> dict:
+    """Accuracy of the cheap attacks for targets spread over k, with the theory lines."""
+    if config.sweep_targets <= 0:
+        return {}
+    k_all = clipped.getnnz(axis=1)
+    candidates = np.r_[release_rows, aux_rows]
+    candidates = candidates[k_all[candidates] > 0]
+    qs = np.linspace(0.05, 0.99, config.sweep_targets)
+    chosen = []
+    for q in qs:
+        kq = np.quantile(k_all[candidates], q)
+        row = int(candidates[np.argmin(np.abs(k_all[candidates] - kq))])
+        if row not in chosen:
+            chosen.append(row)
+    out = {"observations": [], "optimal_accuracy": [], "dp_bound_accuracy": [],
+           "attacks": {name: [] for name in SWEEP_ATTACKS}}
+    for i, row in enumerate(sorted(chosen, key=lambda r: k_all[r])):
+        cancel.check()
+        sub = progress.span(i / len(chosen), (i + 1) / len(chosen))
+        # The sweep target leaves the pools: nobody is both target and released "other".
+        rel = release_rows[release_rows != row]
+        aux = aux_rows[aux_rows != row]
+        sc = build_scenario(config, traces, clipped, row, rel, aux, scale, ("sweep", i),
+                            n_test=config.sweep_test_aggregates, with_reference=False,
+                            with_large=False, progress=sub.span(0, 0.7), cancel=cancel)
+        outs = run_attacks(config, sc, SWEEP_ATTACKS, dev, progress=sub.span(0.7, 1.0),
+                           cancel=cancel)
+        out["observations"].append(sc.k)
+        if scale is not None:
+            out["optimal_accuracy"].append(
+                float(mechanism_tradeoff(config.mechanism, scale, 1.0, sc.k).accuracy()))
+            out["dp_bound_accuracy"].append(dp_bound_accuracy(config, scale, sc.k_epochs))
+        for o in outs:
+            r = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels,
+                                delta=config.delta, confidence=config.confidence,
+                                accuracy_threshold=o.threshold)
+            out["attacks"][o.name].append({"accuracy": r["accuracy"],
+                                           "accuracy_ci": r["accuracy_ci"]})
+    return out
+
+
+def _attacker_words(config: LocationConfig) -> str:
+    if config.attacker == "informed":
+        return "knows everyone else in the release (the threat model of DP)"
+    if config.attacker == "partial":
+        return f"knows {config.known_fraction:.0%} of the other people in the release"
+    return "knows nobody in the release but has similar people's traces"
+
+
+def _warnings(config: LocationConfig, attacks: list[dict], theory: dict) -> list[str]:
+    out = []
+    bound = theory.get("dp_bound_accuracy")
+    if bound is not None:
+        for a in attacks:
+            if a["accuracy_ci"][0] > bound + 1e-9:
+                out.append(f"{a['label']}: accuracy {a['accuracy']:.3f} exceeds what "
+                           f"ε = {config.epsilon:g} per epoch allows ({bound:.3f}). The noise "
+                           "does not give the claimed guarantee, or the clipping is off.")
+    if config.mechanism == "none":
+        out.append("No DP noise: the release has no formal protection; the verdict rests on "
+                   "the attacks alone.")
+    if config.attacker != "informed":
+        out.append("The attacker modelled here knows less than DP assumes; the exact optimum "
+                   "shown is the informed attacker's, an upper bound for this one.")
+    return out
+
+
+def _random_guess(config: LocationConfig, labels: np.ndarray) -> dict:
+    return {"name": "random_guess", "label": "Random guess (no information)",
+            "n_positive": int(labels.sum()), "n_negative": int((~labels).sum()),
+            "auc": 0.5, "accuracy": 0.5, "advantage": 0.0,
+            "tpr_at_fpr": [{"fpr_target": t, "tpr": t} for t in config.measured_fpr_targets()]}
+
+
+def demo_config() -> LocationConfig:
+    """The bundled example: the sample city CSV, Laplace noise ε = 0.5 per hour, both views."""
+    return LocationConfig(name="Sample: people per site and hour, Laplace ε = 0.5",
+                          traces=str(SAMPLE_TRACES.relative_to(ROOT)), aggregate_size=499,
+                          test_aggregates=20_000, sweep_test_aggregates=2000)

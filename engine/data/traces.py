@@ -1,0 +1,657 @@
+"""Location traces and published site × epoch releases: loading, validating, clipping.
+
+Paper 000 §2.1.1 models a location dataset as one binary matrix per user, sites × epochs, with a
+1 where the user was seen at that site in that epoch; an aggregate (§2.1.2) is the sum of these
+matrices over the users it covers. :class:`Traces` holds all users at once as one sparse
+``users × (epochs · sites)`` CSR matrix, because real traces are very sparse (a user is seen in a
+few tens of the ~77,000 cells of paper 000's 96 sites × 800 hours) and a dense array of the whole
+population would not fit in memory.
+
+Everything a user can get wrong in a file becomes one :class:`InputError` sentence that names the
+file, the row (numbered as a spreadsheet shows it: the header is row 1) or the column, what is
+wrong, and what to do (ARCHITECTURE §4, §7).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from engine.data.errors import InputError
+
+EPOCH_UNITS = ("hour", "day")
+# An integer epoch column whose values run past this is almost surely a Unix time, not an epoch
+# index; a matrix that wide would make every per-epoch array of the audit enormous.
+MAX_EPOCHS = 1_000_000
+_PREVIEW = 5  # how many example values an error message lists
+
+
+# --------------------------------------------------------------------------- the data type
+
+@dataclass(frozen=True, eq=False)
+class Traces:
+    """Sparse binary location traces: users × (sites × epochs) (paper 000 §2.1.1).
+
+    ``matrix[u, epoch * n_sites + site] == 1`` when user ``u`` was seen at ``site`` during
+    ``epoch``. The epoch-major column order makes one epoch's sites a contiguous block, so
+    per-epoch operations (clipping, §2.2.2) and reshaping one user to ``(E, S)`` are cheap.
+    ``eq=False``: comparing two sparse matrices with ``==`` is elementwise, not a bool.
+    """
+
+    user_ids: tuple[str, ...]        # (U,) ids as strings, in first-appearance order
+    site_labels: tuple[str, ...]     # (S,)
+    epoch_labels: tuple[str, ...]    # (E,) "0", "1", … or ISO hour/day bin starts
+    matrix: sp.csr_matrix            # (U, E*S) uint8 0/1; column = epoch * S + site
+    source: str = ""                 # file name or generator description, for error messages
+
+    def __post_init__(self) -> None:
+        u, s, e = len(self.user_ids), len(self.site_labels), len(self.epoch_labels)
+        m = self.matrix
+        if not sp.issparse(m):
+            raise TypeError("Traces.matrix must be a scipy.sparse matrix (never dense).")
+        if m.shape != (u, e * s):
+            raise ValueError(f"Traces.matrix has shape {m.shape}, expected ({u}, {e * s}) "
+                             f"for {u} users, {s} sites and {e} epochs.")
+        # Canonical form (sorted indices, no stored zeros, uint8 ones) so that nnz counts
+        # observations and clipping sees the same entry order for the same data.
+        m = sp.csr_matrix(m, copy=True)
+        m.sum_duplicates()
+        m.eliminate_zeros()
+        m.data = np.ones(m.nnz, dtype=np.uint8)
+        m.sort_indices()
+        object.__setattr__(self, "matrix", m)
+        object.__setattr__(self, "user_ids", tuple(str(x) for x in self.user_ids))
+        object.__setattr__(self, "site_labels", tuple(str(x) for x in self.site_labels))
+        object.__setattr__(self, "epoch_labels", tuple(str(x) for x in self.epoch_labels))
+
+    def __repr__(self) -> str:
+        # The default repr would print every user id: unreadable for 16,000 users.
+        return (f"Traces({self.n_users} users, {self.n_sites} sites, {self.n_epochs} epochs, "
+                f"{self.matrix.nnz} observations, source={self.source!r})")
+
+    @property
+    def n_users(self) -> int:
+        return len(self.user_ids)
+
+    @property
+    def n_sites(self) -> int:
+        return len(self.site_labels)
+
+    @property
+    def n_epochs(self) -> int:
+        return len(self.epoch_labels)
+
+    @property
+    def n_cells(self) -> int:
+        """Number of (site, epoch) cells, i.e. observations per aggregate (paper 000 §2.1.2)."""
+        return self.n_sites * self.n_epochs
+
+    def observations_per_user(self) -> np.ndarray:
+        """(U,) int64: how many cells each user is seen in — their positive observations."""
+        return np.diff(self.matrix.indptr).astype(np.int64)
+
+    def cell_index(self, site: int | str, epoch: int | str) -> int:
+        """Column of ``(site, epoch)``; an ``int`` is a position, a ``str`` a label."""
+        si = self._position(site, self.site_labels, "site")
+        ei = self._position(epoch, self.epoch_labels, "epoch")
+        return ei * self.n_sites + si
+
+    @staticmethod
+    def _position(value: int | str, labels: tuple[str, ...], what: str) -> int:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            if not 0 <= int(value) < len(labels):
+                raise IndexError(f"{what} position {value} is outside 0..{len(labels) - 1}")
+            return int(value)
+        try:
+            return labels.index(str(value))
+        except ValueError:
+            raise KeyError(f"unknown {what} label {value!r}") from None
+
+    def dense_user(self, i: int) -> np.ndarray:
+        """(E, S) uint8 trace of user ``i`` alone — the x^i matrix of paper 000 §2.1.1."""
+        row = self.matrix[int(i)]
+        out = np.zeros(self.n_cells, dtype=np.uint8)
+        out[row.indices] = 1
+        return out.reshape(self.n_epochs, self.n_sites)
+
+    def subset(self, rows: Sequence[int] | np.ndarray) -> Traces:
+        """Traces of the users at ``rows`` (positions or a boolean mask), in that order."""
+        idx = np.asarray(rows)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        idx = idx.astype(np.int64, copy=False)
+        return Traces(tuple(self.user_ids[i] for i in idx), self.site_labels, self.epoch_labels,
+                      self.matrix[idx], self.source)
+
+    def aggregate(self, rows: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """(E, S) int64 aggregate A = Σ x^i over ``rows`` (all users when None), paper 000 §2.1.2.
+
+        Summed through the sparse matrix so no dense users × cells array is ever built.
+        """
+        m = self.matrix if rows is None else self.matrix[np.asarray(rows)]
+        counts = np.asarray(m.sum(axis=0, dtype=np.int64)).ravel()
+        return counts.reshape(self.n_epochs, self.n_sites)
+
+
+# --------------------------------------------------------------------------- clipping
+
+def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.Generator, *,
+                   n_sites: int | None = None) -> sp.csr_matrix:
+    """Per-epoch contribution bounding of paper 000 §2.2.2.
+
+    A user seen at more than ``C`` sites in one epoch keeps ``C`` of those ones chosen uniformly
+    at random (the others are flipped to 0), so each epoch's L1 sensitivity is at most ``C``.
+    Users already within ``C`` keep every one. Vectorised over the non-zeros: each one gets a
+    random key, entries are sorted by (user, epoch, key) and the first ``C`` of each group stay —
+    a uniform random ``C``-subset of the group. The result depends only on the data and ``rng``.
+
+    ``traces_matrix`` is a :class:`Traces` or its CSR matrix; a bare matrix needs ``n_sites``
+    to know where one epoch's block of columns ends. Returns a new CSR matrix (uint8 0/1).
+    """
+    if isinstance(traces_matrix, Traces):
+        n_sites = traces_matrix.n_sites
+        traces_matrix = traces_matrix.matrix
+    if n_sites is None or int(n_sites) < 1:
+        raise ValueError("clip_per_epoch needs n_sites (>= 1) when given a bare matrix.")
+    if isinstance(C, bool) or not float(C).is_integer() or C < 1:
+        raise InputError(f"The per-epoch clipping bound 'clip_per_epoch' must be a whole number "
+                         f"of at least 1, got {C!r}.", key="clip_per_epoch")
+    C = int(C)
+    m = sp.csr_matrix(traces_matrix, copy=True)
+    m.sum_duplicates()
+    m.eliminate_zeros()
+    m.sort_indices()  # a canonical entry order makes the random keys reproducible
+    if m.shape[1] % int(n_sites):
+        raise ValueError(f"matrix width {m.shape[1]} is not a multiple of n_sites={n_sites}")
+    n_epochs = m.shape[1] // int(n_sites)
+    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+    group = rows * n_epochs + m.indices.astype(np.int64) // int(n_sites)
+    keys = rng.random(m.nnz)
+    order = np.lexsort((keys, group))
+    g_sorted = group[order]
+    starts = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
+    group_start = np.repeat(starts, np.diff(np.r_[starts, g_sorted.size]))
+    rank = np.arange(g_sorted.size) - group_start
+    keep = np.zeros(m.nnz, dtype=bool)
+    keep[order[rank < C]] = True
+    out = sp.csr_matrix((np.ones(int(keep.sum()), dtype=np.uint8),
+                         (rows[keep], m.indices[keep])), shape=m.shape)
+    out.sort_indices()
+    return out
+
+
+# --------------------------------------------------------------------------- CSV helpers
+
+def _natural_key(label: str) -> tuple:
+    """Sort "2" before "10" and "r2c0" before "r10c0", as a person would."""
+    parts = re.split(r"(\d+)", label)
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+
+
+def _row(index: int) -> int:
+    """Spreadsheet row of a data row: the header is row 1, the first data row is row 2."""
+    return int(index) + 2
+
+
+def _preview(values: Sequence[str]) -> str:
+    shown = ", ".join(str(v) for v in list(values)[:_PREVIEW])
+    return shown + (", …" if len(values) > _PREVIEW else "")
+
+
+def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) -> pd.DataFrame:
+    """Read the ``wanted`` columns (role → column name) as text, or raise a sentence.
+
+    Everything is read as ``str`` so that messages can quote the value exactly as written and
+    ids like "007" keep their zeros. Blank lines are kept while reading (so row numbers match
+    what a spreadsheet shows) and dropped afterwards.
+    """
+    p = str(path)
+    fp = Path(path)
+    if not fp.exists():
+        raise InputError(f"{p}: file not found; check the path.", source=p)
+    if fp.is_dir():
+        raise InputError(f"{p}: is a folder, not a CSV file; choose the file inside it.", source=p)
+    try:
+        with open(fp, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
+    if not head.strip():
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns "
+                         f"and one data row per observation.", source=p)
+    opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, encoding="utf-8-sig")
+    try:
+        header = pd.read_csv(fp, nrows=0, **opts)
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.", source=p) from None
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
+        raise InputError(f"{p}: cannot be read as CSV ({_short(exc)}); save it as "
+                         f"comma-separated text with a header row.", source=p) from None
+    found = {str(c).strip(): c for c in header.columns}
+    for role, name in wanted.items():
+        if name not in found:
+            close = difflib.get_close_matches(name, list(found), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise InputError(
+                f"{p}: column '{name}' (the {role} column) is missing{hint}; columns found: "
+                f"{', '.join(repr(c) for c in found) or 'none'} — rename the column or set "
+                f"{role}_col to one of these.", source=p, key=f"{role}_col")
+    try:
+        # All columns, not usecols: with usecols pandas silently drops the extra fields of a
+        # ragged row, and a shifted row would be read as wrong values instead of an error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(fp, nrows=None if max_rows is None else max_rows + 1,
+                             index_col=False, **opts)
+    except pd.errors.ParserWarning:
+        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
+                         f"the extra commas or add the missing column names to the header.",
+                         source=p) from None
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.", source=p) from None
+    except pd.errors.ParserError as exc:
+        raise InputError(f"{p}: {_parser_message(exc)}", source=p) from None
+    df = df.rename(columns={orig: name for name, orig in found.items()})
+    if max_rows is not None and len(df) > max_rows:
+        raise InputError(f"{p}: has more than max_rows={max_rows} data rows; raise max_rows or "
+                         f"load a sample of the users.", source=p, key="max_rows")
+    df = df[list(dict.fromkeys(wanted.values()))].apply(lambda c: c.str.strip())
+    blank = (df == "").all(axis=1)
+    df = df[~blank.to_numpy()]
+    if df.empty:
+        raise InputError(f"{p}: has a header but no data rows; add one row per observation "
+                         f"below the header.", source=p)
+    for role, name in wanted.items():
+        empty = np.flatnonzero((df[name] == "").to_numpy())
+        if empty.size:
+            raise InputError(f"{p}: row {_row(df.index[empty[0]])}, column '{name}' is empty; "
+                             f"every row needs a {role} value — fill it in or delete the row.",
+                             source=p, key=name)
+    return df
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split()).rstrip(".")
+
+
+def _parser_message(exc: Exception) -> str:
+    text = _short(exc)
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
+    if m:
+        return (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
+                f"remove the extra commas or quote values that contain commas.")
+    return f"cannot be read as CSV ({text}); save it as comma-separated text with a header row."
+
+
+def _whole_numbers(p: str, df: pd.DataFrame, col: str, what: str, fix: str) -> np.ndarray:
+    """Parse a column of non-negative whole numbers ("3" or "3.0"), or name the first bad row."""
+    raw = df[col]
+    num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(num)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
+                         f"a number; {what} must be whole numbers — {fix}.", source=p, key=col)
+    frac = num != np.round(num)
+    if frac.any():
+        i = int(np.flatnonzero(frac)[0])
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
+                         f"a whole number; {what} must be whole numbers — {fix}.",
+                         source=p, key=col)
+    neg = num < 0
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is "
+                         f"negative; {what} must be 0 or more — {fix}.", source=p, key=col)
+    if num.size and num.max() > 2**62:
+        i = int(np.argmax(num))
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is too "
+                         f"large — {fix}.", source=p, key=col)
+    return num.astype(np.int64)
+
+
+def _first_duplicate(key: np.ndarray) -> tuple[int, int] | None:
+    """Positions (earlier, later) of the first row that repeats an earlier row's key."""
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    dup = np.flatnonzero(ks[1:] == ks[:-1]) + 1
+    if dup.size == 0:
+        return None
+    later = order[dup]
+    j = int(np.argmin(later))
+    first = int(np.searchsorted(ks, ks[dup[j]]))  # start of that key's run = earliest row
+    return int(order[first]), int(later[j])
+
+
+def _check_grid(grid) -> tuple[int, int]:
+    try:
+        r, c = grid
+        ok = all(not isinstance(v, bool) and float(v).is_integer() and v >= 1 for v in (r, c))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InputError(f"The site grid 'grid' must be two whole numbers of at least 1 "
+                         f"(rows, columns), e.g. (12, 8); got {grid!r}.", key="grid")
+    return int(r), int(c)
+
+
+# --------------------------------------------------------------------------- traces loader
+
+def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: str = "site",
+                    epoch_col: str = "epoch", count_col: str | None = None,
+                    epoch_unit: str | None = None, lat_col: str | None = None,
+                    lon_col: str | None = None, grid: tuple[int, int] | None = None,
+                    max_rows: int | None = None) -> Traces:
+    """Load long-form traces (one row per user, site and epoch) into :class:`Traces`.
+
+    * Epochs are non-negative whole numbers (epoch ``k`` is column block ``k``; the epochs run
+      0..max), or — with ``epoch_unit`` "hour" or "day" — ISO timestamps binned to that unit:
+      epoch 0 is the first bin in the data and labels are the bin starts. Timestamps with a UTC
+      offset are converted to UTC; naive ones are taken as they are.
+    * Sites are ids (any text; sorted naturally, so "2" < "10"), or — with ``lat_col`` and
+      ``lon_col`` — coordinates binned to a ``grid`` of (rows, cols) cells (default (12, 8),
+      paper 000 §5.1) over the data's bounding box; row 0 is the northern edge, column 0 the
+      western edge, and the label is "r{row}c{col}".
+    * ``count_col``: a count > 0 marks presence, 0 absence (the user is still listed).
+    * ``max_rows``: refuse files with more data rows (a guard for memory, never a silent cut).
+
+    Several records in one cell are simply one presence when the cell comes from binning
+    timestamps or coordinates; with integer epochs and site ids a repeated (user, site, epoch)
+    row is an error, because it usually means a broken export or a lost count column.
+    Users appear in first-appearance order.
+    """
+    p = str(path)
+    if epoch_unit is not None and epoch_unit not in EPOCH_UNITS:
+        raise InputError(f"'epoch_unit' must be one of {', '.join(EPOCH_UNITS)} (or empty for "
+                         f"integer epochs), got {epoch_unit!r}.", key="epoch_unit", source=p)
+    if (lat_col is None) != (lon_col is None):
+        raise InputError("Give both 'lat_col' and 'lon_col' to place sites by coordinates, or "
+                         "neither to use the site column.", key="lat_col" if lat_col is None
+                         else "lon_col", source=p)
+    use_coords = lat_col is not None
+    if grid is not None and not use_coords:
+        raise InputError("'grid' only applies with 'lat_col' and 'lon_col'; remove it or name "
+                         "the coordinate columns.", key="grid", source=p)
+    if use_coords:
+        n_rows, n_cols = _check_grid((12, 8) if grid is None else grid)
+    if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 1):
+        raise InputError(f"'max_rows' must be a whole number of at least 1, got {max_rows!r}.",
+                         key="max_rows", source=p)
+
+    wanted = {"user": user_col}
+    if use_coords:
+        wanted.update(lat=lat_col, lon=lon_col)
+    else:
+        wanted["site"] = site_col
+    wanted["epoch"] = epoch_col
+    if count_col is not None:
+        wanted["count"] = count_col
+    df = _read_csv(path, wanted, max_rows)
+
+    # --- epochs
+    if epoch_unit is None:
+        raw_epochs = _whole_numbers(
+            p, df, epoch_col, "epochs",
+            "number epochs 0, 1, 2, … or set epoch_unit to 'hour' or 'day' for timestamps")
+        first = 0
+        n_epochs = int(raw_epochs.max()) + 1
+        epochs = raw_epochs
+        if n_epochs > MAX_EPOCHS:
+            i = int(np.argmax(raw_epochs))
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{epoch_col}': epoch "
+                             f"{raw_epochs[i]} would make over {MAX_EPOCHS:,} epochs; number "
+                             f"epochs from 0, or set epoch_unit if these are times.",
+                             source=p, key=epoch_col)
+        epoch_labels = tuple(str(k) for k in range(n_epochs))
+    else:
+        epochs, epoch_labels = _bin_timestamps(p, df, epoch_col, epoch_unit)
+        n_epochs = len(epoch_labels)
+        first = None
+
+    # --- sites
+    if use_coords:
+        site_codes = _grid_sites(p, df, lat_col, lon_col, n_rows, n_cols)
+        site_labels = tuple(f"r{r}c{c}" for r in range(n_rows) for c in range(n_cols))
+    else:
+        codes, uniques = pd.factorize(df[site_col], sort=False)
+        order = sorted(range(len(uniques)), key=lambda k: _natural_key(str(uniques[k])))
+        remap = np.empty(len(uniques), dtype=np.int64)
+        remap[order] = np.arange(len(uniques))
+        site_codes = remap[codes]
+        site_labels = tuple(str(uniques[k]) for k in order)
+    n_sites = len(site_labels)
+
+    # --- users (first-appearance order) and the cell of each row
+    user_codes, user_uniques = pd.factorize(df[user_col], sort=False)
+    user_codes = user_codes.astype(np.int64)
+    n_cells = n_sites * n_epochs
+    key = user_codes * n_cells + epochs * n_sites + site_codes
+
+    present = np.ones(len(df), dtype=bool)
+    if count_col is not None:
+        counts = _whole_numbers(p, df, count_col, "counts",
+                                "write how many times the user was seen (0 for absent)")
+        present = counts > 0
+
+    if first == 0 and not use_coords:
+        # Exact repeats only matter where no binning merges records on purpose.
+        dup = _first_duplicate(key)
+        if dup is not None:
+            a, b = (_row(df.index[i]) for i in dup)
+            fix = ("keep one row per user, site and epoch with the total count" if count_col
+                   else "remove the duplicates, or add a count column and set count_col")
+            raise InputError(f"{p}: rows {a} and {b} repeat the same user, site and epoch "
+                             f"({df[user_col].iloc[dup[0]]!r}, {df[site_col].iloc[dup[0]]!r}, "
+                             f"epoch {epochs[dup[0]]}); {fix}.", source=p, key=epoch_col)
+
+    cells = np.unique(key[present])
+    rows, cols = np.divmod(cells, n_cells)
+    matrix = sp.csr_matrix((np.ones(cells.size, dtype=np.uint8), (rows, cols)),
+                           shape=(len(user_uniques), n_cells))
+    return Traces(tuple(str(u) for u in user_uniques), site_labels, epoch_labels, matrix,
+                  source=Path(p).name)
+
+
+def _bin_timestamps(p: str, df: pd.DataFrame, col: str, unit: str) -> tuple[np.ndarray, tuple]:
+    raw = df[col]
+    # utc=True: aware times (any offsets, even mixed) become UTC; naive ones keep their wall time.
+    ts = pd.to_datetime(raw, errors="coerce", format="ISO8601", utc=True)
+    ts = ts.dt.tz_localize(None)
+    bad = ts.isna().to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        example = "2024-03-01T14:00" if unit == "hour" else "2024-03-01"
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
+                         f"a timestamp; write ISO dates/times such as {example}, or drop "
+                         f"epoch_unit if the column holds epoch numbers.", source=p, key=col)
+    freq = "h" if unit == "hour" else "D"
+    binned = ts.dt.floor(freq)
+    start = binned.min()
+    step = pd.Timedelta(1, unit=freq)
+    epochs = ((binned - start) // step).to_numpy(dtype=np.int64)
+    n_epochs = int(epochs.max()) + 1
+    if n_epochs > MAX_EPOCHS:
+        raise InputError(f"{p}: column '{col}' spans {n_epochs:,} {unit}s, more than "
+                         f"{MAX_EPOCHS:,} epochs; use a coarser epoch_unit or a shorter "
+                         f"period.", source=p, key=col)
+    fmt = "%Y-%m-%dT%H:00" if unit == "hour" else "%Y-%m-%d"
+    labels = tuple(pd.date_range(start, periods=n_epochs, freq=freq).strftime(fmt))
+    return epochs, labels
+
+
+def _grid_sites(p: str, df: pd.DataFrame, lat_col: str, lon_col: str, n_rows: int,
+                n_cols: int) -> np.ndarray:
+    coords = {}
+    for col, limit, name in ((lat_col, 90.0, "latitude"), (lon_col, 180.0, "longitude")):
+        raw = df[col]
+        v = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(v)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is "
+                             f"not a number; write the {name} in decimal degrees.",
+                             source=p, key=col)
+        out = np.abs(v) > limit
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]} is "
+                             f"out of range; a {name} lies between -{limit:g} and {limit:g} "
+                             f"(check that latitude and longitude are not swapped).",
+                             source=p, key=col)
+        coords[name] = v
+    lat, lon = coords["latitude"], coords["longitude"]
+
+    def bins(v: np.ndarray, n: int, flip: bool) -> np.ndarray:
+        lo, hi = v.min(), v.max()
+        if hi <= lo:
+            return np.zeros(v.size, dtype=np.int64)
+        frac = (hi - v) / (hi - lo) if flip else (v - lo) / (hi - lo)
+        # The far edge belongs to the last cell, not to a cell beyond the grid.
+        return np.minimum((frac * n).astype(np.int64), n - 1)
+
+    rows = bins(lat, n_rows, flip=True)   # row 0 = north, like a map read from the top
+    cols = bins(lon, n_cols, flip=False)  # column 0 = west
+    return rows * n_cols + cols
+
+
+# --------------------------------------------------------------------------- release loader
+
+def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str = "epoch",
+                     count_col: str = "count", integer_counts: bool = True,
+                     sites: Sequence[str] | None = None, epochs: Sequence[str] | None = None,
+                     fill_missing: bool = False, allow_negative: bool = False,
+                     ) -> tuple[np.ndarray, tuple[str, ...], tuple[str, ...]]:
+    """Load a published site × epoch release (paper 000 §2.1.2 aggregate, maybe noised, §2.2.2).
+
+    Returns ``(values, site_labels, epoch_labels)`` with ``values`` of shape (E, S), float.
+    ``sites``/``epochs`` fix the expected labels and their order (e.g. those of the traces);
+    otherwise they come from the file: sites sorted naturally, integer epochs as 0..max, other
+    epoch labels sorted naturally (ISO times sort chronologically). Every (site, epoch) cell must
+    appear exactly once; ``fill_missing=True`` reads absent cells as 0 (some releases drop zero
+    cells). ``integer_counts`` requires whole numbers (true counts, or discrete noise);
+    ``allow_negative`` accepts values below 0, as unclamped Laplace or Gaussian noise produces.
+    """
+    p = str(path)
+    df = _read_csv(path, {"site": site_col, "epoch": epoch_col, "count": count_col}, None)
+
+    raw = df[count_col]
+    val = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    checks = [
+        (~np.isfinite(val), "is not a number",
+         "write a plain number such as 12 (no units or text)"),
+    ]
+    if integer_counts:
+        checks.append((np.isfinite(val) & (val != np.round(val)), "is not a whole number",
+                       "counts must be whole numbers; if this release adds continuous noise, "
+                       "set integer_counts to false"))
+    if not allow_negative:
+        checks.append((val < 0, "is negative",
+                       "counts cannot be below 0; if the release adds noise that can go "
+                       "negative, set allow_negative to true"))
+    for bad, what, fix in checks:
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{count_col}': "
+                             f"{raw.iloc[i]!r} {what}; {fix}.", source=p, key=count_col)
+
+    s_idx, site_labels = _release_axis(p, df, site_col, sites, "site", numeric_range=False)
+    e_idx, epoch_labels = _release_axis(p, df, epoch_col, epochs, "epoch", numeric_range=True)
+    n_s, n_e = len(site_labels), len(epoch_labels)
+    key = e_idx * n_s + s_idx
+    dup = _first_duplicate(key)
+    if dup is not None:
+        a, b = (_row(df.index[i]) for i in dup)
+        raise InputError(f"{p}: rows {a} and {b} both give site {df[site_col].iloc[dup[0]]!r} "
+                         f"at epoch {df[epoch_col].iloc[dup[0]]!r}; keep one row per cell.",
+                         source=p, key=site_col)
+    values = np.zeros(n_e * n_s, dtype=float)
+    values[key] = val
+    if not fill_missing and key.size < n_e * n_s:
+        seen = np.zeros(n_e * n_s, dtype=bool)
+        seen[key] = True
+        missing = np.flatnonzero(~seen)
+        e0, s0 = divmod(int(missing[0]), n_s)
+        raise InputError(f"{p}: {missing.size} of {n_e * n_s} site × epoch cells are missing, "
+                         f"e.g. site {site_labels[s0]!r} at epoch {epoch_labels[e0]!r}; add them "
+                         f"or set fill_missing to true to read absent cells as 0.",
+                         source=p, key=epoch_col)
+    return values.reshape(n_e, n_s), site_labels, epoch_labels
+
+
+def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | None, what: str,
+                  *, numeric_range: bool) -> tuple[np.ndarray, tuple[str, ...]]:
+    raw = df[col]
+    if expected is None and numeric_range and raw.str.fullmatch(r"\d+").all():
+        # Integer epochs mean time steps 0..max, as in the traces loader, so labels line up.
+        num = raw.astype(np.int64).to_numpy()
+        if num.max() >= MAX_EPOCHS:
+            i = int(np.argmax(num))
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': epoch {num[i]} "
+                             f"would make over {MAX_EPOCHS:,} epochs; number epochs from 0.",
+                             source=p, key=col)
+        return num, tuple(str(k) for k in range(int(num.max()) + 1))
+    if expected is None:
+        labels = tuple(sorted(raw.unique(), key=_natural_key))
+    else:
+        labels = tuple(str(x).strip() for x in expected)
+    lookup = {lab: k for k, lab in enumerate(labels)}
+    idx = raw.map(lookup)
+    unknown = idx.isna().to_numpy()
+    if unknown.any():
+        i = int(np.flatnonzero(unknown)[0])
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {what} "
+                         f"{raw.iloc[i]!r} is not one of the {len(labels)} expected {what}s "
+                         f"({_preview(labels)}); fix the label or load the matching data.",
+                         source=p, key=col)
+    return idx.to_numpy(dtype=np.int64), labels
+
+
+# --------------------------------------------------------------------------- parameter checks
+
+def validate_audit_sizes(n_population: int, n_aggregate: int, clip_c: int,
+                         epsilon: float | None) -> None:
+    """Check the sizes of a location-aggregate audit before any work starts.
+
+    The aggregate of paper 000 §5.2 is drawn from the available traces (the target plus
+    ``n_aggregate - 1`` others), so it cannot be larger than the population; clipping
+    (§2.2.2) keeps at least one site per epoch; ε must be positive (``None``: no noise added).
+    """
+    if isinstance(n_aggregate, bool) or not float(n_aggregate).is_integer() or n_aggregate < 1:
+        raise InputError(f"'aggregate_size' must be a whole number of at least 1, got "
+                         f"{n_aggregate!r}.", key="aggregate_size")
+    if n_aggregate > n_population:
+        raise InputError(f"'aggregate_size' is {int(n_aggregate):,} but the traces hold only "
+                         f"{int(n_population):,} users; choose at most {int(n_population):,} or "
+                         f"load more traces.", key="aggregate_size")
+    if isinstance(clip_c, bool) or not float(clip_c).is_integer() or clip_c < 1:
+        raise InputError(f"'clip_per_epoch' (C, sites kept per user and epoch) must be a whole "
+                         f"number of at least 1, got {clip_c!r}.", key="clip_per_epoch")
+    if epsilon is not None:
+        try:
+            eps = float(epsilon)
+        except (TypeError, ValueError):
+            raise InputError(f"'epsilon' must be a number, got {epsilon!r}.",
+                             key="epsilon") from None
+        if not math.isfinite(eps) or eps <= 0:
+            raise InputError(f"'epsilon' must be greater than 0 (for example 0.5 per "
+                             f"observation, as in paper 000), got {epsilon!r}.", key="epsilon")
+
+
+def find_user(traces: Traces, user_id: str | int) -> int:
+    """Row of ``user_id`` in ``traces`` (the target of a membership game), or a sentence."""
+    uid = str(user_id).strip()
+    try:
+        return traces.user_ids.index(uid)
+    except ValueError:
+        where = traces.source or "the loaded traces"
+        raise InputError(f"target id {uid!r} is not in {where}; e.g. ids present: "
+                         f"{_preview(traces.user_ids)}.", key="target_id") from None

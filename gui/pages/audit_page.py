@@ -1,0 +1,449 @@
+"""What every audit page shares (ARCHITECTURE §7): a guided sequence of steps, a form whose
+errors are shown inline, one run bar wired to the window's JobRunner, the results step with
+export, the report step, the decision log and the project config get/set API.
+
+A new audit type subclasses :class:`AuditPage` and supplies only what is its own — the form of
+each step, the engine config class, the engine call and the results view — so all audits
+behave alike: the same Run/Cancel/ETA, the same sentences for bad settings at the field that
+holds them, the same export.
+
+The form never validates by itself: on Run the page builds a plain dict and hands it to the
+engine's ``Config.from_dict``, so the GUI, the CLI and config files obey the same rules and
+the same sentences. An :class:`InputError` names the config key at fault; the page maps the key
+to its field and step, marks the field and keeps whatever the user typed.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.data.errors import InputError
+from gui.error_dialog import show_job_error
+from gui.job_runner import JobError, JobFunction, JobProgress, JobRunner
+from gui.widgets.form import (
+    FieldSpec,
+    add_row,
+    clear_invalid,
+    format_value,
+    mark_invalid,
+    nested_get,
+    number_field,
+    parse_value,
+)
+from gui.widgets.results_scaffold import ReportStep, ResultsStep
+from gui.widgets.results_view import ResultsView
+from gui.widgets.run_bar import RunBar
+from gui.widgets.steps import next_hint, numbered, scrolled, step_list, step_page
+
+RESULT_STEPS = ("Results", "Report")
+
+
+@dataclass(frozen=True)
+class FormStep:
+    """One form step: its name in the step list, its title, its intro sentence, and the
+    "Next: …" hint at its bottom ("" for none)."""
+
+    name: str
+    title: str
+    intro: str
+    next_hint: str = ""
+
+
+def audit_steps(form_steps: Sequence[FormStep]) -> tuple[str, ...]:
+    """The numbered step list of an audit: its form steps, then Results and Report."""
+    return numbered([step.name for step in form_steps] + list(RESULT_STEPS))
+
+
+class AuditPage(QWidget):
+    """Steps, form, run bar, results and report of one audit type.
+
+    A subclass sets the class attributes ``AUDIT_TYPE``, ``AUDIT_LABEL``, ``CONFIG_CLASS``,
+    ``FORM_STEPS`` and ``FIELDS`` (optionally ``KEY_STEPS`` and ``SAMPLE_CONFIG``) and implements
+    :meth:`build_step`, :meth:`build_results_view`, :meth:`form_dict`, :meth:`fill_form` and
+    :meth:`run_audit`.
+    """
+
+    home_requested = Signal()
+    result_ready = Signal(dict)          # a finished run's result.json dict
+    decision_logged = Signal(dict)       # a new decision-log entry
+    report_written = Signal(str)
+
+    # ------------------------------------------------------------ supplied by the subclass
+    AUDIT_TYPE: ClassVar[str] = ""                  # project audit_type, e.g. "mechanism"
+    AUDIT_LABEL: ClassVar[str] = "Audit"            # names the job, e.g. "Mechanism audit"
+    CONFIG_CLASS: ClassVar[Any] = None              # engine config: (), from_dict, to_dict
+    FORM_STEPS: ClassVar[tuple[FormStep, ...]] = ()
+    FIELDS: ClassVar[dict[str, FieldSpec]] = {}     # number fields by config key
+    KEY_STEPS: ClassVar[dict[str, int]] = {}        # step of every other config key
+    SAMPLE_CONFIG: ClassVar[Path | None] = None     # bundled sample (TOML), if any
+
+    def build_step(self, index: int, layout: QVBoxLayout) -> None:
+        """Add the form of form step ``index`` to ``layout`` (below the step's title)."""
+        raise NotImplementedError
+
+    def build_results_view(self) -> ResultsView:
+        """The results view of this audit (a :class:`ResultsView`, maybe with sections)."""
+        return ResultsView()
+
+    def form_dict(self) -> dict:
+        """The form as a config dict, exactly as typed (not validated), on top of
+        :attr:`loaded_config`."""
+        raise NotImplementedError
+
+    def fill_form(self, config: dict) -> None:
+        """Show ``config`` (complete: defaults merged in) in the form."""
+        raise NotImplementedError
+
+    @staticmethod
+    def run_audit(config, progress, cancel) -> dict:
+        """Run the audit on a worker thread and return its result.json dict.
+
+        Runs off the main thread: it must use only its arguments, never the page's widgets.
+        """
+        raise NotImplementedError
+
+    def reveal_key(self, key: str) -> None:
+        """Make the field of ``key`` visible (e.g. unfold a collapsed box); the step is
+        already shown."""
+
+    # ------------------------------------------------------------ config defaults
+
+    @classmethod
+    def default_config(cls) -> dict:
+        return cls.CONFIG_CLASS().to_dict()
+
+    @classmethod
+    def sample_config(cls) -> dict:
+        """The bundled sample config as a validated dict; the defaults if there is none."""
+        path = cls.SAMPLE_CONFIG
+        if path is None or not path.exists():
+            return cls.default_config()
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+        return cls.CONFIG_CLASS.from_dict(data, source=str(path)).to_dict()
+
+    def complete_config(self, config: dict) -> dict:
+        """``config`` with the defaults filled in for every key it lacks."""
+        return {**self.default_config(), **(config or {})}
+
+    # ------------------------------------------------------------ building
+
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self._base_config: dict = self.default_config()
+        self._result: dict | None = None
+        self._decision_log: list[dict] = []
+        self._job_id: int | None = None
+        self.fields: dict[str, QLineEdit] = {}
+        self.results_step = len(self.FORM_STEPS)
+        self.report_step = self.results_step + 1
+
+        self.step_list = step_list(audit_steps(self.FORM_STEPS))
+        self.steps = QStackedWidget()
+        self.step_list.currentRowChanged.connect(self.steps.setCurrentIndex)
+        for index, step in enumerate(self.FORM_STEPS):
+            self.steps.addWidget(scrolled(self._build_form_step(index, step)))
+
+        self.results_view = self.build_results_view()
+        self.results_view.note_added.connect(self._on_note_added)
+        results = ResultsStep(self.results_view)
+        report = ReportStep()
+        self.export_button_results = results.export_button
+        self.export_button = report.export_button
+        self.export_status = report.status_label
+        for button in (self.export_button, self.export_button_results):
+            button.clicked.connect(self.export_report)
+        self.steps.addWidget(scrolled(results))
+        self.steps.addWidget(scrolled(report))
+
+        self.run_bar = RunBar()
+        self.error_label = self.run_bar.error_label
+        self.run_button = self.run_bar.run_button
+        self.cancel_button = self.run_bar.cancel_button
+        self.progress_bar = self.run_bar.progress_bar
+        self.status_label = self.run_bar.status_label
+        self.run_button.clicked.connect(self.start_run)
+        self.cancel_button.clicked.connect(self.cancel_run)
+
+        home = QPushButton("← Home")
+        home.setToolTip("Back to the list of audits (this audit stays open).")
+        home.clicked.connect(self.home_requested)
+        left = QVBoxLayout()
+        left.addWidget(home)
+        left.addWidget(self.step_list, 1)
+        body = QHBoxLayout()
+        body.addLayout(left)
+        body.addWidget(self.steps, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.run_bar)
+        self.step_list.setCurrentRow(0)
+        self.set_config(self._base_config)
+        self.runner.busy_changed.connect(lambda _busy: self._refresh_controls())
+        self._refresh_controls()
+
+    def _build_form_step(self, index: int, step: FormStep) -> QWidget:
+        page, layout = step_page(step.title, step.intro)
+        self.build_step(index, layout)
+        layout.addStretch(1)
+        if step.next_hint:
+            layout.addWidget(next_hint(step.next_hint))
+        return page
+
+    def number_field(self, key: str) -> QLineEdit:
+        """The text field of number ``key`` of ``FIELDS``, registered in ``self.fields``."""
+        edit = number_field(key, self.FIELDS[key])
+        self.fields[key] = edit
+        return edit
+
+    def add_field_row(self, form: QFormLayout, key: str) -> QLineEdit:
+        """A labelled row with the field of ``key``; returns the field."""
+        edit = self.number_field(key)
+        add_row(form, self.FIELDS[key], edit)
+        return edit
+
+    # ------------------------------------------------------------ form <-> dict
+
+    def field_values(self) -> dict[str, Any]:
+        """Every number field's text as a number where it is one, else as typed."""
+        return {key: parse_value(edit.text(), self.FIELDS[key].integer)
+                for key, edit in self.fields.items()}
+
+    def fill_fields(self, config: dict) -> None:
+        """Show the values of ``config`` in the number fields ("a.b" reads config["a"]["b"])."""
+        for key, edit in self.fields.items():
+            edit.setText(format_value(nested_get(config, key)))
+            clear_invalid(edit)
+
+    @property
+    def loaded_config(self) -> dict:
+        """The config last loaded or run, defaults filled in. ``form_dict`` starts from it, so
+        keys the form does not show are kept."""
+        return self._base_config
+
+    def set_config(self, config: dict) -> None:
+        """Fill the form from a config dict (validated or as saved from a half-typed form).
+
+        Keys the form does not show are kept and sent with the next run, so opening a project
+        and running it again never silently drops a setting.
+        """
+        self._base_config = self.complete_config(config)
+        self.fill_form(self._base_config)
+        self.clear_error()
+
+    def validated_config(self):
+        """The form as the engine's config object; InputError names the first problem."""
+        return self.CONFIG_CLASS.from_dict(self.form_dict(), source="settings")
+
+    def config_for_saving(self) -> dict:
+        """A validated config dict when the form is valid, else the form as typed (kept)."""
+        try:
+            return self.validated_config().to_dict()
+        except InputError:
+            return self.form_dict()
+
+    # ------------------------------------------------------------ state for projects
+
+    def result(self) -> dict | None:
+        return self._result
+
+    def decision_log(self) -> list[dict]:
+        return list(self._decision_log)
+
+    def load_state(self, config: dict, result: dict | None, decision_log: list[dict]) -> None:
+        """Restore a project: the form, the results view and the decision log."""
+        self.set_config(config)
+        self._decision_log = list(decision_log or [])
+        self.results_view.set_decision_log(self._decision_log)
+        self.show_result(result)
+        self.status_label.setText("Project opened." if result is None else
+                                  "Project opened with its last result.")
+        self.run_bar.set_fraction(1.0 if result else 0.0)
+        self.export_status.setText("")
+        self._update_export_enabled()
+        self.step_list.setCurrentRow(self.results_step if result else 0)
+
+    def show_result(self, result: dict | None) -> None:
+        self._result = result
+        self.results_view.set_result(result)
+        self._update_export_enabled()
+
+    def _on_note_added(self, entry: dict) -> None:
+        self._decision_log.append(entry)
+        self.decision_logged.emit(entry)
+
+    # ------------------------------------------------------------ running
+
+    def is_running(self) -> bool:
+        return self._job_id is not None
+
+    def audit_job(self, config) -> JobFunction:
+        """The job the runner executes: ``run_audit`` on a snapshot of the validated config."""
+        run_audit = type(self).run_audit
+
+        def job(progress, cancel):
+            return run_audit(config, progress, cancel)
+
+        return job
+
+    def start_run(self) -> None:
+        """Validate the form with the engine's rules, then run the audit on the job runner."""
+        if self.is_running() or self.runner.is_busy():
+            return
+        self.clear_error()
+        try:
+            config = self.validated_config()
+        except InputError as exc:
+            self.show_input_error(exc)
+            return
+        self._base_config = {**self._base_config, **config.to_dict()}
+        self.run_bar.set_fraction(0.0)
+        self.status_label.setText("Starting…")
+        self._job_id = self.runner.submit(self.audit_job(config), self._on_run_done,
+                                          self._on_run_error, self._on_run_progress,
+                                          on_cancelled=self._on_run_cancelled,
+                                          label=self.AUDIT_LABEL)
+        self._refresh_controls()
+
+    def cancel_run(self) -> None:
+        if not self.is_running():
+            return
+        self.runner.cancel()
+        self.cancel_button.setEnabled(False)
+        self.status_label.setText("Cancelling… (stops at the next checkpoint)")
+
+    def _on_run_progress(self, update: JobProgress) -> None:
+        self.run_bar.show_progress(update)
+
+    def _on_run_done(self, result: dict) -> None:
+        self._job_id = None
+        self._refresh_controls()
+        self.run_bar.set_fraction(1.0)
+        self.status_label.setText(f"Done in {result.get('runtime_s', 0):.1f} s.")
+        self.export_status.setText("")
+        self.show_result(result)
+        self.step_list.setCurrentRow(self.results_step)
+        self.result_ready.emit(result)
+
+    def _on_run_error(self, error: JobError) -> None:
+        self._job_id = None
+        self._refresh_controls()
+        self.status_label.setText("The audit stopped with an error.")
+        if error.is_input_error:
+            self.run_bar.show_error(error.message)
+        show_job_error(self, "The audit could not finish", error)
+
+    def _on_run_cancelled(self) -> None:
+        self._job_id = None
+        self._refresh_controls()
+        self.run_bar.set_fraction(0.0)
+        self.status_label.setText("Audit cancelled. Your settings are unchanged.")
+
+    def _refresh_controls(self) -> None:
+        """One job at a time: Run and Export only when nothing runs, Cancel only for the audit."""
+        busy = self.runner.is_busy()
+        self.run_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(self.is_running() and busy)
+        self._update_export_enabled()
+
+    # ------------------------------------------------------------ inline errors
+
+    def step_of_key(self, key: str) -> int | None:
+        """The step that holds the setting ``key`` ("policy.fpr" falls back to "policy")."""
+        if key in self.FIELDS:
+            return self.FIELDS[key].step
+        return self.KEY_STEPS.get(key.split(".")[0])
+
+    def show_input_error(self, error: InputError) -> None:
+        """Show the engine's sentence in red under the form, mark the field, go to its step."""
+        text = error.one_line()
+        for prefix in ("settings: ", "config: "):
+            if text.startswith(prefix):
+                text = text[len(prefix):]
+        key = error.key or ""
+        spec = self.FIELDS.get(key)
+        self.run_bar.show_error(f"{spec.label}: {text}" if spec else text)
+        step = self.step_of_key(key)
+        if step is not None:
+            self.step_list.setCurrentRow(step)
+        self.reveal_key(key)
+        edit = self.fields.get(key)
+        if edit is not None:
+            mark_invalid(edit)
+        self.status_label.setText("Please correct the highlighted setting.")
+
+    def clear_error(self) -> None:
+        self.run_bar.clear_error()
+        for edit in self.fields.values():
+            clear_invalid(edit)
+
+    # ------------------------------------------------------------ report
+
+    def _update_export_enabled(self) -> None:
+        enabled = self._result is not None and not self.runner.is_busy()
+        tip = "" if self._result is not None else (
+            f"Run the audit first (step {len(self.FORM_STEPS)}, “Run audit”).")
+        if self._result is None and not self.export_status.text():
+            self.export_status.setText(tip)
+        for button in (self.export_button, self.export_button_results):
+            button.setEnabled(enabled)
+            button.setToolTip(tip)
+
+    def export_report(self) -> None:
+        """Ask where to save, then write the PDF on the job runner (the window never freezes)."""
+        if self._result is None or self.runner.is_busy():
+            return
+        default_name = (self._result.get("name") or "privacy-audit").replace("/", "-")
+        default_name = "".join(c for c in default_name if c not in '\\:*?"<>|')[:80]
+        path, _ = QFileDialog.getSaveFileName(self, "Export PDF report",
+                                              str(Path.home() / f"{default_name}.pdf"),
+                                              "PDF report (*.pdf)")
+        if not path:
+            return
+        if not path.lower().endswith(".pdf"):
+            path += ".pdf"
+        result = self._result
+
+        def report_job(progress, cancel, result=result, path=path):
+            from engine.report import write_report
+
+            progress(0.1, "Writing the PDF report")
+            write_report(result, path, include_records=False)
+            return path
+
+        self.export_status.setText("Writing the report…")
+        self.status_label.setText("Writing the PDF report…")
+        self.runner.submit(report_job, self._on_report_done, self._on_report_error,
+                           label="PDF report")
+        self._refresh_controls()
+
+    def _on_report_done(self, path: str) -> None:
+        self._refresh_controls()
+        message = f"Report written to {os.path.normpath(path)}"
+        self.export_status.setText(message)
+        self.status_label.setText(message)
+        self.report_written.emit(path)
+
+    def _on_report_error(self, error: JobError) -> None:
+        self._refresh_controls()
+        self.export_status.setText("The report could not be written.")
+        self.status_label.setText("The report could not be written.")
+        show_job_error(self, "The report could not be written", error)

@@ -1,0 +1,112 @@
+"""Form parts shared by every audit page: number fields, choice boxes and inline error marks.
+
+Why number fields are text fields: whatever the user typed stays visible next to the engine's
+sentence that explains what is wrong with it, and the typed text (not a rounded spin-box value)
+is what reaches the engine's validation. Forms never validate by themselves; the page hands the
+parsed values to the engine's ``Config.from_dict`` so the GUI, the CLI and config files obey the
+same rules. Tooltips are for privacy officers, not programmers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
+
+ERROR_STYLE = "border: 2px solid #c62828; border-radius: 3px; padding: 1px;"
+FIELD_WIDTH = 160
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One number field: its label, the step that shows it, its tooltip, whole numbers only."""
+
+    label: str
+    step: int
+    tooltip: str
+    integer: bool = False
+
+
+def format_value(value) -> str:
+    """A config value as the text a field shows ('' for a missing value, 1.0 -> '1')."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def parse_value(text: str, integer: bool):
+    """The typed text as a number when it is one; otherwise the raw text, so that the engine's
+    validation names exactly what the user typed."""
+    raw = text.strip()
+    candidate = raw.replace(",", ".") if raw.count(",") == 1 and "." not in raw else raw
+    try:
+        value = float(candidate)
+    except ValueError:
+        return raw
+    if integer and value.is_integer():
+        return int(value)
+    return value
+
+
+def number_field(key: str, spec: FieldSpec) -> QLineEdit:
+    """A text field for a number; typing into it clears its error mark."""
+    edit = QLineEdit()
+    edit.setObjectName(f"field_{key}")
+    edit.setToolTip(spec.tooltip)
+    edit.setAccessibleName(spec.label)
+    edit.setMaximumWidth(FIELD_WIDTH)
+    edit.textEdited.connect(lambda _text, e=edit: clear_invalid(e))
+    return edit
+
+
+def field_label(spec: FieldSpec, text: str | None = None) -> QLabel:
+    """The row label of a field, carrying the same tooltip as the field."""
+    label = QLabel(text if text is not None else spec.label + ":")
+    label.setToolTip(spec.tooltip)
+    return label
+
+
+def add_row(form: QFormLayout, spec: FieldSpec, field: QWidget) -> QLabel:
+    """Add ``field`` to ``form`` under its label; returns the label (some pages rename it)."""
+    label = field_label(spec)
+    form.addRow(label, field)
+    return label
+
+
+def mark_invalid(edit: QWidget) -> None:
+    """Red frame around the field the engine complained about, and the focus on it."""
+    edit.setStyleSheet(ERROR_STYLE)
+    edit.setFocus()
+
+
+def clear_invalid(edit: QWidget) -> None:
+    edit.setStyleSheet("")
+
+
+def choice_combo(choices: Iterable[tuple[str, str]], tooltip: str) -> QComboBox:
+    """A drop-down of (config value, label shown) pairs; ``currentData()`` is the value."""
+    combo = QComboBox()
+    for value, label in choices:
+        combo.addItem(label, value)
+    combo.setToolTip(tooltip)
+    return combo
+
+
+def select_data(combo: QComboBox, value) -> None:
+    """Select the entry whose config value is ``value``; unknown values leave it unchanged."""
+    index = combo.findData(value)
+    if index >= 0:
+        combo.setCurrentIndex(index)
+
+
+def nested_get(config: dict, key: str):
+    """``config["policy"]["fpr"]`` for the key "policy.fpr"; None when missing."""
+    value = config
+    for part in key.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value

@@ -1,0 +1,155 @@
+"""The results of any audit, top to bottom in the order an officer reads them: verdict, ROC,
+attack metrics, the audit's own sections, warnings, decision log.
+
+Every audit result (result.json) carries a verdict, ROC curves, attack metrics and warnings, so
+those parts live here once; an audit adds what only it has with :meth:`ResultsView.add_section`
+(e.g. composed privacy and the what-if plot of the mechanism audit). The view only displays a
+result dict, it never computes, so a project reopened months later shows exactly what was
+audited.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.widgets.metrics_table import MetricsTable
+from gui.widgets.roc_plot import RocPlot
+from gui.widgets.verdict_banner import VerdictBanner
+
+SectionUpdate = Callable[[dict | None], None]
+
+
+class ResultsView(QWidget):
+    """Shows one result dict; emits ``note_added`` when the user logs a decision.
+
+    Subclasses call :meth:`add_section` in their ``__init__`` (after ``super().__init__()``)
+    for the boxes only their audit has; each section's ``update`` receives every new result.
+    """
+
+    note_added = Signal(dict)          # {"time": iso, "text": str}
+
+    ROC_TITLE = "What attackers achieve against what DP permits"
+    METRICS_TITLE = "Attack metrics (95 % confidence intervals)"
+    NOTE_PLACEHOLDER = ("e.g. 'Release approved with ε = 0.5 per hour after discussion with the "
+                        "DPO, 12 May.'")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._result: dict | None = None
+        self._section_updates: list[SectionUpdate] = []
+        self.verdict_banner = VerdictBanner()
+        self.roc_plot = RocPlot()
+        self.metrics_table = MetricsTable()
+        self.metrics_table.setMinimumHeight(130)
+        self.warnings_label = QLabel()
+        self.warnings_label.setWordWrap(True)
+        self.warnings_label.setTextFormat(Qt.TextFormat.RichText)
+
+        self.notes_list = QListWidget()
+        self.notes_list.setMaximumHeight(80)
+        self.note_edit = QPlainTextEdit()
+        self.note_edit.setPlaceholderText(self.NOTE_PLACEHOLDER)
+        self.note_edit.setMaximumHeight(70)
+        self.note_edit.setToolTip("Write what was decided and why. Notes are saved in the "
+                                  "project file with the date and time.")
+        self.add_note_button = QPushButton("Add to decision log")
+        self.add_note_button.clicked.connect(self._add_note)
+        notes = QWidget()
+        notes_layout = QVBoxLayout(notes)
+        notes_layout.setContentsMargins(0, 0, 0, 0)
+        notes_layout.addWidget(self.notes_list)
+        row = QHBoxLayout()
+        row.addWidget(self.note_edit, 1)
+        row.addWidget(self.add_note_button, 0, Qt.AlignmentFlag.AlignBottom)
+        notes_layout.addLayout(row)
+
+        self.warnings_box = group_box("Warnings", self.warnings_label)
+        self._layout = QVBoxLayout(self)
+        self._layout.addWidget(self.verdict_banner)
+        self._layout.addWidget(group_box(self.ROC_TITLE, self.roc_plot), 3)
+        self._layout.addWidget(group_box(self.METRICS_TITLE, self.metrics_table))
+        self._layout.addWidget(self.warnings_box)
+        self._layout.addWidget(group_box("Decision / notes", notes))
+        self.set_result(None)
+
+    def add_section(self, title: str, widget: QWidget, stretch: int = 0,
+                    update: SectionUpdate | None = None) -> QGroupBox:
+        """Add a titled box after the metrics (and after earlier sections), before the warnings.
+
+        ``update(result or None)`` is called now with the current result and for every later one.
+        """
+        box = group_box(title, widget)
+        self._layout.insertWidget(self._layout.indexOf(self.warnings_box), box, stretch)
+        if update is not None:
+            self._section_updates.append(update)
+            update(self._result or None)
+        return box
+
+    def result(self) -> dict | None:
+        return self._result
+
+    def set_result(self, result: dict | None) -> None:
+        self._result = result
+        shown = result or None
+        result = result or {}
+        self.verdict_banner.set_verdict(result.get("verdict"), result.get("summary", ""))
+        self.roc_plot.set_result(shown)
+        self.metrics_table.set_result(shown)
+        for update in self._section_updates:
+            update(shown)
+        warnings = result.get("warnings") or []
+        self.warnings_label.setText("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in warnings)
+                                    + "</ul>" if warnings else "No warnings.")
+
+    def set_decision_log(self, entries: list[dict]) -> None:
+        self.notes_list.clear()
+        for entry in entries:
+            self.notes_list.addItem(_note_text(entry))
+
+    def _add_note(self) -> None:
+        text = self.note_edit.toPlainText().strip()
+        if not text:
+            return
+        entry = {"time": _dt.datetime.now().astimezone().replace(microsecond=0).isoformat(),
+                 "text": text}
+        self.notes_list.addItem(_note_text(entry))
+        self.note_edit.clear()
+        self.note_added.emit(entry)
+
+
+def rich_label() -> QLabel:
+    """A word-wrapped, selectable rich-text label for a results box."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def group_box(title: str, widget: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    layout.addWidget(widget)
+    return box
+
+
+def escape(text: str) -> str:
+    """Plain text made safe for a rich-text label."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _note_text(entry: dict) -> str:
+    return f"{str(entry.get('time', ''))[:16].replace('T', ' ')} — {entry.get('text', '')}"

@@ -1,0 +1,83 @@
+"""The run bar at the bottom of every audit page: Run, Cancel, progress with ETA, status, and
+the inline error sentence above them.
+
+It is only a view: the page decides what Run and Cancel do and when they are enabled. Keeping
+the error sentence here, next to the Run button, means the user reads why nothing started
+exactly where they pressed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.job_runner import JobProgress, format_eta
+
+PROGRESS_STEPS = 1000   # the bar counts in tenths of a percent
+
+
+class RunBar(QFrame):
+    """Run audit / Cancel / progress bar / status label, with an inline error line above."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("runBar")
+        self.setStyleSheet("#runBar { border-top: 1px solid #ccc; }")
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("inlineError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c62828; font-weight: bold;")
+        self.error_label.setVisible(False)
+        self.run_button = QPushButton("Run audit")
+        self.run_button.setMinimumHeight(34)
+        self.run_button.setMinimumWidth(130)
+        self.run_button.setDefault(True)
+        self.run_button.setToolTip("Check the settings and run the audit.")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setMinimumHeight(34)
+        self.cancel_button.setToolTip("Stop the audit; your settings are kept.")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, PROGRESS_STEPS)
+        self.progress_bar.setTextVisible(True)
+        self.progress_bar.setFormat("%p %")
+        self.status_label = QLabel("Ready.")
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Expanding,
+                                        QSizePolicy.Policy.Preferred)
+        row = QHBoxLayout()
+        row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
+        row.addWidget(self.progress_bar, 1)
+        row.addWidget(self.status_label, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.error_label)
+        layout.addLayout(row)
+
+    def set_fraction(self, fraction: float) -> None:
+        """Show ``fraction`` (0…1) of the work as done."""
+        self.progress_bar.setValue(int(round(PROGRESS_STEPS * fraction)))
+
+    def show_progress(self, update: JobProgress) -> None:
+        """The bar and "message — about 40 s left" (no ETA while it would be a wild guess)."""
+        self.set_fraction(update.fraction)
+        eta = format_eta(update.eta_s)
+        self.status_label.setText(f"{update.message} — {eta}" if eta else update.message)
+
+    def set_status(self, text: str) -> None:
+        self.status_label.setText(text)
+
+    def show_error(self, sentence: str) -> None:
+        self.error_label.setText(sentence)
+        self.error_label.setVisible(True)
+
+    def clear_error(self) -> None:
+        self.error_label.setText("")
+        self.error_label.setVisible(False)
