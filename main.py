@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sample", choices=["mechanism"],
+    parser.add_argument("--sample", choices=["mechanism", "location"],
                         help="open the app with the bundled sample audit loaded")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{run,demo}")

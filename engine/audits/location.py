@@ -58,7 +58,7 @@ SAMPLE_TRACES = ROOT / "resources" / "location" / "sample_city.csv"
 MECHANISMS = (*MECHANISM_NAMES, "none")
 GAUSSIAN_FAMILY = ("gaussian", "discrete_gaussian")
 ATTACKERS = ("informed", "partial", "auxiliary")
-TARGET_RULES = ("most_exposed", "random", "id")
+TARGET_RULES = ("most_exposed", "observations", "random", "id")
 ATTACKS = ("one_threshold", "two_threshold", "meta_classifier", "meta_classifier_100",
            "reference", "likelihood_ratio")
 DEFAULT_ATTACKS = ("one_threshold", "two_threshold", "meta_classifier", "reference",
@@ -80,8 +80,9 @@ class LocationConfig:
     epoch_unit: str = ""              # "" (integers) | "hour" | "day" (timestamps binned)
     city_users: int = 16_000          # synthetic city: people ...
     city_epochs: int = 800            # ... and hourly epochs (12 × 8 grid of sites)
-    target: str = "most_exposed"      # most_exposed | random | id
+    target: str = "most_exposed"      # most_exposed | observations | random | id
     target_id: str = ""               # with target = "id"
+    target_observations: int = 60     # with target = "observations": the person closest to this k
     attacker: str = "informed"        # informed | partial | auxiliary
     known_fraction: float = 0.5       # θ for the partial attacker
     auxiliary_size: int = 0           # people in the attacker's auxiliary pool; 0 = half the rest
@@ -138,6 +139,7 @@ class LocationConfig:
                     "large_shadow_aggregates": (0, 2_000_000),
                     "test_aggregates": (200, 2_000_000), "reference_traces": (1, 1000),
                     "sweep_targets": (0, 50), "sweep_test_aggregates": (200, 200_000),
+                    "target_observations": (1, 1_000_000),
                     "seed": (0, 2**63 - 1)}
         for key, (lo, hi) in integers.items():
             if key in d:
@@ -252,6 +254,8 @@ def choose_target(config: LocationConfig, traces, clipped: sp.csr_matrix,
     if config.target == "random":
         candidates = np.flatnonzero(k > 0)
         return int(g.choice(candidates))
+    if config.target == "observations":       # paper 000 §5 audits targets of a given k
+        return int(np.argmin(np.abs(k - config.target_observations)))
     return int(np.argmax(k))          # most positive observations: the most exposed person
 
 

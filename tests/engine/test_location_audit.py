@@ -1,0 +1,193 @@
+"""Location audit engine: the game's sampling is exact, the attacks compute what their papers
+say, the job follows the contract (progress, cancel, seeds) and bad settings get sentences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+
+from engine.attacks.location import likelihood_ratio, two_threshold
+from engine.attacks.location.base import AttackData
+from engine.audits import location as L
+from engine.data.errors import InputError
+from engine.games.location import CellPool, play, unknown_counts
+from engine.runtime import CancelToken, JobCancelled, Progress, rng
+
+SMALL = dict(city_users=600, city_epochs=96, aggregate_size=99, test_aggregates=1000,
+             shadow_aggregates=400, sweep_targets=2, sweep_test_aggregates=400,
+             attacks=("one_threshold", "two_threshold", "reference", "likelihood_ratio"),
+             target="observations", target_observations=15, seed=3)
+
+
+def small_pool(seed=0, people=60, cells=4, density=0.3):
+    g = np.random.default_rng(seed)
+    dense = (g.random((people, cells)) < density).astype(np.uint8)
+    return dense, CellPool.from_rows(sp.csr_matrix(dense))
+
+
+def test_each_cell_count_is_exactly_hypergeometric():
+    dense, pool = small_pool()
+    n, draws = 20, 40_000
+    counts = unknown_counts(pool, n, draws, rng(1, "t"))
+    for c in range(dense.shape[1]):
+        ones = int(dense[:, c].sum())
+        support = np.arange(0, min(ones, n) + 1)
+        expected = stats.hypergeom.pmf(support, dense.shape[0], ones, n) * draws
+        observed = np.bincount(counts[:, c].astype(int), minlength=support.size)[:support.size]
+        keep = expected > 5
+        chi2 = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+        assert stats.chi2.sf(chi2, keep.sum() - 1) > 1e-3, (c, observed, expected)
+
+
+def test_cells_keep_their_joint_law_through_people_who_visit_several():
+    # The total over cells is the sample sum of each person's visit count: finite-population
+    # variance n (1 − n/P) S². Independent per-cell sampling would get it wrong.
+    dense, pool = small_pool(seed=2, density=0.5)
+    w = dense.sum(axis=1).astype(float)
+    n, draws, people = 15, 60_000, dense.shape[0]
+    total = unknown_counts(pool, n, draws, rng(2, "t")).sum(axis=1)
+    var = n * (1 - n / people) * w.var(ddof=1)
+    assert total.mean() == pytest.approx(n * w.mean(), rel=0.01)
+    assert total.var() == pytest.approx(var, rel=0.03)
+
+
+def test_inactive_people_count_in_the_pool_size():
+    dense, _ = small_pool()
+    padded = sp.vstack([sp.csr_matrix(dense), sp.csr_matrix((140, dense.shape[1]))])
+    pool = CellPool.from_rows(padded)
+    assert pool.n_active <= dense.shape[0] and pool.size == 200
+    counts = unknown_counts(pool, 50, 20_000, rng(3, "t"))
+    assert counts.mean(axis=0) == pytest.approx(dense.sum(axis=0) * 50 / 200, rel=0.03)
+
+
+def test_play_without_noise_or_unknown_people_is_the_target_alone():
+    _, pool = small_pool()
+    z = np.array([1, 1, 0, 0], dtype=np.float32)
+    s = play(z, pool, 0, 1000, "none", 1.0, rng(4, "t"))
+    assert s.labels.sum() == 500
+    assert np.array_equal(s.x, s.labels[:, None] * z[None, :])
+
+
+def test_informed_likelihood_ratio_orders_like_the_clipped_sum_for_laplace():
+    g = np.random.default_rng(5)
+    k, n = 6, 2000
+    y = g.random(n) < 0.5
+    x = (g.laplace(0, 2.0, (n, k)) + y[:, None]).astype(np.float32)
+    laws = likelihood_ratio.unknown_count_law(None, k)
+    llr = likelihood_ratio.llr_scores(x, laws, "laplace", 2.0)
+    clipped = np.clip(x, 0, 1).sum(axis=1)
+    assert stats.spearmanr(llr, clipped).statistic == pytest.approx(1.0, abs=1e-9)
+    # And it equals (Σ|x| − |x − 1|)/b exactly.
+    assert llr == pytest.approx(((np.abs(x) - np.abs(x - 1)) / 2.0).sum(axis=1), abs=1e-6)
+
+
+def test_per_cell_thresholds_match_brute_force():
+    g = np.random.default_rng(6)
+    values = np.round(g.normal(size=(300, 3)) + (g.random(300) < 0.5)[:, None], 1)
+    labels = g.random(300) < 0.5
+    tau = two_threshold.per_cell_thresholds(values, labels)
+    for c in range(3):
+        best = max((np.mean(values[labels, c] > t) - np.mean(values[~labels, c] > t))
+                   for t in np.unique(values[:, c]))
+        got = np.mean(values[labels, c] > tau[c]) - np.mean(values[~labels, c] > tau[c])
+        assert got == pytest.approx(best)
+
+
+def test_two_threshold_score_is_binomial_for_the_informed_attacker():
+    g = np.random.default_rng(7)
+    k, n, b = 20, 20_000, 2.0
+    y = np.zeros(n, bool)
+    y[: n // 2] = True
+    x = (g.laplace(0, b, (n, k)) + y[:, None]).astype(np.float32)
+    from engine.games.location import AggregateSet
+    data = AttackData(k=k, target=np.ones(k, np.float32), shadow=AggregateSet(x, y, None),
+                      test=AggregateSet(x, y, None), mechanism="laplace", scale=b)
+    out = two_threshold.attack(data)
+    p0 = 0.5 * np.exp(-0.5 / b)          # P(Lap(b) > ½): the per-cell threshold sits at ½
+    assert np.allclose(out.details["per_cell_thresholds"], 0.5, atol=0.25)
+    assert out.scores[~y].mean() / k == pytest.approx(p0, abs=0.02)
+    assert out.scores[y].mean() / k == pytest.approx(1 - p0, abs=0.02)
+
+
+class Recorder(Progress):
+    def __init__(self):
+        self.values = []
+        super().__init__(lambda f, m: self.values.append(f))
+
+
+def test_run_follows_the_job_contract_and_is_reproducible():
+    config = L.LocationConfig(**SMALL)
+    rec = Recorder()
+    result = L.run(config, progress=rec).to_dict()
+    assert rec.values[-1] == pytest.approx(1.0)
+    assert [a["name"] for a in result["attacks"]] == list(SMALL["attacks"])
+    theory = result["theory"]
+    assert theory["observations"] == pytest.approx(15, abs=3)
+    assert theory["target"]["id"] == "(redacted)"
+    assert set(theory["sweep"]["attacks"]) == set(L.SWEEP_ATTACKS)
+    exposed = result["exposed_records"][0]
+    assert "people" not in exposed and exposed["count"] >= 1
+    again = L.run(config).to_dict()
+    assert [a["auc"] for a in again["attacks"]] == [a["auc"] for a in result["attacks"]]
+    other = L.run(L.LocationConfig(**{**SMALL, "seed": 4})).to_dict()
+    assert [a["auc"] for a in other["attacks"]] != [a["auc"] for a in result["attacks"]]
+
+
+def test_cancel_stops_the_job():
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(JobCancelled):
+        L.run(L.LocationConfig(**SMALL), cancel=token)
+
+
+def test_exposed_people_rule_is_the_exact_k_threshold():
+    from engine.mechanisms.tradeoff import mechanism_tradeoff
+
+    config = L.LocationConfig(**{**SMALL, "list_exposed_ids": True})
+    result = L.run(config).to_dict()
+    exposed = result["exposed_records"][0]
+    k_star = exposed["min_observations"]
+    scale = result["theory"]["noise_scale"]
+    policy = config.policy
+
+    def risky(k):
+        t = mechanism_tradeoff("laplace", scale, 1.0, k)
+        return t.tpr_at(policy.fpr) >= policy.high_tpr or t.accuracy() >= policy.high_accuracy
+    assert risky(k_star) and not risky(k_star - 1)
+    assert all(p["observations"] >= k_star for p in exposed["people"])
+    assert len(exposed["people"]) == min(exposed["count"], 1000)
+
+
+@pytest.mark.parametrize("change, key, words", [
+    ({"aggregate_size": 5000}, "aggregate_size", "traces hold only 599"),
+    ({"aggregate_size": 400}, "aggregate_size", "left for releases"),
+    ({"auxiliary_size": 599}, "auxiliary_size", "leaves nobody"),
+    ({"target": "id", "target_id": "nobody"}, "target_id", "not in"),
+])
+def test_impossible_sizes_and_targets_get_sentences(change, key, words):
+    with pytest.raises(InputError) as err:
+        L.run(L.LocationConfig(**{**SMALL, **change}))
+    assert err.value.key == key and words in str(err.value)
+
+
+@pytest.mark.parametrize("d, key", [
+    ({"clip_per_epoch": 0}, "clip_per_epoch"),
+    ({"epsilon": 0}, "epsilon"),
+    ({"epsilon": -1}, "epsilon"),
+    ({"attacks": ["one_threshold", "magic"]}, "attacks"),
+    ({"target": "id"}, "target_id"),
+    ({"mechanism": "gaussian", "delta": 0}, "delta"),
+    ({"known_fraction": 1.5}, "known_fraction"),
+    ({"colour": "red"}, "colour"),
+])
+def test_bad_config_values_name_their_key(d, key):
+    with pytest.raises(InputError) as err:
+        L.LocationConfig.from_dict({"audit_type": "location", **d}, source="my.toml")
+    assert err.value.key == key and "my.toml" in str(err.value)
+
+
+def test_config_round_trips_through_its_dict():
+    config = L.LocationConfig(**SMALL)
+    assert L.LocationConfig.from_dict(config.to_dict()) == config
