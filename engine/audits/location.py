@@ -39,7 +39,7 @@ from engine.attacks.location.base import AttackData
 from engine.audits.config_fields import as_choice, as_number, reject_unknown_keys
 from engine.audits.result import AuditResult, file_sha256, software_versions
 from engine.data.errors import InputError
-from engine.games.location import CellPool, play
+from engine.games.location import AggregateSet, CellPool, play
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
 from engine.mechanisms.accounting import compose
 from engine.mechanisms.arguments import MECHANISM_NAMES
@@ -78,6 +78,8 @@ class LocationConfig:
     epoch_col: str = "epoch"
     count_col: str = ""               # optional count column ("" = none)
     epoch_unit: str = ""              # "" (integers) | "hour" | "day" (timestamps binned)
+    release: str = ""                 # a published release CSV (site, epoch, count) to attack;
+    #                                   the traces are then the attacker's auxiliary data
     city_users: int = 16_000          # synthetic city: people ...
     city_epochs: int = 800            # ... and hourly epochs (12 × 8 grid of sites)
     target: str = "most_exposed"      # most_exposed | observations | random | id
@@ -123,8 +125,8 @@ class LocationConfig:
                              source=source, key="audit_type")
         reject_unknown_keys(cls, d, source)
         v: dict = {}
-        for key in ("name", "traces", "user_col", "site_col", "epoch_col", "count_col",
-                    "target_id"):
+        for key in ("name", "traces", "release", "user_col", "site_col", "epoch_col",
+                    "count_col", "target_id"):
             if key in d:
                 v[key] = str(d[key])[:1000]
         choices = {"epoch_unit": ("", "hour", "day"), "target": TARGET_RULES,
@@ -191,6 +193,11 @@ class LocationConfig:
         if self.target == "id" and not self.target_id.strip():
             raise InputError(f"{source}: 'target_id' is required when target = 'id' (or set "
                              "target = 'most_exposed').", source=source, key="target_id")
+        if self.release and self.attacker != "auxiliary":
+            raise InputError(f"{source}: a published release can only be attacked by the "
+                             "auxiliary attacker (its traces are the attacker's data, not the "
+                             "released people); set attacker = 'auxiliary'.", source=source,
+                             key="attacker")
         if self.mechanism in GAUSSIAN_FAMILY and self.delta <= 0:
             raise InputError(f"{source}: 'delta' must be greater than 0 for the "
                              f"{self.mechanism.replace('_', ' ')} mechanism (e.g. 1e-5).",
@@ -228,6 +235,23 @@ def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     traces = generate_city(config.seed, n_users=config.city_users, n_epochs=config.city_epochs,
                            progress=progress, cancel=cancel)
     return traces, []
+
+
+def load_published(config: LocationConfig, traces) -> tuple[np.ndarray, dict]:
+    """(flat E·S values, input record) of the published release, on the traces' grid."""
+    from engine.data.traces import load_release_csv
+
+    path = Path(config.release)
+    if not path.is_absolute() and not path.exists() and (ROOT / path).exists():
+        path = ROOT / path
+    values, _, _ = load_release_csv(path, sites=traces.site_labels, epochs=traces.epoch_labels,
+                                    integer_counts=config.mechanism in ("none",
+                                                                        "discrete_laplace",
+                                                                        "discrete_gaussian"),
+                                    allow_negative=config.mechanism != "none",
+                                    fill_missing=True)
+    return values.ravel(), {"path": str(path), "sha256": file_sha256(path),
+                            "rows": int(values.size)}
 
 
 def epoch_sensitivity(mechanism: str, clip: int) -> float:
@@ -275,7 +299,14 @@ class Scenario:
 def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, target_row: int,
                    release_rows: np.ndarray, aux_rows: np.ndarray, scale: float | None,
                    g_seed: tuple, *, n_test: int, with_reference: bool, with_large: bool,
-                   progress: Progress, cancel: CancelToken) -> Scenario:
+                   progress: Progress, cancel: CancelToken,
+                   published: np.ndarray | None = None) -> Scenario:
+    """Shadow and test aggregates for one target.
+
+    ``published``: the flat (E·S) values of a published release. Then nobody is known to be
+    released (``release_rows`` is empty): the test aggregates are the attacker's own validation
+    draws from its auxiliary pool, and the published release's read cells are appended as the
+    last test row (label False, a placeholder: :func:`split_published` takes it off)."""
     z_row = clipped[target_row]
     target_cells = z_row.indices.astype(np.int64)
     k = int(target_cells.size)
@@ -296,8 +327,8 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
     z = np.zeros(cells.size, dtype=np.float32)
     z[:k] = 1.0
     on_cells = clipped[:, cells]
-    release_pool = CellPool.from_rows(on_cells[release_rows])
     aux_pool = CellPool.from_rows(on_cells[aux_rows])
+    release_pool = aux_pool if published is not None else CellPool.from_rows(on_cells[release_rows])
     unknown = config.unknown_size()
     mech = config.mechanism
     sc = scale if scale is not None else 1.0
@@ -311,9 +342,34 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
                      cancel=cancel)
     test = play(z, release_pool, unknown, n_test, mech, sc, rng(config.seed, "test", *g_seed),
                 progress=progress.span(0.6, 1.0), cancel=cancel)
+    if published is not None:
+        row = np.asarray(published, dtype=np.float32)[cells][None, :]
+        test = AggregateSet(x=np.vstack([test.x, row]), labels=np.r_[test.labels, False],
+                            unknown=None)
     data = AttackData(k=k, target=z, shadow=shadow, test=test, mechanism=mech, scale=sc,
                       reference=ref_vector)
     return Scenario(target_row, k, int(epochs.size), data, large)
+
+
+def split_published(outcomes, scenario: Scenario):
+    """Take the published release's score (last test row) off every outcome.
+
+    Returns (outcomes on the validation aggregates, test labels, {name: release verdict})."""
+    labels = scenario.data.test.labels[:-1]
+    verdicts = {}
+    for o in outcomes:
+        score, o.scores = float(o.scores[-1]), o.scores[:-1]
+        absent = o.scores[~labels]
+        present = o.scores[labels]
+        verdicts[o.name] = {
+            "label": o.label, "score": score, "threshold": float(o.threshold),
+            "says_present": bool(score >= o.threshold),
+            # How often a simulated release *without* the target scores at least this high:
+            # the false-accusation rate of flagging this release (a p-value).
+            "share_absent_at_least": float(np.mean(absent >= score)),
+            "share_present_at_least": float(np.mean(present >= score)),
+        }
+    return outcomes, labels, verdicts
 
 
 def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
@@ -471,13 +527,17 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     target_row = choose_target(config, traces, clipped, g)
     others = np.delete(np.arange(traces.n_users), target_row)
     others = g.permutation(others)
-    aux_size = config.auxiliary_size or others.size // 2
-    if aux_size >= others.size:
+    published = load_published(config, traces) if config.release else None
+    if published is not None:
+        inputs.append(published[1])
+    aux_size = (others.size if published is not None
+                else config.auxiliary_size or others.size // 2)
+    if published is None and aux_size >= others.size:
         raise InputError(f"'auxiliary_size' ({aux_size:,}) leaves nobody to release: the data "
                          f"has {others.size:,} people besides the target; use fewer.",
                          key="auxiliary_size")
     aux_rows, release_rows = np.sort(others[:aux_size]), np.sort(others[aux_size:])
-    if config.aggregate_size > release_rows.size:
+    if published is None and config.aggregate_size > release_rows.size:
         raise InputError(f"'aggregate_size' n = {config.aggregate_size:,} is larger than the "
                          f"{release_rows.size:,} people left for releases once the attacker's "
                          f"auxiliary pool ({aux_rows.size:,}) is set aside; lower n or "
@@ -495,13 +555,18 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                               scale, ("main",), n_test=config.test_aggregates,
                               with_reference="reference" in config.attacks,
                               with_large=any(a.startswith("meta") for a in config.attacks),
-                              progress=progress.span(0.10, 0.45), cancel=cancel)
+                              progress=progress.span(0.10, 0.45), cancel=cancel,
+                              published=None if published is None else published[0])
     outcomes = run_attacks(config, scenario, config.attacks, dev,
                            progress=progress.span(0.45, 0.75), cancel=cancel)
+    test_labels = scenario.data.test.labels
+    release_verdicts = None
+    if published is not None:
+        outcomes, test_labels, release_verdicts = split_published(outcomes, scenario)
     attacks = []
     for o in outcomes:
         cancel.check()
-        attacks.append(evaluate_attack(o.name, o.label, o.scores, scenario.data.test.labels,
+        attacks.append(evaluate_attack(o.name, o.label, o.scores, test_labels,
                                        delta=config.delta, confidence=config.confidence,
                                        fpr_targets=fpr_targets, details=o.details,
                                        accuracy_threshold=o.threshold))
@@ -510,7 +575,13 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         theory["dp_bound_accuracy"] = dp_bound_accuracy(config, scale, scenario.k_epochs)
 
     # Accuracy against the number of positive observations (paper 000 Fig. 13/14).
-    theory["sweep"] = observation_sweep(config, traces, clipped, target_row, release_rows,
+    if release_verdicts is not None:
+        theory["published_release"] = {
+            "path": inputs[-1]["path"], "attacks": release_verdicts,
+            "note": "Metrics above are the attacker's own estimate on simulated releases from "
+                    "its auxiliary data; the verdicts here are its conclusions on the "
+                    "published release."}
+    theory["sweep"] = {} if published is not None else observation_sweep(config, traces, clipped, target_row, release_rows,
                                         aux_rows, scale, dev,
                                         progress=progress.span(0.75, 0.95), cancel=cancel)
     exposed = exposed_people(config, traces, clipped, scale)
@@ -540,6 +611,14 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                f"(k = {scenario.k} observations) is in this release correctly {best_acc:.0%} of "
                f"the time, and spots {best_tpr:.1%} of releases containing them while wrongly "
                f"accusing {policy.fpr:.0%} of the others.")
+    if release_verdicts is not None:
+        says = [v for v in release_verdicts.values() if v["says_present"]]
+        best = min(release_verdicts.values(), key=lambda v: v["share_absent_at_least"])
+        summary = (f"On the published release, {len(says)} of {len(release_verdicts)} attacks "
+                   f"conclude that the target (k = {scenario.k} observations) is in it. A "
+                   f"release without the target scores as high as this one in "
+                   f"{best['share_absent_at_least']:.1%} of the attacker's simulations "
+                   f"({best['label']}). {summary}")
     theory.update({"target": {"rule": config.target,
                               "id": traces.user_ids[target_row] if config.list_exposed_ids or
                               config.target == "id" else "(redacted)",
@@ -552,7 +631,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     return AuditResult(
         audit_type="location", name=config.name, seed=config.seed, config=config.to_dict(),
         software=software_versions(dev), runtime_s=round(clock.elapsed(), 3),
-        attacks=attacks, baselines=[_random_guess(config, scenario.data.test.labels)],
+        attacks=attacks, baselines=[_random_guess(config, test_labels)],
         theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
                  "reasons": reasons},

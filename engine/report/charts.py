@@ -8,6 +8,9 @@
   few people shows up only at low FPR (Carlini et al. 2022; paper 003 reports TPR at low FPR).
 * :func:`sweep_chart` — the optimal attacker's accuracy, AUC and TPR at the policy FPR as one
   parameter (ε per observation or number of observations k) varies.
+* :func:`observations_chart` — location audit (paper 000 Fig. 13/14): measured accuracy of the
+  sweep attacks, with interval whiskers, against the target's number of observations k, beside
+  the exact optimum and the most ε-DP per epoch allows.
 
 The report is printed and photocopied, so every series differs by dash pattern *and* marker,
 not only by colour. Small plotting helpers (axes, ticks, log transform, clipping) live here
@@ -504,8 +507,7 @@ def roc_chart(result: dict, log_scale: bool) -> Drawing:
     wx, wy = _xy((worst or {}).get("roc"))
     if wx.size >= 2:
         p.curve(wx, wy, WORST_STYLE, 1.1)
-        entries.append(LegendEntry("Worst case allowed by the claimed ε per observation "
-                                   "(composed over k)", WORST_STYLE))
+        entries.append(LegendEntry(worst_case_label(theory), WORST_STYLE))
     opt = theory.get("optimal_attacker")
     ox, oy = _xy((opt or {}).get("roc"))
     if ox.size >= 2:
@@ -530,6 +532,14 @@ def roc_chart(result: dict, log_scale: bool) -> Drawing:
     lx = xa.start + plot_w + 16
     legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
     return d
+
+
+def worst_case_label(theory: dict) -> str:
+    """Legend words of the worst-case ε0-DP curve: what ε0 is per, and what it is composed over
+    (observations in the mechanism audit, the target's epochs in the location audit)."""
+    if "epsilon_per_epoch" in theory:
+        return "Worst case allowed by the claimed ε per epoch (composed over the target's epochs)"
+    return "Worst case allowed by the claimed ε per observation (composed over k)"
 
 
 def _eps_text(eps) -> str:
@@ -608,5 +618,150 @@ def sweep_chart(result: dict) -> Drawing:
     d.add(text(xa.start, SWEEP_HEIGHT - 8, "Exact optimal attacker as the setting varies", 9,
                bold=True))
     lx = x1 + 16
+    legend(d, entries, lx, y1, WIDTH - lx)
+    return d
+
+
+# --------------------------------------------------------------------------- accuracy vs k
+
+OBS_HEIGHT = 260.0
+OPTIMUM_STYLE = (BLACK, None, None)
+DP_BOUND_STYLE = (colors.Color(0.35, 0.35, 0.35), (7, 3), None)
+
+
+def _attack_style_index(result: dict, name: str, taken: dict[str, int]) -> int:
+    """The ROC chart's style of attack ``name`` (same marker and dash in both charts); sweep
+    attacks that are not among the main attacks get the next unused style."""
+    names = [str(a.get("name")) for a in result.get("attacks") or [] if isinstance(a, dict)]
+    if name in names:
+        return names.index(name)
+    used = set(range(len(names))) | set(taken.values())
+    i = 0
+    while i in used:
+        i += 1
+    return i
+
+
+def observations_chart(result: dict) -> Drawing:
+    """Balanced accuracy against the number of the target's observations k (``theory.sweep``).
+
+    Each sweep attack: its measured accuracy at every swept target, as a marker with its
+    confidence-interval whisker (series offset sideways so whiskers never overlap), joined by
+    its dash pattern; the exact optimal (informed) attacker as a solid line; the most that ε-DP
+    per epoch allows over the target's epochs as a long-dashed line. The audited target's k is
+    marked with a dotted vertical line. Axis k is logarithmic when it spans 20× or more.
+    """
+    st.register_fonts()
+    d = Drawing(WIDTH, OBS_HEIGHT)
+    theory = result.get("theory") or {}
+    sweep = theory.get("sweep") or {}
+    ks = np.asarray([v if isinstance(v, (int, float)) else np.nan
+                     for v in sweep.get("observations") or []], float)
+    finite = ks[np.isfinite(ks) & (ks > 0)]
+    plot_w, plot_h = 290.0, OBS_HEIGHT - 62
+    current = (theory.get("target") or {}).get("observations", theory.get("observations"))
+    span = list(finite) + ([float(current)] if isinstance(current, (int, float)) and
+                           current > 0 else [])
+    log_x = len(span) >= 2 and max(span) / min(span) >= 20
+    if log_x:
+        # Lower end on a decade (k ≥ 1 starts at 1); upper end just past the largest k, so a
+        # k of 117 does not leave most of a decade up to 1000 empty.
+        xa = Axis(10 ** math.floor(math.log10(min(span)) + 1e-9), max(span) * 1.25,
+                  48.0, plot_w, True)
+    elif len(span) >= 2 and max(span) > min(span):
+        pad = 0.05 * (max(span) - min(span))
+        xa = Axis(max(0.0, min(span) - pad), max(span) + pad, 48.0, plot_w, False)
+    else:
+        c = span[0] if span else 1.0
+        xa = Axis(max(0.0, c - 1), c + 1, 48.0, plot_w, False)
+    ya = Axis(0.5, 1.0, 40.0, plot_h, False)
+    p = Plot(d, xa, ya)
+    p.grid_under(percent=False)
+    x0, y0, x1, y1 = p.rect
+    entries: list[LegendEntry] = []
+    drawn = 0
+
+    for key, label, style, width in (
+            ("dp_bound_accuracy", "DP bound: the most the claimed ε per epoch allows",
+             DP_BOUND_STYLE, 1.2),
+            ("optimal_accuracy", "Optimal informed attacker, exact (theory)",
+             OPTIMUM_STYLE, 1.6)):
+        ys = np.asarray([v if isinstance(v, (int, float)) else np.nan
+                         for v in sweep.get(key) or []], float)
+        n = min(ys.size, ks.size)
+        ok = np.isfinite(ks[:n]) & np.isfinite(ys[:n])
+        if ok.sum() >= 1:
+            xs_, ys_ = ks[:n][ok], ys[:n][ok]
+            order = np.argsort(xs_, kind="stable")
+            xs_, ys_ = xs_[order], ys_[order]
+            if xs_.size >= 2:
+                pieces = clip_polyline(xa(xs_), ya(ys_), p.rect)
+                for piece in pieces:
+                    d.add(_line(piece, style, width))
+            for px, py in zip(xa(xs_), ya(ys_), strict=True):   # a tick at every swept target
+                if x0 <= px <= x1 and y0 <= py <= y1:
+                    d.add(Line(px - 3, py, px + 3, py, strokeColor=style[0], strokeWidth=width))
+            entries.append(LegendEntry(label, style))
+            drawn += 1
+
+    series = [(name, rows) for name, rows in (sweep.get("attacks") or {}).items()
+              if isinstance(rows, list) and rows]
+    taken: dict[str, int] = {}
+    for name, _ in series:
+        taken[name] = _attack_style_index(result, name, taken)
+    labels = {str(a.get("name")): short_label(str(a.get("label") or a.get("name")))
+              for a in result.get("attacks") or [] if isinstance(a, dict)}
+    for slot, (name, rows) in enumerate(series):
+        style = ATTACK_STYLES[taken[name] % len(ATTACK_STYLES)]
+        color = style[0]
+        off = (slot - (len(series) - 1) / 2) * 6.0            # points, sideways per series
+        pts = []
+        for k, row in zip(ks, rows, strict=False):
+            acc = row.get("accuracy") if isinstance(row, dict) else None
+            if not (np.isfinite(k) and isinstance(acc, (int, float))):
+                continue
+            px = float(xa(k)) + off
+            if not x0 - 4 <= px <= x1 + 4:
+                continue
+            ci = row.get("accuracy_ci") or []
+            if len(ci) == 2 and all(isinstance(c, (int, float)) for c in ci):
+                lo_y = min(max(float(ya(ci[0])), y0), y1)
+                hi_y = min(max(float(ya(ci[1])), y0), y1)
+                d.add(Line(px, lo_y, px, hi_y, strokeColor=color, strokeWidth=0.8))
+                for yy in (lo_y, hi_y):
+                    d.add(Line(px - 2.2, yy, px + 2.2, yy, strokeColor=color, strokeWidth=0.8))
+            pts.append((px, float(ya(acc))))
+        if len(pts) >= 2:
+            flat = [c for pt in pts for c in pt]
+            for piece in clip_polyline(np.asarray(flat[0::2]), np.asarray(flat[1::2]), p.rect):
+                d.add(_line(piece, (color, style[1], None), 0.9))
+        for px, py in pts:
+            if y0 - 0.5 <= py <= y1 + 0.5:
+                d.add(marker(style[2], px, py, color))
+        if pts:
+            drawn += 1
+        entries.append(LegendEntry(f"{labels.get(name, name.replace('_', ' ').capitalize())}"
+                                   " (measured, 95% interval)", style))
+
+    if isinstance(current, (int, float)) and current > 0:
+        cx = float(xa(current))
+        if x0 <= cx <= x1:
+            d.add(Line(cx, y0, cx, y1, strokeColor=AXIS_GREY, strokeWidth=0.8,
+                       strokeDashArray=(1, 2)))
+            lab = f"audited target: k = {st.fmt_num(current)}"
+            anchor = "end" if cx > (x0 + x1) / 2 else "start"
+            tx = cx - 3 if anchor == "end" else cx + 3
+            w = text_width(lab, 7)
+            d.add(Rect(tx - w - 1 if anchor == "end" else tx - 1, y0 + 3, w + 2, 9,
+                       fillColor=colors.white, strokeColor=None))
+            d.add(text(tx, y0 + 5, lab, 7, anchor))
+            entries.append(LegendEntry("Audited target", (AXIS_GREY, (1, 2), None)))
+    if not drawn:
+        p.message("no sweep data")
+    p.frame("Target's observations k (after clipping)" + (", log scale" if log_x else ""),
+            "Balanced accuracy", percent=False, grid=False)
+    d.add(text(xa.start, OBS_HEIGHT - 8, "Balanced accuracy of each swept target", 9,
+               bold=True))
+    lx = x1 + 14
     legend(d, entries, lx, y1, WIDTH - lx)
     return d

@@ -11,19 +11,23 @@ from __future__ import annotations
 from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, KeepTogether, Spacer
 
-from engine.numbers import distinguishing_digits
 from engine.report import styles as st
 from engine.report.sections import (
     TEXT_WIDTH,
     AuditSections,
+    accounting_table,
     bullets,
+    close,
+    epsilon_bounds_table,
     inputs_table,
     key_value_table,
     markup,
     para,
+    short_attack_label,
     standard_limitations,
     sub,
     table,
+    theory_tpr,
     tpr_cells,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
@@ -45,7 +49,7 @@ class MechanismSections(AuditSections):
     # ----------------------------------------------------------------- 2. what was audited
     def audited(self, result: dict) -> list[Flowable]:
         th, cfg = _theory(result), result.get("config") or {}
-        out: list[Flowable] = inputs_table(result)
+        out: list[Flowable] = inputs_table(result, "No input files: the mechanism is simulated.")
         out.append(Spacer(1, 4))
         out.append(key_value_table([
             ("Configuration SHA-256", f'<font face="{st.FONT_MONO}" size="7.5">'
@@ -134,41 +138,7 @@ class MechanismSections(AuditSections):
         return out
 
     def _accounting(self, th: dict) -> list[Flowable]:
-        comp = th.get("composed") or {}
-        k = th.get("observations")
-        delta = comp.get("delta", th.get("delta"))
-        rows = [("Privacy accounting", "ε", "Note")]
-        rows.append(("<b>Composed ε over k observations</b>",
-                     f"<b>{fmt_eps(th.get('epsilon_total'))}</b>",
-                     f"headline value, at δ = {st.fmt_sci(delta)}, k = {fmt_num(k)}"))
-        named = [
-            ("epsilon_pld_pessimistic", "PLD accountant, pessimistic", "upper end of the bracket"),
-            ("epsilon_pld_optimistic", "PLD accountant, optimistic", "lower end of the bracket"),
-            ("epsilon_gdp", "Gaussian DP (closed form)",
-             f"μ = {fmt_num(comp.get('gdp_mu'))}" if comp.get("gdp_mu") is not None else ""),
-            ("epsilon_kov_worst_case", "Worst case of k-fold ε0-DP (KOV)",
-             "what any ε0-DP mechanism could reach"),
-            ("epsilon_basic", "Basic composition k·ε0", "simple sum; always ≥ the others"),
-        ]
-        lo, hi = comp.get("epsilon_pld_optimistic"), comp.get("epsilon_pld_pessimistic")
-        both = lo is not None and hi is not None
-        for key, label, note in named:
-            if comp.get(key) is None:
-                continue
-            value = fmt_eps(comp.get(key))
-            if both and key == "epsilon_pld_pessimistic":   # a narrow bracket must not print
-                value = distinguishing_digits(hi, lo)       # as "9.99 to 9.99"
-            elif both and key == "epsilon_pld_optimistic":
-                value = distinguishing_digits(lo, hi)
-            rows.append((label, value, note))
-        bracket = (f"The accountant brackets the composed ε between "
-                   f"{distinguishing_digits(lo, hi)} and {distinguishing_digits(hi, lo)}. "
-                   if both else "")
-        return [KeepTogether([sub("The privacy guarantee over k observations"),
-                              table(rows, [6.2 * cm, 2.2 * cm, TEXT_WIDTH - 8.4 * cm]),
-                              para(bracket + "A larger ε means weaker protection; values above "
-                                   "about 1 give an attacker a real advantage (see below).",
-                                   "small")])]
+        return accounting_table(th, k_sym="k", over="k observations")
 
     def _attacker_comparison(self, result: dict, th: dict) -> list[Flowable]:
         opt = th.get("optimal_attacker") or {}
@@ -177,7 +147,7 @@ class MechanismSections(AuditSections):
         head = ["Measure", "Optimal attacker (exact)"]
         if worst:
             head.append("Worst case for ε0-DP (exact)")
-        head += [markup(_short(a)) + " (measured)" for a in attacks]
+        head += [markup(short_attack_label(a)) + " (measured)" for a in attacks]
         rows = [head]
 
         def measured(a, key, ci_key):
@@ -191,12 +161,12 @@ class MechanismSections(AuditSections):
                     + [measured(a, "auc", "auc_ci") for a in attacks])
         targets = [r.get("fpr") for r in opt.get("tpr_at_fpr") or []]
         for t in targets:
-            row = [f"TPR at {fmt_pct(t)} FPR", fmt_pct(_theory_tpr(opt, t))]
+            row = [f"TPR at {fmt_pct(t)} FPR", fmt_pct(theory_tpr(opt, t))]
             if worst:
-                row.append(fmt_pct(_theory_tpr(worst, t)))
+                row.append(fmt_pct(theory_tpr(worst, t)))
             for a in attacks:
                 m = next((r for r in a.get("tpr_at_fpr") or []
-                          if _close(r.get("fpr_target"), t)), None)
+                          if close(r.get("fpr_target"), t)), None)
                 if m is None:
                     row.append(st.DASH)
                 elif m.get("measurable") is False:
@@ -218,38 +188,7 @@ class MechanismSections(AuditSections):
                  "less forgiving than this one.", "small")])]
 
     def _epsilon_bounds(self, result: dict, th: dict) -> list[Flowable]:
-        attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
-        if not attacks:
-            return []
-        rows = [("Attack", "Empirical ε lower bound", "Composed ε (claimed)",
-                 "Most these trials can certify")]
-        any_gdp = False
-        for a in attacks:
-            eb = a.get("epsilon_lower_bound") or {}
-            rows.append((markup(_short(a)), fmt_eps(eb.get("value")),
-                         fmt_eps(th.get("epsilon_total")), fmt_eps(eb.get("max_certifiable"))))
-            gdp = (a.get("details") or {}).get("epsilon_lower_bound_gdp")
-            if gdp:
-                any_gdp = True
-                rows.append((markup(_short(a)) + " — Gaussian-DP heuristic",
-                             fmt_eps(gdp.get("value")), fmt_eps(th.get("epsilon_total")),
-                             st.DASH))
-        note = ("An empirical ε is a <b>lower bound</b>: it certifies, with 95% confidence, "
-                "that the mechanism leaks at least that much (paper 002 Cor. 1). A bound below "
-                "the claimed ε is expected and does not mean the claim is too high; a bound "
-                "<i>above</i> the claimed ε would show the claim is wrong. A finite number of "
-                "trials caps what can be certified (last column).")
-        if any_gdp:
-            note += (" Rows marked <b>Gaussian-DP heuristic</b> assume the mechanism's "
-                     "trade-off curve is Gaussian, true for the Gaussian mechanism audited "
-                     "here: one threshold then bounds the whole curve (μ ≥ Φ⁻¹(TPR) − Φ⁻¹(FPR)), "
-                     "which certifies far more with the same trials (Nasr et al. 2023). It is "
-                     "not valid for other mechanisms, and the app only computes it for "
-                     "Gaussian noise.")
-        return [KeepTogether([
-            sub("Measured ε lower bounds against the claimed ε"),
-            table(rows, [6.4 * cm, 3.4 * cm, 3.4 * cm, TEXT_WIDTH - 13.2 * cm]),
-            para(note, "small")])]
+        return epsilon_bounds_table(result, th)
 
     def _what_if(self, result: dict, th: dict) -> list[Flowable]:
         from engine.report.charts import sweep_chart
@@ -289,23 +228,6 @@ class MechanismSections(AuditSections):
         return [para("No individual records are involved: the audit simulates the mechanism. "
                      "No real person's data was read, so no record can be exposed by this "
                      "report.")]
-
-
-def _short(a: dict) -> str:
-    from engine.report.charts import short_label
-
-    return short_label(str(a.get("label") or a.get("name") or "attack"))
-
-
-def _close(a, b) -> bool:
-    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) < 1e-12
-
-
-def _theory_tpr(block: dict, fpr) -> float | None:
-    for r in block.get("tpr_at_fpr") or []:
-        if _close(r.get("fpr"), fpr):
-            return r.get("tpr")
-    return None
 
 
 def _inverse_text(inv: dict) -> str:

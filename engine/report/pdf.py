@@ -17,6 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
 from engine.report import styles as st
+from engine.report.location import LocationSections
 from engine.report.mechanism import MechanismSections
 from engine.report.sections import (
     AuditSections,
@@ -33,6 +34,7 @@ from engine.report.sections import (
 #: audit_type → its section hooks; unknown types get the generic ones.
 AUDIT_SECTIONS: dict[str, type[AuditSections]] = {
     "mechanism": MechanismSections,
+    "location": LocationSections,
 }
 
 MARGIN = 2 * cm
@@ -46,7 +48,8 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     story += cover(result)                                            # 1
     story += [heading(2), *hooks.audited(result)]                     # 2
     story += [heading(3), *hooks.threat_model(result)]                # 3
-    story += [heading(4), *hooks.method_theory(result), *method_common(result)]  # 4
+    story += [heading(4), *hooks.method_theory(result),                 # 4
+              *method_common(result, hooks.describe_attack)]
     story += results(result)                                          # 5
     story += [heading(6), *hooks.theory(result)]                      # 6
     story += verdict(result)                                          # 7

@@ -214,6 +214,10 @@ class AuditSections:
     def method_theory(self, result: dict) -> list[Flowable]:
         return []
 
+    def describe_attack(self, attack: dict) -> str:
+        """One plain sentence (markup) on how ``attack`` decides, for section 4; "" for none."""
+        return ""
+
     def theory(self, result: dict) -> list[Flowable]:
         return [para("This audit type has no exact differential-privacy theory to compare with; "
                      "the measured attacks in section 5 are the evidence.")]
@@ -233,10 +237,11 @@ def _value_text(v) -> str:
     return "not set" if v is None else str(v)
 
 
-def inputs_table(result: dict) -> list[Flowable]:
+def inputs_table(result: dict, empty: str = "No input files were read.") -> list[Flowable]:
+    """The input files with fingerprints; ``empty`` (markup) says why there are none."""
     inputs = result.get("inputs") or []
     if not inputs:
-        return [para("No input files: the mechanism is simulated.")]
+        return [para(empty)]
     rows = [("File", "SHA-256", "Rows")]
     for i in inputs:
         rows.append((markup(i.get("path", st.DASH)),
@@ -363,35 +368,56 @@ def cover(result: dict) -> list[Flowable]:
 
 # --------------------------------------------------------------------------- 4. method (shared)
 
-def method_common(result: dict) -> list[Flowable]:
-    """The attacks and the empirical-ε method, the same for every audit type."""
-    attacks = result.get("attacks") or []
+def method_common(result: dict, describe=None) -> list[Flowable]:
+    """The attacks and the empirical-ε method, the same for every audit type.
+
+    ``describe(attack) -> str`` (markup) adds the audit's plain words on how an attack decides;
+    ``details.paper`` of an attack, when present, is cited after its score.
+    """
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     out: list[Flowable] = [sub("Attacks")]
     if not attacks:
         out.append(para("No attack was run."))
     for a in attacks:
-        stat = (a.get("details") or {}).get("statistic")
+        details = a.get("details") or {}
+        stat = details.get("statistic")
         line = f"<b>{markup(a.get('label') or a.get('name'))}</b>"
         if stat:
             line += f" — score: {markup(stat)}."
-        note = (a.get("details") or {}).get("note")
+        words = describe(a) if describe else ""
+        if words:
+            line += f" {words}"
+        note = details.get("note")
         if note:
             line += f" {markup(note)}"
+        if details.get("paper"):
+            line += f" <i>Source: paper {markup(details['paper'])}.</i>"
         out += bullets([line])
     out.append(sub("How the attacks are measured"))
     eps = next((a.get("epsilon_lower_bound") for a in attacks
                 if a.get("epsilon_lower_bound")), None) or {}
     delta = eps.get("delta")
     conf = eps.get("confidence", 0.95)
+    sources = {(a.get("details") or {}).get("accuracy_threshold_source") for a in attacks}
+    if sources == {OWN_RULE}:
+        where = ("at the threshold each attack's own rule fixed before seeing the evaluation "
+                 "trials (from the attacker's own data, see above), and evaluated on all "
+                 "trials")
+    elif OWN_RULE in sources:
+        where = ("at the threshold the attack's own rule fixed before seeing the evaluation "
+                 "trials where it has one, otherwise at a threshold chosen on one half of the "
+                 "trials and evaluated on the other half")
+    else:
+        where = ("at a threshold chosen on one half of the trials and evaluated on the other "
+                 "half")
     out.append(para(
         "Each attack gives every trial a score (higher = “present”). From the scores we draw "
         "the ROC curve (all thresholds), its area (AUC, with a DeLong interval), and the "
         "true-positive rate (TPR) at fixed low false-positive rates (FPR). Balanced accuracy "
-        "and advantage (TPR − FPR) are measured at a threshold chosen on one half of the "
-        "trials and evaluated on the other half, so they are not flattered by choosing the "
-        "threshold after seeing the answers (ARCHITECTURE §5; paper 002 §3, “success "
-        "metrics”); their intervals are exact Clopper–Pearson intervals (combined by MOVER "
-        "when the two groups differ in size)."))
+        f"and advantage (TPR − FPR) are measured {where}, so they are not flattered by "
+        "choosing the threshold after seeing the answers (ARCHITECTURE §5; paper 002 §3, "
+        "“success metrics”); their intervals are exact Clopper–Pearson intervals (combined by "
+        "MOVER when the two groups differ in size)."))
     out.append(para(
         "<b>Intervals of TPR at a fixed FPR.</b> The threshold for “FPR = 0.1 %” is read off "
         "the simulated non-members, so its own true FPR is uncertain (about ±40 % at 0.1 % "
@@ -421,6 +447,19 @@ def method_common(result: dict) -> list[Flowable]:
 
 # --------------------------------------------------------------------------- 5. results
 
+#: ``details.accuracy_threshold_source`` of an attack whose rule set its own threshold
+#: (engine.metrics.evaluate_attack), e.g. from shadow data (paper 000 Alg. 3).
+OWN_RULE = "the attack's own rule"
+
+
+def accuracy_note(a: dict) -> str:
+    """Where the threshold of an attack's balanced accuracy came from, in a few words."""
+    details = a.get("details") or {}
+    if details.get("accuracy_threshold_source") == OWN_RULE:
+        return "threshold set by the attack's own rule before these trials; all trials"
+    return "threshold chosen on a separate split"
+
+
 def bound_interval_label(method: str | None) -> str:
     """How the ε lower bound's rates were bounded, in words (engine.auditing's ``method``)."""
     return "Jeffreys (approximate)" if method == "jeffreys" else "Clopper–Pearson"
@@ -445,7 +484,7 @@ def attack_table(a: dict) -> list[Flowable]:
     rows.append(("AUC (0.5 = guessing, 1 = perfect)", fmt3(a.get("auc")),
                  fmt_ci(a.get("auc_ci")), ""))
     rows.append(("Balanced accuracy", fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")),
-                 "threshold chosen on a separate split"))
+                 accuracy_note(a)))
     rows.append(("Advantage (TPR − FPR)", fmt3(a.get("advantage")),
                  fmt_ci(a.get("advantage_ci")), "at the same threshold"))
     for row in a.get("tpr_at_fpr") or []:
@@ -497,11 +536,14 @@ def baselines_table(result: dict) -> list[Flowable]:
 def results(result: dict) -> list[Flowable]:
     from engine.report.charts import roc_chart
 
-    out: list[Flowable] = [heading(5)]
     attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     if not attacks:
-        out.append(para("No attack results are recorded in this result file."))
-    for a in attacks:
+        out: list[Flowable] = [heading(5),
+                               para("No attack results are recorded in this result file.")]
+    else:   # the heading travels with the first table, never alone at a page's foot
+        first = attack_table(attacks[0])
+        out = [KeepTogether([heading(5), first[0]]), *first[1:]]
+    for a in attacks[1:]:
         out += attack_table(a)
     theory = result.get("theory") or {}
     if attacks or (theory.get("optimal_attacker") or {}).get("roc"):
@@ -581,3 +623,143 @@ def reproducibility(result: dict) -> list[Flowable]:
     out.append(sub("Configuration"))
     out.append(_wrapped_mono(config_to_toml(result.get("config") or {})))
     return out
+
+
+# --------------------------------------------------------------------------- 6. theory (shared)
+# The pieces of "Comparison with differential-privacy theory" that read the same ``theory``
+# fields in every audit with an accountant (mechanism, location): the composed ε table, the
+# exact-vs-measured table and the measured ε lower bounds.
+
+def short_attack_label(a: dict) -> str:
+    """An attack's label without its citation, for table headers and legends."""
+    from engine.report.charts import short_label
+
+    return short_label(str(a.get("label") or a.get("name") or "attack"))
+
+
+def close(a, b) -> bool:
+    """Two rates that name the same FPR target (float keys from JSON)."""
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) < 1e-12
+
+
+def theory_tpr(block: dict, fpr) -> float | None:
+    """TPR at ``fpr`` of a theory trade-off summary (``optimal_attacker``, ``worst_case_dp``)."""
+    for r in block.get("tpr_at_fpr") or []:
+        if close(r.get("fpr"), fpr):
+            return r.get("tpr")
+    return None
+
+
+def accounting_table(th: dict, *, k_sym: str = "k", over: str = "k observations",
+                     count_note: str | None = None, title: str | None = None) -> list[Flowable]:
+    """The composed ε: headline value, the accountant's bracket and the other ways of adding
+    it up. ``k_sym`` names the number of compositions (k observations, E epochs), ``over`` says
+    what is composed in words, ``count_note`` gives that number in the headline row's note."""
+    from engine.numbers import distinguishing_digits
+
+    comp = th.get("composed") or {}
+    delta = comp.get("delta", th.get("delta"))
+    if count_note is None:
+        count_note = f"{k_sym} = {fmt_num(th.get('observations'))}"
+    rows = [("Privacy accounting", "ε", "Note")]
+    rows.append((f"<b>Composed ε over {over}</b>",
+                 f"<b>{fmt_eps(th.get('epsilon_total'))}</b>",
+                 f"headline value, at δ = {st.fmt_sci(delta)}, {count_note}"))
+    named = [
+        ("epsilon_pld_pessimistic", "PLD accountant, pessimistic", "upper end of the bracket"),
+        ("epsilon_pld_optimistic", "PLD accountant, optimistic", "lower end of the bracket"),
+        ("epsilon_gdp", "Gaussian DP (closed form)",
+         f"μ = {fmt_num(comp.get('gdp_mu'))}" if comp.get("gdp_mu") is not None else ""),
+        ("epsilon_kov_worst_case", f"Worst case of {k_sym}-fold ε0-DP (KOV)",
+         "what any ε0-DP mechanism could reach"),
+        ("epsilon_basic", f"Basic composition {k_sym}·ε0", "simple sum; always ≥ the others"),
+    ]
+    lo, hi = comp.get("epsilon_pld_optimistic"), comp.get("epsilon_pld_pessimistic")
+    both = lo is not None and hi is not None
+    for key, label, note in named:
+        if comp.get(key) is None:
+            continue
+        value = fmt_eps(comp.get(key))
+        if both and key == "epsilon_pld_pessimistic":   # a narrow bracket must not print
+            value = distinguishing_digits(hi, lo)       # as "9.99 to 9.99"
+        elif both and key == "epsilon_pld_optimistic":
+            value = distinguishing_digits(lo, hi)
+        rows.append((label, value, note))
+    bracket = (f"The accountant brackets the composed ε between "
+               f"{distinguishing_digits(lo, hi)} and {distinguishing_digits(hi, lo)}. "
+               if both else "")
+    return [KeepTogether([sub(title or f"The privacy guarantee over {over}"),
+                          table(rows, [6.2 * cm, 2.2 * cm, TEXT_WIDTH - 8.4 * cm]),
+                          para(bracket + "A larger ε means weaker protection; values above "
+                               "about 1 give an attacker a real advantage (see below).",
+                               "small")])]
+
+
+def comparison_by_attack(result: dict, th: dict, *, optimal_label: str,
+                         worst_label: str) -> Table:
+    """Exact theory and every measured attack, one row each: balanced accuracy, AUC and TPR
+    at each FPR target (rows, so any number of attacks fits the page width)."""
+    opt = th.get("optimal_attacker") or {}
+    worst = th.get("worst_case_dp") or {}
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+    targets = [r.get("fpr") for r in opt.get("tpr_at_fpr") or []] or sorted(
+        {r.get("fpr_target") for a in attacks for r in a.get("tpr_at_fpr") or []})
+    rows = [["", "Balanced accuracy", "AUC"] + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
+    for block, label in ((opt, optimal_label), (worst, worst_label)):
+        if block:
+            rows.append([f"<b>{label}</b>", fmt3(block.get("accuracy")), fmt3(block.get("auc"))]
+                        + [fmt_pct(theory_tpr(block, t)) for t in targets])
+    for a in attacks:
+        row = [markup(short_attack_label(a)) + " (measured)",
+               f"{fmt3(a.get('accuracy'))} {fmt_ci(a.get('accuracy_ci'))}",
+               f"{fmt3(a.get('auc'))} {fmt_ci(a.get('auc_ci'))}"]
+        for t in targets:
+            m = next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)),
+                     None)
+            if m is None:
+                row.append(st.DASH)
+            elif m.get("measurable") is False:
+                row.append(f"not measurable with {fmt_count(a.get('n_negative'))} non-members")
+            else:
+                v, ci, _ = tpr_cells(m)
+                row.append(f"{v} {ci}")
+        rows.append(row)
+    first = 4.2 * cm
+    rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
+    return table(rows, [first] + [rest] * (len(rows[0]) - 1))
+
+
+def epsilon_bounds_table(result: dict, th: dict) -> list[Flowable]:
+    """Each attack's empirical ε lower bound beside the claimed (composed) ε."""
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+    if not attacks:
+        return []
+    rows = [("Attack", "Empirical ε lower bound", "Composed ε (claimed)",
+             "Most these trials can certify")]
+    any_gdp = False
+    for a in attacks:
+        eb = a.get("epsilon_lower_bound") or {}
+        rows.append((markup(short_attack_label(a)), fmt_eps(eb.get("value")),
+                     fmt_eps(th.get("epsilon_total")), fmt_eps(eb.get("max_certifiable"))))
+        gdp = (a.get("details") or {}).get("epsilon_lower_bound_gdp")
+        if gdp:
+            any_gdp = True
+            rows.append((markup(short_attack_label(a)) + " — Gaussian-DP heuristic",
+                         fmt_eps(gdp.get("value")), fmt_eps(th.get("epsilon_total")),
+                         st.DASH))
+    note = ("An empirical ε is a <b>lower bound</b>: it certifies, with 95% confidence, "
+            "that the mechanism leaks at least that much (paper 002 Cor. 1). A bound below "
+            "the claimed ε is expected and does not mean the claim is too high; a bound "
+            "<i>above</i> the claimed ε would show the claim is wrong. A finite number of "
+            "trials caps what can be certified (last column).")
+    if any_gdp:
+        note += (" Rows marked <b>Gaussian-DP heuristic</b> assume the mechanism's "
+                 "trade-off curve is Gaussian, true for the Gaussian mechanism audited "
+                 "here: one threshold then bounds the whole curve (μ ≥ Φ⁻¹(TPR) − Φ⁻¹(FPR)), "
+                 "which certifies far more with the same trials (Nasr et al. 2023). It is "
+                 "not valid for other mechanisms, and the app only computes it for "
+                 "Gaussian noise.")
+    return [KeepTogether([
+        sub("Measured ε lower bounds against the claimed ε"),
+        table(rows, [6.4 * cm, 3.4 * cm, 3.4 * cm, TEXT_WIDTH - 13.2 * cm]),
+        para(note, "small")])]

@@ -89,8 +89,16 @@ def _encodable_in_symbol(ch: str) -> bool:
     return True
 
 
+#: Look-alikes for characters neither font has and NFKC does not fold (engine labels use
+#: ⟨a, b⟩ for inner products and ⊛ for convolution). Never "<" or ">": the result is markup.
+LOOKALIKES = {"⟨": "‹", "⟩": "›", "〈": "‹", "〉": "›", "⊛": "*", "≪": "«", "≫": "»"}
+
+
 def _fallback(ch: str) -> str:
-    """A character neither font has: its compatibility form (₀ → 0, ᵢ → i) or '?'."""
+    """A character neither font has: a look-alike, its compatibility form (₀ → 0, ᵢ → i) or
+    '?'."""
+    if ch in LOOKALIKES and all(ord(c) in _sans_chars for c in LOOKALIKES[ch]):
+        return LOOKALIKES[ch]
     folded = unicodedata.normalize("NFKC", ch)
     if folded != ch and all(ord(c) in _sans_chars for c in folded):
         return folded

@@ -191,3 +191,44 @@ def test_bad_config_values_name_their_key(d, key):
 def test_config_round_trips_through_its_dict():
     config = L.LocationConfig(**SMALL)
     assert L.LocationConfig.from_dict(config.to_dict()) == config
+
+
+def _write_release(path, traces, clipped, rows, scale, seed):
+    """A published release: the clipped traces of ``rows`` summed, Laplace noise per cell."""
+    values = np.asarray(clipped[rows].sum(axis=0)).ravel().astype(float)
+    values += np.random.default_rng(seed).laplace(0, scale, values.size)
+    e, s = np.divmod(np.arange(values.size), traces.n_sites)
+    lines = ["site,epoch,count"] + [f"{traces.site_labels[j]},{traces.epoch_labels[i]},{v:.3f}"
+                                    for i, j, v in zip(e, s, values, strict=True)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_published_release_is_attacked_with_auxiliary_traces(tmp_path):
+    from engine.data.traces import clip_per_epoch
+
+    base = {**SMALL, "attacker": "auxiliary", "sweep_targets": 0, "target_observations": 40}
+    config = L.LocationConfig(**base)
+    traces, _ = L.load_population(config)
+    clipped = clip_per_epoch(traces, 1, rng(config.seed, "clipping"))
+    target = L.choose_target(config, traces, clipped, rng(0, "unused"))
+    others = np.delete(np.arange(traces.n_users), target)
+    released = np.random.default_rng(1).choice(others, 99, replace=False)
+    scale = L.cell_noise_scale(config)
+    with_target = _write_release(tmp_path / "with.csv", traces, clipped,
+                                 np.r_[released, target], scale, 2)
+    without = _write_release(tmp_path / "without.csv", traces, clipped, released, scale, 2)
+    verdicts = {}
+    for name, path in (("with", with_target), ("without", without)):
+        result = L.run(L.LocationConfig(**base, release=str(path))).to_dict()
+        pub = result["theory"]["published_release"]
+        verdicts[name] = pub["attacks"]["likelihood_ratio"]
+        assert result["inputs"][-1]["sha256"] and "published release" in result["summary"]
+    assert verdicts["with"]["score"] > verdicts["without"]["score"]
+    assert verdicts["with"]["share_absent_at_least"] < verdicts["without"]["share_absent_at_least"]
+
+
+def test_published_release_needs_the_auxiliary_attacker():
+    with pytest.raises(InputError) as err:
+        L.LocationConfig.from_dict({"release": "r.csv", "attacker": "informed"})
+    assert err.value.key == "attacker"

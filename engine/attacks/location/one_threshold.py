@@ -46,4 +46,21 @@ def attack(data: AttackData, fpr_targets=(0.001, 0.01, 0.1)) -> AttackOutcome:
         "fixed_fpr_thresholds": fixed,
         "shadow_means": [float(shadow[~data.shadow.labels].mean()),
                          float(shadow[data.shadow.labels].mean())],
+        "score_distribution": normal_fit(test, data.test.labels, shadow, data.shadow.labels),
     })
+
+
+def normal_fit(scores, labels, shadow, shadow_labels, bins: int = 40) -> dict:
+    """Thm 2: by the CLT the summed score is about Normal for both hypotheses; test-score
+    histograms beside the normal laws fitted on the shadow scores."""
+    edges = np.histogram_bin_edges(scores, bins=bins)
+    width = edges[1] - edges[0]
+    mid = 0.5 * (edges[1:] + edges[:-1])
+    out = {"score": mid.tolist(), "model": "Normal fitted on the shadow aggregates "
+                                           "(paper 000 Thm 2, CLT)"}
+    for name, mask, sh in (("absent", ~labels, shadow[~shadow_labels]),
+                           ("present", labels, shadow[shadow_labels])):
+        out[name] = np.histogram(scores[mask], bins=edges)[0].tolist()
+        out["model_" + name] = (norm.pdf(mid, sh.mean(), sh.std(ddof=1)) * width
+                                * mask.sum()).tolist()
+    return out

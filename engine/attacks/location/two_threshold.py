@@ -57,11 +57,30 @@ def attack(data: AttackData) -> AttackOutcome:
     shadow = score2(data.shadow.x, tau)
     threshold = midpoint_threshold(shadow, data.shadow.labels)
     test = score2(data.test.x, tau)
+    p_absent = float(shadow[~data.shadow.labels].mean() / data.k)
+    p_present = float(shadow[data.shadow.labels].mean() / data.k)
     return AttackOutcome("two_threshold", LABEL, test, threshold, {
         "statistic": "number of the target's positive observations above their own "
                      "thresholds",
         "paper": "000 §3.3, Alg. 4, 5",
         "per_cell_thresholds": tau.tolist(),
-        "shadow_success_rates": [float(shadow[~data.shadow.labels].mean() / data.k),
-                                 float(shadow[data.shadow.labels].mean() / data.k)],
+        "shadow_success_rates": [p_absent, p_present],
+        "score_distribution": binomial_fit(test, data.test.labels, data.k, p_absent,
+                                           p_present),
     })
+
+
+def binomial_fit(scores: np.ndarray, labels: np.ndarray, k: int, p_absent: float,
+                 p_present: float) -> dict:
+    """Thm 3: with per-cell success rates p₀ (target absent) and p₁ (present) the score is
+    Binomial(k, p₀) or Binomial(k, p₁). Observed counts of the test scores beside those laws
+    (scaled to the same numbers of aggregates), for the GUI and report."""
+    from scipy.stats import binom
+
+    support = np.arange(k + 1)
+    absent = np.bincount(scores[~labels].astype(int), minlength=k + 1)[: k + 1]
+    present = np.bincount(scores[labels].astype(int), minlength=k + 1)[: k + 1]
+    return {"score": support.tolist(), "absent": absent.tolist(), "present": present.tolist(),
+            "model_absent": (binom.pmf(support, k, p_absent) * absent.sum()).tolist(),
+            "model_present": (binom.pmf(support, k, p_present) * present.sum()).tolist(),
+            "model": "Binomial(k, p) with p from the shadow aggregates (paper 000 Thm 3)"}
