@@ -98,6 +98,8 @@ class LocationConfig:
     test_aggregates: int = 50_000     # evaluation aggregates (paper: 50,000)
     attacks: tuple[str, ...] = DEFAULT_ATTACKS
     reference_traces: int = 5         # Dwork et al.: reference people from the auxiliary pool
+    per_cell_fpr: float = 0.0         # two-threshold: 0 = per-cell best accuracy (Alg. 5), else
+    #                                   each cell's threshold at this FPR (Alg. 7)
     sweep_targets: int = 6            # targets with different k for accuracy vs observations
     sweep_test_aggregates: int = 4000
     confidence: float = 0.95
@@ -146,6 +148,9 @@ class LocationConfig:
         for key, (lo, hi) in integers.items():
             if key in d:
                 v[key] = as_number(source, key, d[key], integer=True, minimum=lo, maximum=hi)
+        if "per_cell_fpr" in d:
+            v["per_cell_fpr"] = as_number(source, "per_cell_fpr", d["per_cell_fpr"], minimum=0,
+                                          maximum=1, exclusive_maximum=True)
         if "known_fraction" in d:
             v["known_fraction"] = as_number(source, "known_fraction", d["known_fraction"],
                                             minimum=0, maximum=1)
@@ -254,6 +259,12 @@ def load_published(config: LocationConfig, traces) -> tuple[np.ndarray, dict]:
                             "rows": int(values.size)}
 
 
+def sampling_device(dev: str) -> str:
+    """Aggregates are drawn with torch on a GPU and with sparse numpy products on the CPU
+    (faster there than dense torch selections)."""
+    return dev if dev.startswith("cuda") else "numpy"
+
+
 def epoch_sensitivity(mechanism: str, clip: int) -> float:
     """A person changes one epoch's row by at most C ones: L1 = C, L2 = √C."""
     return math.sqrt(clip) if mechanism in GAUSSIAN_FAMILY else float(clip)
@@ -300,7 +311,8 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
                    release_rows: np.ndarray, aux_rows: np.ndarray, scale: float | None,
                    g_seed: tuple, *, n_test: int, with_reference: bool, with_large: bool,
                    progress: Progress, cancel: CancelToken,
-                   published: np.ndarray | None = None) -> Scenario:
+                   published: np.ndarray | None = None,
+                   sampling_device: str = "numpy") -> Scenario:
     """Shadow and test aggregates for one target.
 
     ``published``: the flat (E·S) values of a published release. Then nobody is known to be
@@ -333,15 +345,16 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
     mech = config.mechanism
     sc = scale if scale is not None else 1.0
     shadow = play(z, aux_pool, unknown, config.shadow_aggregates, mech, sc,
-                  rng(config.seed, "shadow", *g_seed), keep_unknown=True,
+                  rng(config.seed, "shadow", *g_seed), keep_unknown=True, device=sampling_device,
                   progress=progress.span(0.0, 0.2), cancel=cancel)
     large = None
     if with_large and config.large_shadow_aggregates:
         large = play(z, aux_pool, unknown, config.large_shadow_aggregates, mech, sc,
-                     rng(config.seed, "shadow-large", *g_seed), progress=progress.span(0.2, 0.6),
+                     rng(config.seed, "shadow-large", *g_seed), device=sampling_device,
+                     progress=progress.span(0.2, 0.6),
                      cancel=cancel)
     test = play(z, release_pool, unknown, n_test, mech, sc, rng(config.seed, "test", *g_seed),
-                progress=progress.span(0.6, 1.0), cancel=cancel)
+                device=sampling_device, progress=progress.span(0.6, 1.0), cancel=cancel)
     if published is not None:
         row = np.asarray(published, dtype=np.float32)[cells][None, :]
         test = AggregateSet(x=np.vstack([test.x, row]), labels=np.r_[test.labels, False],
@@ -385,7 +398,7 @@ def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
         if name == "one_threshold":
             outs.append(one_threshold.attack(data, config.measured_fpr_targets()))
         elif name == "two_threshold":
-            outs.append(two_threshold.attack(data))
+            outs.append(two_threshold.attack(data, config.per_cell_fpr or None))
         elif name == "reference":
             outs.append(reference.attack(data, config.reference_traces))
         elif name == "likelihood_ratio":
@@ -556,7 +569,8 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                               with_reference="reference" in config.attacks,
                               with_large=any(a.startswith("meta") for a in config.attacks),
                               progress=progress.span(0.10, 0.45), cancel=cancel,
-                              published=None if published is None else published[0])
+                              published=None if published is None else published[0],
+                              sampling_device=sampling_device(dev))
     outcomes = run_attacks(config, scenario, config.attacks, dev,
                            progress=progress.span(0.45, 0.75), cancel=cancel)
     test_labels = scenario.data.test.labels
@@ -663,7 +677,8 @@ def observation_sweep(config: LocationConfig, traces, clipped, main_target: int,
         aux = aux_rows[aux_rows != row]
         sc = build_scenario(config, traces, clipped, row, rel, aux, scale, ("sweep", i),
                             n_test=config.sweep_test_aggregates, with_reference=False,
-                            with_large=False, progress=sub.span(0, 0.7), cancel=cancel)
+                            with_large=False, progress=sub.span(0, 0.7), cancel=cancel,
+                            sampling_device=sampling_device(dev))
         outs = run_attacks(config, sc, SWEEP_ATTACKS, dev, progress=sub.span(0.7, 1.0),
                            cancel=cancel)
         out["observations"].append(sc.k)

@@ -67,9 +67,13 @@ class CellPool:
 
 
 def unknown_counts(pool: CellPool, unknown_size: int, count: int, rng: np.random.Generator, *,
-                   progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> np.ndarray:
+                   device: str = "numpy", progress: Progress = NO_PROGRESS,
+                   cancel: CancelToken = NEVER) -> np.ndarray:
     """(count, m) float32: per aggregate, the read cells' counts of ``unknown_size`` people
-    drawn uniformly without replacement from ``pool`` (a fresh draw for every aggregate)."""
+    drawn uniformly without replacement from ``pool`` (a fresh draw for every aggregate).
+
+    ``device``: "numpy" (sparse products on the CPU) or a torch device ("cuda:0", "cpu"):
+    the same law, drawn with torch (a different random stream, so other numbers)."""
     m = pool.active.shape[1]
     out = np.zeros((count, m), dtype=np.float32)
     if unknown_size <= 0 or pool.n_active == 0 or count == 0:
@@ -79,6 +83,8 @@ def unknown_counts(pool: CellPool, unknown_size: int, count: int, rng: np.random
     a = pool.n_active
     # How many of a uniform n-subset of the P pool members are active: exactly hypergeometric.
     h = rng.hypergeometric(a, pool.size - a, unknown_size, size=count)
+    if device != "numpy":
+        return _unknown_counts_torch(pool, h, rng, device, out, progress, cancel)
     batch = max(1, min(count, BATCH_CELLS // max(a, 1)))
     done = 0
     while done < count:
@@ -104,6 +110,38 @@ def unknown_counts(pool: CellPool, unknown_size: int, count: int, rng: np.random
     return out
 
 
+def _unknown_counts_torch(pool: CellPool, h: np.ndarray, rng: np.random.Generator, device: str,
+                          out: np.ndarray, progress: Progress, cancel: CancelToken) -> np.ndarray:
+    """The same draw on a torch device: top-h of uniform keys per aggregate (torch.topk), then
+    a 0/1 selection matrix times the dense (active people × cells) matrix — one matmul per
+    batch, which a GPU does at memory speed."""
+    import torch
+
+    from engine.runtime import torch_generator
+
+    dev = torch.device(device)
+    a = pool.n_active
+    gen = torch_generator(int(rng.integers(0, 2**62)), "aggregates", device_name=dev.type)
+    active = torch.from_numpy(pool.active.toarray()).to(dev)
+    h_t = torch.from_numpy(h).to(dev)
+    count = h.size
+    batch = max(1, min(count, BATCH_CELLS // max(a, 1)))
+    for start in range(0, count, batch):
+        cancel.check()
+        hb = h_t[start: start + batch]
+        h_max = int(hb.max())
+        if h_max > 0:
+            keys = torch.rand((hb.numel(), a), generator=gen, device=dev)
+            top = torch.topk(keys, h_max, dim=1).indices               # sorted, best first
+            take = torch.arange(h_max, device=dev)[None, :] < hb[:, None]
+            selection = torch.zeros((hb.numel(), a), device=dev)
+            selection.scatter_(1, top, take.float())
+            out[start: start + hb.numel()] = (selection @ active).cpu().numpy()
+        progress(min(count, start + batch) / count,
+                 f"Sampling aggregates: {min(count, start + batch):,} of {count:,}")
+    return out
+
+
 @dataclass(frozen=True)
 class AggregateSet:
     """Labelled aggregates on the read cells: what the attacker computes its scores from."""
@@ -116,7 +154,8 @@ class AggregateSet:
 
 def play(target_on_cells: np.ndarray, pool: CellPool, unknown_size: int, count: int,
          mechanism: str, scale: float, rng: np.random.Generator, *, keep_unknown: bool = False,
-         progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> AggregateSet:
+         device: str = "numpy", progress: Progress = NO_PROGRESS,
+         cancel: CancelToken = NEVER) -> AggregateSet:
     """``count`` aggregates with the target added to a random half (balanced, Alg. 1 l. 4–5).
 
     ``target_on_cells`` is the target's clipped trace on the m read cells (0/1); ``mechanism``
@@ -125,8 +164,8 @@ def play(target_on_cells: np.ndarray, pool: CellPool, unknown_size: int, count: 
     z = np.asarray(target_on_cells, dtype=np.float32)
     labels = np.zeros(count, dtype=bool)
     labels[rng.permutation(count)[: count // 2]] = True
-    counts = unknown_counts(pool, unknown_size, count, rng, progress=progress.span(0.0, 0.9),
-                            cancel=cancel)
+    counts = unknown_counts(pool, unknown_size, count, rng, device=device,
+                            progress=progress.span(0.0, 0.9), cancel=cancel)
     cancel.check()
     x = counts.copy() if keep_unknown else counts
     x += labels[:, None] * z[None, :]

@@ -232,3 +232,27 @@ def test_published_release_needs_the_auxiliary_attacker():
     with pytest.raises(InputError) as err:
         L.LocationConfig.from_dict({"release": "r.csv", "attacker": "informed"})
     assert err.value.key == "attacker"
+
+
+def test_torch_sampling_path_draws_the_same_law():
+    """The GPU path (torch.topk + a selection matmul) run here on the CPU: each cell's count
+    is hypergeometric and the total keeps the finite-population variance."""
+    dense, pool = small_pool(seed=8, density=0.4)
+    n, draws, people = 20, 30_000, dense.shape[0]
+    counts = unknown_counts(pool, n, draws, rng(8, "t"), device="cpu")
+    for c in range(dense.shape[1]):
+        ones = int(dense[:, c].sum())
+        assert counts[:, c].mean() == pytest.approx(n * ones / people, rel=0.02)
+        assert counts[:, c].var() == pytest.approx(
+            stats.hypergeom.var(people, ones, n), rel=0.05)
+    w = dense.sum(axis=1).astype(float)
+    assert counts.sum(axis=1).var() == pytest.approx(n * (1 - n / people) * w.var(ddof=1),
+                                                     rel=0.05)
+
+
+def test_alg7_per_cell_thresholds_hold_their_fpr_on_shadows():
+    g = np.random.default_rng(9)
+    values = g.laplace(0, 2.0, (20_000, 5)) + (np.arange(20_000) % 2 == 0)[:, None]
+    labels = np.arange(20_000) % 2 == 0
+    tau = two_threshold.per_cell_thresholds_at_fpr(values, labels, 0.2)
+    assert np.mean(values[~labels] > tau[None, :], axis=0) == pytest.approx([0.2] * 5, abs=1e-3)

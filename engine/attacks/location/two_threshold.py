@@ -52,8 +52,13 @@ def score2(x: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     return (x[:, :k] > thresholds[None, :]).sum(axis=1).astype(np.float64)
 
 
-def attack(data: AttackData) -> AttackOutcome:
-    tau = per_cell_thresholds(data.shadow.x[:, :data.k], data.shadow.labels)
+def attack(data: AttackData, per_cell_fpr: float | None = None) -> AttackOutcome:
+    """Alg. 4 with Alg. 5's per-cell thresholds, or Alg. 7's at ``per_cell_fpr``."""
+    cells = data.shadow.x[:, :data.k]
+    if per_cell_fpr:
+        tau = per_cell_thresholds_at_fpr(cells, data.shadow.labels, per_cell_fpr)
+    else:
+        tau = per_cell_thresholds(cells, data.shadow.labels)
     shadow = score2(data.shadow.x, tau)
     threshold = midpoint_threshold(shadow, data.shadow.labels)
     test = score2(data.test.x, tau)
@@ -62,7 +67,9 @@ def attack(data: AttackData) -> AttackOutcome:
     return AttackOutcome("two_threshold", LABEL, test, threshold, {
         "statistic": "number of the target's positive observations above their own "
                      "thresholds",
-        "paper": "000 §3.3, Alg. 4, 5",
+        "paper": "000 §3.3, Alg. 4, " + ("7" if per_cell_fpr else "5"),
+        "per_cell_rule": (f"each cell's FPR {per_cell_fpr:g} (Alg. 7)" if per_cell_fpr
+                          else "each cell's best accuracy (Alg. 5)"),
         "per_cell_thresholds": tau.tolist(),
         "shadow_success_rates": [p_absent, p_present],
         "score_distribution": binomial_fit(test, data.test.labels, data.k, p_absent,
