@@ -23,11 +23,11 @@ commands:
   (none)                 open the desktop app (home page)
   run CONFIG --out DIR   run the audit described by a TOML config file and write
                          DIR/result.json, DIR/config.toml and DIR/report.pdf
-  demo NAME --out DIR    run a bundled example (NAME: mechanism; location, aggregates and
-                         model arrive with later versions)
+  demo NAME --out DIR    run a bundled example (NAME: mechanism or location; aggregates
+                         and model arrive with later versions)
 
-config files (TOML): every key is documented in docs/config_reference.md; a complete example
-is resources/configs/mechanism_demo.toml. Minimal example:
+config files (TOML): every key is documented in docs/config_reference.md; complete examples
+are resources/configs/mechanism_demo.toml and location_demo.toml. Minimal example:
 
   audit_type = "mechanism"
   mechanism = "laplace"      # laplace | gaussian | discrete_laplace | discrete_gaussian

@@ -394,8 +394,11 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
     out_details["accuracy_threshold"] = threshold
     out_details["accuracy_threshold_source"] = (
         "selection split" if accuracy_threshold is None else "the attack's own rule")
+    # The ε bound always chooses its threshold on the selection split; accuracy does too
+    # unless the attack brought its own threshold, then it is measured on every trial.
     out_details["n_selection"] = int(sel.sum())
     out_details["n_evaluation"] = int((~sel).sum())
+    out_details["accuracy_trials"] = int((~sel).sum() if accuracy_threshold is None else y.size)
     return {
         "name": name,
         "label": label,

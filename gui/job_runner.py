@@ -44,6 +44,7 @@ class JobError:
     message: str              # one sentence for the user
     details: str = ""         # traceback text for the "Details" button ("" for input errors)
     is_input_error: bool = False
+    key: str = ""             # the config key an input error names ("" when none)
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,8 @@ def format_eta(eta_s: float | None) -> str:
 def describe_exception(exc: BaseException) -> JobError:
     """Turn an exception from a job into what the user sees."""
     if isinstance(exc, InputError):
-        return JobError(message=exc.one_line(), details="", is_input_error=True)
+        return JobError(message=exc.one_line(), details="", is_input_error=True,
+                        key=exc.key or "")
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     message = (f"The audit stopped because of an internal error ({type(exc).__name__}: {exc}). "
                "Your settings are unchanged; please send the details to your support contact.")

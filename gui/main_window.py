@@ -1,8 +1,11 @@
 """Main window: a stack of pages (home, one per audit type), the File menu and projects.
 
-The window owns the single :class:`JobRunner` and the current project file. It autosaves a
-project that has a path after every finished run and every decision-log note, so an officer
-never loses an audit they already saved once. Closing while a job runs asks first, then
+The window owns the single :class:`JobRunner` and the project files. Each audit page has its own
+project file (a page's project holds that page's audit only), and the page shown is the one
+Save writes. A page's finished run or decision-log note autosaves *that page's* project file if
+it has one — never the file of whichever page happens to be shown — so an officer never loses
+an audit they already saved once, and a mechanism project is never overwritten with a location
+audit. Closing while a job runs asks first, then
 cancels and waits for the worker: a half-finished thread must never outlive the window.
 """
 
@@ -36,10 +39,10 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.resize(1280, 860)
         self.runner = JobRunner(self)
-        self.project_path: str | None = None
+        self._project_paths: dict[str, str | None] = {}     # project file per audit type
 
         self.stack = QStackedWidget()
-        self.home_page = HomePage()
+        self.home_page = HomePage(available_pages=AUDIT_PAGES)
         self.stack.addWidget(self.home_page)
         self.audit_pages: dict[str, AuditPage] = {}
         for audit_type, page_class in AUDIT_PAGES.items():
@@ -47,12 +50,13 @@ class MainWindow(QMainWindow):
             self.audit_pages[audit_type] = page
             self.stack.addWidget(page)
             page.home_requested.connect(self.show_home)
-            page.result_ready.connect(lambda _result: self._autosave())
-            page.decision_logged.connect(lambda _entry: self._autosave())
+            page.result_ready.connect(lambda _result, p=page: self._autosave(p))
+            page.decision_logged.connect(lambda _entry, p=page: self._autosave(p))
             page.report_written.connect(
                 lambda path: self.statusBar().showMessage(f"Report written to {path}", 10_000))
         self.mechanism_page = self.audit_pages["mechanism"]
-        self.audit_page: AuditPage = self.mechanism_page   # the audit the project holds
+        self.location_page = self.audit_pages["location"]
+        self.audit_page: AuditPage = self.mechanism_page   # the audit Save writes
         self.setCentralWidget(self.stack)
 
         self.home_page.audit_chosen.connect(self._start_audit)
@@ -64,6 +68,20 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
         self._update_title()
         self.show_home()
+
+    # ------------------------------------------------------------------ project paths
+
+    @property
+    def project_path(self) -> str | None:
+        """The project file of the audit page Save writes (None: not saved yet)."""
+        return self._project_paths.get(self.audit_page.AUDIT_TYPE)
+
+    @project_path.setter
+    def project_path(self, path: str | None) -> None:
+        self._project_paths[self.audit_page.AUDIT_TYPE] = path
+
+    def project_path_of(self, page: AuditPage) -> str | None:
+        return self._project_paths.get(page.AUDIT_TYPE)
 
     # ------------------------------------------------------------------ menus
 
@@ -111,6 +129,7 @@ class MainWindow(QMainWindow):
         """Show the page of ``audit_type``; it becomes the audit the project holds."""
         self.audit_page = self.audit_pages[audit_type]
         self.stack.setCurrentWidget(self.audit_page)
+        self._update_title()
 
     def _start_audit(self, audit_type: str) -> None:
         if audit_type in self.audit_pages:
@@ -130,7 +149,7 @@ class MainWindow(QMainWindow):
     def new_project(self) -> None:
         if self._refuse_while_busy():
             return
-        self.project_path = None
+        self._project_paths.clear()
         for page in self.audit_pages.values():
             page.load_state(page.default_config(), None, [])
             page.status_label.setText("Ready.")
@@ -149,10 +168,9 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             show_message_error(self, "The sample could not be opened", exc.one_line())
             return
-        self.project_path = None
+        self._project_paths[audit_type] = None
         page.load_state(config, None, [])
         page.status_label.setText("Sample audit loaded. Press “Run audit”.")
-        self._update_title()
         self.show_audit(audit_type)
 
     def open_project_dialog(self) -> None:
@@ -175,18 +193,18 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             show_message_error(self, "The project could not be opened", exc.one_line())
             return False
-        self.project_path = os.path.abspath(path)
+        self._project_paths[project.audit_type] = os.path.abspath(path)
         self.audit_pages[project.audit_type].load_state(project.config, project.result,
                                                         project.decision_log)
+        self.show_audit(project.audit_type)
         add_recent_project(self.project_path)
         self._refresh_recent()
-        self._update_title()
-        self.show_audit(project.audit_type)
         self.statusBar().showMessage(f"Opened {self.project_path}", 8000)
         return True
 
-    def current_project(self) -> Project:
-        page = self.audit_page
+    def current_project(self, page: AuditPage | None = None) -> Project:
+        """The project of ``page`` (default: the page Save writes)."""
+        page = page or self.audit_page
         config = page.config_for_saving()
         return Project(audit_type=page.AUDIT_TYPE, config=config, result=page.result(),
                        decision_log=page.decision_log(), name=str(config.get("name", "")))
@@ -210,26 +228,30 @@ class MainWindow(QMainWindow):
             path += PROJECT_SUFFIX
         return self._write_project(path)
 
-    def _write_project(self, path: str, *, quiet: bool = False) -> bool:
+    def _write_project(self, path: str, *, quiet: bool = False,
+                       page: AuditPage | None = None) -> bool:
+        page = page or self.audit_page
         try:
-            save_project(path, self.current_project())
+            save_project(path, self.current_project(page))
         except OSError as exc:
             show_message_error(self, "The project could not be saved",
                                f"{path}: could not be written ({exc.strerror or exc}). Choose "
                                "another folder with “Save project as…”.")
             return False
-        self.project_path = os.path.abspath(path)
-        add_recent_project(self.project_path)
+        path = os.path.abspath(path)
+        self._project_paths[page.AUDIT_TYPE] = path
+        add_recent_project(path)
         self._refresh_recent()
         self._update_title()
-        self.statusBar().showMessage(("Autosaved to " if quiet else "Saved to ")
-                                     + self.project_path, 8000)
+        self.statusBar().showMessage(("Autosaved to " if quiet else "Saved to ") + path, 8000)
         return True
 
-    def _autosave(self) -> None:
-        """After each finished run or note: save if the project already has a file."""
-        if self.project_path is not None:
-            self._write_project(self.project_path, quiet=True)
+    def _autosave(self, page: AuditPage) -> None:
+        """After a finished run or note of ``page``: save ``page``'s project if it already has
+        a file (whichever page is shown meanwhile)."""
+        path = self.project_path_of(page)
+        if path is not None:
+            self._write_project(path, quiet=True, page=page)
 
     def _update_title(self) -> None:
         if self.project_path:

@@ -100,6 +100,8 @@ class LocationConfig:
     reference_traces: int = 5         # Dwork et al.: reference people from the auxiliary pool
     per_cell_fpr: float = 0.0         # two-threshold: 0 = per-cell best accuracy (Alg. 5), else
     #                                   each cell's threshold at this FPR (Alg. 7)
+    repetitions: int = 1              # independent replays of the main game (fresh shadow and
+    #                                   test releases), to show how much the numbers move
     sweep_targets: int = 6            # targets with different k for accuracy vs observations
     sweep_test_aggregates: int = 4000
     confidence: float = 0.95
@@ -143,6 +145,7 @@ class LocationConfig:
                     "large_shadow_aggregates": (0, 2_000_000),
                     "test_aggregates": (200, 2_000_000), "reference_traces": (1, 1000),
                     "sweep_targets": (0, 50), "sweep_test_aggregates": (200, 200_000),
+                    "repetitions": (1, 100),
                     "target_observations": (1, 1_000_000),
                     "seed": (0, 2**63 - 1)}
         for key, (lo, hi) in integers.items():
@@ -500,8 +503,13 @@ def exposed_people(config: LocationConfig, traces, clipped: sp.csr_matrix,
                     lo = mid
             k_star = hi
     exposed = np.flatnonzero(k_all >= k_star) if k_star is not None else np.array([], int)
-    out = {"rule": (f"at least {k_star} observations after clipping" if k_star is not None
+    line = (f"the best informed attacker reaches TPR ≥ {policy.high_tpr:.0%} at "
+            f"{policy.fpr:.0%} FPR or accuracy ≥ {policy.high_accuracy:.0%} (the policy's "
+            "high-risk line)")
+    plural = "" if k_star == 1 else "s"
+    out = {"rule": (f"at least {k_star} observation{plural} after clipping" if k_star is not None
                     else "no number of observations in the data reaches the line"),
+           "policy_line": line,
            "min_observations": k_star, "count": int(exposed.size),
            "population": int(k_all.size),
            "share": float(exposed.size / max(k_all.size, 1)),
@@ -584,6 +592,12 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                                        delta=config.delta, confidence=config.confidence,
                                        fpr_targets=fpr_targets, details=o.details,
                                        accuracy_threshold=o.threshold))
+    if config.repetitions > 1 and published is None:
+        replays = replay_main_game(config, traces, clipped, target_row, release_rows, aux_rows,
+                                   scale, dev, attacks, progress=progress.span(0.75, 0.80),
+                                   cancel=cancel)
+        for a in attacks:
+            a["details"]["repetitions"] = replays[a["name"]]
     theory = theory_for(config, scale, scenario.k, scenario.k_epochs, fpr_targets)
     if scale is not None:
         theory["dp_bound_accuracy"] = dp_bound_accuracy(config, scale, scenario.k_epochs)
@@ -652,6 +666,35 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         summary=summary, warnings=warnings, inputs=inputs, exposed_records=[exposed])
 
 
+def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, release_rows,
+                     aux_rows, scale, dev, first: list[dict], *, progress: Progress,
+                     cancel: CancelToken) -> dict:
+    """Play the main game ``repetitions − 1`` more times with fresh shadow and test releases
+    (paper 000 repeats its experiments): per attack, the accuracies and AUCs of every replay
+    with their mean and standard deviation, the first being the run reported above."""
+    runs = {a["name"]: {"accuracy": [a["accuracy"]], "auc": [a["auc"]]} for a in first}
+    for r in range(1, config.repetitions):
+        cancel.check()
+        sub = progress.span((r - 1) / (config.repetitions - 1), r / (config.repetitions - 1))
+        sc = build_scenario(config, traces, clipped, target_row, release_rows, aux_rows, scale,
+                            ("main", "replay", r), n_test=config.test_aggregates,
+                            with_reference="reference" in config.attacks,
+                            with_large=any(a.startswith("meta") for a in config.attacks),
+                            progress=sub.span(0, 0.6), cancel=cancel,
+                            sampling_device=sampling_device(dev))
+        for o in run_attacks(config, sc, config.attacks, dev, progress=sub.span(0.6, 1.0),
+                             cancel=cancel):
+            e = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels,
+                                delta=config.delta, accuracy_threshold=o.threshold)
+            runs[o.name]["accuracy"].append(e["accuracy"])
+            runs[o.name]["auc"].append(e["auc"])
+    for v in runs.values():
+        for key in ("accuracy", "auc"):
+            v[key + "_mean"] = float(np.mean(v[key]))
+            v[key + "_sd"] = float(np.std(v[key], ddof=1))
+    return runs
+
+
 def observation_sweep(config: LocationConfig, traces, clipped, main_target: int, release_rows,
                       aux_rows, scale, dev, *, progress: Progress, cancel: CancelToken) -> dict:
     """Accuracy of the cheap attacks for targets spread over k, with the theory lines."""
@@ -667,7 +710,9 @@ def observation_sweep(config: LocationConfig, traces, clipped, main_target: int,
         row = int(candidates[np.argmin(np.abs(k_all[candidates] - kq))])
         if row not in chosen:
             chosen.append(row)
-    out = {"observations": [], "optimal_accuracy": [], "dp_bound_accuracy": [],
+    # The sweep always uses the three cheap attacks (no training), whatever the main run uses.
+    out = {"observations": [], "epochs": [], "optimal_accuracy": [], "dp_bound_accuracy": [],
+           "test_aggregates": config.sweep_test_aggregates,
            "attacks": {name: [] for name in SWEEP_ATTACKS}}
     for i, row in enumerate(sorted(chosen, key=lambda r: k_all[r])):
         cancel.check()
@@ -682,6 +727,7 @@ def observation_sweep(config: LocationConfig, traces, clipped, main_target: int,
         outs = run_attacks(config, sc, SWEEP_ATTACKS, dev, progress=sub.span(0.7, 1.0),
                            cancel=cancel)
         out["observations"].append(sc.k)
+        out["epochs"].append(sc.k_epochs)
         if scale is not None:
             out["optimal_accuracy"].append(
                 float(mechanism_tradeoff(config.mechanism, scale, 1.0, sc.k).accuracy()))

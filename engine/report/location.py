@@ -132,6 +132,8 @@ class LocationSections(AuditSections):
              + (f" (+ {fmt_num(cfg.get('large_shadow_aggregates'))} for a second MLP)"
                 if cfg.get("large_shadow_aggregates") else ""),
              "simulated releases the attacker builds from its own data to learn thresholds"),
+            ("Repetitions", fmt_num(cfg.get("repetitions", 1)),
+             "independent replays of the game with fresh releases"),
             ("Observation sweep", f"{fmt_num(cfg.get('sweep_targets'))} targets × "
              f"{fmt_num(cfg.get('sweep_test_aggregates'))} test aggregates",
              "for the chart of accuracy against the number of observations"),
@@ -201,6 +203,8 @@ class LocationSections(AuditSections):
                                "observations after clipping",
                "random": "a person chosen at random among those with at least one "
                          "observation",
+               "observations": "the person whose number of observations is closest to the "
+                               "configured target_observations",
                "id": "the person named in the configuration"}.get(rule, markup(rule or "—"))
         tid = tg.get("id")
         shown = tid not in (None, "", "(redacted)")
@@ -276,6 +280,7 @@ class LocationSections(AuditSections):
                                      optimal_label="Optimal informed attacker (exact)",
                                      worst_label="Most ε per epoch allows (exact worst case)"),
                 para(self._bound_words(result, th), "small")]))
+        out += self._published(th)
         out += self._sweep(result, th)
         if th.get("composed"):
             out += epsilon_bounds_table(result, th)
@@ -305,6 +310,26 @@ class LocationSections(AuditSections):
             text += (" The attacker measured here knows less than the informed one, so its "
                      "attacks are expected to stay well below the optimum.")
         return text
+
+    def _published(self, th: dict) -> list[Flowable]:
+        """The attacker's conclusions on a published release (config ``release``), if any."""
+        pub = th.get("published_release")
+        if not isinstance(pub, dict):
+            return []
+        rows = [("Attack", "Score", "Threshold", "Says", "Simulated releases without the "
+                 "target scoring at least this")]
+        for v in pub.get("attacks") or []:
+            if not isinstance(v, dict):
+                continue
+            rows.append((markup(short_label_text(v.get("label") or v.get("name"))),
+                         fmt_num(v.get("score")), fmt_num(v.get("threshold")),
+                         "<b>present</b>" if v.get("says_present") else "absent",
+                         fmt_pct(v.get("share_absent_at_least"))))
+        return [KeepTogether([
+            sub("The published release"),
+            para(f"File: {markup(pub.get('path') or st.DASH)}. "
+                 + markup(pub.get("note") or ""), "small"),
+            table(rows, [5.6 * cm, 2.2 * cm, 2.2 * cm, 1.8 * cm, TEXT_WIDTH - 11.8 * cm])])]
 
     def _sweep(self, result: dict, th: dict) -> list[Flowable]:
         from engine.report.charts import observations_chart
@@ -366,6 +391,12 @@ class LocationSections(AuditSections):
     # ----------------------------------------------------------------- 9. exposed people
     def exposed(self, result: dict, include_records: bool) -> list[Flowable]:
         return exposed_people(result, include_records)
+
+
+def short_label_text(label) -> str:
+    from engine.report.charts import short_label
+
+    return short_label(str(label or "attack"))
 
 
 def _release_words(result: dict) -> str:

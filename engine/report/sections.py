@@ -487,6 +487,11 @@ def attack_table(a: dict) -> list[Flowable]:
                  accuracy_note(a)))
     rows.append(("Advantage (TPR − FPR)", fmt3(a.get("advantage")),
                  fmt_ci(a.get("advantage_ci")), "at the same threshold"))
+    reps = (a.get("details") or {}).get("repetitions")
+    if isinstance(reps, dict) and len(reps.get("accuracy") or []) > 1:
+        rows.append((f"Accuracy over {len(reps['accuracy'])} replays",
+                     f"{fmt3(reps.get('accuracy_mean'))} ± {fmt3(reps.get('accuracy_sd'))}",
+                     st.DASH, "mean ± standard deviation, fresh releases each time"))
     for row in a.get("tpr_at_fpr") or []:
         value, ci, note = tpr_cells(row)
         if row.get("measurable") is False:

@@ -22,19 +22,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
     QStackedWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.data.errors import InputError
+from engine.policy import VerdictPolicy
 from gui.error_dialog import show_job_error
 from gui.job_runner import JobError, JobFunction, JobProgress, JobRunner
 from gui.widgets.form import (
@@ -44,13 +47,14 @@ from gui.widgets.form import (
     format_value,
     mark_invalid,
     nested_get,
+    nested_set,
     number_field,
     parse_value,
 )
 from gui.widgets.results_scaffold import ReportStep, ResultsStep
 from gui.widgets.results_view import ResultsView
 from gui.widgets.run_bar import RunBar
-from gui.widgets.steps import next_hint, numbered, scrolled, step_list, step_page
+from gui.widgets.steps import next_hint, note, numbered, scrolled, step_list, step_page
 
 RESULT_STEPS = ("Results", "Report")
 
@@ -64,6 +68,35 @@ class FormStep:
     title: str
     intro: str
     next_hint: str = ""
+
+
+POLICY_KEYS = ("policy.fpr", "policy.high_tpr", "policy.medium_tpr", "policy.high_accuracy",
+               "policy.medium_accuracy")
+
+
+def policy_fields(step: int) -> dict[str, FieldSpec]:
+    """The verdict-policy fields every audit has (config keys "policy.x"), shown on ``step``
+    by :meth:`AuditPage.build_policy_box`."""
+    return {
+        "policy.fpr": FieldSpec(
+            "False-positive rate judged", step,
+            "The share of absent people an attacker may wrongly accuse when we judge how many "
+            "present people it spots (0.01 = 1 %)."),
+        "policy.high_tpr": FieldSpec(
+            "High risk if TPR ≥", step,
+            "High risk if the attacker spots at least this share of the people present at that "
+            "false-positive rate (0.10 = 10 %)."),
+        "policy.medium_tpr": FieldSpec(
+            "Medium risk if TPR ≥", step,
+            "Medium risk if the attacker spots at least this share (0.02 = 2 %)."),
+        "policy.high_accuracy": FieldSpec(
+            "High risk if accuracy ≥", step,
+            "High risk if the attacker is right at least this often (0.75 = 75 %; 0.5 is "
+            "guessing)."),
+        "policy.medium_accuracy": FieldSpec(
+            "Medium risk if accuracy ≥", step,
+            "Medium risk if the attacker is right at least this often (0.60 = 60 %)."),
+    }
 
 
 def audit_steps(form_steps: Sequence[FormStep]) -> tuple[str, ...]:
@@ -121,7 +154,10 @@ class AuditPage(QWidget):
 
     def reveal_key(self, key: str) -> None:
         """Make the field of ``key`` visible (e.g. unfold a collapsed box); the step is
-        already shown."""
+        already shown. The base unfolds the verdict-policy box for "policy.x" keys."""
+        toggle = getattr(self, "policy_toggle", None)
+        if key.startswith("policy.") and toggle is not None and not toggle.isChecked():
+            toggle.setChecked(True)
 
     # ------------------------------------------------------------ config defaults
 
@@ -140,8 +176,14 @@ class AuditPage(QWidget):
         return cls.CONFIG_CLASS.from_dict(data, source=str(path)).to_dict()
 
     def complete_config(self, config: dict) -> dict:
-        """``config`` with the defaults filled in for every key it lacks."""
-        return {**self.default_config(), **(config or {})}
+        """``config`` with the defaults filled in for every key it lacks (and every policy
+        threshold it lacks, for audits with a verdict policy)."""
+        defaults = self.default_config()
+        merged = {**defaults, **(config or {})}
+        if isinstance(defaults.get("policy"), dict):
+            merged["policy"] = {**VerdictPolicy().to_dict(), **defaults["policy"],
+                                **(merged.get("policy") or {})}
+        return merged
 
     # ------------------------------------------------------------ building
 
@@ -223,9 +265,62 @@ class AuditPage(QWidget):
     # ------------------------------------------------------------ form <-> dict
 
     def field_values(self) -> dict[str, Any]:
-        """Every number field's text as a number where it is one, else as typed."""
-        return {key: parse_value(edit.text(), self.FIELDS[key].integer)
+        """Every number field's text as a number where it is one, else as typed; text
+        fields exactly as typed."""
+        return {key: edit.text() if self.FIELDS[key].text
+                else parse_value(edit.text(), self.FIELDS[key].integer)
                 for key, edit in self.fields.items()}
+
+    def apply_fields(self, config: dict, skip: Sequence[str] = ()) -> dict:
+        """Write every field's value into ``config`` ("policy.fpr" into config["policy"]),
+        except the keys in ``skip``; returns ``config``."""
+        for key, value in self.field_values().items():
+            if key not in skip:
+                nested_set(config, key, value)
+        return config
+
+    # ------------------------------------------------------------ the verdict policy box
+
+    def build_policy_box(self, layout: QVBoxLayout) -> None:
+        """A folded "Verdict policy" box with the ``policy.x`` fields of ``FIELDS`` and the
+        rules they make, in words (every audit has a verdict policy)."""
+        self.policy_toggle = QToolButton()
+        self.policy_toggle.setText("Verdict policy — when is the risk high, medium or low?")
+        self.policy_toggle.setCheckable(True)
+        self.policy_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.policy_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.policy_toggle.setStyleSheet("QToolButton { border: none; font-weight: bold; }")
+        self.policy_toggle.setToolTip("The thresholds that turn the measured attack success "
+                                      "into a low, medium or high risk verdict.")
+        self.policy_toggle.toggled.connect(self._toggle_policy)
+        self.policy_box = QFrame()
+        self.policy_box.setFrameShape(QFrame.Shape.StyledPanel)
+        policy_form = QFormLayout(self.policy_box)
+        for key in POLICY_KEYS:
+            self.add_field_row(policy_form, key).textEdited.connect(self.update_policy_rules)
+        self.policy_rules_label = note("")
+        policy_form.addRow(self.policy_rules_label)
+        self.policy_box.setVisible(False)
+        layout.addWidget(self.policy_toggle)
+        layout.addWidget(self.policy_box)
+
+    def _toggle_policy(self, shown: bool) -> None:
+        self.policy_box.setVisible(shown)
+        self.policy_toggle.setArrowType(Qt.ArrowType.DownArrow if shown
+                                        else Qt.ArrowType.RightArrow)
+
+    def update_policy_rules(self) -> None:
+        """Say in words what the policy fields make (or why they are not valid yet)."""
+        label = getattr(self, "policy_rules_label", None)
+        if label is None:
+            return
+        policy = self.form_dict().get("policy") or {}
+        try:
+            rules = VerdictPolicy.from_dict(policy).rules()
+        except InputError as exc:
+            label.setText(exc.one_line())
+            return
+        label.setText("\n".join(rules))
 
     def fill_fields(self, config: dict) -> None:
         """Show the values of ``config`` in the number fields ("a.b" reads config["a"]["b"])."""
@@ -247,6 +342,7 @@ class AuditPage(QWidget):
         """
         self._base_config = self.complete_config(config)
         self.fill_form(self._base_config)
+        self.update_policy_rules()
         self.clear_error()
 
     def validated_config(self):
@@ -346,9 +442,9 @@ class AuditPage(QWidget):
     def _on_run_error(self, error: JobError) -> None:
         self._job_id = None
         self._refresh_controls()
-        self.status_label.setText("The audit stopped with an error.")
         if error.is_input_error:
-            self.run_bar.show_error(error.message)
+            self.show_error_at(error.message, error.key)
+        self.status_label.setText("The audit stopped with an error.")
         show_job_error(self, "The audit could not finish", error)
 
     def _on_run_cancelled(self) -> None:
@@ -374,11 +470,15 @@ class AuditPage(QWidget):
 
     def show_input_error(self, error: InputError) -> None:
         """Show the engine's sentence in red under the form, mark the field, go to its step."""
-        text = error.one_line()
+        self.show_error_at(error.one_line(), error.key or "")
+
+    def show_error_at(self, text: str, key: str) -> None:
+        """Show ``text`` under the form and mark the field of config ``key`` (if the page has
+        one): used for bad settings and for input errors found while the audit runs (e.g. a
+        data file that does not load)."""
         for prefix in ("settings: ", "config: "):
             if text.startswith(prefix):
                 text = text[len(prefix):]
-        key = error.key or ""
         spec = self.FIELDS.get(key)
         self.run_bar.show_error(f"{spec.label}: {text}" if spec else text)
         step = self.step_of_key(key)

@@ -2,12 +2,14 @@
 
 Privacy officers pick an audit by the question they have, not by the method's name, so each
 card leads with the question. Audits not built yet are shown disabled with a "coming soon"
-badge: the user sees what the product will cover and is never led into a dead end.
+badge: the user sees what the product will cover and is never led into a dead end. A card is
+available when the engine registry runs its audit and the app has a page for it.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -22,15 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-# (audit type, title, question, available)
-AUDIT_CARDS = (
-    ("mechanism", "DP mechanism", "What does this ε really allow an attacker to do?", True),
-    ("location", "Location data",
-     "Can someone tell whether a person is in these counts of people per place and hour?", False),
-    ("aggregates", "Count tables",
-     "Will this count table let someone learn a person's attribute?", False),
-    ("model", "Machine-learning model", "Does this model reveal who it was trained on?", False),
-)
+from engine.audits.registry import AUDIT_TYPES
+
+
+def audit_cards(pages: Iterable[str]) -> list[tuple[str, str, str, bool]]:
+    """(audit type, title, question, available) of every audit type the engine knows, in its
+    order: available when the engine runs it and the app has a page for it (``pages``)."""
+    pages = set(pages)
+    return [(t.name, t.title, t.question, t.available and t.name in pages)
+            for t in AUDIT_TYPES.values()]
 
 
 class AuditCard(QFrame):
@@ -104,7 +106,8 @@ class HomePage(QWidget):
     open_sample_requested = Signal(str)   # audit type of the sample
     recent_project_chosen = Signal(str)   # path
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, available_pages: Iterable[str] = ("mechanism",),
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         title = QLabel("Privacy Risk Auditor")
         font = title.font()
@@ -119,7 +122,8 @@ class HomePage(QWidget):
         self.cards: list[AuditCard] = []
         grid = QGridLayout()
         grid.setSpacing(16)
-        for i, (audit_type, card_title, question, available) in enumerate(AUDIT_CARDS):
+        for i, (audit_type, card_title, question, available) in enumerate(
+                audit_cards(available_pages)):
             card = AuditCard(audit_type, card_title, question, available)
             card.clicked.connect(self.audit_chosen)
             grid.addWidget(card, i // 2, i % 2)

@@ -11,25 +11,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFormLayout,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QRadioButton,
-    QToolButton,
     QVBoxLayout,
 )
 
 import engine.audits.mechanism as mechanism_audit
 from engine.audits.mechanism import MechanismConfig
-from engine.data.errors import InputError
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
-from engine.policy import VerdictPolicy
-from gui.pages.audit_page import AuditPage, FormStep, audit_steps
+from gui.pages.audit_page import AuditPage, FormStep, audit_steps, policy_fields
 from gui.widgets.form import FieldSpec, add_row, choice_combo, select_data
 from gui.widgets.mechanism_results import MechanismResultsView
 from gui.widgets.steps import note
@@ -60,8 +55,6 @@ POSTPROCESS_CHOICES = (("none", "None (publish the noisy value as is)"),
 SWEEP_CHOICES = (("epsilon", "ε per observation"), ("observations", "observations per person k"))
 BOUND_INTERVAL_CHOICES = (("clopper-pearson", "Clopper–Pearson (exact, recommended)"),
                           ("jeffreys", "Jeffreys (tighter, approximate)"))
-POLICY_KEYS = ("policy.fpr", "policy.high_tpr", "policy.medium_tpr", "policy.high_accuracy",
-               "policy.medium_accuracy")
 
 # Keys are MechanismConfig fields ("policy.x" for the verdict policy). Tooltips are for privacy
 # officers, not programmers.
@@ -110,24 +103,7 @@ FIELDS: dict[str, FieldSpec] = {
         "… at a false-positive rate of", STEP_RUN,
         "… while wrongly accusing this share of the people absent (0.01 = 1 %). The audit "
         "then tells you the largest ε per observation that keeps to this limit."),
-    "policy.fpr": FieldSpec(
-        "False-positive rate judged", STEP_RUN,
-        "The share of absent people an attacker may wrongly accuse when we judge how many "
-        "present people it spots (0.01 = 1 %)."),
-    "policy.high_tpr": FieldSpec(
-        "High risk if TPR ≥", STEP_RUN,
-        "High risk if the attacker spots at least this share of the people present at that "
-        "false-positive rate (0.10 = 10 %)."),
-    "policy.medium_tpr": FieldSpec(
-        "Medium risk if TPR ≥", STEP_RUN,
-        "Medium risk if the attacker spots at least this share (0.02 = 2 %)."),
-    "policy.high_accuracy": FieldSpec(
-        "High risk if accuracy ≥", STEP_RUN,
-        "High risk if the attacker is right at least this often (0.75 = 75 %; 0.5 is "
-        "guessing)."),
-    "policy.medium_accuracy": FieldSpec(
-        "Medium risk if accuracy ≥", STEP_RUN,
-        "Medium risk if the attacker is right at least this often (0.60 = 60 %)."),
+    **policy_fields(STEP_RUN),
 }
 
 KEY_STEPS = {"bound_interval": STEP_RUN, "name": STEP_RELEASE, "mechanism": STEP_RELEASE,
@@ -231,30 +207,9 @@ class MechanismPage(AuditPage):
         form.addRow(limit_label, limit_row)
         layout.addLayout(form)
 
-        self.policy_toggle = QToolButton()
-        self.policy_toggle.setText("Verdict policy — when is the risk high, medium or low?")
-        self.policy_toggle.setCheckable(True)
-        self.policy_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.policy_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.policy_toggle.setStyleSheet("QToolButton { border: none; font-weight: bold; }")
-        self.policy_toggle.toggled.connect(self._toggle_policy)
-        self.policy_box = QFrame()
-        self.policy_box.setFrameShape(QFrame.Shape.StyledPanel)
-        policy_form = QFormLayout(self.policy_box)
-        for key in POLICY_KEYS:
-            self.add_field_row(policy_form, key).textEdited.connect(self._update_policy_rules)
-        self.policy_rules_label = note("")
-        policy_form.addRow(self.policy_rules_label)
-        self.policy_box.setVisible(False)
-        layout.addWidget(self.policy_toggle)
-        layout.addWidget(self.policy_box)
+        self.build_policy_box(layout)
 
     # ================================================================== form <-> dict
-
-    def complete_config(self, config: dict) -> dict:
-        merged = super().complete_config(config)
-        merged["policy"] = {**VerdictPolicy().to_dict(), **(merged.get("policy") or {})}
-        return merged
 
     def form_dict(self) -> dict:
         """The form as a config dict: the loaded config with every field of the form applied.
@@ -262,27 +217,21 @@ class MechanismPage(AuditPage):
         Keys the form does not show (fpr_targets, policy name...) come from the loaded config,
         so opening a project and running it again never silently drops a setting.
         """
-        d = {k: v for k, v in self.loaded_config.items() if k != "policy"}
-        policy = dict(self.loaded_config.get("policy") or VerdictPolicy().to_dict())
+        d = dict(self.loaded_config)
         d["name"] = self.name_edit.text()
         d["mechanism"] = self.mechanism_combo.currentData()
         d["noise_from"] = "scale" if self.noise_from_scale.isChecked() else "epsilon"
         d["postprocess"] = self.postprocess_combo.currentData()
         d["sweep"] = self.sweep_combo.currentData()
         d["bound_interval"] = self.bound_interval_combo.currentData()
-        for key, value in self.field_values().items():
-            if key.startswith("policy."):
-                policy[key.split(".", 1)[1]] = value
-            elif key == "noise_scale":
-                # Only read when the noise is given as a scale; otherwise a number typed there
-                # is kept (saved with the project) and anything else is ignored.
-                if d["noise_from"] == "scale" or not isinstance(value, str):
-                    d[key] = value
-                else:
-                    d.pop(key, None)
-            else:
-                d[key] = value
-        d["policy"] = policy
+        self.apply_fields(d, skip=("noise_scale",))
+        # The noise scale is only read when the noise is given as a scale; otherwise a number
+        # typed there is kept (saved with the project) and anything else is ignored.
+        value = self.field_values()["noise_scale"]
+        if d["noise_from"] == "scale" or not isinstance(value, str):
+            d["noise_scale"] = value
+        else:
+            d.pop("noise_scale", None)
         return d
 
     def fill_form(self, config: dict) -> None:
@@ -298,17 +247,12 @@ class MechanismPage(AuditPage):
         self.fill_fields(config)
         self._update_noise_from()
         self._update_scale_label()
-        self._update_policy_rules()
 
     # ================================================================== running
 
     @staticmethod
     def run_audit(config: MechanismConfig, progress, cancel) -> dict:
         return mechanism_audit.run(config, progress=progress, cancel=cancel).to_dict()
-
-    def reveal_key(self, key: str) -> None:
-        if key.startswith("policy.") and not self.policy_toggle.isChecked():
-            self.policy_toggle.setChecked(True)
 
     # ================================================================== small reactions
 
@@ -321,17 +265,3 @@ class MechanismPage(AuditPage):
         mechanism = self.mechanism_combo.currentData()
         name = SCALE_NAMES.get(mechanism, "scale")
         self.scale_label.setText(f"Noise scale ({name}):")
-
-    def _toggle_policy(self, shown: bool) -> None:
-        self.policy_box.setVisible(shown)
-        self.policy_toggle.setArrowType(Qt.ArrowType.DownArrow if shown
-                                        else Qt.ArrowType.RightArrow)
-
-    def _update_policy_rules(self) -> None:
-        policy = self.form_dict()["policy"]
-        try:
-            rules = VerdictPolicy.from_dict(policy).rules()
-        except InputError as exc:
-            self.policy_rules_label.setText(exc.one_line())
-            return
-        self.policy_rules_label.setText("\n".join(rules))

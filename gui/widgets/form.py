@@ -20,12 +20,15 @@ FIELD_WIDTH = 160
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One number field: its label, the step that shows it, its tooltip, whole numbers only."""
+    """One form field: its label, the step that shows it, its tooltip, whole numbers only,
+    and ``text=True`` for a free-text field (a path, a column name, an id) whose text is sent
+    exactly as typed, never read as a number."""
 
     label: str
     step: int
     tooltip: str
     integer: bool = False
+    text: bool = False
 
 
 def format_value(value) -> str:
@@ -52,12 +55,16 @@ def parse_value(text: str, integer: bool):
 
 
 def number_field(key: str, spec: FieldSpec) -> QLineEdit:
-    """A text field for a number; typing into it clears its error mark."""
+    """A text field for a number (or free text, ``spec.text``); typing into it clears its
+    error mark."""
     edit = QLineEdit()
     edit.setObjectName(f"field_{key}")
     edit.setToolTip(spec.tooltip)
     edit.setAccessibleName(spec.label)
-    edit.setMaximumWidth(FIELD_WIDTH)
+    if spec.text:
+        edit.setMinimumWidth(FIELD_WIDTH)
+    else:
+        edit.setMaximumWidth(FIELD_WIDTH)
     edit.textEdited.connect(lambda _text, e=edit: clear_invalid(e))
     return edit
 
@@ -100,6 +107,20 @@ def select_data(combo: QComboBox, value) -> None:
     index = combo.findData(value)
     if index >= 0:
         combo.setCurrentIndex(index)
+
+
+def nested_set(config: dict, key: str, value) -> None:
+    """``config["policy"]["fpr"] = value`` for the key "policy.fpr" (tables made as needed)."""
+    *parents, last = key.split(".")
+    for part in parents:
+        child = config.get(part)
+        if not isinstance(child, dict):
+            child = {}
+        else:
+            child = dict(child)
+        config[part] = child
+        config = child
+    config[last] = value
 
 
 def nested_get(config: dict, key: str):

@@ -21,8 +21,10 @@ HOME_LOG_Y = (-4.0, 0.0)
 REGION_COLOR = QColor(76, 175, 80, 60)
 OPTIMAL_COLOR = QColor(183, 28, 28)
 WORST_CASE_COLOR = QColor(230, 120, 0)
+# Eight distinguishable hues (no red or orange: those are theory's): one per attack.
 ATTACK_COLORS = [QColor(21, 101, 192), QColor(106, 27, 154), QColor(0, 121, 107),
-                 QColor(93, 64, 55)]
+                 QColor(93, 64, 55), QColor(0, 151, 167), QColor(194, 24, 91),
+                 QColor(85, 139, 47), QColor(69, 90, 100)]
 
 
 def _positive(x, y) -> tuple[np.ndarray, np.ndarray]:

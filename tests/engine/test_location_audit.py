@@ -256,3 +256,13 @@ def test_alg7_per_cell_thresholds_hold_their_fpr_on_shadows():
     labels = np.arange(20_000) % 2 == 0
     tau = two_threshold.per_cell_thresholds_at_fpr(values, labels, 0.2)
     assert np.mean(values[~labels] > tau[None, :], axis=0) == pytest.approx([0.2] * 5, abs=1e-3)
+
+
+def test_repetitions_replay_the_game_with_fresh_releases():
+    config = L.LocationConfig(**{**SMALL, "repetitions": 3, "sweep_targets": 0,
+                                 "attacks": ("one_threshold", "likelihood_ratio")})
+    result = L.run(config).to_dict()
+    for a in result["attacks"]:
+        reps = a["details"]["repetitions"]
+        assert len(reps["accuracy"]) == 3 and reps["accuracy"][0] == a["accuracy"]
+        assert len(set(reps["accuracy"])) > 1 and reps["accuracy_sd"] > 0

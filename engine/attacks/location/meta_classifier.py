@@ -141,6 +141,7 @@ def attack(data: AttackData, *, architecture: str = "fig11b", seed: int = 0,
     }
     if architecture == "fig11b" and k <= 128:
         details["first_layer_weights"] = np.round(first_weight, 4).tolist()
+        details["first_layer_orientation"] = "rows = hidden units, columns = input cells"
     return AttackOutcome(name or f"meta_classifier_{architecture}",
                          label or f"MLP meta-classifier, {ARCHITECTURES[architecture]}",
                          np.concatenate(scores).astype(np.float64), 0.0, details)

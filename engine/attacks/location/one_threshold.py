@@ -61,6 +61,8 @@ def normal_fit(scores, labels, shadow, shadow_labels, bins: int = 40) -> dict:
     for name, mask, sh in (("absent", ~labels, shadow[~shadow_labels]),
                            ("present", labels, shadow[shadow_labels])):
         out[name] = np.histogram(scores[mask], bins=edges)[0].tolist()
-        out["model_" + name] = (norm.pdf(mid, sh.mean(), sh.std(ddof=1)) * width
-                                * mask.sum()).tolist()
+        sd = sh.std(ddof=1)
+        # A constant score (no noise, no unknown people) has no normal law to draw.
+        out["model_" + name] = ((norm.pdf(mid, sh.mean(), sd) * width * mask.sum()).tolist()
+                                if sd > 0 else None)
     return out

@@ -1,0 +1,331 @@
+"""The results of a location audit: the shared results view (verdict, ROC against the DP region,
+metrics, warnings, notes) plus what only this audit has (paper 000) — accuracy against the number
+of observations, who is exposed, what the neural meta-classifier learnt, and the composed
+privacy over the target's epochs — between the metrics and the warnings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.formatting import is_number, number, pct
+from gui.widgets.plot_view import PlotView
+from gui.widgets.results_view import ResultsView, escape, rich_label
+from gui.widgets.roc_plot import ATTACK_COLORS
+
+OPTIMAL_COLOR = QColor(183, 28, 28)
+DP_BOUND_COLOR = QColor(230, 120, 0)
+SWEEP_COLORS = [*ATTACK_COLORS, QColor(0, 150, 136), QColor(120, 120, 120)]
+ATTACK_NAMES = {"one_threshold": "One-threshold attack", "two_threshold": "Two-threshold attack",
+                "likelihood_ratio": "Likelihood-ratio attack", "reference": "Reference attack",
+                "meta_classifier": "MLP meta-classifier"}
+MAX_IDS_SHOWN = 1000
+DOMINANCE_TIP = ("Diagonal dominance ≈ 1 means the network learnt the one-threshold rule "
+                 "(every observation weighted alike); ≫ 1 means it learnt the two-threshold rule "
+                 "(each observation judged on its own); paper 000, Fig. 12 and 15.")
+
+
+def sequential_colormap() -> pg.ColorMap:
+    """White (none) to dark blue (many): counts of people."""
+    return pg.ColorMap([0.0, 0.5, 1.0], [(255, 255, 255), (66, 146, 198), (8, 48, 107)])
+
+
+def diverging_colormap() -> pg.ColorMap:
+    """Blue (negative) – white (0) – red (positive): weights."""
+    return pg.ColorMap([0.0, 0.5, 1.0], [(33, 102, 172), (247, 247, 247), (178, 24, 43)])
+
+
+def _floats(values) -> np.ndarray:
+    return np.array([np.nan if not is_number(v) else float(v) for v in (values or [])],
+                    dtype=float)
+
+
+# ====================================================================== accuracy vs k
+
+class ObservationsPlot(QWidget):
+    """Each sweep attack's accuracy (with its confidence interval) against the number of the
+    target's positive observations k, with the exact optimal attacker and the DP bound."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = PlotView(min_height=280)
+        self.plot_widget = self.view.plot_widget
+        self.plot_item = self.view.plot_item
+        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        self.plot_item.setLabel("bottom", "Positive observations of the target k (log scale)")
+        self.plot_item.setLabel("left", "Attacker's accuracy")
+        # Accuracy grows with k, so the lower right corner is free for the legend.
+        self.legend = self.plot_item.addLegend(offset=(-10, -40), labelTextSize="8pt")
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.caption.setStyleSheet("color: #444;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.caption)
+
+    def curve_names(self) -> list[str]:
+        return [item.name() for item in self.plot_item.listDataItems() if item.name()]
+
+    def set_result(self, result: dict | None) -> None:
+        self.plot_item.clear()
+        self.legend.clear()
+        sweep = ((result or {}).get("theory") or {}).get("sweep") or {}
+        ks = _floats(sweep.get("observations"))
+        if not ks.size or not np.any(ks > 0):
+            self.caption.setText("No accuracy-against-observations sweep in this result (set "
+                                 "“Targets for accuracy vs observations” above 0).")
+            return
+        self.plot_item.setLogMode(x=True, y=False)
+        keep = ks > 0
+        logk = np.log10(np.where(keep, ks, 1.0))
+        lowest = 0.5
+        for name, pen_color, style, values in (
+                ("Optimal attacker (exact)", OPTIMAL_COLOR, Qt.PenStyle.SolidLine,
+                 sweep.get("optimal_accuracy")),
+                ("Most that ε-DP allows", DP_BOUND_COLOR, Qt.PenStyle.DashLine,
+                 sweep.get("dp_bound_accuracy"))):
+            y = _floats(values)
+            if y.size != ks.size:
+                continue
+            ok = keep & np.isfinite(y)
+            self.plot_item.addItem(pg.PlotDataItem(ks[ok], y[ok], name=name,
+                                                   pen=pg.mkPen(pen_color, width=2, style=style)))
+        attacks = sweep.get("attacks") or {}
+        span = float(logk[keep].max() - logk[keep].min()) if keep.sum() > 1 else 1.0
+        for i, (attack, points) in enumerate(attacks.items()):
+            color = SWEEP_COLORS[i % len(SWEEP_COLORS)]
+            acc = _floats([p.get("accuracy") for p in points or []])
+            if acc.size != ks.size:
+                continue
+            lo = _floats([(p.get("accuracy_ci") or [None, None])[0] for p in points])
+            hi = _floats([(p.get("accuracy_ci") or [None, None])[1] for p in points])
+            ok = keep & np.isfinite(acc)
+            # Small sideways offsets keep the error bars of different attacks apart.
+            shift = (i - (len(attacks) - 1) / 2) * 0.008 * max(span, 0.5)
+            x = logk[ok] + shift
+            self.plot_item.addItem(pg.PlotDataItem(
+                10 ** x, acc[ok], name=ATTACK_NAMES.get(attack, attack.replace("_", " ")),
+                pen=pg.mkPen(color, width=1.5), symbol="o", symbolSize=6,
+                symbolBrush=color, symbolPen=color))
+            bars = ok & np.isfinite(lo) & np.isfinite(hi)
+            if bars.any():
+                # Error bars are drawn in view coordinates (log10 k), as the axis is logarithmic.
+                self.plot_item.addItem(pg.ErrorBarItem(
+                    x=logk[bars] + shift, y=acc[bars], top=hi[bars] - acc[bars],
+                    bottom=acc[bars] - lo[bars], beam=0.015 * max(span, 0.5),
+                    pen=pg.mkPen(color, width=1)))
+                lowest = min(lowest, float(np.nanmin(lo[bars])))
+        x0, x1 = float(logk[keep].min()), float(logk[keep].max())
+        if x1 <= x0:
+            x0, x1 = x0 - 0.5, x1 + 0.5
+        margin = 0.05 * (x1 - x0)
+        y0 = max(0.0, min(0.45, lowest - 0.02))
+        self.view.set_home((x0 - margin, x1 + margin), (y0, 1.0), y_bounds=(0.0, 1.0))
+        self.caption.setText(
+            "Each point is one target person with k positive observations, attacked on "
+            f"{_test_size(result)} fresh releases; bars are confidence intervals. The red line "
+            "is the best any attacker can do, the dashed line what ε-DP per epoch allows over "
+            "k observations (paper 000, Fig. 13 and 14).")
+
+
+def _test_size(result: dict | None) -> str:
+    n = ((result or {}).get("config") or {}).get("sweep_test_aggregates")
+    return f"{n:,}" if isinstance(n, int) else "several thousand"
+
+
+# ====================================================================== who is exposed
+
+class ExposedView(QWidget):
+    """How many people are at least as exposed as the line the policy draws; their ids only when
+    the result lists them."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary_label = rich_label()
+        self.ids_table = QTableWidget(0, 2)
+        self.ids_table.setHorizontalHeaderLabels(["Person id", "Positive observations"])
+        self.ids_table.horizontalHeader().setStretchLastSection(True)
+        self.ids_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.ids_table.setMinimumHeight(160)
+        self.ids_table.setToolTip("The exposed people, most observations first.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.ids_table)
+
+    def set_result(self, result: dict | None) -> None:
+        records = (result or {}).get("exposed_records") or []
+        record = records[0] if records else None
+        self.ids_table.setRowCount(0)
+        if not record:
+            self.summary_label.setText("—" if result is None else
+                                       "This result has no exposed-people count.")
+            self.ids_table.setVisible(False)
+            return
+        count = record.get("count")
+        population = record.get("population")
+        rule = record.get("rule") or "exposed as much as the policy's line"
+        count_text = f"{count:,}" if isinstance(count, int) else "—"
+        pop_text = f"{population:,}" if isinstance(population, int) else "—"
+        html = (f"<b>{count_text} of {pop_text} people ({pct(record.get('share'))}) are "
+                f"exposed</b>: everyone with {escape(rule)}, enough observations for the "
+                "optimal attacker to cross the verdict policy's line.")
+        people = record.get("people")
+        if record.get("ids_listed") and people is not None:
+            shown = people[:MAX_IDS_SHOWN]
+            self.ids_table.setRowCount(len(shown))
+            for row, person in enumerate(shown):
+                self.ids_table.setItem(row, 0, QTableWidgetItem(str(person.get("id", ""))))
+                self.ids_table.setItem(row, 1, QTableWidgetItem(str(person.get("observations",
+                                                                               ""))))
+            if isinstance(count, int) and count > len(shown):
+                html += f" The table lists the {len(shown):,} most exposed."
+            self.ids_table.setVisible(True)
+        else:
+            html += (" Their ids are redacted. To list them, tick “List the exposed people by "
+                     "id” in step 4 (Attacks &amp; run) and run again.")
+            self.ids_table.setVisible(False)
+        self.summary_label.setText(html)
+
+
+# ====================================================================== meta-classifier
+
+def meta_classifier_sentence(summary: dict) -> str:
+    dominance = summary.get("diagonal_dominance")
+    bias = summary.get("opposite_sign_bias")
+    shape = summary.get("shape") or []
+    if is_number(dominance):
+        reading = ("close to 1: it learnt the one-threshold rule, weighing every observation "
+                   "alike" if dominance < 1.5 else
+                   "well above 1: it learnt the two-threshold rule, judging each observation on "
+                   "its own" if dominance >= 3 else "in between the one- and two-threshold rules")
+    else:
+        reading = "not available"
+    shape_text = " × ".join(str(s) for s in shape) if shape else "k × k"
+    return (f"First-layer weights ({shape_text}): diagonal dominance {number(dominance)} — "
+            f"{reading}; opposite-sign bias {number(bias)}. ≈ 1 means the one-threshold rule, "
+            "≫ 1 the two-threshold rule (paper 000, Fig. 12 and 15).")
+
+
+class MetaClassifierView(QWidget):
+    """The first-layer weight matrix of an MLP attack as a heat map, with its summary."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._attacks: list[dict] = []
+        self.choice = QComboBox()
+        self.choice.setToolTip("Which neural meta-classifier to show.")
+        self.choice.currentIndexChanged.connect(self._show_current)
+        self.view = PlotView(min_height=300)
+        self.plot_widget = self.view.plot_widget
+        self.plot_item = self.view.plot_item
+        self.plot_item.setLabel("bottom", "Input: the target's observation i")
+        self.plot_item.setLabel("left", "Hidden unit j")
+        self.plot_item.setAspectLocked(False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setColorMap(diverging_colormap())
+        self.plot_item.addItem(self.image)
+        self.view.setToolTip("Blue: negative weight, red: positive weight, white: 0.")
+        self.summary_label = rich_label()
+        self.summary_label.setToolTip(DOMINANCE_TIP)
+        row = QHBoxLayout()
+        row.addWidget(self.choice)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.view, 1)
+
+    def set_result(self, result: dict | None) -> None:
+        self._attacks = [a for a in (result or {}).get("attacks") or []
+                         if (a.get("details") or {}).get("first_layer_weights")]
+        self.choice.blockSignals(True)
+        self.choice.clear()
+        for attack in self._attacks:
+            self.choice.addItem(attack.get("label") or attack.get("name", ""))
+        self.choice.blockSignals(False)
+        self.choice.setVisible(len(self._attacks) > 1)
+        self._show_current()
+
+    def _show_current(self) -> None:
+        index = self.choice.currentIndex()
+        if not self._attacks or index < 0:
+            self.image.clear()
+            self.view.setVisible(False)
+            self.summary_label.setText("No neural meta-classifier was run (tick “Neural "
+                                       "meta-classifier (MLP)” in step 4 to see what it learns).")
+            return
+        details = self._attacks[index].get("details") or {}
+        weights = np.array([[np.nan if not is_number(v) else v for v in row]
+                            for row in details["first_layer_weights"]], dtype=float)
+        weights = np.nan_to_num(weights)
+        limit = float(np.abs(weights).max()) or 1.0
+        self.image.setImage(weights, levels=(-limit, limit))   # rows = hidden units
+        n_rows, n_cols = weights.shape
+        self.view.setVisible(True)
+        self.view.set_home((0.0, float(n_cols)), (0.0, float(n_rows)))
+        self.summary_label.setText(escape(meta_classifier_sentence(
+            details.get("first_layer") or {})))
+
+
+# ====================================================================== composed privacy
+
+def composed_privacy_line(theory: dict | None) -> str:
+    """ε per epoch, the target's epochs and the composed ε, in one line."""
+    if not theory:
+        return "—"
+    target = theory.get("target") or {}
+    epochs = target.get("epochs", theory.get("epochs"))
+    composed = theory.get("composed") or {}
+    delta = composed.get("delta", theory.get("delta"))
+    delta_text = f"{delta:.0e}" if is_number(delta) else "—"
+    if theory.get("mechanism") == "none":
+        return ("No noise is added: the counts give no differential-privacy guarantee "
+                f"(the target is seen in {epochs} epochs).")
+    line = (f"<b>ε = {number(theory.get('epsilon_per_epoch'))} per epoch × the target's "
+            f"{epochs} epochs → composed ε = {number(theory.get('epsilon_total'))}</b> at "
+            f"δ = {delta_text}")
+    basic = composed.get("epsilon_basic")
+    if is_number(basic):
+        line += f" (the simple sum would be {number(basic)})"
+    return line + "."
+
+
+class LocationResultsView(ResultsView):
+    """The shared results view with the location audit's own sections."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.observations_plot = ObservationsPlot()
+        self.exposed_view = ExposedView()
+        self.meta_view = MetaClassifierView()
+        self.composed_label = rich_label()
+        self.add_section("Accuracy against the number of observations", self.observations_plot,
+                         2, update=self.observations_plot.set_result)
+        self.add_section("Who is exposed", self.exposed_view, update=self.exposed_view.set_result)
+        self.add_section("What the meta-classifier learned", self.meta_view, 2,
+                         update=self.meta_view.set_result)
+        self.add_section("Composed privacy", self.composed_label, update=self._show_composed)
+
+    def plots(self) -> dict[str, PlotView]:
+        """Every plot of the view by name (for tests and the report's screenshots)."""
+        return {"roc": self.roc_plot.view, "observations": self.observations_plot.view,
+                "meta-classifier": self.meta_view.view}
+
+    def _show_composed(self, result: dict | None) -> None:
+        self.composed_label.setText(composed_privacy_line((result or {}).get("theory")))
