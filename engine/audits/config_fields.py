@@ -64,3 +64,53 @@ def as_choice(source: str, key: str, value: Any, allowed: tuple[str, ...]) -> st
         raise InputError(f"{source}: '{key}' must be one of {', '.join(allowed)} (got {value!r}).",
                          source=source, key=key)
     return value
+
+
+def begin_from_dict(cls, d: dict, source: str) -> dict:
+    """The first checks of every Config.from_dict: a copy of ``d`` without ``audit_type``,
+    which must name ``cls``'s audit, and no key ``cls`` does not have."""
+    d = dict(d)
+    audit_type = d.pop("audit_type", cls.audit_type)
+    if audit_type != cls.audit_type:
+        raise InputError(f"{source}: 'audit_type' must be '{cls.audit_type}' here (got "
+                         f"{audit_type!r}).", source=source, key="audit_type")
+    reject_unknown_keys(cls, d, source)
+    return d
+
+
+def common_fields(d: dict, source: str) -> dict:
+    """The keys every audit config has: schema_version, name, confidence, fpr_targets, seed
+    and the verdict policy, validated the same way everywhere."""
+    from engine.policy import VerdictPolicy
+
+    v: dict = {}
+    if "schema_version" in d:
+        sv = as_number(source, "schema_version", d["schema_version"], integer=True)
+        if sv != 1:
+            raise InputError(f"{source}: 'schema_version' {sv} is not supported; this version "
+                             "of the app reads schema_version = 1.", source=source,
+                             key="schema_version")
+        v["schema_version"] = sv
+    if "name" in d:
+        v["name"] = str(d["name"])[:200]
+    if "confidence" in d:
+        v["confidence"] = as_number(source, "confidence", d["confidence"], minimum=0.5,
+                                    maximum=0.999)
+    if "fpr_targets" in d:
+        targets = d["fpr_targets"]
+        if not isinstance(targets, (list, tuple)) or not targets:
+            raise InputError(f"{source}: 'fpr_targets' must be a list of false-positive "
+                             f"rates such as [0.001, 0.01, 0.1] (got {targets!r}).",
+                             source=source, key="fpr_targets")
+        v["fpr_targets"] = tuple(sorted(as_number(source, "fpr_targets", t, minimum=0,
+                                                  maximum=1, exclusive_minimum=True,
+                                                  exclusive_maximum=True) for t in targets))
+    if "seed" in d:
+        v["seed"] = as_number(source, "seed", d["seed"], integer=True, minimum=0,
+                              maximum=2**63 - 1)
+    if "policy" in d:
+        if not isinstance(d["policy"], dict):
+            raise InputError(f"{source}: 'policy' must be a table of thresholds.",
+                             source=source, key="policy")
+        v["policy"] = VerdictPolicy.from_dict(d["policy"], source)
+    return v

@@ -36,7 +36,7 @@ from engine.attacks.location import (
     two_threshold,
 )
 from engine.attacks.location.base import AttackData
-from engine.audits.config_fields import as_choice, as_number, reject_unknown_keys
+from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
 from engine.audits.result import AuditResult, file_sha256, software_versions
 from engine.data.errors import InputError
 from engine.games.location import AggregateSet, CellPool, play
@@ -122,15 +122,10 @@ class LocationConfig:
     @classmethod
     def from_dict(cls, d: dict, source: str = "config") -> LocationConfig:
         """Validate a user dict; every problem is one InputError sentence naming the key."""
-        d = dict(d)
-        at = d.pop("audit_type", "location")
-        if at != "location":
-            raise InputError(f"{source}: 'audit_type' must be 'location' here (got {at!r}).",
-                             source=source, key="audit_type")
-        reject_unknown_keys(cls, d, source)
-        v: dict = {}
-        for key in ("name", "traces", "release", "user_col", "site_col", "epoch_col",
-                    "count_col", "target_id"):
+        d = begin_from_dict(cls, d, source)
+        v = common_fields(d, source)
+        for key in ("traces", "release", "user_col", "site_col", "epoch_col", "count_col",
+                    "target_id"):
             if key in d:
                 v[key] = str(d[key])[:1000]
         choices = {"epoch_unit": ("", "hour", "day"), "target": TARGET_RULES,
@@ -138,7 +133,7 @@ class LocationConfig:
         for key, allowed in choices.items():
             if key in d:
                 v[key] = as_choice(source, key, d[key], allowed)
-        integers = {"schema_version": (1, 1), "city_users": (10, 200_000),
+        integers = {"city_users": (10, 200_000),
                     "city_epochs": (1, 20_000), "auxiliary_size": (0, 10_000_000),
                     "aggregate_size": (1, 10_000_000), "clip_per_epoch": (1, 10_000),
                     "shadow_aggregates": (100, 2_000_000),
@@ -146,8 +141,7 @@ class LocationConfig:
                     "test_aggregates": (200, 2_000_000), "reference_traces": (1, 1000),
                     "sweep_targets": (0, 50), "sweep_test_aggregates": (200, 200_000),
                     "repetitions": (1, 100),
-                    "target_observations": (1, 1_000_000),
-                    "seed": (0, 2**63 - 1)}
+                    "target_observations": (1, 1_000_000)}
         for key, (lo, hi) in integers.items():
             if key in d:
                 v[key] = as_number(source, key, d[key], integer=True, minimum=lo, maximum=hi)
@@ -162,9 +156,6 @@ class LocationConfig:
                                      exclusive_minimum=True, maximum=100)
         if "delta" in d:
             v["delta"] = as_number(source, "delta", d["delta"], minimum=0, maximum=0.1)
-        if "confidence" in d:
-            v["confidence"] = as_number(source, "confidence", d["confidence"], minimum=0.5,
-                                        maximum=0.999)
         if "attacks" in d:
             items = d["attacks"]
             if not isinstance(items, (list, tuple)) or not items:
@@ -173,25 +164,11 @@ class LocationConfig:
                                  key="attacks")
             v["attacks"] = tuple(dict.fromkeys(as_choice(source, "attacks", a, ATTACKS)
                                                for a in items))
-        if "fpr_targets" in d:
-            targets = d["fpr_targets"]
-            if not isinstance(targets, (list, tuple)) or not targets:
-                raise InputError(f"{source}: 'fpr_targets' must be a list of false-positive "
-                                 f"rates such as [0.001, 0.01, 0.1] (got {targets!r}).",
-                                 source=source, key="fpr_targets")
-            v["fpr_targets"] = tuple(sorted(as_number(source, "fpr_targets", t, minimum=0,
-                                                      maximum=1, exclusive_minimum=True,
-                                                      exclusive_maximum=True) for t in targets))
         if "list_exposed_ids" in d:
             if not isinstance(d["list_exposed_ids"], bool):
                 raise InputError(f"{source}: 'list_exposed_ids' must be true or false.",
                                  source=source, key="list_exposed_ids")
             v["list_exposed_ids"] = d["list_exposed_ids"]
-        if "policy" in d:
-            if not isinstance(d["policy"], dict):
-                raise InputError(f"{source}: 'policy' must be a table of thresholds.",
-                                 source=source, key="policy")
-            v["policy"] = VerdictPolicy.from_dict(d["policy"], source)
         config = cls(**v)
         config.validate(source)
         return config

@@ -25,7 +25,7 @@ from scipy.stats import norm
 
 from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, optimal_statistic
 from engine.auditing import gdp_heuristic_epsilon_lower_bound
-from engine.audits.config_fields import as_choice, as_number, reject_unknown_keys
+from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
 from engine.audits.result import AuditResult, software_versions
 from engine.data.errors import InputError
 from engine.games.membership import MechanismGame, play
@@ -88,22 +88,8 @@ class MechanismConfig:
     @classmethod
     def from_dict(cls, d: dict, source: str = "config") -> MechanismConfig:
         """Validate a user dict; every problem is one InputError sentence naming the key."""
-        d = dict(d)
-        at = d.pop("audit_type", "mechanism")
-        if at != "mechanism":
-            raise InputError(f"{source}: 'audit_type' must be 'mechanism' here (got {at!r}).",
-                             source=source, key="audit_type")
-        reject_unknown_keys(cls, d, source)
-        v: dict = {}
-        if "schema_version" in d:
-            sv = as_number(source, "schema_version", d["schema_version"], integer=True)
-            if sv != 1:
-                raise InputError(f"{source}: 'schema_version' {sv} is not supported; this version "
-                                 "of the app reads schema_version = 1.", source=source,
-                                 key="schema_version")
-            v["schema_version"] = sv
-        if "name" in d:
-            v["name"] = str(d["name"])[:200]
+        d = begin_from_dict(cls, d, source)
+        v = common_fields(d, source)
         if "mechanism" in d:
             v["mechanism"] = as_choice(source, "mechanism", d["mechanism"], MECHANISM_NAMES)
         if "noise_from" in d:
@@ -130,21 +116,9 @@ class MechanismConfig:
             v["postprocess"] = as_choice(source, "postprocess", d["postprocess"], POSTPROCESS_MODES)
         if "baseline_count" in d:
             v["baseline_count"] = as_number(source, "baseline_count", d["baseline_count"], minimum=0)
-        if "confidence" in d:
-            v["confidence"] = as_number(source, "confidence", d["confidence"], minimum=0.5,
-                                        maximum=0.999)
         if "bound_interval" in d:
             v["bound_interval"] = as_choice(source, "bound_interval", d["bound_interval"],
                                             ("clopper-pearson", "jeffreys"))
-        if "fpr_targets" in d:
-            targets = d["fpr_targets"]
-            if not isinstance(targets, (list, tuple)) or not targets:
-                raise InputError(f"{source}: 'fpr_targets' must be a list of false-positive "
-                                 f"rates such as [0.001, 0.01, 0.1] (got {targets!r}).",
-                                 source=source, key="fpr_targets")
-            v["fpr_targets"] = tuple(sorted(as_number(source, "fpr_targets", t, minimum=0,
-                                                      maximum=1, exclusive_minimum=True,
-                                                      exclusive_maximum=True) for t in targets))
         if "sweep" in d:
             v["sweep"] = as_choice(source, "sweep", d["sweep"], ("epsilon", "observations"))
         if "limit_fpr" in d:
@@ -153,14 +127,6 @@ class MechanismConfig:
         if "limit_tpr" in d:
             v["limit_tpr"] = as_number(source, "limit_tpr", d["limit_tpr"], minimum=0, maximum=1,
                                        exclusive_minimum=True, exclusive_maximum=True)
-        if "seed" in d:
-            v["seed"] = as_number(source, "seed", d["seed"], integer=True, minimum=0,
-                                  maximum=2**63 - 1)
-        if "policy" in d:
-            if not isinstance(d["policy"], dict):
-                raise InputError(f"{source}: 'policy' must be a table of thresholds.",
-                                 source=source, key="policy")
-            v["policy"] = VerdictPolicy.from_dict(d["policy"], source)
         config = cls(**v)
         config.validate(source)
         return config

@@ -80,6 +80,7 @@ EPOCH_UNIT_CHOICES = (("", "Whole numbers 0, 1, 2, … (one per epoch)"),
                       ("day", "Timestamps, grouped by day"))
 MECHANISM_CHOICES = (*MECHANISM_LABELS.items(), ("none", "None (counts published exactly)"))
 TARGET_CHOICES = (("most_exposed", "The most exposed person (the most observations)"),
+                  ("observations", "A person with about a given number of observations"),
                   ("random", "A person picked at random"),
                   ("id", "A specific person, by id"))
 ATTACKER_CHOICES = (("informed", "Knows everyone else in the release (what DP protects against)"),
@@ -151,6 +152,16 @@ FIELDS: dict[str, FieldSpec] = {
     "target_id": FieldSpec(
         "Target id", STEP_ATTACKER,
         "The id of the person to audit, exactly as in the person column.", text=True),
+    "target_observations": FieldSpec(
+        "Observations of the target", STEP_ATTACKER,
+        "With 'a person with about a given number of observations': the person whose number "
+        "of observations (after clipping) is closest to this (paper 000 audits people with "
+        "60).", integer=True),
+    "release": FieldSpec(
+        "Published release (optional)", STEP_ATTACKER,
+        "A release that was already published: a CSV with site, epoch and count. The app then "
+        "attacks that release; your traces become the attacker's own data, so the attacker "
+        "must be 'knows nobody in the release'. Leave empty to simulate releases.", text=True),
     "known_fraction": FieldSpec(
         "Share of the release known", STEP_ATTACKER,
         "For an attacker who knows some of the release: the share of the other people whose "
@@ -377,6 +388,7 @@ class LocationPage(AuditPage):
         self.target_combo.currentIndexChanged.connect(self._update_target)
         form.addRow("Target:", self.target_combo)
         self.add_field_row(form, "target_id")
+        self.add_field_row(form, "target_observations")
         self.attacker_combo = choice_combo(
             ATTACKER_CHOICES,
             "How much the attacker knows about the other people in the release. Knowing "
@@ -389,6 +401,13 @@ class LocationPage(AuditPage):
         self.add_field_row(form, "shadow_aggregates")
         self.add_field_row(form, "large_shadow_aggregates")
         self.add_field_row(form, "test_aggregates")
+        release_row = QHBoxLayout()
+        release_row.addWidget(self.number_field("release"), 1)
+        self.browse_release_button = QPushButton("Browse…")
+        self.browse_release_button.setToolTip("Choose a published release (site, epoch, count).")
+        self.browse_release_button.clicked.connect(self.browse_release)
+        release_row.addWidget(self.browse_release_button)
+        add_row(form, FIELDS["release"], release_row)
         layout.addLayout(form)
 
     def _build_run_step(self, layout: QVBoxLayout) -> None:
@@ -466,14 +485,22 @@ class LocationPage(AuditPage):
     # ================================================================== data step
 
     def browse_traces(self) -> None:
-        current = self.fields["traces"].text().strip()
+        if self._browse_csv("traces", "Choose the traces file"):
+            self.source_csv.setChecked(True)
+
+    def browse_release(self) -> None:
+        if self._browse_csv("release", "Choose the published release"):
+            select_data(self.attacker_combo, "auxiliary")
+
+    def _browse_csv(self, key: str, title: str) -> bool:
+        current = self.fields[key].text().strip()
         start = str(resolve_path(current).parent) if current else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose the traces file", start,
+        path, _ = QFileDialog.getOpenFileName(self, title, start,
                                               "CSV files (*.csv *.txt);;All files (*)")
         if path:
-            self.fields["traces"].setText(path)
-            clear_invalid(self.fields["traces"])
-            self.source_csv.setChecked(True)
+            self.fields[key].setText(path)
+            clear_invalid(self.fields[key])
+        return bool(path)
 
     def data_settings(self) -> dict:
         """The Data step as a config dict (only its keys, so other steps cannot block it)."""
@@ -558,7 +585,9 @@ class LocationPage(AuditPage):
         self.fields["delta"].setEnabled(noisy)
 
     def _update_target(self) -> None:
-        self.fields["target_id"].setEnabled(self.target_combo.currentData() == "id")
+        rule = self.target_combo.currentData()
+        self.fields["target_id"].setEnabled(rule == "id")
+        self.fields["target_observations"].setEnabled(rule == "observations")
 
     def _update_attacker(self) -> None:
         attacker = self.attacker_combo.currentData()
