@@ -67,9 +67,18 @@ def build_parser() -> argparse.ArgumentParser:
 class _StderrProgress:
     """Progress on stderr, at most twice a second: a terminal is not a log file."""
 
+    open_line = False         # a progress line is on screen without its newline
+
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.last = 0.0
+
+    @classmethod
+    def end_line(cls) -> None:
+        """Finish a progress line so an error message starts on a line of its own."""
+        if cls.open_line:
+            print(file=sys.stderr)
+            cls.open_line = False
 
     def __call__(self, fraction: float, message: str) -> None:
         now = time.monotonic()
@@ -77,8 +86,9 @@ class _StderrProgress:
             return
         self.last = now
         print(f"\r[{fraction:6.1%}] {message[:70]:<70}", end="", file=sys.stderr, flush=True)
+        _StderrProgress.open_line = True
         if fraction >= 1.0:
-            print(file=sys.stderr)
+            _StderrProgress.end_line()
 
 
 def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
@@ -123,15 +133,19 @@ def main(argv: list[str] | None = None) -> int:
         from engine.audits.registry import demo_config
         return _run_config(demo_config(args.name), Path(args.out), quiet=args.quiet)
     except InputError as exc:
+        _StderrProgress.end_line()
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return 2
     except (JobCancelled, KeyboardInterrupt):
-        print("\ncancelled", file=sys.stderr)
+        _StderrProgress.end_line()
+        print("cancelled", file=sys.stderr)
         return 3
     except OSError as exc:
+        _StderrProgress.end_line()
         print(f"error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
+        _StderrProgress.end_line()
         print(f"internal error: {type(exc).__name__}: {exc}. Please report it with the config "
               "file.", file=sys.stderr)
         return 1

@@ -82,3 +82,25 @@ def test_run_reproduces_from_written_config(tmp_path):
     assert ra["config_sha256"] == rb["config_sha256"]
     assert ra["attacks"] == rb["attacks"]
     assert ra["theory"] == rb["theory"]
+
+
+def test_demo_location_writes_result_and_report(tmp_path):
+    out = cli("demo", "location", "--out", str(tmp_path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["audit_type"] == "location"
+    assert {a["name"] for a in result["attacks"]} >= {"one_threshold", "two_threshold",
+                                                      "likelihood_ratio"}
+    assert result["inputs"][0]["sha256"] and result["exposed_records"][0]["count"] > 0
+    assert (tmp_path / "report.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_bad_traces_file_gives_an_error_line_of_its_own_and_exit_2(tmp_path):
+    config = tmp_path / "bad.toml"
+    bad_csv = (BAD / "traces" / "negative_epoch.csv").as_posix()
+    config.write_text(f'audit_type = "location"\ntraces = "{bad_csv}"\n', encoding="utf-8")
+    out = cli("run", str(config), "--out", str(tmp_path / "o"))   # with progress on stderr
+    assert out.returncode == 2, out.stderr
+    errors = [ln for ln in out.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in out.stderr
+    assert "negative_epoch.csv" in errors[0] and "row 4" in errors[0] and "'epoch'" in errors[0]
