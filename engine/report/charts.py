@@ -765,3 +765,105 @@ def observations_chart(result: dict) -> Drawing:
     lx = x1 + 14
     legend(d, entries, lx, y1, WIDTH - lx)
     return d
+
+
+# --------------------------------------------------------------------------- histograms
+
+HIST_HEIGHT = 230.0
+
+
+@dataclass(frozen=True)
+class HistogramSeries:
+    """One series of :func:`histogram_chart`: counts per bin (bars) or per bin centre (a
+    curve). ``style`` is (colour, dash pattern or None, marker or None); bars also take a
+    ``fill`` (translucent, so overlapping bars both show)."""
+
+    label: str
+    values: Sequence[float]
+    style: tuple
+    fill: object | None = None
+
+
+def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
+                    curves: Sequence[HistogramSeries], title: str, x_title: str,
+                    y_title: str = "Count", height: float = HIST_HEIGHT) -> Drawing:
+    """Overlaid histograms on shared bins (step outlines over translucent fills, each with its
+    own dash pattern) and model curves through the bin centres, with a legend at the right.
+
+    The x axis shows the bins where any bar is non-zero or any curve reaches ½, plus one bin
+    either side, so a law over 0…k does not squeeze the data into a corner. Series whose
+    length differs from ``centres`` are left out; with nothing to draw the chart says so.
+    """
+    st.register_fonts()
+    d = Drawing(WIDTH, height)
+    x = np.asarray([v if isinstance(v, (int, float)) else np.nan for v in centres], float)
+    order = np.argsort(x, kind="stable")
+    x = x[order]
+
+    def values(series: HistogramSeries) -> np.ndarray | None:
+        v = np.asarray([u if isinstance(u, (int, float)) else np.nan
+                        for u in series.values or []], float)
+        return v[order] if v.size == x.size and x.size else None
+
+    bar_data = [(s, values(s)) for s in bars]
+    bar_data = [(s, np.nan_to_num(v)) for s, v in bar_data if v is not None]
+    curve_data = [(s, v) for s, v in ((s, values(s)) for s in curves) if v is not None]
+    if x.size and np.all(np.isfinite(x)):
+        if x.size == 1:
+            edges = np.array([x[0] - 0.5, x[0] + 0.5])
+        else:
+            mids = 0.5 * (x[1:] + x[:-1])
+            edges = np.concatenate([[2 * x[0] - mids[0]], mids, [2 * x[-1] - mids[-1]]])
+    else:
+        edges, bar_data, curve_data = np.array([0.0, 1.0]), [], []
+    used = np.zeros(x.size, bool)
+    for _, v in bar_data:
+        used |= v > 0
+    for _, v in curve_data:
+        used |= np.nan_to_num(v) >= 0.5
+    if used.any():
+        i0, i1 = max(int(np.argmax(used)) - 1, 0), min(int(x.size - np.argmax(used[::-1])),
+                                                       x.size)
+        lo, hi = float(edges[i0]), float(edges[i1])
+    else:
+        lo, hi = float(edges[0]), float(edges[-1])
+    top = max([float(v.max(initial=0)) for _, v in bar_data]
+              + [float(np.nanmax(v, initial=0)) for _, v in curve_data] + [0.0])
+    plot_w, plot_h = 290.0, height - 62
+    xa = Axis(lo, hi, 48.0, plot_w, False)
+    ya = Axis(0.0, top * 1.08 if top > 0 else 1.0, 40.0, plot_h, False)
+    p = Plot(d, xa, ya)
+    p.grid_under(percent=False)
+    x0, y0, x1, y1 = p.rect
+    entries: list[LegendEntry] = []
+    for series, v in bar_data:
+        xs = np.repeat(edges, 2)[1:-1]
+        ys = np.repeat(v, 2)
+        if series.fill is not None:
+            px = np.concatenate([[edges[0]], xs, [edges[-1]]])
+            py = np.concatenate([[0.0], ys, [0.0]])
+            p.area(px, py, series.fill)
+        outline = np.concatenate([[edges[0]], xs, [edges[-1]]]), np.concatenate([[0.0], ys,
+                                                                                  [0.0]])
+        for piece in clip_polyline(xa(outline[0]), ya(outline[1]), p.rect):
+            d.add(_line(piece, (series.style[0], series.style[1], None), 1.0))
+        entries.append(LegendEntry(series.label, (series.style[0], series.style[1], None)))
+    for series, v in curve_data:
+        ok = np.isfinite(v)
+        p.curve(x[ok], v[ok], series.style, 1.4)
+        if series.style[2] is not None:
+            # No markers along the baseline, where the law expects (almost) nothing.
+            pts = [(float(xa(a)), float(ya(b))) for a, b in zip(x[ok], v[ok], strict=True)
+                   if b >= 0.01 * top]
+            pts = [(a, b) for a, b in pts if x0 <= a <= x1 and y0 <= b <= y1]
+            step = max(1, len(pts) // 30)            # at most ~30 markers per curve
+            for a, b in pts[::step]:
+                d.add(marker(series.style[2], a, b, series.style[0], 2.2))
+        entries.append(LegendEntry(series.label, series.style))
+    if not bar_data and not curve_data:
+        p.message("no scores recorded")
+    p.frame(x_title, y_title, percent=False, grid=False)
+    d.add(text(xa.start, height - 8, title, 9, bold=True))
+    lx = x1 + 14
+    legend(d, entries, lx, y1, WIDTH - lx)
+    return d

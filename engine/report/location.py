@@ -11,6 +11,7 @@ audited target. Everything else is the shared report (engine/report/sections.py)
 
 from __future__ import annotations
 
+from reportlab.lib import colors
 from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, KeepTogether, Spacer
 
@@ -282,6 +283,7 @@ class LocationSections(AuditSections):
                 para(self._bound_words(result, th), "small")]))
         out += self._published(th)
         out += self._sweep(result, th)
+        out += score_distribution_charts(result)
         if th.get("composed"):
             out += epsilon_bounds_table(result, th)
         out += self._mlp(result)
@@ -397,6 +399,67 @@ def short_label_text(label) -> str:
     from engine.report.charts import short_label
 
     return short_label(str(label or "attack"))
+
+
+#: Which theorem of paper 000 describes each attack's score, and the score in words.
+SCORE_WORDS = {
+    "one_threshold": ("Thm 2", "Fig. 8", "Sum of the released counts in the target's cells"),
+    "two_threshold": ("Thm 3", "Fig. 10", "Number of the target's cells above their threshold"),
+}
+
+
+def score_distribution_charts(result: dict) -> list[Flowable]:
+    """Paper 000 Fig. 8/10: per attack that recorded ``details.score_distribution`` (one- and
+    two-threshold), the histograms of its test scores with and without the target beside the
+    laws of Thm 2 (Normal, by the CLT) and Thm 3 (Binomial), with a caption."""
+    from engine.report.charts import HistogramSeries, histogram_chart
+
+    absent_style = (colors.Color(0.05, 0.25, 0.60), None, None)
+    present_style = (colors.Color(0.70, 0.30, 0.00), (4, 2), None)
+    absent_model = (colors.Color(0.0, 0.12, 0.35), (1, 1.6), "circle")
+    present_model = (colors.Color(0.40, 0.15, 0.0), (6, 2, 1, 2), "square")
+    out: list[Flowable] = []
+    for a in result.get("attacks") or []:
+        if not isinstance(a, dict):
+            continue
+        dist = (a.get("details") or {}).get("score_distribution")
+        if not isinstance(dist, dict) or not dist.get("score"):
+            continue
+        name = _base_name(str(a.get("name") or ""))
+        thm, fig, x_title = SCORE_WORDS.get(name, ("Thm 2 and 3", "Fig. 8 and 10",
+                                                   "Attack score"))
+        label = short_attack_label(a)
+        bars = [HistogramSeries("Without the target (measured)", dist.get("absent") or [],
+                                absent_style, colors.Color(0.35, 0.55, 0.85, alpha=0.35)),
+                HistogramSeries("With the target (measured)", dist.get("present") or [],
+                                present_style, colors.Color(0.95, 0.60, 0.25, alpha=0.35))]
+        curves = [HistogramSeries(words, dist.get(key), style)
+                  for key, words, style in (
+                      ("model_absent", "Without the target (theory)", absent_model),
+                      ("model_present", "With the target (theory)", present_model))
+                  if dist.get(key) is not None]
+        n_abs = sum(v for v in dist.get("absent") or [] if isinstance(v, (int, float)))
+        n_pre = sum(v for v in dist.get("present") or [] if isinstance(v, (int, float)))
+        model = markup(dist.get("model") or "the law of paper 000")
+        caption = (f"{markup(label)}: its scores on the {fmt_count(n_abs)} test releases "
+                   f"without the target (solid outline) and the {fmt_count(n_pre)} with it "
+                   "(dashed outline). The more the two humps overlap, the less the attacker "
+                   "can tell whether the target is in a release. ")
+        if curves:
+            caption += (f"Lines with markers: what the theory ({thm}) predicts, {model} "
+                        "(dotted with circles: without the target; dash-dot with squares: "
+                        "with it); where they follow the bars, the theory fits the measured "
+                        "scores.")
+        else:
+            caption += ("No theory line is drawn: without noise the scores have no spread "
+                        "for the law to describe.")
+        out.append(KeepTogether([
+            sub(f"How the scores of members and non-members differ: {markup(label)}"),
+            histogram_chart(dist["score"], bars, curves,
+                            f"{label}: scores with and without the target "
+                            f"(paper 000 {fig})", x_title, "Number of test releases"),
+            para(caption, "caption")]))
+    return out
 
 
 def _release_words(result: dict) -> str:

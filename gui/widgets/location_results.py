@@ -147,6 +147,151 @@ def _test_size(result: dict | None) -> str:
     return f"{n:,}" if isinstance(n, int) else "several thousand"
 
 
+# ====================================================================== score distributions
+
+ABSENT_COLOR = QColor(33, 102, 172)       # blue: releases without the target
+PRESENT_COLOR = QColor(214, 96, 0)        # orange: releases with the target
+SCORE_AXIS_WORDS = {
+    "one_threshold": "Attack score: sum of the released counts in the target's cells",
+    "two_threshold": "Attack score: number of the target's cells above their own threshold",
+}
+SCORES_SENTENCE = (
+    "Bars: how often each score came out on the test releases without the target (blue, solid "
+    "outline) and with it (orange, dashed outline). The more the two humps overlap, the less "
+    "the attacker can tell whether the target is in a release; two humps far apart mean the "
+    "target is easy to spot. The lines are what paper 000's theory predicts: {model}. Where "
+    "they follow the bars, the paper's theory fits the measured scores.")
+SCORES_NO_MODEL = (" No theory line is drawn: without noise the scores have no spread for the "
+                   "theory to describe.")
+
+
+def score_distributions(result: dict | None) -> list[dict]:
+    """The attacks of ``result`` whose details hold a score distribution (paper 000 Thm 2/3)."""
+    return [a for a in (result or {}).get("attacks") or []
+            if isinstance(a, dict) and isinstance((a.get("details") or {})
+                                                  .get("score_distribution"), dict)
+            and (a["details"]["score_distribution"].get("score") or [])]
+
+
+def _bin_edges(centres: np.ndarray) -> np.ndarray:
+    """Edges of bins around sorted centres (width 1 for a single bin)."""
+    if centres.size == 1:
+        return np.array([centres[0] - 0.5, centres[0] + 0.5])
+    mids = 0.5 * (centres[1:] + centres[:-1])
+    return np.concatenate([[2 * centres[0] - mids[0]], mids, [2 * centres[-1] - mids[-1]]])
+
+
+class ScoreDistributionView(QWidget):
+    """Histograms of an attack's scores on test releases with and without the target, beside
+    the laws paper 000 derives for them (Thm 2: Normal, one-threshold; Thm 3: Binomial,
+    two-threshold), as in its Fig. 8 and 10."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._attacks: list[dict] = []
+        self.choice = QComboBox()
+        self.choice.setToolTip("Which attack's scores to show.")
+        self.choice.currentIndexChanged.connect(self._show_current)
+        self.view = PlotView(min_height=280)
+        self.view.add_tool(self.choice)
+        self.plot_widget = self.view.plot_widget
+        self.plot_item = self.view.plot_item
+        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        self.plot_item.setLabel("left", "Number of test releases")
+        self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextSize="8pt")
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.caption.setStyleSheet("color: #444;")
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.caption)
+
+    def curve_names(self) -> list[str]:
+        return [item.name() for item in self.plot_item.listDataItems() if item.name()]
+
+    def attack_names(self) -> list[str]:
+        return [str(a.get("name", "")) for a in self._attacks]
+
+    def set_result(self, result: dict | None) -> bool:
+        """Show ``result``'s distributions; False when it has none (the section hides)."""
+        self._attacks = score_distributions(result)
+        self.choice.blockSignals(True)
+        self.choice.clear()
+        for attack in self._attacks:
+            name = str(attack.get("name", ""))
+            self.choice.addItem(ATTACK_NAMES.get(name, name.replace("_", " ")), name)
+        self.choice.blockSignals(False)
+        self._show_current()
+        return bool(self._attacks)
+
+    def _show_current(self) -> None:
+        self.plot_item.clear()
+        self.legend.clear()
+        index = self.choice.currentIndex()
+        if not self._attacks or index < 0:
+            self.caption.setText("")
+            return
+        attack = self._attacks[index]
+        name = str(attack.get("name", ""))
+        dist = attack["details"]["score_distribution"]
+        x = _floats(dist.get("score"))
+        order = np.argsort(x, kind="stable")
+        x = x[order]
+        edges = _bin_edges(x)
+        self.plot_item.setLabel("bottom", SCORE_AXIS_WORDS.get(name, "Attack score"))
+        top = 0.0
+        shown_x = []
+        for key, label, color, style in (
+                ("absent", "Without the target (measured)", ABSENT_COLOR,
+                 Qt.PenStyle.SolidLine),
+                ("present", "With the target (measured)", PRESENT_COLOR,
+                 Qt.PenStyle.DashLine)):
+            counts = np.nan_to_num(_floats(dist.get(key)))
+            if counts.size != x.size:
+                continue
+            counts = counts[order]
+            fill = QColor(color)
+            fill.setAlpha(70)
+            self.plot_item.addItem(pg.PlotDataItem(
+                edges, counts, stepMode="center", fillLevel=0, brush=pg.mkBrush(fill),
+                pen=pg.mkPen(color, width=2, style=style), name=label))
+            top = max(top, float(counts.max(initial=0)))
+            shown_x += list(x[counts > 0])
+        has_model = False
+        for key, label, color, style, symbol in (
+                ("model_absent", "Without the target (theory)", ABSENT_COLOR.darker(150),
+                 Qt.PenStyle.DotLine, "o"),
+                ("model_present", "With the target (theory)", PRESENT_COLOR.darker(150),
+                 Qt.PenStyle.DashDotLine, "s")):
+            model = _floats(dist.get(key)) if dist.get(key) is not None else np.zeros(0)
+            if model.size != x.size:
+                continue
+            model = model[order]
+            ok = np.isfinite(model)
+            discrete = name == "two_threshold" or (x.size <= 60 and np.allclose(x, np.round(x)))
+            self.plot_item.addItem(pg.PlotDataItem(
+                x[ok], model[ok], name=label, pen=pg.mkPen(color, width=2.5, style=style),
+                symbol=symbol if discrete else None, symbolSize=5, symbolBrush=color,
+                symbolPen=color))
+            top = max(top, float(np.nanmax(model, initial=0)))
+            shown_x += list(x[ok & (model >= 0.5)])
+            has_model = True
+        # Home view: the scores that occur (or that the theory expects), one bin either side.
+        width = float(edges[1] - edges[0])
+        lo, hi = ((min(shown_x) - width, max(shown_x) + width) if shown_x
+                  else (float(edges[0]), float(edges[-1])))
+        lo, hi = max(lo, float(edges[0])), min(hi, float(edges[-1]))
+        top = top * 1.08 if top > 0 else 1.0
+        self.view.set_home((lo, hi), (0.0, top), x_bounds=(float(edges[0]), float(edges[-1])),
+                           y_bounds=(0.0, top))
+        words = SCORES_SENTENCE.format(model=str(dist.get("model") or "the paper's law"))
+        if not has_model:
+            words = words.split(" The lines are")[0] + SCORES_NO_MODEL
+        self.caption.setText(words)
+
+
 # ====================================================================== who is exposed
 
 class ExposedView(QWidget):
@@ -311,10 +456,16 @@ class LocationResultsView(ResultsView):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.scores_view = ScoreDistributionView()
         self.observations_plot = ObservationsPlot()
         self.exposed_view = ExposedView()
         self.meta_view = MetaClassifierView()
         self.composed_label = rich_label()
+        self.scores_box = None
+        self.scores_box = self.add_section(
+            "How the scores of members and non-members differ (paper 000, Thm 2 and 3)",
+            self.scores_view, 2, update=self._show_scores)
+        self._show_scores(self._result)
         self.add_section("Accuracy against the number of observations", self.observations_plot,
                          2, update=self.observations_plot.set_result)
         self.add_section("Who is exposed", self.exposed_view, update=self.exposed_view.set_result)
@@ -325,7 +476,12 @@ class LocationResultsView(ResultsView):
     def plots(self) -> dict[str, PlotView]:
         """Every plot of the view by name (for tests and the report's screenshots)."""
         return {"roc": self.roc_plot.view, "observations": self.observations_plot.view,
-                "meta-classifier": self.meta_view.view}
+                "meta-classifier": self.meta_view.view, "scores": self.scores_view.view}
+
+    def _show_scores(self, result: dict | None) -> None:
+        has = self.scores_view.set_result(result)
+        if self.scores_box is not None:
+            self.scores_box.setVisible(has)
 
     def _show_composed(self, result: dict | None) -> None:
         self.composed_label.setText(composed_privacy_line((result or {}).get("theory")))

@@ -84,3 +84,18 @@ def test_sweep_chart(mechanism_result):
     render(sweep_chart(mechanism_result))
     render(sweep_chart({"theory": {}}))
     render(sweep_chart({"theory": {"sweep": {"values": [1.0], "accuracy": [0.5]}}}))
+
+
+def test_histogram_chart_draws_bars_curves_and_survives_empty_data():
+    from reportlab.lib import colors
+
+    from engine.report.charts import HistogramSeries, histogram_chart
+
+    style = (colors.black, None, "circle")
+    full = histogram_chart([0, 1, 2, 3], [HistogramSeries("bars", [0, 5, 3, 0], style,
+                                                          colors.lightgrey)],
+                           [HistogramSeries("law", [0.2, 4.8, 3.1, 0.1], style)],
+                           "title", "score")
+    assert len(render(full)) > 1000
+    for centres, values in (([], []), ([1.0], [2]), ([0, 1], [1]), ([0, None], [1, 1])):
+        render(histogram_chart(centres, [HistogramSeries("b", values, style)], [], "t", "x"))

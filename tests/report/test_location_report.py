@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
@@ -155,3 +156,36 @@ def test_repetitions_are_reported_with_their_spread(tmp_path):
     text = " ".join(pdf_text(write_report(result, tmp_path / "r.pdf")).split())
     assert "Accuracy over 2 replays" in text
     assert f"{fmt3(reps['accuracy_mean'])} ± {fmt3(reps['accuracy_sd'])}" in text
+
+
+def _distributions(result: dict) -> dict[str, dict]:
+    return {a["name"]: a["details"]["score_distribution"] for a in result["attacks"]
+            if "score_distribution" in (a.get("details") or {})}
+
+
+def test_score_distribution_charts_with_their_captions(redacted):
+    result, _, text = redacted
+    assert set(_distributions(result)) == {"one_threshold", "two_threshold"}
+    one = text.find("How the scores of members and non-members differ: One-threshold attack")
+    two = text.find("How the scores of members and non-members differ: Two-threshold attack")
+    assert 0 <= one < two < text.find("Measured ε lower bounds against the claimed ε")
+    assert "scores with and without the target (paper 000 Fig. 8)" in text
+    assert "scores with and without the target (paper 000 Fig. 10)" in text
+    assert text.count("the less the attacker can tell whether the target is in a release") == 2
+    assert "Binomial(k, p)" in text and "Normal fitted on the shadow aggregates" in text
+    assert "Number of the target's cells above their threshold" in text     # x axis title
+    assert "No theory line is drawn" not in text
+
+
+def test_score_distribution_without_a_model_or_data(redacted, tmp_path):
+    result = copy.deepcopy(redacted[0])
+    for dist in _distributions(result).values():
+        dist["model_absent"] = dist["model_present"] = None
+    dist = _distributions(result)["two_threshold"]
+    dist["present"] = dist["present"][:-1]              # a malformed series is left out
+    text = pdf_text(write_report(result, tmp_path / "no_model.pdf"))
+    assert text.count("No theory line is drawn") == 2
+    for attack in result["attacks"]:
+        attack.get("details", {}).pop("score_distribution", None)
+    text = pdf_text(write_report(result, tmp_path / "no_dist.pdf"))
+    assert "How the scores of members and non-members differ" not in text
