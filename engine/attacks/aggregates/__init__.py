@@ -1,0 +1,1 @@
+"""Attacks on fixed aggregate statistics (paper 003): DeSIA and its baselines."""

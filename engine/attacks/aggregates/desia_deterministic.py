@@ -1,0 +1,126 @@
+"""DeSIA's deterministic module (paper 003 §3.1, Alg. 1): is the target's sensitive value the
+*only* one the released counts allow?
+
+The attacker knows the domain of every attribute, the dataset size |D|, the released counting
+queries with their answers, and the target's quasi-identifiers, and that the target is unique on
+them. Unknowns: the multiplicity x_r ≥ 0 of every possible record r in the product of the
+domains. Constraints: each released query's records sum to its answer; all multiplicities sum
+to |D|; and the *uniqueness constraint*: the records that share the target's quasi-identifiers
+(one per sensitive value) sum to 1. A first CP-SAT solve finds a feasible value v̂ (the one
+whose x is 1); a second adds the *null constraint* x(target's quasi-identifiers, v̂) = 0. If
+that is infeasible, v̂ is the only possibility: the target is **deterministically vulnerable**
+— provably determined by the tables — with certainty 1.
+
+Speed-ups of the paper, kept: each x_r is bounded by the smallest answer of a released query
+containing r (and |D|), and records forced to 0 (bound 0) are removed before the model is
+built. Records that no released query covers keep the bound |D|.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.attacks.aggregates.solver import solve
+from engine.runtime import NEVER, CancelToken
+
+MAX_RECORD_TYPES = 5_000_000
+
+
+@dataclass(frozen=True)
+class RecordSpace:
+    """Every possible record (the product of the attribute domains), as a (T, c) code array."""
+
+    domain_sizes: tuple[int, ...]
+    codes: np.ndarray                # (T, c) int32
+
+    @classmethod
+    def of(cls, domain_sizes) -> RecordSpace:
+        sizes = tuple(int(s) for s in domain_sizes)
+        total = int(np.prod(sizes, dtype=np.int64))
+        if total > MAX_RECORD_TYPES:
+            raise ValueError(f"{total:,} possible records: too many for the exact module")
+        grid = np.indices(sizes, dtype=np.int32).reshape(len(sizes), -1).T
+        return cls(sizes, np.ascontiguousarray(grid))
+
+    def matches(self, conditions) -> np.ndarray:
+        """(T,) bool: the possible records a query's conditions select."""
+        mask = np.ones(self.codes.shape[0], dtype=bool)
+        for column, allowed in conditions:
+            mask &= np.isin(self.codes[:, column], np.fromiter(allowed, dtype=np.int32))
+        return mask
+
+
+@dataclass
+class DeterministicOutcome:
+    value: int | None            # the only feasible sensitive value, or None
+    status: str                  # "determined" | "not_unique" | "infeasible" | "time_limit"
+    feasible_value: int | None   # the value the first solve found (if any)
+    seconds: float
+    n_variables: int
+    details: dict = field(default_factory=dict)
+
+
+def build_model(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
+                n_records: int, target_mask: np.ndarray | None):
+    """CP-SAT model of Alg. 1 lines 1–11. Returns (model, variables by record index)."""
+    from ortools.sat.python import cp_model
+
+    upper = np.full(space.codes.shape[0], int(n_records), dtype=np.int64)
+    for mask, answer in zip(query_masks, answers, strict=True):
+        upper[mask] = np.minimum(upper[mask], int(answer))
+    keep = np.flatnonzero(upper > 0)      # records forced to 0 are never built
+    model = cp_model.CpModel()
+    x = {int(r): model.new_int_var(0, int(upper[r]), f"x{r}") for r in keep}
+    for mask, answer in zip(query_masks, answers, strict=True):
+        members = [x[r] for r in np.flatnonzero(mask) if r in x]
+        if members:
+            model.add(sum(members) == int(answer))
+        elif int(answer) != 0:
+            model.add_bool_or([])          # a positive count over records forced to 0
+    model.add(sum(x.values()) == int(n_records))
+    if target_mask is not None:            # the uniqueness constraint
+        model.add(sum(x[r] for r in np.flatnonzero(target_mask) if r in x) == 1)
+    return model, x
+
+
+def infer(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
+          n_records: int, target_qi: dict[int, int], sensitive_column: int, *,
+          uniqueness: bool = True, verify: bool = True, time_limit: float = 10.0,
+          workers: int = 2, seed: int = 0, cancel: CancelToken = NEVER) -> DeterministicOutcome:
+    """Alg. 1 for one target. ``target_qi`` maps column → code for the target's
+    quasi-identifiers; the ablations of Table 3 switch off the uniqueness constraint or the
+    verification step (then the first feasible value is returned as if it were certain)."""
+    start = time.perf_counter()
+    target_mask = space.matches([(c, {v}) for c, v in target_qi.items()])
+    model, x = build_model(space, query_masks, answers, n_records,
+                           target_mask if uniqueness else None)
+    status, solver = solve(model, time_limit=time_limit, workers=workers, cancel=cancel,
+                           seed=seed)
+    n_vars = len(x)
+    if status == "INFEASIBLE":
+        return DeterministicOutcome(None, "infeasible", None, time.perf_counter() - start,
+                                    n_vars)
+    if status not in ("OPTIMAL", "FEASIBLE"):
+        return DeterministicOutcome(None, "time_limit", None, time.perf_counter() - start,
+                                    n_vars)
+    candidates = [r for r in np.flatnonzero(target_mask) if r in x and solver.value(x[r]) > 0]
+    if not candidates:                       # without uniqueness the target may get 0 copies
+        return DeterministicOutcome(None, "not_unique", None, time.perf_counter() - start,
+                                    n_vars)
+    found = int(candidates[0])
+    value = int(space.codes[found, sensitive_column])
+    if not verify:
+        return DeterministicOutcome(value, "determined", value, time.perf_counter() - start,
+                                    n_vars, {"verified": False})
+    model.add(x[found] == 0)                 # the null constraint
+    status2, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
+    seconds = time.perf_counter() - start
+    if status2 == "INFEASIBLE":
+        return DeterministicOutcome(value, "determined", value, seconds, n_vars,
+                                    {"verified": True})
+    if status2 in ("OPTIMAL", "FEASIBLE"):
+        return DeterministicOutcome(None, "not_unique", value, seconds, n_vars)
+    return DeterministicOutcome(None, "time_limit", value, seconds, n_vars)

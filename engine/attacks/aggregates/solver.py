@@ -1,0 +1,44 @@
+"""Running OR-Tools CP-SAT under the job contract (ARCHITECTURE §3).
+
+A solve gets the cancel token through a watchdog thread that calls ``stop_search()`` while the
+search runs (CP-SAT only honours it during search, so the watchdog keeps calling it until the
+solve returns), plus a per-solve time limit; then ``cancel.check()`` raises JobCancelled.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from engine.runtime import NEVER, CancelToken
+
+POLL_SECONDS = 0.05
+
+
+def solve(model, *, time_limit: float, workers: int = 2, cancel: CancelToken = NEVER,
+          seed: int = 0):
+    """Solve ``model``; returns (status name, solver). Raises JobCancelled if cancelled."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = int(workers)
+    solver.parameters.random_seed = int(seed) % (2**31 - 1)
+    done = threading.Event()
+
+    def watchdog() -> None:
+        while not done.wait(POLL_SECONDS):
+            if cancel.cancelled:
+                solver.stop_search()
+
+    watcher = None
+    if cancel is not NEVER:
+        watcher = threading.Thread(target=watchdog, name="cp-sat-cancel", daemon=True)
+        watcher.start()
+    try:
+        status = solver.solve(model)
+    finally:
+        done.set()
+        if watcher is not None:
+            watcher.join()
+    cancel.check()
+    return solver.status_name(status), solver
