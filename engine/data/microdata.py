@@ -1,0 +1,912 @@
+"""Tabular microdata for the fixed-aggregate-statistics audit (paper 003): schema, loading, coding.
+
+Paper 003 §2.1 models the protected dataset D as records over attributes a_1 … a_n, each with a
+finite set of possible values V_i; a released statistic counts the records whose values fall in
+given subsets of those sets (eq. 1). The attacker knows every V_i, the target's non-sensitive
+attributes A' and that the target is the only record of D with those values (§2.2, the
+"uniqueness" assumption of §2.3). So this module provides
+
+* :class:`ColumnSchema` / :class:`Schema` — each column's domain V_i (categories, an integer
+  range, or bins) and its role: quasi-identifier (in A', known to the attacker), the one
+  sensitive attribute a_n, or ignored;
+* :class:`Microdata` — every value coded as its index in its column's domain, one int32
+  ``records × columns`` matrix, so count queries and uniqueness are plain integer operations;
+* :func:`load_microdata_csv` — reads a CSV with or without a schema; every mistake a user can
+  make in a file becomes one :class:`InputError` sentence naming the file, the row (numbered as a
+  spreadsheet shows it: the header is row 1), the column, the value, what is allowed and the fix;
+* :func:`unique_targets` — the records the game of §2.3 can target (unique on A').
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import math
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.data.errors import InputError
+
+ROLES = ("quasi_identifier", "sensitive", "ignore")
+KINDS = ("categorical", "integer", "continuous")
+SCHEMA_VERSION = 1
+# A column with more possible values than this cannot be audited exactly: the attacks of paper
+# 003 enumerate the sensitive domain and build count tables over the quasi-identifiers.
+MAX_DOMAIN = 1_000_000
+# Cells that look like a missing value. Empty cells are always an error; these are an error in
+# numeric columns and in categorical ones unless the schema lists them as real categories.
+MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "missing"})
+_PREVIEW = 5           # how many example values an error message lists
+_ID_ROWS = 20          # a text/integer column unique in at least this many rows is an id
+_FEW_FLOATS = 10       # non-whole numbers with at most this many distinct values stay categories
+_QUANTILE_BINS = 10    # bins for continuous columns inferred from data
+_ID_NAME = re.compile(r"(^|[_\s.-])(id|ids|uuid|pid|key|serial(no)?)$|^(id|uuid)([_\s.-]|$)",
+                      re.IGNORECASE)
+_COLUMN_KEYS = ("name", "role", "kind", "categories", "low", "high", "bins")
+
+
+# --------------------------------------------------------------------------- small helpers
+
+def _row(index: int) -> int:
+    """Spreadsheet row of a data row: the header is row 1, the first data row is row 2."""
+    return int(index) + 2
+
+
+def _preview(values: Sequence) -> str:
+    values = list(values)
+    shown = ", ".join(repr(str(v)) for v in values[:_PREVIEW])
+    return shown + (", …" if len(values) > _PREVIEW else "")
+
+
+def _natural_key(label: str) -> tuple:
+    """Sort "2" before "10" and "block 2" before "block 10", as a person would."""
+    parts = re.split(r"(\d+)", str(label))
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split()).rstrip(".")
+
+
+def _fmt_edge(x: float) -> str:
+    return f"{x:g}" if float(x) != int(x) or abs(x) >= 1e15 else str(int(x))
+
+
+def _is_whole(x) -> bool:
+    return (isinstance(x, (int, np.integer)) and not isinstance(x, bool)) or (
+        isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer())
+
+
+# --------------------------------------------------------------------------- column schema
+
+@dataclass(frozen=True)
+class ColumnSchema:
+    """One attribute a_i of paper 003 §2.1: its domain V_i and what the attacker knows of it.
+
+    * ``kind="categorical"``: the values are the ``categories`` (text, in domain order). An
+      ``ignore`` column may leave them empty: an *open* domain, coded in order of appearance
+      (ids and free text, which no audit reads).
+    * ``kind="integer"``: whole numbers ``low..high`` (both included), coded as ``value - low``;
+      or, with ``bins`` (integer edges e_0 < … < e_k), coded as the bin index: bin i holds
+      e_i ≤ v < e_{i+1}, the last bin also holds e_k. Labels read like "20–24".
+    * ``kind="continuous"``: real numbers, always binned (``bins`` required), same rule.
+    """
+
+    name: str
+    role: str = "quasi_identifier"       # one of ROLES
+    kind: str = "categorical"            # one of KINDS
+    categories: tuple[str, ...] = ()     # categorical: the domain, in code order
+    low: int | None = None               # integer: smallest value (inclusive)
+    high: int | None = None              # integer: largest value (inclusive)
+    bins: tuple[float, ...] | None = None  # integer/continuous: increasing bin edges
+
+    def __post_init__(self) -> None:
+        name = self.name
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
+                             f"column.", key="name")
+        name = name.strip()
+        object.__setattr__(self, "name", name)
+        where = f"Column '{name}'"
+        if self.role not in ROLES:
+            raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
+                             f"{_did_you_mean(self.role, ROLES)}; set one of these.", key=name)
+        if self.kind not in KINDS:
+            raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
+                             f"{_did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
+        cats = self.categories
+        if isinstance(cats, str) or not isinstance(cats, Sequence):
+            raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
+                             f"got {cats!r}.", key=name)
+        cats = tuple(str(c).strip() for c in cats)
+        object.__setattr__(self, "categories", cats)
+        bins = self.bins
+        if bins is not None:
+            if isinstance(bins, str) or not isinstance(bins, Sequence):
+                raise InputError(f"{where}: bins must be a list of increasing bin edges, e.g. "
+                                 f"[0, 18, 65, 116], got {bins!r}.", key=name)
+            try:
+                edges = tuple(float(b) for b in bins)
+            except (TypeError, ValueError):
+                raise InputError(f"{where}: bins must be numbers (increasing bin edges), got "
+                                 f"{list(bins)!r}.", key=name) from None
+            if (len(edges) < 2 or not all(math.isfinite(e) for e in edges)
+                    or any(b <= a for a, b in zip(edges, edges[1:], strict=False))):
+                raise InputError(f"{where}: bins must be at least two finite, strictly "
+                                 f"increasing edges, e.g. [0, 18, 65, 116], got {list(bins)!r}.",
+                                 key=name)
+            bins = edges
+
+        if self.kind == "categorical":
+            if self.low is not None or self.high is not None or bins is not None:
+                raise InputError(f"{where}: a categorical column takes categories, not low, "
+                                 f"high or bins; remove them or set kind to 'integer'.", key=name)
+            if not cats and self.role != "ignore":
+                raise InputError(f"{where}: a categorical {self.role.replace('_', '-')} column "
+                                 f"needs its list of categories; list them or set its role to "
+                                 f"'ignore'.", key=name)
+            if any(c == "" for c in cats):
+                raise InputError(f"{where}: a category is empty; every category needs a "
+                                 f"name.", key=name)
+            dup = [c for i, c in enumerate(cats) if c in cats[:i]]
+            if dup:
+                raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each "
+                                 f"value once.", key=name)
+            return
+        if cats:
+            raise InputError(f"{where}: a {self.kind} column takes no categories; remove them "
+                             f"or set kind to 'categorical'.", key=name)
+        if self.kind == "continuous":
+            if bins is None:
+                raise InputError(f"{where}: a continuous column needs bins (increasing edges, "
+                                 f"e.g. [0, 0.5, 1.5, 3]) so that values fall in a finite "
+                                 f"domain; add them.", key=name)
+            if self.low is not None or self.high is not None:
+                raise InputError(f"{where}: a continuous column takes bins, not low/high; "
+                                 f"remove low and high.", key=name)
+            object.__setattr__(self, "bins", bins)
+            return
+        # integer
+        for label, v in (("low", self.low), ("high", self.high)):
+            if v is not None and not _is_whole(v):
+                raise InputError(f"{where}: '{label}' must be a whole number, got {v!r}.",
+                                 key=name)
+        low = None if self.low is None else int(self.low)
+        high = None if self.high is None else int(self.high)
+        if bins is not None:
+            if not all(float(e).is_integer() for e in bins):
+                raise InputError(f"{where}: the bins of an integer column must be whole "
+                                 f"numbers, got {list(self.bins)!r}; round them or set kind "
+                                 f"to 'continuous'.", key=name)
+            ibins = tuple(int(e) for e in bins)
+            if (low is not None and low != ibins[0]) or (high is not None and high != ibins[-1]):
+                raise InputError(f"{where}: low/high ({low}, {high}) disagree with the bins, "
+                                 f"which run from {ibins[0]} to {ibins[-1]}; remove low and "
+                                 f"high or make them match.", key=name)
+            object.__setattr__(self, "bins", ibins)
+            low, high = ibins[0], ibins[-1]
+        if low is None or high is None:
+            raise InputError(f"{where}: an integer column needs 'low' and 'high' (the smallest "
+                             f"and largest possible values, e.g. 0 and 115 for age) or bins; "
+                             f"add them.", key=name)
+        if low > high:
+            raise InputError(f"{where}: 'low' ({low}) is above 'high' ({high}); swap them.",
+                             key=name)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    # ----------------------------------------------------------------- domain
+
+    @property
+    def is_open(self) -> bool:
+        """True for an ``ignore`` column with no fixed categories (coded by appearance)."""
+        return self.kind == "categorical" and not self.categories
+
+    @property
+    def domain_size(self) -> int:
+        """|V_i|: number of codes (0 for an open domain)."""
+        if self.kind == "categorical":
+            return len(self.categories)
+        if self.bins is not None:
+            return len(self.bins) - 1
+        return int(self.high) - int(self.low) + 1
+
+    def labels(self) -> tuple[str, ...]:
+        """The domain as text, in code order: categories, "0", "1", … or bin labels."""
+        if self.kind == "categorical":
+            return self.categories
+        if self.bins is None:
+            if self.domain_size > MAX_DOMAIN:
+                raise InputError(_too_big_message(self), key=self.name)
+            return tuple(str(v) for v in range(int(self.low), int(self.high) + 1))
+        return tuple(self._bin_label(i) for i in range(self.domain_size))
+
+    def _bin_label(self, i: int) -> str:
+        lo, hi = self.bins[i], self.bins[i + 1]
+        last = i == len(self.bins) - 2
+        if self.kind == "integer":
+            top = int(hi) if last else int(hi) - 1
+            return str(int(lo)) if top == int(lo) else f"{int(lo)}–{top}"
+        return f"[{_fmt_edge(lo)}, {_fmt_edge(hi)}{']' if last else ')'}"
+
+    def to_dict(self) -> dict:
+        d: dict = {"name": self.name, "role": self.role, "kind": self.kind}
+        if self.kind == "categorical":
+            d["categories"] = list(self.categories)
+        elif self.bins is not None:
+            d["bins"] = [int(b) if self.kind == "integer" else float(b) for b in self.bins]
+        else:
+            d["low"], d["high"] = int(self.low), int(self.high)
+        return d
+
+
+def _did_you_mean(value, options: Sequence[str]) -> str:
+    close = difflib.get_close_matches(str(value), list(options), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _too_big_message(col: ColumnSchema, data: np.ndarray | None = None) -> str:
+    """The "bin it" sentence for a column whose domain is too large to audit exactly."""
+    if data is not None and data.size:
+        q = np.quantile(data, np.linspace(0, 1, 6))
+        where = " from the quintiles of the data"
+    else:
+        lo = col.low if col.low is not None else 0
+        hi = col.high if col.high is not None else col.domain_size - 1
+        q = np.linspace(lo, hi + 1, 6)
+        where = ""
+    edges = [int(math.floor(q[0]))] + [int(round(float(v), -_magnitude(v))) for v in q[1:-1]] \
+        + [int(math.ceil(q[-1]))]
+    edges = sorted(set(edges))
+    return (f"a column '{col.name}' with {col.domain_size:,} possible values cannot be audited "
+            f"exactly; bin it (e.g. bins {edges}{where}) or set its role to 'ignore' — an "
+            f"audit enumerates at most {MAX_DOMAIN:,} values per column.")
+
+
+def _magnitude(v: float) -> int:
+    return max(int(math.floor(math.log10(abs(v)))) - 1, 0) if v else 0
+
+
+# --------------------------------------------------------------------------- schema
+
+@dataclass(frozen=True)
+class Schema:
+    """The columns of a microdata table, in file order, with their domains and roles."""
+
+    columns: tuple[ColumnSchema, ...]
+
+    def __post_init__(self) -> None:
+        cols = tuple(self.columns)
+        if not cols:
+            raise InputError("The schema has no columns; describe at least one column.",
+                             key="columns")
+        names = [c.name for c in cols]
+        dup = [n for i, n in enumerate(names) if n in names[:i]]
+        if dup:
+            raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
+                             f"one entry.", key=dup[0])
+        object.__setattr__(self, "columns", cols)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no column {name!r}; columns: {', '.join(self.names)}") from None
+
+    def column(self, name: str) -> ColumnSchema:
+        return self.columns[self.index(name)]
+
+    @property
+    def quasi_identifiers(self) -> tuple[str, ...]:
+        """A' of paper 003 §2.2: the columns the attacker knows about the target."""
+        return tuple(c.name for c in self.columns if c.role == "quasi_identifier")
+
+    @property
+    def sensitive_columns(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns if c.role == "sensitive")
+
+    @property
+    def sensitive(self) -> str | None:
+        """a_n of paper 003 §2.2, or None when no column (or more than one) is sensitive."""
+        s = self.sensitive_columns
+        return s[0] if len(s) == 1 else None
+
+    def domain_sizes(self) -> dict[str, int]:
+        return {c.name: c.domain_size for c in self.columns}
+
+    def with_roles(self, *, sensitive: str | None = None,
+                   quasi_identifiers: Sequence[str] | None = None) -> Schema:
+        """A copy with ``sensitive`` as the one sensitive column and, when given, exactly
+        ``quasi_identifiers`` as quasi-identifiers (every other column is then ignored)."""
+        wanted = ([sensitive] if sensitive else []) + list(quasi_identifiers or [])
+        for n in wanted:
+            if n not in self.names:
+                raise InputError(f"There is no column '{n}'{_did_you_mean(n, self.names)}; "
+                                 f"columns: {', '.join(self.names)}.", key=n)
+        out = []
+        for c in self.columns:
+            if sensitive is not None and c.name == sensitive:
+                role = "sensitive"
+            elif quasi_identifiers is not None:
+                role = "quasi_identifier" if c.name in quasi_identifiers else "ignore"
+            elif c.role == "sensitive" and sensitive is not None:
+                role = "quasi_identifier"
+            else:
+                role = c.role
+            if role != "ignore" and c.is_open:
+                raise InputError(f"Column '{c.name}' has no fixed list of values (it looks like "
+                                 f"an id or free text); give its categories before using it as "
+                                 f"a {role.replace('_', '-')}.", key=c.name)
+            out.append(ColumnSchema(c.name, role, c.kind, c.categories, c.low, c.high, c.bins))
+        return Schema(tuple(out))
+
+    def validate_for_audit(self) -> None:
+        """Raise an :class:`InputError` sentence unless an attribute-inference audit can run:
+        exactly one sensitive column with at least two values, at least one quasi-identifier,
+        finite domains small enough to enumerate."""
+        sens = self.sensitive_columns
+        if not sens:
+            raise InputError("No column is marked sensitive; an attribute-inference audit needs "
+                             "exactly one — set the role of the attribute the attacker tries to "
+                             "learn (e.g. 'race') to 'sensitive'.", key="role")
+        if len(sens) > 1:
+            raise InputError(f"Columns {', '.join(repr(s) for s in sens)} are all marked "
+                             f"sensitive; an audit infers one attribute at a time — keep one "
+                             f"and set the others to 'quasi_identifier' or 'ignore'.",
+                             key=sens[1])
+        s = self.column(sens[0])
+        if s.domain_size < 2:
+            raise InputError(f"The sensitive column '{s.name}' has "
+                             f"{'no fixed values' if s.is_open else 'only one possible value'}; "
+                             f"there is nothing to infer; choose another sensitive column.",
+                             key=s.name)
+        if not self.quasi_identifiers:
+            raise InputError("No column is a quasi-identifier, so the attacker would know "
+                             "nothing about the target; set the role of the attributes an "
+                             "attacker may know (e.g. sex, age, block) to 'quasi_identifier'.",
+                             key="role")
+        for c in self.columns:
+            if c.role == "ignore":
+                continue
+            if c.is_open:
+                raise InputError(f"Column '{c.name}' has no fixed list of values; list its "
+                                 f"categories or set its role to 'ignore'.", key=c.name)
+            if c.domain_size > MAX_DOMAIN:
+                msg = _too_big_message(c)
+                raise InputError(msg[0].upper() + msg[1:], key=c.name)
+
+    def to_dict(self) -> dict:
+        return {"schema_version": SCHEMA_VERSION, "columns": [c.to_dict() for c in self.columns]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping, source: str = "the schema") -> Schema:
+        """Rebuild a schema saved with :meth:`to_dict` (e.g. inside a project file); every
+        problem becomes one sentence that names ``source`` and the key."""
+        if not isinstance(d, Mapping):
+            raise InputError(f"{source}: the schema must be a table with 'columns', got "
+                             f"{type(d).__name__}.", source=source, key="schema")
+        unknown = [k for k in d if k not in ("schema_version", "columns")]
+        if unknown:
+            raise InputError(f"{source}: unknown key '{unknown[0]}' in the schema"
+                             f"{_did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
+                             f"allowed keys: schema_version, columns.", source=source,
+                             key=f"schema.{unknown[0]}")
+        version = d.get("schema_version", SCHEMA_VERSION)
+        if version != SCHEMA_VERSION:
+            raise InputError(f"{source}: schema_version {version!r} is not supported (this "
+                             f"version reads {SCHEMA_VERSION}); save the schema again with this "
+                             f"version of the app.", source=source, key="schema.schema_version")
+        cols = d.get("columns")
+        if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
+            raise InputError(f"{source}: 'columns' must be a non-empty list of column "
+                             f"descriptions, got {cols!r}.", source=source, key="schema.columns")
+        out = []
+        for i, c in enumerate(cols):
+            key = f"schema.columns[{i}]"
+            if not isinstance(c, Mapping):
+                raise InputError(f"{source}: column {i + 1} of the schema must be a table with "
+                                 f"name, role and kind, got {c!r}.", source=source, key=key)
+            label = f"column {i + 1}" + (f" ('{c['name']}')" if "name" in c else "")
+            bad = [k for k in c if k not in _COLUMN_KEYS]
+            if bad:
+                raise InputError(f"{source}: unknown key '{bad[0]}' in {label} of the schema"
+                                 f"{_did_you_mean(bad[0], _COLUMN_KEYS)}; allowed keys: "
+                                 f"{', '.join(_COLUMN_KEYS)}.", source=source,
+                                 key=f"{key}.{bad[0]}")
+            if "name" not in c:
+                raise InputError(f"{source}: {label} of the schema has no 'name'; add the "
+                                 f"column's name as it appears in the CSV header.",
+                                 source=source, key=f"{key}.name")
+            try:
+                out.append(ColumnSchema(
+                    name=c["name"], role=c.get("role", "quasi_identifier"),
+                    kind=c.get("kind", "categorical"), categories=c.get("categories", ()),
+                    low=c.get("low"), high=c.get("high"), bins=c.get("bins")))
+            except InputError as exc:
+                raise InputError(f"{source}: {exc}", source=source, key=key) from None
+        try:
+            return cls(tuple(out))
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}", source=source, key="schema.columns") from None
+
+
+# --------------------------------------------------------------------------- microdata
+
+@dataclass(frozen=True, eq=False)
+class Microdata:
+    """Records coded by a :class:`Schema`: D of paper 003 §2.1 as integers.
+
+    ``codes[r, j]`` is the index of record r's value in column j's domain
+    (``schema.columns[j].labels()[codes[r, j]]``). ``eq=False``: arrays do not compare as bools.
+    """
+
+    schema: Schema
+    codes: np.ndarray                    # (N, C) int32, read-only; C = len(schema.columns)
+    source: str = ""                     # file name or generator description, for messages
+    open_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # ^ observed values of open-domain (ignored id/text) columns, in code order
+
+    def __post_init__(self) -> None:
+        codes = np.array(self.codes, dtype=np.int32, copy=True)
+        if codes.ndim != 2 or codes.shape[1] != len(self.schema.columns):
+            raise ValueError(f"Microdata.codes has shape {codes.shape}, expected (N, "
+                             f"{len(self.schema.columns)}) for columns {self.schema.names}")
+        labels = {k: tuple(v) for k, v in dict(self.open_labels).items()}
+        for j, c in enumerate(self.schema.columns):
+            size = len(labels.get(c.name, ())) if c.is_open else c.domain_size
+            col = codes[:, j]
+            if col.size and (col.min() < 0 or col.max() >= size):
+                raise ValueError(f"codes of column {c.name!r} must lie in 0..{size - 1}")
+        codes.setflags(write=False)
+        object.__setattr__(self, "codes", codes)
+        object.__setattr__(self, "open_labels", labels)
+
+    def __repr__(self) -> str:
+        return (f"Microdata({self.n_records} records, columns={list(self.schema.names)}, "
+                f"source={self.source!r})")
+
+    @property
+    def n_records(self) -> int:
+        return int(self.codes.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_records
+
+    def column(self, name: str) -> np.ndarray:
+        """(N,) int32 codes of column ``name``."""
+        return self.codes[:, self.schema.index(name)]
+
+    def labels(self, name: str) -> np.ndarray:
+        """(N,) object array of column ``name`` as text (category, integer or bin label)."""
+        col = self.schema.column(name)
+        dom = self.open_labels.get(name, ()) if col.is_open else col.labels()
+        return np.asarray(dom, dtype=object)[self.column(name)] if len(dom) else \
+            np.empty(self.n_records, dtype=object)
+
+    def values(self, name: str) -> np.ndarray:
+        """(N,) int64 values of an integer column without bins (code + low)."""
+        col = self.schema.column(name)
+        if col.kind != "integer" or col.bins is not None:
+            raise TypeError(f"column {name!r} holds no exact integers; use labels()")
+        return self.column(name).astype(np.int64) + int(col.low)
+
+    def subset(self, rows: Sequence[int] | np.ndarray) -> Microdata:
+        """The records at ``rows`` (positions or a boolean mask), in that order."""
+        idx = np.asarray(rows)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        return Microdata(self.schema, self.codes[idx.astype(np.int64, copy=False)], self.source,
+                         self.open_labels)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The records as text, one column per schema column, as a CSV would show them."""
+        data = {}
+        for c in self.schema.columns:
+            if c.kind == "integer" and c.bins is None:
+                data[c.name] = self.values(c.name)
+            else:
+                data[c.name] = self.labels(c.name)
+        return pd.DataFrame(data, columns=list(self.schema.names))
+
+
+# --------------------------------------------------------------------------- inference
+
+def infer_schema(df: pd.DataFrame, *, max_categories: int = 50, source: str = "") -> Schema:
+    """Guess each column's kind and domain from the data; no column is made sensitive.
+
+    * whole numbers → ``integer`` over the observed range (min..max);
+    * at most ``max_categories`` distinct texts → ``categorical`` (sorted naturally);
+    * other real numbers → ``continuous`` in ~10 quantile bins (a few distinct ones: categories);
+    * ids (unique in every row: named like "id"/"*_id", or ≥ 20 rows of distinct texts or of
+      consecutive integers) and text with too many distinct values → role ``ignore``, open domain.
+
+    Numbers written with a leading zero ("007", ZIP "02139") stay text, so labels keep their
+    zeros. The user picks the sensitive column afterwards (:meth:`Schema.with_roles`).
+    """
+    text = _as_text(df)
+    _check_no_missing(text, source or "the table", None)
+    cols = []
+    for name in text.columns:
+        cols.append(_infer_column(str(name), text[name], max_categories))
+    return Schema(tuple(cols))
+
+
+def _as_text(df: pd.DataFrame) -> pd.DataFrame:
+    out = {}
+    for name in df.columns:
+        s = df[name]
+        missing = s.isna().to_numpy()
+        if s.dtype == object or isinstance(s.dtype, pd.StringDtype | pd.CategoricalDtype):
+            t = s.astype(object).map(lambda v: "" if v is None else str(v).strip())
+        elif pd.api.types.is_float_dtype(s.dtype):
+            # 3.0 → "3" (a whole number), 2.5 → "2.5"; NaN becomes "" below.
+            t = pd.Series([_float_text(x) for x in s.to_numpy(dtype=float)], index=s.index,
+                          dtype=object)
+        else:
+            t = s.astype(str).str.strip().astype(object)
+        t = t.astype(object)
+        t[missing] = ""
+        out[str(name).strip()] = t
+    return pd.DataFrame(out, index=df.index)
+
+
+def _float_text(x: float) -> str:
+    if not math.isfinite(x):
+        return "" if math.isnan(x) else repr(x)
+    return str(int(x)) if x.is_integer() else repr(float(x))
+
+
+def _infer_column(name: str, s: pd.Series, max_categories: int) -> ColumnSchema:
+    n = len(s)
+    distinct = pd.unique(s.to_numpy())
+    n_unique = len(distinct)
+    unique_rows = n_unique == n and n >= 2
+    named_id = bool(_ID_NAME.search(name))
+    num = pd.to_numeric(s, errors="coerce")
+    leading_zero = s.str.fullmatch(r"[-+]?0\d+").any()
+    numeric = bool(num.notna().all()) and not leading_zero and n > 0
+    if numeric and np.isfinite(num.to_numpy(dtype=float)).all():
+        v = num.to_numpy(dtype=float)
+        if (v == np.round(v)).all():
+            lo, hi = int(v.min()), int(v.max())
+            consecutive = hi - lo + 1 == n
+            if unique_rows and (named_id or (consecutive and n >= _ID_ROWS)):
+                return ColumnSchema(name, "ignore", "categorical")
+            return ColumnSchema(name, "quasi_identifier", "integer", low=lo, high=hi)
+        if unique_rows and named_id:
+            return ColumnSchema(name, "ignore", "categorical")
+        if n_unique <= _FEW_FLOATS:
+            cats = sorted((str(x) for x in distinct), key=lambda t: float(t))
+            return ColumnSchema(name, "quasi_identifier", "categorical", tuple(cats))
+        return ColumnSchema(name, "quasi_identifier", "continuous", bins=_quantile_edges(v))
+    if unique_rows and (named_id or n >= _ID_ROWS):
+        return ColumnSchema(name, "ignore", "categorical")
+    if n_unique > max_categories:
+        return ColumnSchema(name, "ignore", "categorical")
+    return ColumnSchema(name, "quasi_identifier", "categorical",
+                        tuple(sorted((str(x) for x in distinct), key=_natural_key)))
+
+
+def _quantile_edges(v: np.ndarray) -> tuple[float, ...]:
+    """~10 quantile bin edges, interior edges rounded to 3 significant digits."""
+    q = np.quantile(v, np.linspace(0, 1, _QUANTILE_BINS + 1))
+    inner = [float(f"{x:.3g}") for x in q[1:-1]]
+    edges = sorted({float(v.min()), float(v.max()), *[x for x in inner if v.min() < x < v.max()]})
+    return tuple(edges)
+
+
+# --------------------------------------------------------------------------- coding
+
+def microdata_from_frame(df: pd.DataFrame, schema: Schema | None = None, *, source: str = "",
+                         max_categories: int = 50) -> Microdata:
+    """Code a DataFrame by ``schema`` (inferred when None); errors name ``source`` and rows
+    counted as in a spreadsheet of the frame (header row 1)."""
+    p = source or "the table"
+    text = _as_text(df.reset_index(drop=True))
+    if schema is None:
+        _check_no_missing(text, p, None)
+        schema = infer_schema(text, max_categories=max_categories, source=p)
+    return _code(p, text, schema, source=source)
+
+
+def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None) -> None:
+    empty = (text == "").to_numpy()
+    if empty.any():
+        r, j = np.argwhere(empty)[0]
+        name = text.columns[j]
+        raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; every "
+                         f"record needs a value in every column — fill it in, delete the row, "
+                         f"or drop the column.", source=p, key=str(name))
+    if schema is not None:
+        return
+    for name in text.columns:
+        low = text[name].str.lower()
+        marker = low.isin(MISSING_MARKERS).to_numpy()
+        if marker.any():
+            i = int(np.flatnonzero(marker)[0])
+            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+                             f"{text[name].iloc[i]!r} looks like a missing value; every record "
+                             f"needs a known value — fill it in or delete the row (if it is a "
+                             f"real category, give a schema that lists it).", source=p,
+                             key=str(name))
+
+
+def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str) -> Microdata:
+    codes = np.empty((len(text), len(schema.columns)), dtype=np.int32)
+    open_labels: dict[str, tuple[str, ...]] = {}
+    for j, col in enumerate(schema.columns):
+        s = text[col.name]
+        if col.role != "ignore" and col.domain_size > MAX_DOMAIN:
+            data = None
+            if col.kind == "integer":
+                data = pd.to_numeric(s, errors="coerce").dropna().to_numpy(dtype=float)
+            raise InputError(f"{p}: {_too_big_message(col, data)}", source=p, key=col.name)
+        if col.is_open:
+            c, uniq = pd.factorize(s, sort=False)
+            codes[:, j] = c
+            open_labels[col.name] = tuple(str(u) for u in uniq)
+        elif col.kind == "categorical":
+            codes[:, j] = _code_categorical(p, s, col)
+        else:
+            codes[:, j] = _code_numeric(p, s, col)
+    md = Microdata(schema, codes, Path(source).name if source else "", open_labels)
+    sens = schema.sensitive
+    if sens is not None and md.n_records:
+        vals = np.unique(md.column(sens))
+        if vals.size < 2:
+            only = schema.column(sens).labels()[int(vals[0])]
+            raise InputError(f"{p}: the sensitive column '{sens}' holds only one value "
+                             f"({only!r}) in all {md.n_records:,} records: there is nothing to "
+                             f"infer; choose another sensitive column.", source=p, key=sens)
+    return md
+
+
+def _code_categorical(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
+    lookup = {c: k for k, c in enumerate(col.categories)}
+    idx = s.map(lookup)
+    bad = idx.isna().to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        value = s.iloc[i]
+        if value.lower() in MISSING_MARKERS:
+            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} looks "
+                             f"like a missing value; every record needs a known value — fill it "
+                             f"in or delete the row.", source=p, key=col.name)
+        close = difflib.get_close_matches(value, list(col.categories), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} is not "
+                         f"one of its {col.domain_size} categories ({_preview(col.categories)})"
+                         f"{hint}; correct the value or add it to the column's categories in "
+                         f"the schema.", source=p, key=col.name)
+    return idx.to_numpy(dtype=np.int64)
+
+
+def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
+    num = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    if col.bins is not None:
+        # A binned column also accepts its own labels ("20–24"), as write_microdata_csv writes.
+        labels = {lab: k for k, lab in enumerate(col.labels())}
+        by_label = s.map(labels)
+        is_label = by_label.notna().to_numpy()
+    else:
+        is_label = np.zeros(len(s), dtype=bool)
+    bad = ~np.isfinite(num) & ~is_label
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        value = s.iloc[i]
+        what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
+                else "is not a number")
+        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} {what}; "
+                         f"the column holds {_domain_text(col)} — write a plain number or "
+                         f"delete the row.", source=p, key=col.name)
+    if col.kind == "integer" and col.bins is None:
+        frac = (num != np.round(num)) & ~is_label
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {s.iloc[i]!r} is "
+                             f"not a whole number; the column holds {_domain_text(col)} — round "
+                             f"the values or give the column bins (kind 'continuous').",
+                             source=p, key=col.name)
+        lo, hi = float(col.low), float(col.high)
+    else:
+        lo, hi = float(col.bins[0]), float(col.bins[-1])
+    out = (num < lo) | (num > hi)
+    out &= ~is_label
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        side = "high" if num[i] > hi else "low"
+        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {s.iloc[i]!r} is "
+                         f"outside the column's domain {_domain_text(col)}; correct the value "
+                         f"or widen the domain in the schema (its {side} "
+                         f"{'edge' if col.bins is not None else 'value'}).",
+                         source=p, key=col.name)
+    if col.bins is None:
+        return (num - lo).astype(np.int64)
+    edges = np.asarray(col.bins, dtype=float)
+    k = edges.size - 1
+    codes = np.minimum(np.searchsorted(edges, np.where(is_label, lo, num), side="right") - 1,
+                       k - 1)
+    if is_label.any():
+        codes = np.where(is_label, by_label.to_numpy(dtype=float, na_value=0), codes)
+    return codes.astype(np.int64)
+
+
+def _domain_text(col: ColumnSchema) -> str:
+    if col.bins is None:
+        return f"whole numbers {col.low}–{col.high}"
+    last = "]"
+    return (f"values in [{_fmt_edge(col.bins[0])}, {_fmt_edge(col.bins[-1])}{last} "
+            f"({col.domain_size} bins)")
+
+
+# --------------------------------------------------------------------------- CSV
+
+def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
+                       max_rows: int | None = None) -> Microdata:
+    """Load one record per row from a CSV with a header row into :class:`Microdata`.
+
+    With a ``schema`` every column it names must be in the file and every file column in the
+    schema; each value is checked against its column's domain. Without one, the schema is
+    inferred (:func:`infer_schema`). ``max_rows`` refuses larger files (a memory guard, never a
+    silent cut). Values are read as text, so messages quote them exactly as written.
+    """
+    p = str(path)
+    if max_rows is not None and (isinstance(max_rows, bool) or not _is_whole(max_rows)
+                                 or max_rows < 1):
+        raise InputError(f"'max_rows' must be a whole number of at least 1, got {max_rows!r}.",
+                         key="max_rows", source=p)
+    df = _read_csv(p, max_rows)
+    found = list(df.columns)
+    if schema is not None:
+        missing = [n for n in schema.names if n not in found]
+        if missing:
+            n = missing[0]
+            raise InputError(f"{p}: column '{n}' of the schema is missing"
+                             f"{_did_you_mean(n, found)}; columns found: "
+                             f"{', '.join(repr(c) for c in found)} — rename the column in the "
+                             f"file or in the schema.", source=p, key=n)
+        extra = [n for n in found if n not in schema.names]
+        if extra:
+            n = extra[0]
+            raise InputError(f"{p}: column '{n}' is not in the schema"
+                             f"{_did_you_mean(n, schema.names)}; columns expected: "
+                             f"{', '.join(repr(c) for c in schema.names)} — remove the column "
+                             f"or add it to the schema (role 'ignore' if no audit needs it).",
+                             source=p, key=n)
+        df = df[list(schema.names)]
+        _check_no_missing(df, p, schema)
+    else:
+        _check_no_missing(df, p, None)
+        schema = infer_schema(df, source=p)
+    return _code(p, df, schema, source=p)
+
+
+def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
+    fp = Path(p)
+    if not fp.exists():
+        raise InputError(f"{p}: file not found; check the path.", source=p)
+    if fp.is_dir():
+        raise InputError(f"{p}: is a folder, not a CSV file; choose the file inside it.", source=p)
+    try:
+        raw = fp.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
+    if not raw.strip():
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
+                         f"one row per record.", source=p)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.",
+                         source=p) from None
+    first = next(csv.reader(io.StringIO(text.lstrip("\r\n").splitlines()[0])), [])
+    header = [h.strip() for h in first]
+    blank = [k for k, h in enumerate(header) if not h]
+    if blank:
+        raise InputError(f"{p}: column {blank[0] + 1} of the header has no name; name every "
+                         f"column (or delete the empty column).", source=p)
+    dup = [h for k, h in enumerate(header) if h in header[:k]]
+    if dup:
+        raise InputError(f"{p}: the header names column '{dup[0]}' twice; give each column a "
+                         f"distinct name.", source=p, key=dup[0])
+    opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, index_col=False)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.StringIO(text), nrows=None if max_rows is None else max_rows + 1,
+                             **opts)
+    except pd.errors.ParserWarning:
+        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
+                         f"the extra commas or add the missing column names to the header.",
+                         source=p) from None
+    except pd.errors.ParserError as exc:
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", _short(exc))
+        if m:
+            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
+                   f"remove the extra commas or quote values that contain commas.")
+        else:
+            msg = (f"cannot be read as CSV ({_short(exc)}); save it as comma-separated text "
+                   f"with a header row.")
+        raise InputError(f"{p}: {msg}", source=p) from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
+                         f"one row per record.", source=p) from None
+    df.columns = header
+    if max_rows is not None and len(df) > max_rows:
+        raise InputError(f"{p}: has more than max_rows={max_rows:,} data rows; raise max_rows "
+                         f"or load a sample of the records.", source=p, key="max_rows")
+    df = df.apply(lambda c: c.str.strip())
+    df = df[~(df == "").all(axis=1).to_numpy()]
+    if df.empty:
+        raise InputError(f"{p}: has a header but no data rows; add one row per record below the "
+                         f"header.", source=p)
+    return df
+
+
+def write_microdata_csv(microdata: Microdata, path: str | Path) -> Path:
+    """Write the records as a UTF-8 CSV that :func:`load_microdata_csv` reads back with the
+    same schema (integers as numbers, categories and bins as their labels)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    microdata.to_frame().to_csv(out, index=False, lineterminator="\n")
+    return out
+
+
+# --------------------------------------------------------------------------- targets
+
+def unique_targets(microdata: Microdata,
+                   quasi_identifiers: Sequence[str] | None = None) -> np.ndarray:
+    """(K,) int64 indices, ascending, of the records no other record matches on the
+    quasi-identifiers — the possible targets u* of paper 003 §2.2–2.3."""
+    qi = list(microdata.schema.quasi_identifiers if quasi_identifiers is None
+              else quasi_identifiers)
+    n = microdata.n_records
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    if not qi:
+        return np.arange(n, dtype=np.int64) if n == 1 else np.empty(0, dtype=np.int64)
+    idx = [microdata.schema.index(q) for q in qi]
+    x = microdata.codes[:, idx].astype(np.int64)
+    sizes = [max(microdata.schema.columns[j].domain_size,
+                 len(microdata.open_labels.get(microdata.schema.columns[j].name, ())), 1)
+             for j in idx]
+    if math.prod(sizes) < 2**62:
+        key = np.zeros(n, dtype=np.int64)
+        for k, size in enumerate(sizes):
+            key = key * size + x[:, k]
+        _, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
+    else:
+        _, inv, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
+    return np.flatnonzero(counts[inv.ravel()] == 1).astype(np.int64)
+
+
+def require_unique_targets(microdata: Microdata, *, min_targets: int = 1) -> np.ndarray:
+    """:func:`unique_targets`, or an :class:`InputError` when fewer than ``min_targets`` exist.
+
+    The attacker of paper 003 targets a record whose known attributes no other record shares;
+    uniqueness grows with more and finer quasi-identifiers and with smaller datasets.
+    """
+    found = unique_targets(microdata)
+    if found.size >= min_targets:
+        return found
+    qi = microdata.schema.quasi_identifiers
+    where = microdata.source or "the data"
+    head = (f"none of the {microdata.n_records:,} records" if found.size == 0 else
+            f"only {found.size:,} of the {microdata.n_records:,} records (the audit needs "
+            f"{min_targets:,})")
+    qtext = ", ".join(repr(q) for q in qi) or "none"
+    raise InputError(f"{where}: {head} is unique on its quasi-identifiers ({qtext}), so no "
+                     f"record can be a target; add quasi-identifiers or use finer ones (e.g. "
+                     f"exact age instead of age groups), or audit a smaller dataset such as "
+                     f"one block.", source=microdata.source or None, key="quasi_identifiers")
