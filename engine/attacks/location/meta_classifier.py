@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from engine.attacks.location.base import AttackData, AttackOutcome
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_threads
 
 ARCHITECTURES = {"fig11b": "k → k sigmoid → 1 (paper 000 Fig. 11(b))",
                  "mlp100": "k → 100 sigmoid → 1 (earlier work)"}
@@ -92,30 +92,9 @@ def attack(data: AttackData, *, architecture: str = "fig11b", seed: int = 0,
     batch = min(BATCH_SIZE, n)
     steps_per_epoch = math.ceil(n / batch)
     epochs = max(1, math.ceil(MAX_STEPS / steps_per_epoch))
-    best_loss, best_state, stale, step = math.inf, None, 0, 0
-    for epoch in range(epochs):
-        cancel.check()
-        net.train()
-        order = torch.randperm(n, generator=gen).to(dev)
-        for start in range(0, n, batch):
-            idx = order[start: start + batch]
-            opt.zero_grad()
-            loss = loss_fn(net(x_t[idx]).squeeze(1), y_t[idx])
-            loss.backward()
-            opt.step()
-            step += 1
-        net.eval()
-        with torch.no_grad():
-            val_loss = float(loss_fn(net(x_v).squeeze(1), y_v))
-        if val_loss < best_loss - 1e-5:
-            best_loss, stale = val_loss, 0
-            best_state = {key: v.detach().clone() for key, v in net.state_dict().items()}
-        else:
-            stale += 1
-        progress((epoch + 1) / epochs, f"Training the meta-classifier: epoch {epoch + 1} of "
-                                       f"{epochs}")
-        if stale >= PATIENCE:
-            break
+    with torch_threads(1 if dev.type == "cpu" else None):
+        best_loss, best_state, step = _train(net, opt, loss_fn, x_t, y_t, x_v, y_v, n, batch,
+                                             epochs, gen, dev, progress, cancel)
     if best_state is not None:
         net.load_state_dict(best_state)
     net.eval()
@@ -145,3 +124,35 @@ def attack(data: AttackData, *, architecture: str = "fig11b", seed: int = 0,
     return AttackOutcome(name or f"meta_classifier_{architecture}",
                          label or f"MLP meta-classifier, {ARCHITECTURES[architecture]}",
                          np.concatenate(scores).astype(np.float64), 0.0, details)
+
+
+def _train(net, opt, loss_fn, x_t, y_t, x_v, y_v, n, batch, epochs, gen, dev, progress,
+           cancel):
+    """Mini-batch Adam with held-out early stopping; returns (best loss, best state, steps)."""
+    import torch
+
+    best_loss, best_state, stale, step = math.inf, None, 0, 0
+    for epoch in range(epochs):
+        cancel.check()
+        net.train()
+        order = torch.randperm(n, generator=gen).to(dev)
+        for start in range(0, n, batch):
+            idx = order[start: start + batch]
+            opt.zero_grad()
+            loss = loss_fn(net(x_t[idx]).squeeze(1), y_t[idx])
+            loss.backward()
+            opt.step()
+            step += 1
+        net.eval()
+        with torch.no_grad():
+            val_loss = float(loss_fn(net(x_v).squeeze(1), y_v))
+        if val_loss < best_loss - 1e-5:
+            best_loss, stale = val_loss, 0
+            best_state = {key: v.detach().clone() for key, v in net.state_dict().items()}
+        else:
+            stale += 1
+        progress((epoch + 1) / epochs, f"Training the meta-classifier: epoch {epoch + 1} of "
+                                       f"{epochs}")
+        if stale >= PATIENCE:
+            break
+    return best_loss, best_state, step

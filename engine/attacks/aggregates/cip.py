@@ -1,0 +1,302 @@
+"""CIP reconstruction baselines of paper 003 (§2.4–2.5, §5.6, §6.3): CIP-rand and CIP-init.
+
+A *constraint integer program* reconstructs a dataset D' consistent with the released counts:
+the unknowns are the multiplicities x_r ≥ 0 of every possible record r (the product of the
+attribute domains), each released query's records sum to its answer and all multiplicities sum
+to |D| — DeSIA's model (``desia_deterministic.build_model``) without the uniqueness constraint.
+Paper 003 §2.5 turns reconstruction into attribute inference by
+
+(a) solving K times "each time with a different seed and order of constraints" — here the seed
+    of CP-SAT, the order of the query constraints *and* the order of the variables (a random
+    permutation of the record space) change from one reconstruction to the next — giving
+    tentative datasets D'_1 … D'_K; CIP-init (the variant "adapted to take advantage of the
+    auxiliary dataset", §2.4) also hints every solve with a dataset of |D| records sampled from
+    D_aux (CP-SAT ``AddHint``), a different sample per reconstruction;
+(b) a majority vote over the sensitive values of the reconstructed records in the smallest
+    non-empty L-neighbourhood of the target's quasi-identifiers (:func:`attribute_inference`).
+
+Noise (§5.6): Laplace noise rounded to integers makes the counts inconsistent, and the exact
+model infeasible. The paper only says that "CIP can handle some level of noise"; we handle it
+the standard way: every query gets a deviation e_q = |Σ_{r∈q} x_r − â_q| and the solver
+minimises Σ_q e_q (the L1 distance to the released answers) within the time limit, keeping
+Σ_r x_r = |D|. With ``noisy=None`` the exact model is tried first and the L1 model used only if
+the exact one is infeasible.
+
+The membership variant of §6.3 (:func:`membership_scores`) counts the reconstructions that hold
+the target record itself (its 0-neighbourhood including the sensitive value); the paper predicts
+"member" when that share exceeds ½.
+
+The neighbourhood vote is shared with the RAP baselines (``engine.attacks.aggregates.rap``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.aggregates.queries import CountingQuery, query_matrix
+from engine.attacks.aggregates.desia_deterministic import RecordSpace, build_model
+from engine.attacks.aggregates.solver import solve
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+
+MODES = ("rand", "init")
+
+
+# =========================================================================== reconstructions
+
+@dataclass
+class Reconstructions:
+    """K tentative reconstructed datasets D'_1 … D'_K (paper 003 §2.5).
+
+    ``records`` is a (K, n, c) code array — reconstruction k is the multiset ``records[k]`` of
+    n records. ``details`` holds method-specific diagnostics (solver statuses, losses, …).
+    """
+
+    records: np.ndarray
+    method: str
+    seconds: float
+    details: dict = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        return int(self.records.shape[0])
+
+
+def _masks(space: RecordSpace, queries: Sequence[CountingQuery]) -> list[np.ndarray]:
+    """Boolean (T,) mask of the possible records of each query (one sparse product)."""
+    if not queries:
+        return []
+    mat = query_matrix(list(queries), space.codes).tocsr()
+    out = []
+    for i in range(mat.shape[0]):
+        mask = np.zeros(space.codes.shape[0], dtype=bool)
+        mask[mat.indices[mat.indptr[i]:mat.indptr[i + 1]]] = True
+        out.append(mask)
+    return out
+
+
+def build_l1_model(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
+                   n_records: int, max_deviation: int | None = None):
+    """CP-SAT model for noisy answers (paper 003 §5.6): Σ_r x_r = |D| and minimise
+    Σ_q |Σ_{r∈q} x_r − â_q|. ``max_deviation`` (optional) bounds each |deviation| and then also
+    bounds x_r by min_q (â_q + max_deviation). Returns (model, variables by record index)."""
+    from ortools.sat.python import cp_model
+
+    n = int(n_records)
+    upper = np.full(space.codes.shape[0], n, dtype=np.int64)
+    if max_deviation is not None:
+        for mask, answer in zip(query_masks, answers, strict=True):
+            upper[mask] = np.minimum(upper[mask], max(0, int(answer) + int(max_deviation)))
+    keep = np.flatnonzero(upper > 0)
+    model = cp_model.CpModel()
+    x = {int(r): model.new_int_var(0, int(upper[r]), f"x{r}") for r in keep}
+    deviations = []
+    for i, (mask, answer) in enumerate(zip(query_masks, answers, strict=True)):
+        members = [x[r] for r in np.flatnonzero(mask) if r in x]
+        a = int(answer)
+        hi = n + abs(a) if max_deviation is None else int(max_deviation)
+        e = model.new_int_var(0, hi, f"e{i}")
+        diff = sum(members) - a if members else model.new_constant(-a)
+        model.add_abs_equality(e, diff)
+        deviations.append(e)
+    model.add(sum(x.values()) == n)
+    model.minimize(sum(deviations))
+    return model, x
+
+
+def _hint(model, x: dict[int, object], space_index: np.ndarray, sample: np.ndarray,
+          sizes: tuple[int, ...]) -> None:
+    """AddHint every variable with the multiplicities of ``sample`` (codes) — CIP-init."""
+    flat = np.ravel_multi_index(tuple(sample.T.astype(np.int64)), sizes)
+    counts = np.bincount(flat, minlength=int(np.prod(sizes, dtype=np.int64)))
+    for r, var in x.items():
+        model.add_hint(var, int(counts[space_index[r]]))
+
+
+def _extract(solver, x: dict[int, object], codes: np.ndarray) -> np.ndarray:
+    idx = np.fromiter(x.keys(), dtype=np.int64, count=len(x))
+    mult = np.fromiter((solver.value(v) for v in x.values()), dtype=np.int64, count=len(x))
+    return np.repeat(codes[idx], mult, axis=0)
+
+
+def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery],
+                    released, n_records: int, *, k: int = 100, mode: str = "rand",
+                    auxiliary=None, noisy: bool | None = None,
+                    max_deviation: int | None = None, time_limit: float = 10.0,
+                    workers: int = 1, seed: int = 0, progress: Progress = NO_PROGRESS,
+                    cancel: CancelToken = NEVER) -> Reconstructions:
+    """K CIP reconstructions (paper 003 §2.5, "CIP-rand" / "CIP-init").
+
+    ``domain_sizes``: values per column (the possible records are their product);
+    ``queries`` with ``released`` answers; ``n_records`` = |D| (known to the attacker).
+    ``mode="init"`` needs ``auxiliary`` codes (D_aux) to hint each solve. ``noisy``: True uses
+    the L1 model of §5.6 directly, False the exact model only, None the exact model and the L1
+    model if it is infeasible. A solve that finds no solution within ``time_limit`` seconds is
+    left out (``details["failed"]``); if every one fails the result has K = 0.
+
+    Deterministic per ``seed`` with ``workers=1`` (CP-SAT is then single-threaded). Progress is
+    reported and ``cancel`` honoured after every solve; a solve in progress is stopped by the
+    solver's cancel watchdog (``solver.solve``) and raises JobCancelled.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if int(k) < 1:
+        raise ValueError(f"k must be at least 1, got {k!r}")
+    start = time.perf_counter()
+    sizes = tuple(int(s) for s in domain_sizes)
+    base = RecordSpace.of(sizes)
+    masks = _masks(base, queries)
+    released = np.asarray(released)
+    if released.dtype.kind == "f":
+        released = np.rint(released)
+    released = released.astype(np.int64)
+    n = int(n_records)
+    aux = None
+    if mode == "init":
+        if auxiliary is None or len(auxiliary) == 0:
+            raise ValueError("CIP-init needs auxiliary records to sample the hints from")
+        aux = np.asarray(auxiliary, dtype=np.int64)
+    g = rng(seed, "cip", mode)
+    use_l1 = bool(noisy)
+    statuses: list[str] = []
+    out: list[np.ndarray] = []
+    failed = 0
+    for j in range(int(k)):
+        cancel.check()
+        perm = g.permutation(base.codes.shape[0])        # order of the variables
+        order = g.permutation(len(masks))                 # order of the constraints
+        solve_seed = int(g.integers(0, 2**31 - 1))
+        sample = aux[g.integers(0, aux.shape[0], n)] if aux is not None else None
+        space = RecordSpace(sizes, base.codes[perm])
+        qm = [masks[i][perm] for i in order]
+        qa = released[order]
+        result = None
+        if not use_l1:
+            model, x = build_model(space, qm, qa, n, None)
+            if sample is not None:
+                _hint(model, x, perm, sample, sizes)
+            status, solver = solve(model, time_limit=time_limit, workers=workers,
+                                   cancel=cancel, seed=solve_seed)
+            if status in ("OPTIMAL", "FEASIBLE"):
+                result = _extract(solver, x, space.codes)
+            elif status == "INFEASIBLE" and noisy is None:
+                use_l1 = True
+            statuses.append(status)
+        if use_l1 and result is None:
+            model, x = build_l1_model(space, qm, qa, n, max_deviation)
+            if sample is not None:
+                _hint(model, x, perm, sample, sizes)
+            status, solver = solve(model, time_limit=time_limit, workers=workers,
+                                   cancel=cancel, seed=solve_seed)
+            if status in ("OPTIMAL", "FEASIBLE"):
+                result = _extract(solver, x, space.codes)
+            statuses.append("L1_" + status)
+        if result is None:
+            failed += 1
+        else:
+            out.append(result.astype(np.int32))
+        progress((j + 1) / int(k), f"CIP-{mode}: reconstruction {j + 1} of {k}")
+    records = (np.stack(out) if out else np.zeros((0, n, len(sizes)), dtype=np.int32))
+    return Reconstructions(records, f"cip-{mode}", time.perf_counter() - start,
+                           {"statuses": statuses, "failed": failed, "l1": use_l1})
+
+
+# =========================================================================== inference
+
+@dataclass
+class AttributeInference:
+    """Neighbourhood vote for many targets (paper 003 §2.5).
+
+    ``scores[t, v]``: share of the votes for sensitive value v; ``predictions[t]``: the most
+    voted value (ties broken uniformly at random, as in the paper); ``level[t]``: the L of the
+    neighbourhood used (-1 when there were no records at all).
+    """
+
+    scores: np.ndarray
+    predictions: np.ndarray
+    level: np.ndarray
+
+
+def attribute_inference(recon: Reconstructions | np.ndarray, targets, sensitive_column: int,
+                        n_values: int, *, qi_columns: Sequence[int] | None = None,
+                        vote: str = "pooled", seed: int = 0,
+                        chunk: int = 64) -> AttributeInference:
+    """Majority vote in the smallest non-empty L-neighbourhood (paper 003 §2.5).
+
+    ``targets``: (t, c) codes (only the quasi-identifier columns are read); ``qi_columns``:
+    the non-sensitive attributes A' compared (default every column but the sensitive one).
+    The L-neighbourhood holds the reconstructed records that differ from the target in exactly
+    L quasi-identifiers.
+
+    * ``vote="pooled"`` (the paper's definition): the neighbourhood is taken over the union of
+      the K reconstructions, L the smallest with a record in any of them, and the score of v is
+      the share of its records with value v.
+    * ``vote="per_reconstruction"``: every reconstruction takes its own smallest non-empty
+      neighbourhood and votes for its majority value (ties split evenly); the score of v is the
+      share of the K votes.
+    """
+    if vote not in ("pooled", "per_reconstruction"):
+        raise ValueError(f"vote must be 'pooled' or 'per_reconstruction', got {vote!r}")
+    data = recon.records if isinstance(recon, Reconstructions) else np.asarray(recon)
+    tgt = np.atleast_2d(np.asarray(targets))
+    c = tgt.shape[1]
+    qi = [j for j in range(c) if j != sensitive_column] if qi_columns is None \
+        else [int(j) for j in qi_columns]
+    nv = int(n_values)
+    t = tgt.shape[0]
+    scores = np.zeros((t, nv))
+    level = np.full(t, -1, dtype=np.int64)
+    if data.size and t:
+        kk, n, _ = data.shape
+        flat_qi = data[:, :, qi].reshape(kk * n, len(qi))
+        sens = data[:, :, sensitive_column].reshape(kk * n).astype(np.int64)
+        for lo in range(0, t, chunk):
+            block = tgt[lo:lo + chunk][:, qi]
+            dist = (flat_qi[None, :, :] != block[:, None, :]).sum(axis=2)      # (b, K·n)
+            for b in range(block.shape[0]):
+                d = dist[b]
+                if vote == "pooled":
+                    lvl = int(d.min())
+                    hit = d == lvl
+                    counts = np.bincount(sens[hit], minlength=nv)[:nv].astype(float)
+                    scores[lo + b] = counts / counts.sum()
+                    level[lo + b] = lvl
+                else:
+                    dk = d.reshape(kk, n)
+                    best = dk.min(axis=1)                                      # (K,)
+                    hit = dk == best[:, None]
+                    onehot = np.zeros((kk, n, nv))
+                    onehot[np.arange(kk)[:, None], np.arange(n)[None, :],
+                           np.minimum(sens.reshape(kk, n), nv - 1)] = hit
+                    per = onehot.sum(axis=1)                                   # (K, nv)
+                    win = per == per.max(axis=1, keepdims=True)
+                    scores[lo + b] = (win / win.sum(axis=1, keepdims=True)).sum(axis=0) / kk
+                    level[lo + b] = int(best.max())
+    g = rng(seed, "reconstruction-vote")
+    predictions = np.zeros(t, dtype=np.int64)
+    for i in range(t):
+        if scores[i].sum() == 0:
+            predictions[i] = int(g.integers(0, nv))
+            continue
+        top = np.flatnonzero(scores[i] == scores[i].max())
+        predictions[i] = int(top[0] if top.size == 1 else g.choice(top))
+    return AttributeInference(scores, predictions, level)
+
+
+def membership_scores(recon: Reconstructions | np.ndarray, targets, *,
+                      max_distance: int = 0) -> np.ndarray:
+    """MIA variant (paper 003 §6.3): per target record (all columns, sensitive included), the
+    share of the K reconstructions holding a record within ``max_distance`` differing values
+    (0: the record itself). The paper predicts "member" when the share exceeds ½."""
+    data = recon.records if isinstance(recon, Reconstructions) else np.asarray(recon)
+    tgt = np.atleast_2d(np.asarray(targets))
+    if data.size == 0:
+        return np.zeros(tgt.shape[0])
+    out = np.zeros(tgt.shape[0])
+    for i, row in enumerate(tgt):
+        d = (data != row[None, None, :]).sum(axis=2)                           # (K, n)
+        out[i] = float(np.mean((d <= int(max_distance)).any(axis=1)))
+    return out

@@ -1,0 +1,448 @@
+"""DeSIA's stochastic module (paper 003 §3.2, Alg. 2) and its membership variant (§6.2).
+
+Attribute inference (AIA, the game of §2.3 / Fig. 2). The defender re-randomises every
+sensitive value uniformly, so the only signal about the target's value is the release. The
+attacker builds N shadow datasets (Alg. 2): s − 1 records drawn without replacement from the
+auxiliary data, each given a uniformly random sensitive value z_{i,j}, plus the target's
+quasi-identifiers with a uniformly random value z_{i,*} (the label). The released queries are
+evaluated on every shadow dataset (the features), a classifier is trained on 2/3 of them and
+validated on the other 1/3 (§4.3), and applied to the released answers Q(D): the output is the
+probability of every sensitive value for the target.
+
+Membership inference (MIA, §6.1 / Fig. 9, §6.2). Each shadow dataset draws a bit b_i: b_i = 1
+→ s − 1 auxiliary records plus the target record; b_i = 0 → s auxiliary records. The classifier
+predicts b from the answers. (Auxiliary records keep their own values, as in Fig. 9; pass
+``randomise_sensitive=True`` to re-randomise them as in the AIA game.)
+
+Models (§4.3, §7.1): "logistic" — L2-penalised logistic regression whose penalty is chosen by
+seeded 3-fold cross-validation over a grid (at most 1000 iterations), the paper's default;
+"mlp" — hidden layers (50, 20); "random_forest" — 100 Gini trees, √features per split; "svm" —
+RBF kernel (probabilities by Platt scaling). Features are standardised first.
+
+Speed. A shadow dataset's answers split into the auxiliary part and the target's part:
+Q(D_shadow) = Q(aux sample) + Q(target with z*). The auxiliary part is a sparse membership
+matrix (batch × pool) times the query matrix of the pool (:func:`answers_many`); when the
+sensitive values are re-randomised the pool holds every auxiliary record once per sensitive
+value, and a shadow picks, for each sampled record, the copy with its random value. The
+target's part is a (|V_n| × m) 0/1 table, so many targets share the auxiliary samples
+(:func:`score_many_targets`): one matrix of auxiliary answers, plus one row lookup per target.
+Memory is bounded: samples are drawn batch by batch (at most ~2·10⁷ random numbers at once),
+and only the (N × m) feature matrix is kept.
+
+Feature choice (documented deviation, ``features=``). The paper feeds all m released answers
+to the classifier. For AIA the default here is ``"target"``: only the queries whose conditions
+can count the target for *some* sensitive value (its quasi-identifiers satisfy the query's
+non-sensitive conditions). The other queries count only the s − 1 other records, whose values
+are independent of the target's (re-randomised) value, so they carry label information only
+as weak covariates through sampling without replacement; dropping them removes noise
+dimensions the classifier would otherwise have to shrink, and makes fitting much faster on
+big releases. ``features="all"`` reproduces the paper; the tests check that the choice loses
+no accuracy. For MIA the default is ``"all"``: a query that cannot count the target still
+shifts with membership (one auxiliary record fewer), so nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.aggregates.queries import CountingQuery, Domain, answers_many, query_matrix
+from engine.data.errors import InputError
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+
+MODELS = ("logistic", "mlp", "random_forest", "svm")
+FEATURES = ("target", "all")
+LOGISTIC_CS = (0.01, 0.1, 1.0, 10.0)   # grid of inverse L2 penalties
+TRAIN_FRACTION = 2.0 / 3.0                                      # §4.3: 2/3 train, 1/3 validate
+_RANDOM_NUMBERS_PER_BATCH = 20_000_000
+_MAX_BATCH = 2048
+
+Noise = Callable[[np.ndarray, np.random.Generator], np.ndarray]
+
+
+# =========================================================================== inputs
+
+def as_domain(domain) -> Domain:
+    """A :class:`Domain`, or one built from a microdata ``Schema`` (its columns' labels)."""
+    if isinstance(domain, Domain):
+        return domain
+    if hasattr(domain, "columns") and hasattr(domain, "names"):
+        return Domain(tuple(domain.names), tuple(tuple(c.labels()) for c in domain.columns))
+    raise InputError("The domain must be an aggregates Domain or a microdata Schema.",
+                     key="domain")
+
+
+def _codes_of(data, domain: Domain, what: str) -> np.ndarray:
+    arr = getattr(data, "codes", data)
+    arr = domain.check_codes(arr)
+    if arr.shape[0] == 0:
+        raise InputError(f"The {what} has no records; the shadow datasets are drawn from it.",
+                         key="auxiliary")
+    return arr
+
+
+def _check_model(model: str) -> str:
+    if model not in MODELS:
+        raise InputError(f"Unknown stochastic-module model {model!r}; choose one of "
+                         f"{', '.join(MODELS)} (paper 003 §4.3 and §7.1).", key="model")
+    return model
+
+
+def _check_features(features: str) -> str:
+    if features not in FEATURES:
+        raise InputError(f"Unknown feature choice {features!r}; choose 'target' (only the "
+                         f"queries that can count the target) or 'all' (every released query).",
+                         key="features")
+    return features
+
+
+def _check_sizes(n_shadow, dataset_size, n_aux: int, extra: int) -> tuple[int, int]:
+    if isinstance(n_shadow, bool) or int(n_shadow) != n_shadow or n_shadow < 30:
+        raise InputError(f"The number of shadow datasets must be a whole number of at least "
+                         f"30 (the paper uses 20,000), got {n_shadow!r}.", key="n_shadow")
+    if isinstance(dataset_size, bool) or int(dataset_size) != dataset_size or dataset_size < 1:
+        raise InputError(f"The dataset size |D| must be a whole number of at least 1, got "
+                         f"{dataset_size!r}.", key="dataset_size")
+    need = int(dataset_size) - 1 + extra
+    if need > n_aux:
+        raise InputError(f"Each shadow dataset draws {need:,} auxiliary records without "
+                         f"replacement, but the auxiliary data hold only {n_aux:,}; give more "
+                         f"auxiliary records (the paper uses 9x the protected dataset).",
+                         key="auxiliary")
+    return int(n_shadow), int(dataset_size)
+
+
+def _target_rows(target_codes, domain: Domain, sensitive: int) -> np.ndarray:
+    """(|V_n|, c) codes: the target with each sensitive value."""
+    t = np.asarray(target_codes, dtype=np.int64).reshape(-1)
+    if t.size != len(domain.columns):
+        raise InputError(f"The target record must give a code for each of the "
+                         f"{len(domain.columns)} columns (the sensitive one is ignored in "
+                         f"attribute inference); got {t.size}.", key="target")
+    k = domain.sizes[sensitive]
+    rows = np.repeat(t[None, :], k, axis=0)
+    rows[:, sensitive] = np.arange(k)
+    return domain.check_codes(rows)
+
+
+# =========================================================================== shadow machinery
+
+class ShadowAnswers:
+    """The auxiliary part of N shadow datasets' answers (paper 003 §3.2, Alg. 2 lines 2–9).
+
+    ``aux_answers`` (N × m, int64): the released queries on the s − 1 sampled auxiliary
+    records (with re-randomised sensitive values when ``randomise_sensitive``); for MIA also
+    ``extra_answers`` (N × m): the answers on one more auxiliary record (the s-th record of a
+    non-member shadow dataset).
+    """
+
+    def __init__(self, queries: Sequence[CountingQuery], auxiliary_codes: np.ndarray,
+                 domain: Domain, sensitive: int, n_shadow: int, n_take: int, *,
+                 randomise_sensitive: bool, extra: bool, seed: int,
+                 progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> None:
+        k = domain.sizes[sensitive]
+        n_aux = auxiliary_codes.shape[0]
+        self.k = k if randomise_sensitive else 1
+        if randomise_sensitive:
+            pool = np.repeat(auxiliary_codes, k, axis=0)
+            pool[:, sensitive] = np.tile(np.arange(k, dtype=np.int32), n_aux)
+        else:
+            pool = auxiliary_codes
+        qm = query_matrix(list(queries), pool) if queries else sp.csr_matrix((0, pool.shape[0]))
+        m = qm.shape[0]
+        self.aux_answers = np.zeros((n_shadow, m), dtype=np.int64)
+        self.extra_answers = np.zeros((n_shadow, m), dtype=np.int64) if extra else None
+        width = n_take + (1 if extra else 0)
+        batch = int(max(16, min(_MAX_BATCH, _RANDOM_NUMBERS_PER_BATCH // max(n_aux, 1))))
+        g = rng(seed, "desia-shadow", "auxiliary-sample")
+        for start in range(0, n_shadow, batch):
+            cancel.check()
+            stop = min(n_shadow, start + batch)
+            b = stop - start
+            idx = _sample_without_replacement(g, b, n_aux, width)
+            col = idx * self.k
+            if randomise_sensitive:
+                col = col + g.integers(0, k, size=idx.shape)
+            self.aux_answers[start:stop] = _answers_of(qm, col[:, :n_take], len(pool))
+            if extra:
+                self.extra_answers[start:stop] = _answers_of(qm, col[:, n_take:], len(pool))
+            progress(stop / n_shadow, f"Built {stop:,} of {n_shadow:,} shadow datasets")
+
+    @property
+    def n_shadow(self) -> int:
+        return int(self.aux_answers.shape[0])
+
+
+def _sample_without_replacement(g: np.random.Generator, rows: int, n: int, take: int
+                                ) -> np.ndarray:
+    """(rows, take) int64: each row ``take`` distinct indices of range(n), uniformly."""
+    if take == 0:
+        return np.zeros((rows, 0), dtype=np.int64)
+    keys = g.random((rows, n), dtype=np.float32)
+    if take >= n:
+        return np.argsort(keys, axis=1).astype(np.int64)
+    return np.argpartition(keys, take - 1, axis=1)[:, :take].astype(np.int64)
+
+
+def _answers_of(qm: sp.csr_matrix, columns: np.ndarray, n_pool: int) -> np.ndarray:
+    """Answers on datasets given as rows of pool columns (a sparse membership matrix)."""
+    b, w = columns.shape
+    if qm.shape[0] == 0:
+        return np.zeros((b, 0), dtype=np.int64)
+    member = sp.csr_matrix((np.ones(b * w, dtype=np.int64), columns.reshape(-1),
+                            np.arange(0, b * w + 1, w)), shape=(b, n_pool))
+    return answers_many(qm, member, batch=max(b, 1))
+
+
+def target_answers(queries: Sequence[CountingQuery], target_rows: np.ndarray) -> np.ndarray:
+    """(rows, m) int64: which released queries count each row (0/1)."""
+    if not queries:
+        return np.zeros((target_rows.shape[0], 0), dtype=np.int64)
+    return query_matrix(list(queries), target_rows).T.toarray().astype(np.int64)
+
+
+# =========================================================================== models
+
+def make_model(model: str, seed: int):
+    """A fresh scikit-learn classifier for ``model`` (§4.3 and §7.1), standardised inputs."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    _check_model(model)
+    state = int(rng(seed, "desia-model", model).integers(0, 2**31 - 1))
+    if model == "logistic":
+        from sklearn.linear_model import LogisticRegressionCV
+        from sklearn.model_selection import StratifiedKFold
+        clf = LogisticRegressionCV(Cs=list(LOGISTIC_CS),
+                                   cv=StratifiedKFold(3, shuffle=True, random_state=state),
+                                   scoring="neg_log_loss", max_iter=1000, tol=1e-3,
+                                   l1_ratios=(0.0,), use_legacy_attributes=False)
+    elif model == "mlp":
+        from sklearn.neural_network import MLPClassifier
+        clf = MLPClassifier(hidden_layer_sizes=(50, 20), max_iter=300, early_stopping=True,
+                            random_state=state)
+    elif model == "random_forest":
+        from sklearn.ensemble import RandomForestClassifier
+        clf = RandomForestClassifier(n_estimators=100, criterion="gini", max_features="sqrt",
+                                     random_state=state)
+    else:
+        from sklearn.svm import SVC
+        clf = SVC(kernel="rbf", probability=True, random_state=state)
+    return make_pipeline(StandardScaler(), clf)
+
+
+def _pooled_auc(proba: np.ndarray, y: np.ndarray, k: int) -> float:
+    """One-vs-rest AUC pooled over classes: score = P(value), positive = has the value
+    (ARCHITECTURE §5); for two classes this is the usual AUC of P(class 1)."""
+    from engine.metrics import auc_score
+
+    if k == 2:
+        if y.min() == y.max():
+            return float("nan")
+        return auc_score(proba[:, 1], y == 1)
+    onehot = np.zeros_like(proba, dtype=bool)
+    onehot[np.arange(y.size), y] = True
+    return auc_score(proba.ravel(), onehot.ravel())
+
+
+def _full_proba(clf, x: np.ndarray, k: int) -> np.ndarray:
+    """predict_proba with one column per label 0..k−1 (labels unseen in training get 0)."""
+    p = clf.predict_proba(x)
+    out = np.zeros((x.shape[0], k))
+    out[:, np.asarray(clf.classes_, dtype=np.int64)] = p
+    return out
+
+
+def train_and_predict(x: np.ndarray, y: np.ndarray, released: np.ndarray, k: int, *,
+                      model: str, seed: int, cancel: CancelToken = NEVER) -> dict:
+    """Train on the first 2/3 of the shadows, validate on the last 1/3 (§4.3), predict the
+    release. Returns probabilities (k,), validation accuracy and pooled AUC."""
+    n_train = int(round(TRAIN_FRACTION * x.shape[0]))
+    xt, yt, xv, yv = x[:n_train], y[:n_train], x[n_train:], y[n_train:]
+    if x.shape[1] == 0 or np.unique(yt).size < 2:
+        # Nothing to learn from: no released query can count the target (or one label only).
+        prior = np.bincount(yt, minlength=k).astype(float)
+        prior = prior / prior.sum() if prior.sum() else np.full(k, 1.0 / k)
+        pv = np.repeat(prior[None, :], len(yv), axis=0)
+        return {"probabilities": prior, "validation_accuracy": float(np.mean(yv == prior.argmax()))
+                if len(yv) else float("nan"), "validation_auc": 0.5, "n_train": n_train,
+                "n_validation": int(len(yv)), "fitted": False, "_val_proba": pv}
+    cancel.check()
+    clf = make_model(model, seed)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(xt.astype(np.float64), yt)
+    cancel.check()
+    pv = _full_proba(clf, xv.astype(np.float64), k)
+    p = _full_proba(clf, np.asarray(released, dtype=np.float64).reshape(1, -1), k)[0]
+    out = {"probabilities": p, "validation_accuracy": float(np.mean(pv.argmax(axis=1) == yv)),
+           "validation_auc": _pooled_auc(pv, yv, k), "n_train": n_train,
+           "n_validation": int(len(yv)), "fitted": True, "_val_proba": pv}
+    if model == "logistic":
+        out["l2_C"] = float(np.ravel(clf[-1].C_)[0])  # chosen by cross-validation
+    return out
+
+
+# =========================================================================== AIA
+
+def _feature_mask(features: str, contributions: np.ndarray) -> np.ndarray:
+    """Queries used as features: all, or those some row of ``contributions`` can count."""
+    if features == "all":
+        return np.ones(contributions.shape[1], dtype=bool)
+    return contributions.any(axis=0)
+
+
+def _label_stream(seed: int, kind: str, target_row: np.ndarray, sensitive: int | None):
+    key = [int(v) for j, v in enumerate(target_row) if j != sensitive]
+    return rng(seed, kind, *key)
+
+
+def score_many_targets(release_queries: Sequence[CountingQuery], released_answers,
+                       targets_codes, sensitive_column, auxiliary, dataset_size: int, domain,
+                       *, n_shadow: int = 20_000, model: str = "logistic",
+                       features: str = "target", noise: Noise | None = None, seed: int = 0,
+                       progress: Progress = NO_PROGRESS,
+                       cancel: CancelToken = NEVER) -> list[dict]:
+    """Alg. 2 (paper 003 §3.2) for many targets that share one set of auxiliary samples.
+
+    ``targets_codes`` is (K, c): each target's codes (its sensitive entry is ignored). Every
+    target gets its own labels z_{i,*} (a stream keyed by its quasi-identifiers, so a target's
+    result does not depend on the other targets) and its own classifier. Returns one dict per
+    target as :func:`fit_and_score` does.
+    """
+    dom = as_domain(domain)
+    _check_model(model)
+    _check_features(features)
+    sens = dom.index(sensitive_column)
+    queries = list(release_queries)
+    released = np.asarray(released_answers, dtype=np.float64).reshape(-1)
+    if released.size != len(queries):
+        raise InputError(f"{released.size} released answers were given for {len(queries)} "
+                         f"queries; give one answer per released query.", key="released")
+    aux = _codes_of(auxiliary, dom, "auxiliary data")
+    n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 0)
+    targets = np.asarray(targets_codes)
+    targets = targets.reshape(1, -1) if targets.ndim == 1 else targets
+    rows = [_target_rows(t, dom, sens) for t in targets]
+    k = dom.sizes[sens]
+    t0 = time.perf_counter()
+    shadows = ShadowAnswers(queries, aux, dom, sens, n_shadow, size - 1,
+                            randomise_sensitive=True, extra=False, seed=seed,
+                            progress=progress.span(0.0, 0.5), cancel=cancel)
+    t_shadow = time.perf_counter() - t0
+    results = []
+    fit = progress.span(0.5, 1.0)
+    for i, trows in enumerate(rows):
+        cancel.check()
+        t1 = time.perf_counter()
+        contrib = target_answers(queries, trows)                      # (k, m)
+        mask = _feature_mask(features, contrib)
+        g = _label_stream(seed, "desia-aia-labels", trows[0], sens)
+        z = g.integers(0, k, size=n_shadow)
+        x = shadows.aux_answers[:, mask] + contrib[z][:, mask]
+        if noise is not None:
+            full = shadows.aux_answers + contrib[z]
+            x = np.asarray(noise(full, rng(seed, "desia-aia-noise", i)))[:, mask]
+        out = train_and_predict(x, z, released[mask], k, model=model, seed=seed, cancel=cancel)
+        out.pop("_val_proba")
+        p = out["probabilities"]
+        out.update({"prediction": int(np.argmax(p)), "labels": dom.labels[sens],
+                    "model": model, "features": features, "n_features": int(mask.sum()),
+                    "n_queries": len(queries), "n_shadow": n_shadow,
+                    "seconds": {"shadows": t_shadow, "fit": time.perf_counter() - t1}})
+        results.append(out)
+        fit((i + 1) / len(rows), f"Scored {i + 1:,} of {len(rows):,} targets")
+    return results
+
+
+def fit_and_score(release_queries: Sequence[CountingQuery], released_answers,
+                  target_record_qi_codes, sensitive_column, auxiliary, dataset_size: int,
+                  domain, *, n_shadow: int = 20_000, model: str = "logistic",
+                  features: str = "target", noise: Noise | None = None, seed: int = 0,
+                  progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> dict:
+    """DeSIA's stochastic module for one target (paper 003 §3.2, Alg. 2; game of Fig. 2).
+
+    * ``release_queries`` / ``released_answers``: Q and Q(D) (m queries).
+    * ``target_record_qi_codes``: the target's codes, one per domain column (the sensitive
+      entry is ignored — the attacker knows only the quasi-identifiers, §2.2).
+    * ``sensitive_column``: name or index in ``domain`` (a Domain or a microdata Schema).
+    * ``auxiliary``: D_aux as a (n_aux, c) codes array or a Microdata; ``dataset_size`` = |D|.
+    * ``model``: "logistic" (default, §4.3), "mlp", "random_forest" or "svm" (§7.1).
+    * ``features``: "target" (default; see the module docstring) or "all" (as in the paper).
+    * ``noise``: optional ``noise(answers, generator) -> answers`` applied to the shadow
+      answers, to mirror a noisy release (§5.6).
+
+    Returns a dict: ``probabilities`` (|V_n|,) of each sensitive value, ``prediction``,
+    ``labels``, ``validation_accuracy`` and ``validation_auc`` (pooled one-vs-rest) of the
+    classifier on the held-out third of the shadows, ``l2_C`` (logistic only), sizes and
+    timings. Deterministic per ``seed``.
+    """
+    return score_many_targets(release_queries, released_answers,
+                              np.asarray(target_record_qi_codes).reshape(1, -1),
+                              sensitive_column, auxiliary, dataset_size, domain,
+                              n_shadow=n_shadow, model=model, features=features, noise=noise,
+                              seed=seed, progress=progress, cancel=cancel)[0]
+
+
+# =========================================================================== MIA
+
+def membership_fit_and_score(release_queries: Sequence[CountingQuery], released_answers,
+                             target_record_codes, auxiliary, dataset_size: int, domain, *,
+                             n_shadow: int = 20_000, model: str = "logistic",
+                             features: str = "all", randomise_sensitive: bool = False,
+                             sensitive_column=None, noise: Noise | None = None,
+                             seed: int = 0, progress: Progress = NO_PROGRESS,
+                             cancel: CancelToken = NEVER) -> dict:
+    """DeSIA-MIA's stochastic module (paper 003 §6.2; game of §6.1 / Fig. 9).
+
+    Each shadow dataset draws b_i ∈ {0, 1} uniformly: b_i = 1 → |D| − 1 auxiliary records and
+    the target record (all of its attributes are known, Fig. 9); b_i = 0 → |D| auxiliary
+    records. The classifier learns b from the answers. Returns ``probability_member``,
+    ``prediction`` (0/1), the validation accuracy and AUC, sizes and timings.
+    ``randomise_sensitive`` re-randomises the auxiliary records' ``sensitive_column`` in every
+    shadow dataset (use it when the protected data's values were randomised too).
+    """
+    dom = as_domain(domain)
+    _check_model(model)
+    _check_features(features)
+    queries = list(release_queries)
+    released = np.asarray(released_answers, dtype=np.float64).reshape(-1)
+    if released.size != len(queries):
+        raise InputError(f"{released.size} released answers were given for {len(queries)} "
+                         f"queries; give one answer per released query.", key="released")
+    aux = _codes_of(auxiliary, dom, "auxiliary data")
+    n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 1)
+    target = dom.check_codes(np.asarray(target_record_codes).reshape(1, -1))
+    if randomise_sensitive and sensitive_column is None:
+        raise InputError("Re-randomising the sensitive values needs 'sensitive_column'.",
+                         key="sensitive_column")
+    sens = dom.index(sensitive_column) if randomise_sensitive else 0
+    t0 = time.perf_counter()
+    shadows = ShadowAnswers(queries, aux, dom, sens, n_shadow, size - 1,
+                            randomise_sensitive=randomise_sensitive, extra=True, seed=seed,
+                            progress=progress.span(0.0, 0.6), cancel=cancel)
+    t_shadow = time.perf_counter() - t0
+    contrib = target_answers(queries, target)[0]                       # (m,)
+    mask = _feature_mask(features, contrib[None, :])
+    b = _label_stream(seed, "desia-mia-labels", target[0], None).integers(0, 2, size=n_shadow)
+    full = shadows.aux_answers + np.where(b[:, None] == 1, contrib[None, :],
+                                          shadows.extra_answers)
+    if noise is not None:
+        full = np.asarray(noise(full, rng(seed, "desia-mia-noise")))
+    t1 = time.perf_counter()
+    out = train_and_predict(full[:, mask], b, released[mask], 2, model=model, seed=seed,
+                            cancel=cancel)
+    out.pop("_val_proba")
+    progress.span(0.6, 1.0)(1.0, "Trained the membership classifier")
+    p = out.pop("probabilities")
+    out.update({"probability_member": float(p[1]), "prediction": int(p[1] > 0.5),
+                "model": model, "features": features, "n_features": int(mask.sum()),
+                "n_queries": len(queries), "n_shadow": n_shadow,
+                "seconds": {"shadows": t_shadow, "fit": time.perf_counter() - t1}})
+    return out
