@@ -321,14 +321,18 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     _check_features(features)
     sens = dom.index(sensitive_column)
     queries = list(release_queries)
-    released = np.asarray(released_answers, dtype=np.float64).reshape(-1)
-    if released.size != len(queries):
-        raise InputError(f"{released.size} released answers were given for {len(queries)} "
+    targets = np.asarray(targets_codes)
+    targets = targets.reshape(1, -1) if targets.ndim == 1 else targets
+    # One release for every target, or one release per target (the AIA game re-randomises
+    # each target's sensitive value, so each target faces its own release): (m,) or (K, m).
+    released = np.asarray(released_answers, dtype=np.float64)
+    released = np.broadcast_to(released.reshape(-1, released.shape[-1]),
+                               (targets.shape[0], released.shape[-1]))
+    if released.shape[1] != len(queries):
+        raise InputError(f"{released.shape[1]} released answers were given for {len(queries)} "
                          f"queries; give one answer per released query.", key="released")
     aux = _codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 0)
-    targets = np.asarray(targets_codes)
-    targets = targets.reshape(1, -1) if targets.ndim == 1 else targets
     rows = [_target_rows(t, dom, sens) for t in targets]
     k = dom.sizes[sens]
     t0 = time.perf_counter()
@@ -349,7 +353,8 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
         if noise is not None:
             full = shadows.aux_answers + contrib[z]
             x = np.asarray(noise(full, rng(seed, "desia-aia-noise", i)))[:, mask]
-        out = train_and_predict(x, z, released[mask], k, model=model, seed=seed, cancel=cancel)
+        out = train_and_predict(x, z, released[i][mask], k, model=model, seed=seed,
+                                cancel=cancel)
         out.pop("_val_proba")
         p = out["probabilities"]
         out.update({"prediction": int(np.argmax(p)), "labels": dom.labels[sens],
