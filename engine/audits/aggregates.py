@@ -83,6 +83,8 @@ class AiaOutcome:
     determined: np.ndarray            # (T,) bool: provably determined by the release
     determined_value: np.ndarray      # (T,) the value proved (-1 where not)
     queries: list = field(default_factory=list)
+    target_codes: np.ndarray | None = None   # (T, c) the targets' coded records
+    sensitive_column: int = -1
     details: dict = field(default_factory=dict)
 
 
@@ -211,6 +213,7 @@ def play_aia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         scores["data_only"] = data_only_scores(aux_codes, codes[targets], s, n_values)
     return AiaOutcome(scores=scores, truth=truth, targets=targets, determined=determined,
                       determined_value=det_value, queries=queries,
+                      target_codes=codes[targets], sensitive_column=s,
                       details={"n_queries": len(queries), "n_records": n,
                                "n_auxiliary": int(aux_codes.shape[0]),
                                "sensitivity": float(base.sensitivity),
@@ -232,6 +235,29 @@ def data_only_scores(aux_codes: np.ndarray, target_codes: np.ndarray, s: int,
                 counts = np.bincount(aux_codes[rows, s], minlength=n_values) + 0.5
                 out[i] = counts / counts.sum()
                 break
+    return out
+
+
+def exposed_records(outcome: AiaOutcome, *, list_records: bool = False) -> list[dict]:
+    """The deterministically vulnerable targets — provably determined by the tables — each
+    with the released cells that pin it down: the released queries that can count a record
+    with the target's quasi-identifiers (whatever its sensitive value), and their tables, so
+    the officer sees which tables to coarsen or suppress. Records are redacted by default."""
+    if not outcome.queries:
+        return []
+    out = []
+    for i in np.flatnonzero(outcome.determined):
+        t = int(outcome.targets[i])
+        cells = [q for q in outcome.queries
+                 if all(outcome.target_codes[i, c] in allowed for c, allowed in q.conditions
+                        if c != outcome.sensitive_column)]
+        out.append({
+            "record": t if list_records else "(redacted)",
+            "determined": True,
+            "value_correct": bool(outcome.determined_value[i] == outcome.truth[i]),
+            "pinning_cells": [q.label for q in cells],
+            "tables": sorted({q.table for q in cells if q.table}),
+        })
     return out
 
 
@@ -259,9 +285,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     clock = Stopwatch()
     outcome = play_aia(config, progress=progress.span(0, 0.97), cancel=cancel)
     attacks = evaluate(config, outcome)
-    vulnerable = [{"record": "(redacted)", "determined": True,
-                   "value_correct": bool(outcome.determined_value[i] == outcome.truth[i])}
-                  for i in np.flatnonzero(outcome.determined)]
+    vulnerable = exposed_records(outcome)
     progress(1.0, "Done")
     return {"audit_type": "aggregates", "config": config.to_dict(), "attacks": attacks,
             "exposed_records": vulnerable, "details": outcome.details,

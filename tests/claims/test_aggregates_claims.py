@@ -55,3 +55,15 @@ def test_removing_verification_lowers_desia_auc():
 def test_desia_beats_the_data_only_guess():
     _, attacks = game(None)
     assert attacks["desia"]["auc_ci"][0] > attacks["data_only"]["auc_ci"][1]
+
+
+@pytest.mark.slow
+def test_exposed_records_name_the_cells_that_pin_them_down():
+    from engine.audits.aggregates import exposed_records
+
+    outcome, _ = game(None)
+    exposed = exposed_records(outcome)
+    assert len(exposed) == int(outcome.determined.sum())
+    for entry in exposed:
+        assert entry["record"] == "(redacted)" and entry["value_correct"]
+        assert entry["pinning_cells"] and entry["tables"]
