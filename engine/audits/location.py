@@ -593,17 +593,13 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
 
     # Verdict from the strongest attacker: the exact optimum (informed) or any measured attack.
     policy = config.policy
-    best_tpr, best_acc = 0.0, 0.5
+    opt_tpr, opt_acc = 0.0, 0.5
     opt = theory.get("optimal_attacker")
     if opt and config.attacker == "informed":
-        best_tpr = next((r["tpr"] for r in opt["tpr_at_fpr"]
-                         if abs(r["fpr"] - policy.fpr) < 1e-12), 0.0)
-        best_acc = opt["accuracy"]
-    for a in attacks:
-        for row in a["tpr_at_fpr"]:
-            if abs(row["fpr_target"] - policy.fpr) < 1e-12 and row["measurable"]:
-                best_tpr = max(best_tpr, row["tpr"])
-        best_acc = max(best_acc, a["accuracy"])
+        opt_tpr = next((r["tpr"] for r in opt["tpr_at_fpr"]
+                        if abs(r["fpr"] - policy.fpr) < 1e-12), 0.0)
+        opt_acc = opt["accuracy"]
+    best_tpr, best_acc = policy.strongest(attacks, opt_tpr, opt_acc)
     level, reasons = policy.level(best_tpr, best_acc)
     warnings += _warnings(config, attacks, theory)
     summary = (f"An attacker who {_attacker_words(config)} can tell whether the most exposed "

@@ -385,13 +385,8 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
 
     # 5. Verdict from the strongest attacker: the exact optimum, or any measured attack.
     policy = config.policy
-    best_tpr = float(optimal.tpr_at(policy.fpr))
-    best_acc = float(optimal.accuracy())
-    for a in attacks:
-        for row in a["tpr_at_fpr"]:
-            if abs(row["fpr_target"] - policy.fpr) < 1e-12 and row["measurable"]:
-                best_tpr = max(best_tpr, row["tpr"])
-        best_acc = max(best_acc, a["accuracy"])
+    best_tpr, best_acc = policy.strongest(attacks, float(optimal.tpr_at(policy.fpr)),
+                                          float(optimal.accuracy()))
     level, reasons = policy.level(best_tpr, best_acc)
 
     warnings += _warnings(config, attacks, theory_opt, eps_total)
