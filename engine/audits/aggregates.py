@@ -220,6 +220,79 @@ def play_aia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
                                "noise_scale": float(base.noise_scale or 0.0)})
 
 
+MIA_ATTACKS = ("desia_mia", "desia_mia_stochastic_only", "cip_rand_mia")
+
+
+@dataclass
+class MiaOutcome:
+    scores: dict[str, np.ndarray]     # per attack: (T,) score of "the target is in the data"
+    member: np.ndarray                # (T,) the secret bits b
+    determined: np.ndarray            # (T,) membership proved by the tables
+    determined_value: np.ndarray      # (T,) 1 / 0 where proved, -1 elsewhere
+
+
+def play_mia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
+             cancel: CancelToken = NEVER) -> MiaOutcome:
+    """The MIA game of paper 003 §6.1 (Fig. 9): per target, a secret bit b; the release is
+    computed on D without the target (b = 0) or without another target (b = 1), so |D| − 1
+    records either way; DeSIA-MIA (§6.2) and the CIP reconstruction MIA (§6.3) score it."""
+    from engine.attacks.aggregates import cip
+    from engine.attacks.aggregates.desia_stochastic import membership_fit_and_score
+    from engine.data.census import generate_census_blocks
+    from engine.data.microdata import unique_targets
+
+    protected, auxiliary = generate_census_blocks(
+        config.seed, records_per_block=config.census_records,
+        n_auxiliary=config.census_auxiliary, sensitive=config.sensitive)
+    columns = list(protected.schema.quasi_identifiers) + [config.sensitive]
+    domain, codes = _domain_and_codes(protected, columns)
+    _, aux_codes = _domain_and_codes(auxiliary, columns)
+    g = rng(config.seed, "aggregates-mia")
+    targets = unique_targets(protected, columns[:-1])
+    if targets.size > config.max_targets:
+        targets = np.sort(g.choice(targets, config.max_targets, replace=False))
+    spec = ReleaseSpec(kind=config.release, fraction=config.fraction,
+                       mechanism=config.mechanism,
+                       epsilon=None if config.mechanism == "none" else config.epsilon,
+                       budget="per_query")
+    base = build_release(spec, domain, codes, rng(config.seed, "aggregates-release"))
+    queries = list(base.queries)
+    space = dd.RecordSpace.of(domain.sizes)
+    masks = [space.matches(q.conditions) for q in queries]
+    member = g.integers(0, 2, targets.size).astype(bool)
+    n = codes.shape[0] - 1
+    wanted = set(config.attacks) & set(MIA_ATTACKS) or set(MIA_ATTACKS)
+    scores = {name: np.zeros(targets.size) for name in MIA_ATTACKS if name in wanted}
+    determined = np.zeros(targets.size, dtype=bool)
+    det_value = np.full(targets.size, -1)
+    for i, t in enumerate(targets):
+        cancel.check()
+        others = targets[targets != t]
+        drop = int(g.choice(others)) if member[i] else int(t)
+        data = np.delete(codes, drop, axis=0)
+        released = noisy_answers(answers(queries, data), spec, base.sensitivity,
+                                 rng(config.seed, "aggregates-mia-noise", i))
+        det = dd.infer_membership(space, masks, released, n, codes[t],
+                                  time_limit=config.solver_time_limit, seed=config.seed,
+                                  cancel=cancel)
+        if det.status == "determined":
+            determined[i], det_value[i] = True, det.value
+        stoch = membership_fit_and_score(queries, released, codes[t], aux_codes, n + 1,
+                                         domain, n_shadow=config.n_shadow, seed=config.seed,
+                                         cancel=cancel)["probability_member"]
+        if "desia_mia" in scores:
+            scores["desia_mia"][i] = det.value if det.status == "determined" else stoch
+        if "desia_mia_stochastic_only" in scores:
+            scores["desia_mia_stochastic_only"][i] = stoch
+        if "cip_rand_mia" in scores:
+            recon = cip.reconstruct_cip(domain.sizes, queries, released, n,
+                                        k=config.reconstructions, seed=config.seed + i,
+                                        time_limit=config.solver_time_limit, cancel=cancel)
+            scores["cip_rand_mia"][i] = cip.membership_scores(recon, codes[[t]])[0]
+        progress((i + 1) / targets.size, f"MIA game: target {i + 1:,} of {targets.size:,}")
+    return MiaOutcome(scores, member, determined, det_value)
+
+
 def data_only_scores(aux_codes: np.ndarray, target_codes: np.ndarray, s: int,
                      n_values: int) -> np.ndarray:
     """The same guess without the release: the sensitive values' frequencies among auxiliary

@@ -67,3 +67,27 @@ def test_exposed_records_name_the_cells_that_pin_them_down():
     for entry in exposed:
         assert entry["record"] == "(redacted)" and entry["value_correct"]
         assert entry["pinning_cells"] and entry["tables"]
+
+
+@cache
+def mia_game():
+    from engine.audits.aggregates import play_mia
+
+    config = AggregatesConfig(census_records=150, census_auxiliary=1500, max_targets=40,
+                              n_shadow=1000, reconstructions=5, fraction=None)
+    return play_mia(config)
+
+
+@pytest.mark.slow
+def test_desia_mia_memberships_it_proves_are_right_and_it_beats_chance():
+    from engine.metrics import delong_auc_ci
+
+    outcome = mia_game()
+    assert outcome.determined.sum() >= 1
+    assert (outcome.determined_value[outcome.determined]
+            == outcome.member[outcome.determined]).all()
+    auc, (lo, _) = delong_auc_ci(outcome.scores["desia_mia"], outcome.member)
+    assert lo > 0.5, auc
+    auc_stochastic = delong_auc_ci(outcome.scores["desia_mia_stochastic_only"],
+                                   outcome.member)[0]
+    assert auc >= auc_stochastic - 1e-12

@@ -120,3 +120,24 @@ def test_inconsistent_counts_are_infeasible():
     counts[0] += 3                                   # the sex counts no longer sum to |D|
     out = dd.infer(space, masks, counts, len(data), {0: 0, 1: 0}, SENSITIVE)
     assert out.status == "infeasible" and out.value is None
+
+
+def test_membership_is_decided_exactly_by_the_full_table():
+    """§6.2: with the full table released, every record's presence (or absence) is proved."""
+    space = dd.RecordSpace.of(SIZES)
+    data = dataset(7)
+    masks, counts = release(space, data, table((0, 1, 2)))
+    present = {tuple(r) for r in data}
+    for record in [data[0], data[1], np.array([1, 4, 2]), np.array([0, 0, 0])]:
+        out = dd.infer_membership(space, masks, counts, len(data), record, time_limit=5)
+        assert out.status == "determined"
+        assert out.value == int(tuple(record) in present)
+
+
+def test_membership_is_undecided_from_marginals_alone():
+    space = dd.RecordSpace.of(SIZES)
+    data = dataset(8, n=20)
+    masks, counts = release(space, data, table((0,)) + table((2,)))
+    undecided = sum(dd.infer_membership(space, masks, counts, len(data), r, time_limit=5)
+                    .status == "not_unique" for r in data[:5])
+    assert undecided >= 3

@@ -124,3 +124,40 @@ def infer(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray
     if status2 in ("OPTIMAL", "FEASIBLE"):
         return DeterministicOutcome(None, "not_unique", value, seconds, n_vars)
     return DeterministicOutcome(None, "time_limit", value, seconds, n_vars)
+
+
+def infer_membership(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
+                     n_records: int, target_record: np.ndarray, *, time_limit: float = 10.0,
+                     workers: int = 2, seed: int = 0,
+                     cancel: CancelToken = NEVER) -> DeterministicOutcome:
+    """DeSIA-MIA's deterministic module (paper 003 §6.2): no uniqueness constraint; find a
+    feasible multiplicity of the target's record, then forbid its answer — x = 0 if a copy was
+    found, x ≥ 1 if none — and re-solve. Infeasible: membership is certain. ``value`` is then
+    1 (the record is in the data) or 0 (it is not); None when the tables do not decide."""
+    start = time.perf_counter()
+    model, x = build_model(space, query_masks, answers, n_records, None)
+    r = int(np.flatnonzero(np.all(space.codes == np.asarray(target_record)[None, :],
+                                  axis=1))[0])
+    if r not in x:                           # forced to 0 by the tables: certainly absent
+        return DeterministicOutcome(0, "determined", 0, time.perf_counter() - start, len(x),
+                                    {"forced_zero": True})
+    status, solver = solve(model, time_limit=time_limit, workers=workers, cancel=cancel,
+                           seed=seed)
+    if status == "INFEASIBLE":
+        return DeterministicOutcome(None, "infeasible", None, time.perf_counter() - start,
+                                    len(x))
+    if status not in ("OPTIMAL", "FEASIBLE"):
+        return DeterministicOutcome(None, "time_limit", None, time.perf_counter() - start,
+                                    len(x))
+    present = int(solver.value(x[r]) > 0)
+    if present:                              # the modified null constraint
+        model.add(x[r] == 0)
+    else:
+        model.add(x[r] >= 1)
+    status2, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
+    seconds = time.perf_counter() - start
+    if status2 == "INFEASIBLE":
+        return DeterministicOutcome(present, "determined", present, seconds, len(x))
+    if status2 in ("OPTIMAL", "FEASIBLE"):
+        return DeterministicOutcome(None, "not_unique", present, seconds, len(x))
+    return DeterministicOutcome(None, "time_limit", present, seconds, len(x))
