@@ -95,25 +95,34 @@ def _domain_and_codes(microdata, columns):
         microdata.codes[:, idx]).astype(np.int32)
 
 
-def play_aia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
-             cancel: CancelToken = NEVER) -> AiaOutcome:
-    """The AIA game of Fig. 2 with every requested attack (see module docstring)."""
-    from engine.attacks.aggregates import cip, rap
-    from engine.attacks.aggregates.desia_stochastic import score_many_targets
+@dataclass(frozen=True)
+class GameSetup:
+    """What both games start from: the coded data (quasi-identifiers, then the sensitive
+    column), the targets unique on their quasi-identifiers, and the release definition."""
+
+    domain: Domain
+    codes: np.ndarray                 # (n, c) protected records
+    aux_codes: np.ndarray             # (m, c) the attacker's auxiliary records
+    targets: np.ndarray               # (T,) record indices, at most config.max_targets
+    spec: ReleaseSpec
+    base: object                      # the Release on the protected data (queries, noise)
+    queries: list
+
+
+def setup_game(config: AggregatesConfig, stream: str) -> tuple[GameSetup, np.random.Generator]:
+    """Data, targets and released queries; the returned generator (stream ``stream``) has
+    drawn the target sample and goes on with the game's secret draws."""
     from engine.data.census import generate_census_blocks
     from engine.data.microdata import unique_targets
 
     protected, auxiliary = generate_census_blocks(
         config.seed, records_per_block=config.census_records,
         n_auxiliary=config.census_auxiliary, sensitive=config.sensitive)
-    schema = protected.schema
-    qi_names = list(schema.quasi_identifiers)
+    qi_names = list(protected.schema.quasi_identifiers)
     columns = qi_names + [config.sensitive]
     domain, codes = _domain_and_codes(protected, columns)
     _, aux_codes = _domain_and_codes(auxiliary, columns)
-    s = len(columns) - 1                                   # sensitive column index
-    n_values = domain.sizes[s]
-    g = rng(config.seed, "aggregates-aia")
+    g = rng(config.seed, stream)
     targets = unique_targets(protected, qi_names)
     if targets.size > config.max_targets:
         targets = np.sort(g.choice(targets, config.max_targets, replace=False))
@@ -122,7 +131,20 @@ def play_aia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
                        epsilon=None if config.mechanism == "none" else config.epsilon,
                        budget="per_query")
     base = build_release(spec, domain, codes, rng(config.seed, "aggregates-release"))
-    queries = list(base.queries)
+    return GameSetup(domain, codes, aux_codes, targets, spec, base, list(base.queries)), g
+
+
+def play_aia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
+             cancel: CancelToken = NEVER) -> AiaOutcome:
+    """The AIA game of Fig. 2 with every requested attack (see module docstring)."""
+    from engine.attacks.aggregates import cip, rap
+    from engine.attacks.aggregates.desia_stochastic import score_many_targets
+
+    game, g = setup_game(config, "aggregates-aia")
+    domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
+    spec, base, queries = game.spec, game.base, game.queries
+    s = codes.shape[1] - 1                                 # sensitive column index
+    n_values = domain.sizes[s]
     truth = g.integers(0, n_values, targets.size)
     released = np.zeros((targets.size, len(queries)))
     for i, t in enumerate(targets):                        # each target's own dataset
@@ -238,25 +260,10 @@ def play_mia(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     records either way; DeSIA-MIA (§6.2) and the CIP reconstruction MIA (§6.3) score it."""
     from engine.attacks.aggregates import cip
     from engine.attacks.aggregates.desia_stochastic import membership_fit_and_score
-    from engine.data.census import generate_census_blocks
-    from engine.data.microdata import unique_targets
 
-    protected, auxiliary = generate_census_blocks(
-        config.seed, records_per_block=config.census_records,
-        n_auxiliary=config.census_auxiliary, sensitive=config.sensitive)
-    columns = list(protected.schema.quasi_identifiers) + [config.sensitive]
-    domain, codes = _domain_and_codes(protected, columns)
-    _, aux_codes = _domain_and_codes(auxiliary, columns)
-    g = rng(config.seed, "aggregates-mia")
-    targets = unique_targets(protected, columns[:-1])
-    if targets.size > config.max_targets:
-        targets = np.sort(g.choice(targets, config.max_targets, replace=False))
-    spec = ReleaseSpec(kind=config.release, fraction=config.fraction,
-                       mechanism=config.mechanism,
-                       epsilon=None if config.mechanism == "none" else config.epsilon,
-                       budget="per_query")
-    base = build_release(spec, domain, codes, rng(config.seed, "aggregates-release"))
-    queries = list(base.queries)
+    game, g = setup_game(config, "aggregates-mia")
+    domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
+    spec, base, queries = game.spec, game.base, game.queries
     space = dd.RecordSpace.of(domain.sizes)
     masks = [space.matches(q.conditions) for q in queries]
     member = g.integers(0, 2, targets.size).astype(bool)

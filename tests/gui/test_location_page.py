@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from engine.project import load_project
 from gui.main_window import MainWindow
 from gui.pages.location_page import STEP_DATA, STEP_RELEASE, STEP_RESULTS, STEPS
 from tests.gui.conftest import distinct_colours
-from tests.gui.test_plot_wheel import scroll_area_of, wheel
+from tests.gui.test_plot_wheel import assert_wheel_scrolls_page
 
 RUN_TIMEOUT_MS = 60_000
 BAD_TRACES = Path(__file__).resolve().parents[1] / "data" / "bad_inputs" / "traces"
@@ -37,20 +36,6 @@ def run_to_completion(page, qtbot):
     qtbot.waitUntil(lambda: page.result() is not None and not page.is_running(),
                     timeout=RUN_TIMEOUT_MS)
     return page.result()
-
-
-def assert_wheel_scrolls_page(plot, qtbot):
-    area = scroll_area_of(plot)
-    bar = area.verticalScrollBar()
-    assert bar.maximum() > 0, "page does not scroll at this size"
-    area.ensureWidgetVisible(plot.plot_widget)
-    bar.setValue(min(bar.value(), bar.maximum() // 2))
-    before_view = plot.view_range()
-    before_scroll = bar.value()
-    wheel(plot.plot_widget, -3)
-    qtbot.wait(10)
-    assert bar.value() > before_scroll, "the page did not scroll"
-    assert plot.view_range() == pytest.approx(before_view), "the plot zoomed"
 
 
 def test_home_card_opens_the_location_page(main_window, qtbot):

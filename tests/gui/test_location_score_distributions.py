@@ -12,7 +12,8 @@ import pytest
 
 from gui.pages.location_page import STEP_RESULTS
 from gui.widgets.location_results import LocationResultsView
-from tests.gui.test_location_page import assert_wheel_scrolls_page, open_location, run_to_completion
+from tests.gui.test_location_page import open_location, run_to_completion
+from tests.gui.test_plot_wheel import assert_wheel_scrolls_page
 
 MEASURED = ["Without the target (measured)", "With the target (measured)"]
 THEORY = ["Without the target (theory)", "With the target (theory)"]

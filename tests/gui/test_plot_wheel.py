@@ -50,9 +50,8 @@ def plots_of(page):
     return {"roc": view.roc_plot.view, "what-if": view.sweep_plot.view}
 
 
-@pytest.mark.parametrize("which", ["roc", "what-if"])
-def test_wheel_over_plot_scrolls_page_and_keeps_view(results_page, qtbot, which):
-    plot = plots_of(results_page)[which]
+def assert_wheel_scrolls_page(plot, qtbot):
+    """A plain wheel turn over ``plot`` (a PlotView) scrolls its page and leaves its view."""
     area = scroll_area_of(plot)
     bar = area.verticalScrollBar()
     assert bar.maximum() > 0, "page does not scroll at this size"
@@ -64,6 +63,11 @@ def test_wheel_over_plot_scrolls_page_and_keeps_view(results_page, qtbot, which)
     qtbot.wait(20)
     assert bar.value() > before_scroll, "the page did not scroll"
     assert plot.view_range() == pytest.approx(before_view), "the plot zoomed"
+
+
+@pytest.mark.parametrize("which", ["roc", "what-if"])
+def test_wheel_over_plot_scrolls_page_and_keeps_view(results_page, qtbot, which):
+    assert_wheel_scrolls_page(plots_of(results_page)[which], qtbot)
 
 
 @pytest.mark.parametrize("which", ["roc", "what-if"])

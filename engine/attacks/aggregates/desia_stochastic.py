@@ -115,6 +115,19 @@ def _check_sizes(n_shadow, dataset_size, n_aux: int, extra: int) -> tuple[int, i
     return int(n_shadow), int(dataset_size)
 
 
+def released_matrix(released_answers, n_queries: int, n_targets: int = 1) -> np.ndarray:
+    """The released answers as (n_targets, n_queries) floats: one release shared by every
+    target, or one release per target (the AIA game re-randomises each target's sensitive
+    value, so each target faces its own release)."""
+    released = np.asarray(released_answers, dtype=np.float64)
+    if released.ndim == 0 or released.shape[-1] != n_queries or released.ndim > 2 \
+            or (released.ndim == 2 and released.shape[0] not in (1, n_targets)):
+        size = released.shape[-1] if released.ndim else 1
+        raise InputError(f"{size} released answers were given for {n_queries} queries; give "
+                         "one answer per released query.", key="released")
+    return np.broadcast_to(released.reshape(-1, n_queries), (n_targets, n_queries))
+
+
 def _target_rows(target_codes, domain: Domain, sensitive: int) -> np.ndarray:
     """(|V_n|, c) codes: the target with each sensitive value."""
     t = np.asarray(target_codes, dtype=np.int64).reshape(-1)
@@ -323,14 +336,7 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     queries = list(release_queries)
     targets = np.asarray(targets_codes)
     targets = targets.reshape(1, -1) if targets.ndim == 1 else targets
-    # One release for every target, or one release per target (the AIA game re-randomises
-    # each target's sensitive value, so each target faces its own release): (m,) or (K, m).
-    released = np.asarray(released_answers, dtype=np.float64)
-    released = np.broadcast_to(released.reshape(-1, released.shape[-1]),
-                               (targets.shape[0], released.shape[-1]))
-    if released.shape[1] != len(queries):
-        raise InputError(f"{released.shape[1]} released answers were given for {len(queries)} "
-                         f"queries; give one answer per released query.", key="released")
+    released = released_matrix(released_answers, len(queries), targets.shape[0])
     aux = _codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 0)
     rows = [_target_rows(t, dom, sens) for t in targets]
@@ -417,10 +423,7 @@ def membership_fit_and_score(release_queries: Sequence[CountingQuery], released_
     _check_model(model)
     _check_features(features)
     queries = list(release_queries)
-    released = np.asarray(released_answers, dtype=np.float64).reshape(-1)
-    if released.size != len(queries):
-        raise InputError(f"{released.size} released answers were given for {len(queries)} "
-                         f"queries; give one answer per released query.", key="released")
+    released = released_matrix(released_answers, len(queries))[0]
     aux = _codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 1)
     target = dom.check_codes(np.asarray(target_record_codes).reshape(1, -1))

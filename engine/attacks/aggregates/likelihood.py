@@ -36,9 +36,9 @@ from engine.attacks.aggregates.desia_stochastic import (
     _label_stream,
     _target_rows,
     as_domain,
+    released_matrix,
     target_answers,
 )
-from engine.data.errors import InputError
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 SIGMA_FLOOR = 1e-6
@@ -108,10 +108,7 @@ def likelihood_attack(release_queries: Sequence[CountingQuery], released_answers
     dom = as_domain(domain)
     sens = dom.index(sensitive_column)
     queries = list(release_queries)
-    released = np.asarray(released_answers, dtype=np.float64).reshape(-1)
-    if released.size != len(queries):
-        raise InputError(f"{released.size} released answers were given for {len(queries)} "
-                         f"queries; give one answer per released query.", key="released")
+    released = released_matrix(released_answers, len(queries))[0]
     aux = _codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 0)
     k = dom.sizes[sens]
