@@ -63,8 +63,10 @@ def load_config(path):
 def config_to_toml(config: dict) -> str:
     """A config dict as TOML, so it can be saved as CONFIG.toml and run again.
 
-    A small writer (flat keys, lists of scalars, one level of tables) is enough for audit
-    configs; ``None`` has no TOML form and becomes a comment ("not set").
+    A small writer is enough for audit configs: flat keys and lists, one level of ``[tables]``,
+    and deeper tables (a microdata schema, release options) as inline tables, a list of them
+    one per line. ``None`` has no TOML form: a comment ("not set") at the top level, left out
+    inside inline tables.
     """
     lines: list[str] = []
     tables = []
@@ -75,7 +77,7 @@ def config_to_toml(config: dict) -> str:
             lines.append(_toml_line(k, v))
     for name, table in tables:
         lines += ["", f"[{_toml_key(name)}]"]
-        lines += [_toml_line(k, v) for k, v in table.items() if not isinstance(v, dict)]
+        lines += [_toml_line(k, v) for k, v in table.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -95,8 +97,14 @@ def _toml_value(v) -> str:
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
         return repr(v)
+    if isinstance(v, dict):
+        inner = ", ".join(f"{_toml_key(str(k))} = {_toml_value(x)}" for k, x in v.items()
+                          if x is not None)
+        return "{ " + inner + " }" if inner else "{}"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+        if any(isinstance(x, dict) for x in v):      # one inline table per line
+            return "[\n" + "".join(f"  {_toml_value(x)},\n" for x in v) + "]"
+        return "[" + ", ".join(_toml_value(x) for x in v if x is not None) + "]"
     return json.dumps(str(v), ensure_ascii=False)  # JSON string escaping is valid TOML
 
 

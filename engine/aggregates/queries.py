@@ -39,6 +39,7 @@ from engine.data.errors import InputError
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 _PREVIEW = 12           # how many allowed values an error message lists before "and N more"
+MAX_PUBLISHED_COUNT = 10**12   # a published count above this is not a count of people
 _RANGE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
 _RANGE_LIKE = re.compile(r"^\s*-?[\w.]*\s*-\s*-?[\w.]*\s*$")
 
@@ -748,14 +749,35 @@ def _load_queries_toml(text: str, src: str, domain: Domain) -> list[CountingQuer
     return out
 
 
+@dataclass(frozen=True)
+class PublishedRows:
+    """A published table as read: one query and count per data row, and where each row is.
+
+    ``lines[i]`` is the CSV row of ``queries[i]`` as a spreadsheet numbers it (the header is
+    row 1), so messages can point at it even when a ``label`` column renamed the queries.
+    """
+
+    queries: list[CountingQuery]
+    counts: np.ndarray               # (m,) int64
+    lines: tuple[int, ...]
+    source: str
+
+
 def load_published_table(path: str | Path, domain: Domain
                          ) -> tuple[list[CountingQuery], np.ndarray]:
     """An already-published table: condition columns plus a ``count`` column.
 
     Each row is one released statistic (paper 003 §2.1): its condition cells use the syntax of
     :func:`load_queries_file`; ``count`` must be a whole number ≥ 0. Two rows with the same
-    conditions are an error (the same cell published twice).
+    conditions are an error (the same cell published twice). :func:`load_published_rows`
+    also returns each row's line in the file.
     """
+    rows = load_published_rows(path, domain)
+    return rows.queries, rows.counts
+
+
+def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
+    """:func:`load_published_table` with the CSV row number of every query (header = row 1)."""
     src = str(path)
     text = _read_text(path)
     header, rows = _csv_rows(text, src)
@@ -769,7 +791,7 @@ def load_published_table(path: str | Path, domain: Domain
                          f"that define each cell.", source=src)
     ci = header.index("count")
     li = header.index("label") if "label" in skip and "label" in header else None
-    queries, counts = [], []
+    queries, counts, lines = [], [], []
     seen: dict[tuple, int] = {}
     for line, cells in rows:
         raw = cells[ci]
@@ -787,6 +809,11 @@ def load_published_table(path: str | Path, domain: Domain
             raise InputError(f"{src}: row {line}, column 'count': {raw} is negative; counts "
                              f"cannot be below 0 (clamp noisy counts at 0 before publishing).",
                              source=src, key="count")
+        if value > MAX_PUBLISHED_COUNT:
+            raise InputError(f"{src}: row {line}, column 'count': {raw} is more people than "
+                             f"any table counts (above {MAX_PUBLISHED_COUNT:,}); check the "
+                             f"column (is it a count, not an amount or an id?).", source=src,
+                             key="count")
         q = _csv_query(domain, cols, header, line, cells, src,
                        cells[li] if li is not None else "")
         if q.conditions in seen:
@@ -796,4 +823,34 @@ def load_published_table(path: str | Path, domain: Domain
         seen[q.conditions] = line
         queries.append(q)
         counts.append(int(value))
-    return queries, np.asarray(counts, dtype=np.int64)
+        lines.append(line)
+    return PublishedRows(queries, np.asarray(counts, dtype=np.int64), tuple(lines), src)
+
+
+def write_published_csv(queries: Sequence[CountingQuery], counts, domain: Domain,
+                        path: str | Path) -> Path:
+    """Write released counts as a published table that :func:`load_published_table` reads
+    back: one row per statistic, a column per attribute (allowed values joined by "|", whole
+    number ranges as "lo-hi", empty = any value), then ``label`` and ``count``."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    used = sorted({c for q in queries for c, _ in q.conditions})
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([domain.columns[c] for c in used] + ["label", "count"])
+    for q, count in zip(queries, np.asarray(counts).tolist(), strict=True):
+        cond = dict(q.conditions)
+        cells = []
+        for c in used:
+            allowed = sorted(cond.get(c, ()))
+            ints = domain.int_values(c)
+            if not allowed or len(allowed) == domain.sizes[c]:
+                cells.append("")
+            elif ints is not None and len(allowed) > 1 and \
+                    np.array_equal(np.diff(ints[allowed]), np.ones(len(allowed) - 1)):
+                cells.append(f"{ints[allowed[0]]}-{ints[allowed[-1]]}")
+            else:
+                cells.append("|".join(domain.labels[c][k] for k in allowed))
+        w.writerow(cells + [q.label, int(count)])
+    out.write_text(buf.getvalue(), encoding="utf-8")
+    return out

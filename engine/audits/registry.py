@@ -37,7 +37,8 @@ AUDIT_TYPES: dict[str, AuditType] = {
                           "Can someone tell whether a person is in these counts of people per "
                           "place and hour?", "engine.audits.location"),
     "aggregates": AuditType("aggregates", "Count tables",
-                            "Will this count table let someone learn a person's attribute?", None),
+                            "Will this count table let someone learn a person's attribute?",
+                            "engine.audits.aggregates"),
     "model": AuditType("model", "Machine-learning model",
                        "Does this model reveal who it was trained on?", None),
 }

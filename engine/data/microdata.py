@@ -351,10 +351,21 @@ class Schema:
             out.append(ColumnSchema(c.name, role, c.kind, c.categories, c.low, c.high, c.bins))
         return Schema(tuple(out))
 
-    def validate_for_audit(self) -> None:
+    def validate_for_audit(self, source: str | None = None) -> None:
         """Raise an :class:`InputError` sentence unless an attribute-inference audit can run:
         exactly one sensitive column with at least two values, at least one quasi-identifier,
-        finite domains small enough to enumerate."""
+        finite domains small enough to enumerate. ``source`` (the file or config the schema
+        comes from) starts the sentence when given."""
+        try:
+            self._validate_for_audit()
+        except InputError as exc:
+            if not source:
+                raise
+            text = str(exc)
+            raise InputError(f"{source}: {text[0].lower() + text[1:]}", source=source,
+                             key=exc.key) from None
+
+    def _validate_for_audit(self) -> None:
         sens = self.sensitive_columns
         if not sens:
             raise InputError("No column is marked sensitive; an attribute-inference audit needs "
@@ -910,3 +921,22 @@ def require_unique_targets(microdata: Microdata, *, min_targets: int = 1) -> np.
                      f"record can be a target; add quasi-identifiers or use finer ones (e.g. "
                      f"exact age instead of age groups), or audit a smaller dataset such as "
                      f"one block.", source=microdata.source or None, key="quasi_identifiers")
+
+
+def infer_schema_from_csvs(paths: Sequence[str | Path], *, max_rows: int | None = None
+                           ) -> Schema:
+    """One schema whose domains cover every file (e.g. the protected records and the
+    attacker's auxiliary sample): inferred from the files' rows together, so a value seen only
+    in one of them (an age of 95 in the auxiliary sample) is inside the domain of both."""
+    frames = [_read_csv(str(p), max_rows) for p in paths]
+    names = list(frames[0].columns)
+    for p, f in zip(paths[1:], frames[1:], strict=True):
+        if list(f.columns) != names:
+            missing = [c for c in names if c not in f.columns] or \
+                      [c for c in f.columns if c not in names]
+            raise InputError(f"{p}: its columns differ from {paths[0]}'s (first difference: "
+                             f"'{missing[0] if missing else '(order)'}'); both files need the "
+                             f"same header.", source=str(p))
+    both = pd.concat(frames, ignore_index=True)
+    _check_no_missing(both, str(paths[0]), None)
+    return infer_schema(both, source=str(paths[0]))

@@ -35,3 +35,166 @@ def test_data_only_guess_uses_the_closest_auxiliary_records():
     assert scores.sum(axis=1) == pytest.approx([1, 1])
     assert scores[0].argmax() == 1                  # exact QI match: value 1 twice
     assert scores[1].argmax() in (0, 1)             # one QI in common with rows 0, 1, 3
+
+
+# --------------------------------------------------------------------------- config and run()
+
+from engine.audits.aggregates import (  # noqa: E402
+    SAMPLE_AUXILIARY,
+    SAMPLE_BLOCK,
+    demo_config,
+    run,
+)
+from engine.data.errors import InputError  # noqa: E402
+
+TINY = dict(census_records=60, census_auxiliary=400, max_targets=6, n_shadow=300,
+            reconstructions=2, attacks=("desia", "desia_stochastic_only", "data_only"),
+            mia_attacks=("desia_mia", "cip_rand_mia"))
+
+
+@pytest.fixture(scope="module")
+def tiny_result():
+    return run(AggregatesConfig(**TINY)).to_dict()
+
+
+def test_run_fills_the_result_contract(tiny_result):
+    r = tiny_result
+    assert r["audit_type"] == "aggregates"
+    assert [a["name"] for a in r["attacks"]] == list(TINY["attacks"])
+    for a in r["attacks"]:
+        d = a["details"]
+        assert d["game"] == "aia" and d["chance"] == pytest.approx(1 / 7)
+        assert 0 <= d["top1_accuracy_ci"][0] <= d["top1_accuracy"] <= d["top1_accuracy_ci"][1]
+        assert a["auc_ci"][0] <= a["auc"] <= a["auc_ci"][1]
+        assert "clustered" in a["auc_ci_method"]
+    th = r["theory"]
+    assert th["game"]["sensitive"] == "race" and len(th["game"]["values"]) == 7
+    assert th["release"]["queries"] == sum(t["cells"] for t in th["release"]["tables"])
+    assert th["dp"] is None                           # no noise: nothing to compare with
+    assert th["deterministic"]["targets"] == 6
+    assert [a["name"] for a in th["membership"]["attacks"]] == list(TINY["mia_attacks"])
+    assert r["verdict"]["level"] in ("low", "medium", "high")
+    assert any("No noise" in w for w in r["warnings"])
+
+
+def test_same_config_same_result_numbers(tiny_result):
+    again = run(AggregatesConfig(**TINY)).to_dict()
+    for a, b in zip(tiny_result["attacks"], again["attacks"], strict=True):
+        assert a["auc"] == b["auc"] and a["details"] == b["details"]
+    assert tiny_result["theory"]["membership"] == again["theory"]["membership"]
+
+
+def test_noise_gives_the_dp_comparison_and_per_query_epsilon_composes():
+    r = run(AggregatesConfig(**{**TINY, "membership": False, "mechanism": "laplace",
+                                "epsilon": 0.5})).to_dict()
+    dp = r["theory"]["dp"]
+    sens = r["theory"]["release"]["sensitivity"]
+    assert dp["epsilon_release"] == pytest.approx(0.5 * sens)
+    assert dp["epsilon_change"] == pytest.approx(2 * dp["epsilon_release"])
+    e = np.exp(dp["epsilon_change"])
+    assert dp["aia_top1_bound"] == pytest.approx(min(1.0, e / (e + 6)))
+
+
+def test_sweeps_replay_the_game_at_each_value():
+    r = run(AggregatesConfig(**{**TINY, "membership": False, "sweep_fractions": (0.25, 1.0),
+                                "sweep_epsilons": (2.0,), "sweep_targets": 5,
+                                "sweep_attacks": ("desia", "data_only")})).to_dict()
+    sw = r["theory"]["sweeps"]
+    assert sw["fraction"]["values"] == [0.25, 1.0]
+    assert sw["fraction"]["queries"][0] < sw["fraction"]["queries"][1]
+    assert len(sw["fraction"]["attacks"]["desia"]) == 2
+    assert sw["noise"]["values"] == [2.0] and sw["noise"]["noise_scale"][0] > 0
+
+
+def test_user_csv_without_auxiliary_resamples_other_records_and_warns(tmp_path):
+    cfg = AggregatesConfig.from_dict({
+        "audit_type": "aggregates", "data": str(SAMPLE_BLOCK), "schema": demo_config().schema,
+        "max_targets": 5, "n_shadow": 200, "membership": False,
+        "attacks": ["desia", "data_only"]})
+    r = run(cfg).to_dict()
+    assert r["theory"]["game"]["auxiliary_source"] == "protected_records"
+    assert r["theory"]["game"]["auxiliary_records"] == 9 * r["theory"]["game"]["records"]
+    assert any("resampled from the protected records" in w for w in r["warnings"])
+    assert r["inputs"][0]["sha256"]
+
+
+def test_inferred_schema_and_chosen_sensitive_column():
+    cfg = AggregatesConfig(data=str(SAMPLE_BLOCK), auxiliary=str(SAMPLE_AUXILIARY),
+                           sensitive="hispanic", max_targets=4, n_shadow=200,
+                           membership=False, release="marginals",
+                           release_options={"ways": [1, 2], "buckets": {"age": 10}},
+                           attacks=("desia", "data_only"))
+    r = run(cfg).to_dict()
+    assert r["theory"]["game"]["sensitive"] == "hispanic"
+    assert r["theory"]["game"]["values"] == ["Hispanic", "Not Hispanic"]
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"release": "custom"}, "release_options.path"),
+    ({"release": "published", "data": "x.csv", "release_options": {"path": "t.csv"}},
+     "published_records"),
+    ({"fraction": -1}, "'fraction'"),
+    ({"attacks": ["desia", "magic"]}, "'attacks'"),
+    ({"sweep_epsilons": [0.1] * 13}, "at most 12"),
+    ({"schema": {"columns": []}}, "columns"),
+    ({"membership": "yes"}, "true or false"),
+])
+def test_config_errors_are_sentences_naming_the_key(bad, words):
+    with pytest.raises(InputError) as exc:
+        AggregatesConfig.from_dict({"audit_type": "aggregates", **bad})
+    assert words in str(exc.value)
+
+
+def test_sensitive_column_that_does_not_exist_is_named():
+    cfg = AggregatesConfig(data=str(SAMPLE_BLOCK), sensitive="income", membership=False)
+    with pytest.raises(InputError, match="no column 'income'"):
+        run(cfg)
+
+
+def test_demo_toml_matches_demo_config():
+    import tomllib
+
+    from engine.audits.registry import config_from_dict
+    path = SAMPLE_BLOCK.parents[1] / "configs" / "aggregates_demo.toml"
+    assert config_from_dict(tomllib.loads(path.read_text())) == demo_config()
+
+
+def test_config_round_trips_through_toml_with_its_schema():
+    import tomllib
+
+    from engine.project import config_to_toml
+    cfg = demo_config()
+    assert AggregatesConfig.from_dict(tomllib.loads(config_to_toml(cfg.to_dict()))) == cfg
+
+
+PUBLISHED = SAMPLE_BLOCK.parent / "sample_published_p_tables.csv"
+
+
+def test_published_table_is_checked_and_attacked_with_the_attackers_sample():
+    cfg = AggregatesConfig(data=str(SAMPLE_AUXILIARY), schema=demo_config().schema,
+                           release="published", release_options={"path": str(PUBLISHED)},
+                           published_records=450, max_targets=5, n_shadow=200,
+                           membership=False, attacks=("desia", "data_only"))
+    r = run(cfg).to_dict()
+    pub = r["theory"]["published"]
+    assert pub["consistent"] is True and pub["rows"] == 368 and pub["records"] == 450
+    assert pub["candidates"] == 50                  # 10 × max_targets combinations checked
+    assert len(r["exposed_records"]) == pub["determined"]
+    assert all(e["record"] == "(redacted)" for e in r["exposed_records"])
+    assert r["theory"]["release"]["queries"] == 368
+    assert {i["role"] for i in r["inputs"]} == {"published_sample", "published_table"}
+
+
+def test_inconsistent_published_table_names_the_rows(tmp_path):
+    lines = PUBLISHED.read_text().splitlines()
+    header, first = lines[0], lines[1].rsplit(",", 1)
+    lines[1] = f"{first[0]},{int(first[1]) + 3}"        # one P12 cell no longer adds up
+    bad = tmp_path / "published.csv"
+    bad.write_text("\n".join([header, *lines[1:]]) + "\n")
+    cfg = AggregatesConfig(data=str(SAMPLE_AUXILIARY), schema=demo_config().schema,
+                           release="published", release_options={"path": str(bad)},
+                           published_records=450, max_targets=5, n_shadow=200,
+                           membership=False, attacks=("desia",))
+    with pytest.raises(InputError) as exc:
+        run(cfg)
+    assert "published.csv" in str(exc.value) and "row 2" in str(exc.value)

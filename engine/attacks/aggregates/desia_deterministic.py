@@ -18,15 +18,34 @@ built. Records that no released query covers keep the bound |D|.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.attacks.aggregates.solver import solve
+from engine.data.errors import InputError
 from engine.runtime import NEVER, CancelToken
 
 MAX_RECORD_TYPES = 5_000_000
+
+
+def _too_many_records_message(sizes: tuple[int, ...], columns, total: int) -> str:
+    """One sentence: how many possible records the domains give, the largest columns, the fix."""
+    names = ([str(c) for c in columns] if columns is not None and len(columns) == len(sizes)
+             else [f"column {j + 1}" for j in range(len(sizes))])
+    order = sorted(range(len(sizes)), key=lambda j: (-sizes[j], j))
+    big = [f"'{names[j]}' ({sizes[j]:,} values)" if not names[j].startswith("column ")
+           else f"{names[j]} ({sizes[j]:,} values)" for j in order[:3] if sizes[j] > 1]
+    product = " × ".join(f"{sizes[j]:,}" for j in order) if len(sizes) <= 8 else \
+        f"the sizes of the {len(sizes)} columns"
+    largest = (f"; the largest are {', '.join(big[:-1])} and {big[-1]}" if len(big) > 1
+               else f"; the largest is {big[0]}" if big else "")
+    return (f"The quasi-identifiers and the sensitive column allow {total:,} possible records "
+            f"({product}){largest} — more than the {MAX_RECORD_TYPES:,} the exact attack can "
+            f"enumerate; use fewer quasi-identifiers, coarser bins (e.g. age in 5-year groups) "
+            f"or set some of these columns' role to 'ignore'.")
 
 
 @dataclass(frozen=True)
@@ -37,11 +56,19 @@ class RecordSpace:
     codes: np.ndarray                # (T, c) int32
 
     @classmethod
-    def of(cls, domain_sizes) -> RecordSpace:
+    def of(cls, domain_sizes, *, columns=None) -> RecordSpace:
+        """The space of ``domain_sizes`` (a sequence of sizes, or a Domain, whose column names
+        then go into messages; ``columns`` names the columns otherwise). More than
+        MAX_RECORD_TYPES possible records is an InputError sentence naming the largest
+        columns."""
+        if hasattr(domain_sizes, "sizes") and hasattr(domain_sizes, "columns"):
+            columns = domain_sizes.columns if columns is None else columns
+            domain_sizes = domain_sizes.sizes
         sizes = tuple(int(s) for s in domain_sizes)
-        total = int(np.prod(sizes, dtype=np.int64))
+        total = math.prod(sizes)               # exact: np.prod would overflow int64
         if total > MAX_RECORD_TYPES:
-            raise ValueError(f"{total:,} possible records: too many for the exact module")
+            raise InputError(_too_many_records_message(sizes, columns, total),
+                             key="quasi_identifiers")
         grid = np.indices(sizes, dtype=np.int32).reshape(len(sizes), -1).T
         return cls(sizes, np.ascontiguousarray(grid))
 

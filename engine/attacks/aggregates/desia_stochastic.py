@@ -419,14 +419,32 @@ def membership_fit_and_score(release_queries: Sequence[CountingQuery], released_
     ``randomise_sensitive`` re-randomises the auxiliary records' ``sensitive_column`` in every
     shadow dataset (use it when the protected data's values were randomised too).
     """
+    return membership_score_many_targets(
+        release_queries, released_answers, np.asarray(target_record_codes).reshape(1, -1),
+        auxiliary, dataset_size, domain, n_shadow=n_shadow, model=model, features=features,
+        randomise_sensitive=randomise_sensitive, sensitive_column=sensitive_column,
+        noise=noise, seed=seed, progress=progress, cancel=cancel)[0]
+
+
+def membership_score_many_targets(release_queries: Sequence[CountingQuery], released_answers,
+                                  targets_codes, auxiliary, dataset_size: int, domain, *,
+                                  n_shadow: int = 20_000, model: str = "logistic",
+                                  features: str = "all", randomise_sensitive: bool = False,
+                                  sensitive_column=None, noise: Noise | None = None,
+                                  seed: int = 0, progress: Progress = NO_PROGRESS,
+                                  cancel: CancelToken = NEVER) -> list[dict]:
+    """:func:`membership_fit_and_score` for many targets, each with its own release (row of
+    ``released_answers``), sharing one set of auxiliary shadow samples (they do not depend on
+    the target), so the shadow answers are computed once; each target keeps its own labels
+    b_i and classifier. Same numbers as calling the single-target function per target."""
     dom = as_domain(domain)
     _check_model(model)
     _check_features(features)
     queries = list(release_queries)
-    released = released_matrix(released_answers, len(queries))[0]
+    targets = dom.check_codes(np.atleast_2d(np.asarray(targets_codes)))
+    released = released_matrix(released_answers, len(queries), targets.shape[0])
     aux = _codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 1)
-    target = dom.check_codes(np.asarray(target_record_codes).reshape(1, -1))
     if randomise_sensitive and sensitive_column is None:
         raise InputError("Re-randomising the sensitive values needs 'sensitive_column'.",
                          key="sensitive_column")
@@ -434,23 +452,30 @@ def membership_fit_and_score(release_queries: Sequence[CountingQuery], released_
     t0 = time.perf_counter()
     shadows = ShadowAnswers(queries, aux, dom, sens, n_shadow, size - 1,
                             randomise_sensitive=randomise_sensitive, extra=True, seed=seed,
-                            progress=progress.span(0.0, 0.6), cancel=cancel)
+                            progress=progress.span(0.0, 0.3), cancel=cancel)
     t_shadow = time.perf_counter() - t0
-    contrib = target_answers(queries, target)[0]                       # (m,)
-    mask = _feature_mask(features, contrib[None, :])
-    b = _label_stream(seed, "desia-mia-labels", target[0], None).integers(0, 2, size=n_shadow)
-    full = shadows.aux_answers + np.where(b[:, None] == 1, contrib[None, :],
-                                          shadows.extra_answers)
-    if noise is not None:
-        full = np.asarray(noise(full, rng(seed, "desia-mia-noise")))
-    t1 = time.perf_counter()
-    out = train_and_predict(full[:, mask], b, released[mask], 2, model=model, seed=seed,
-                            cancel=cancel)
-    out.pop("_val_proba")
-    progress.span(0.6, 1.0)(1.0, "Trained the membership classifier")
-    p = out.pop("probabilities")
-    out.update({"probability_member": float(p[1]), "prediction": int(p[1] > 0.5),
-                "model": model, "features": features, "n_features": int(mask.sum()),
-                "n_queries": len(queries), "n_shadow": n_shadow,
-                "seconds": {"shadows": t_shadow, "fit": time.perf_counter() - t1}})
-    return out
+    fit = progress.span(0.3, 1.0)
+    contribs = target_answers(queries, targets)                          # (T, m)
+    results = []
+    for i, target in enumerate(targets):
+        cancel.check()
+        t1 = time.perf_counter()
+        contrib = contribs[i]
+        mask = _feature_mask(features, contrib[None, :])
+        b = _label_stream(seed, "desia-mia-labels", target, None).integers(0, 2, size=n_shadow)
+        full = shadows.aux_answers + np.where(b[:, None] == 1, contrib[None, :],
+                                              shadows.extra_answers)
+        if noise is not None:
+            full = np.asarray(noise(full, rng(seed, "desia-mia-noise")))
+        out = train_and_predict(full[:, mask], b, released[i][mask], 2, model=model,
+                                seed=seed, cancel=cancel)
+        out.pop("_val_proba")
+        p = out.pop("probabilities")
+        out.update({"probability_member": float(p[1]), "prediction": int(p[1] > 0.5),
+                    "model": model, "features": features, "n_features": int(mask.sum()),
+                    "n_queries": len(queries), "n_shadow": n_shadow,
+                    "seconds": {"shadows": t_shadow, "fit": time.perf_counter() - t1}})
+        results.append(out)
+        fit((i + 1) / targets.shape[0], f"Membership classifier {i + 1:,} of "
+                                         f"{targets.shape[0]:,}")
+    return results
