@@ -203,3 +203,55 @@ def test_tp_only_interval_would_fail_this_suite():
         hits += lo <= exact <= hi
     p = stats.binomtest(hits, seeds, NOMINAL, alternative="less").pvalue
     assert p < P_VALUE_FLOOR, (hits, seeds)
+
+
+# --------------------------------------------------------------------------- clustered trials
+# Attribute inference (paper 003) pools every target's |V| (score, is-its-value) pairs: one
+# positive and |V| − 1 negatives that share the target's release, so they are correlated. The
+# AUC interval is clustered by target (Obuchowski 1997); the TPR-at-FPR interval keeps the
+# binomial threshold bounds. Truth: the same score law on 2.8 million pairs.
+
+def _aia_scores(g: np.random.Generator, targets: int, values: int = 7):
+    truth = g.integers(0, values, targets)
+    logits = g.normal(0.0, 1.0, (targets, values))
+    logits[np.arange(targets), truth] += 1.0
+    logits += g.normal(0.0, 1.0, (targets, 1))         # a shared per-target shift
+    scores = np.exp(logits)
+    scores /= scores.sum(axis=1, keepdims=True)
+    member = np.zeros((targets, values), dtype=bool)
+    member[np.arange(targets), truth] = True
+    return scores, member
+
+
+@cache
+def _aia_truth() -> dict:
+    from engine.metrics import auc_score
+
+    scores, member = _aia_scores(rng(0, "coverage", "aia-truth"), 400_000)
+    s, y = scores.ravel(), member.ravel()
+    neg = s[~y]
+    out = {"auc": auc_score(s, y)}
+    for f in (0.01, 0.1):
+        out[f] = float(np.mean(s[y] > np.quantile(neg, 1.0 - f)))
+    return out
+
+
+@pytest.mark.slow
+def test_clustered_auc_and_tpr_intervals_cover_correlated_attribute_trials():
+    from engine.metrics import clustered_auc_ci
+
+    truth = _aia_truth()
+    seeds, targets = 300, 60
+    hits = {"auc": 0, 0.01: 0, 0.1: 0}
+    for seed in range(seeds):
+        scores, member = _aia_scores(rng(seed, "coverage", "aia"), targets)
+        s, y = scores.ravel(), member.ravel()
+        _, (lo, hi) = clustered_auc_ci(s, y, np.repeat(np.arange(targets), 7))
+        hits["auc"] += lo <= truth["auc"] <= hi
+        for row in evaluate_attack("a", "a", s, y, delta=0.0,
+                                   fpr_targets=(0.01, 0.1))["tpr_at_fpr"]:
+            lo, hi = row["tpr_ci"]
+            hits[row["fpr_target"]] += lo <= truth[row["fpr_target"]] <= hi
+    for key, h in hits.items():
+        p = stats.binomtest(h, seeds, NOMINAL, alternative="less").pvalue
+        assert p >= P_VALUE_FLOOR, f"{key}: covered {h}/{seeds}"
