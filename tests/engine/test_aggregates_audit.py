@@ -198,3 +198,40 @@ def test_inconsistent_published_table_names_the_rows(tmp_path):
     with pytest.raises(InputError) as exc:
         run(cfg)
     assert "published.csv" in str(exc.value) and "row 2" in str(exc.value)
+
+
+def _csv(tmp_path, name, rows):
+    path = tmp_path / name
+    path.write_text("\n".join(",".join(map(str, r)) for r in rows) + "\n")
+    return path
+
+
+def test_sensitive_column_with_one_value_gets_a_sentence(tmp_path):
+    rows = [("sex", "age", "diagnosis")] + [("F" if i % 2 else "M", 20 + i, "flu")
+                                           for i in range(40)]
+    path = _csv(tmp_path, "one_value.csv", rows)
+    cfg = AggregatesConfig(data=str(path), sensitive="diagnosis", membership=False)
+    with pytest.raises(InputError) as exc:
+        run(cfg)
+    msg = str(exc.value)
+    assert "one_value.csv" in msg and "'diagnosis'" in msg and "only one possible value" in msg
+
+
+def test_no_unique_target_gets_a_sentence(tmp_path):
+    rows = [("sex", "diagnosis")] + [("F" if i % 2 else "M", "flu" if i % 3 else "cold")
+                                     for i in range(40)]
+    path = _csv(tmp_path, "crowded.csv", rows)
+    cfg = AggregatesConfig(data=str(path), sensitive="diagnosis", membership=False,
+                           release="marginals")
+    with pytest.raises(InputError, match="unique on its quasi-identifiers"):
+        run(cfg)
+
+
+def test_cli_run_with_a_missing_data_file_exits_2_with_one_line(tmp_path, capsys):
+    import main
+
+    config = tmp_path / "audit.toml"
+    config.write_text('audit_type = "aggregates"\ndata = "nowhere.csv"\n')
+    code = main.main(["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "nowhere.csv" in err[0]
