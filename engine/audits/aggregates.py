@@ -1139,17 +1139,21 @@ def _random_guess(config: AggregatesConfig, outcome: AiaOutcome) -> dict:
 
 
 def demo_config() -> AggregatesConfig:
-    """The bundled example: the sample census block (450 people) and its auxiliary sample,
-    the Census P-tables with m = 0.25·|D| released exactly, both games, no sweeps."""
+    """The bundled example, paper 003's PPMF setting on the sample census block (450 people)
+    and its auxiliary sample: Hispanic origin is the sensitive attribute, the Census P-tables
+    (P12, P12A–G by race, P12H Hispanic, P12I White not Hispanic) are released with
+    m = 0.25·|D| cells drawn at random, exact counts; both games, no sweeps."""
     return AggregatesConfig(
         name="Sample: census block P-tables, m/|D| = 0.25, no noise",
         data=str(SAMPLE_BLOCK.relative_to(ROOT)),
         auxiliary=str(SAMPLE_AUXILIARY.relative_to(ROOT)),
-        schema=_sample_schema(), max_targets=60, n_shadow=20_000, reconstructions=10,
-        mia_attacks=("desia_mia", "desia_mia_stochastic_only", "cip_rand_mia"))
+        schema=_sample_schema(), sensitive="hispanic",
+        release_options={"hispanic_col": "hispanic", "hispanic_label": "Hispanic",
+                         "white_label": "White"},
+        max_targets=60, n_shadow=20_000, reconstructions=10)
 
 
 def _sample_schema() -> dict:
     from engine.data.census import census_schema
 
-    return census_schema(("block_000",), sensitive="race").to_dict()
+    return census_schema(("block_000",), sensitive="hispanic").to_dict()

@@ -177,11 +177,11 @@ def test_published_table_is_checked_and_attacked_with_the_attackers_sample():
                            membership=False, attacks=("desia", "data_only"))
     r = run(cfg).to_dict()
     pub = r["theory"]["published"]
-    assert pub["consistent"] is True and pub["rows"] == 368 and pub["records"] == 450
+    assert pub["consistent"] is True and pub["rows"] == 460 and pub["records"] == 450
     assert pub["candidates"] == 50                  # 10 × max_targets combinations checked
     assert len(r["exposed_records"]) == pub["determined"]
     assert all(e["record"] == "(redacted)" for e in r["exposed_records"])
-    assert r["theory"]["release"]["queries"] == 368
+    assert r["theory"]["release"]["queries"] == 460
     assert {i["role"] for i in r["inputs"]} == {"published_sample", "published_table"}
 
 
