@@ -77,23 +77,27 @@ class VerdictPolicy:
             accuracy = max(accuracy, a["accuracy"])
         return float(tpr), float(accuracy)
 
-    def level(self, tpr_at_fpr: float, accuracy: float) -> tuple[str, list[str]]:
-        """Verdict level and the reasons that decided it, for the strongest attacker's numbers."""
+    def level(self, tpr_at_fpr: float, accuracy: float,
+              accuracy_name: str = "Balanced accuracy") -> tuple[str, list[str]]:
+        """Verdict level and the reasons that decided it, for the strongest attacker's numbers.
+        ``accuracy_name`` names the accuracy in the reasons (an audit whose accuracy is put on
+        the balanced scale another way says how)."""
         reasons: list[str] = []
         if tpr_at_fpr >= self.high_tpr:
             reasons.append(f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} (high if ≥ {self.high_tpr:.0%}).")
         if accuracy >= self.high_accuracy:
-            reasons.append(f"Balanced accuracy is {accuracy:.1%} (high if ≥ {self.high_accuracy:.0%}).")
+            reasons.append(f"{accuracy_name} is {accuracy:.1%} (high if ≥ {self.high_accuracy:.0%}).")
         if reasons:
             return "high", reasons
         if tpr_at_fpr >= self.medium_tpr:
             reasons.append(f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} (medium if ≥ {self.medium_tpr:.0%}).")
         if accuracy >= self.medium_accuracy:
-            reasons.append(f"Balanced accuracy is {accuracy:.1%} (medium if ≥ {self.medium_accuracy:.0%}).")
+            reasons.append(f"{accuracy_name} is {accuracy:.1%} (medium if ≥ {self.medium_accuracy:.0%}).")
         if reasons:
             return "medium", reasons
-        return "low", [f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} and balanced accuracy is "
-                       f"{accuracy:.1%}, both below the medium thresholds."]
+        return "low", [f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} and "
+                       f"{accuracy_name[0].lower() + accuracy_name[1:]} is {accuracy:.1%}, both "
+                       "below the medium thresholds."]
 
     def to_dict(self) -> dict:
         return asdict(self)

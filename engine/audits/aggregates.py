@@ -1064,7 +1064,10 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
                "accuracy": chance_corrected_accuracy(a["details"]["top1_accuracy"], chance)}
               for a in attacks]
     best_tpr, best_acc = policy.strongest(scaled + mia_attacks)
-    level, reasons = policy.level(best_tpr, best_acc)
+    level, reasons = policy.level(
+        best_tpr, best_acc, "The strongest attacker's accuracy on the balanced scale (top-1 "
+                            "accuracy corrected for chance, or the membership game's balanced "
+                            "accuracy)")
     n_exposed = len(exposed)
     if n_exposed and config.release != "published":
         reasons.append(f"{n_exposed} of {det['targets']} targets are provably determined by the "

@@ -11,6 +11,9 @@
 * :func:`observations_chart` — location audit (paper 000 Fig. 13/14): measured accuracy of the
   sweep attacks, with interval whiskers, against the target's number of observations k, beside
   the exact optimum and the most ε-DP per epoch allows.
+* :func:`attack_sweep_chart` — any measured metric (with interval whiskers) of several attacks
+  against one swept setting; the count-tables audit's AUC against m/|D| and against ε (paper
+  003 Fig. 6 and 8).
 
 The report is printed and photocopied, so every series differs by dash pattern *and* marker,
 not only by colour. Small plotting helpers (axes, ticks, log transform, clipping) live here
@@ -458,12 +461,15 @@ def short_label(label: str) -> str:
     return label.split(" (")[0] if " (" in label else label
 
 
-def roc_chart(result: dict, log_scale: bool) -> Drawing:
+def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
+              x_title: str | None = None, y_title: str | None = None) -> Drawing:
     """ROC curves of the attacks against the theory curves and the (ε, δ)-DP region.
 
     Layers, bottom to top: DP-permitted region (area under ``theory.dp_region.tpr_upper``,
     paper 002 Thm 1), each attack's pointwise Clopper–Pearson band (``details.roc_band``),
     random-guess diagonal, worst-case ε0-DP curve (KOV), exact optimal attacker, attacks.
+    ``title``, ``x_title`` and ``y_title`` replace the membership-game wording (the count-tables
+    audit's attribute game ranks values, not people).
     """
     st.register_fonts()
     d = Drawing(WIDTH, ROC_HEIGHT)
@@ -525,9 +531,11 @@ def roc_chart(result: dict, log_scale: bool) -> Drawing:
 
     if not attacks and ox.size < 2:
         p.message("no ROC data")
-    p.frame("False-positive rate (people absent wrongly flagged)",
-            "True-positive rate (people present found)", percent=True, grid=False)
-    title = "ROC, log-log axes (low false-alarm region)" if log_scale else "ROC, linear axes"
+    p.frame(x_title or "False-positive rate (people absent wrongly flagged)",
+            y_title or "True-positive rate (people present found)", percent=True, grid=False)
+    if title is None:
+        title = ("ROC, log-log axes (low false-alarm region)" if log_scale
+                 else "ROC, linear axes")
     d.add(text(xa.start, ROC_HEIGHT - 8, title, 9, bold=True))
     lx = xa.start + plot_w + 16
     legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
@@ -762,6 +770,139 @@ def observations_chart(result: dict) -> Drawing:
             "Balanced accuracy", percent=False, grid=False)
     d.add(text(xa.start, OBS_HEIGHT - 8, "Balanced accuracy of each swept target", 9,
                bold=True))
+    lx = x1 + 14
+    legend(d, entries, lx, y1, WIDTH - lx)
+    return d
+
+
+# --------------------------------------------------------------------------- measured sweeps
+
+MEASURED_SWEEP_HEIGHT = 250.0
+CHANCE_STYLE = (AXIS_GREY, (1, 2), None)
+
+
+def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict]],
+                       labels: dict[str, str], *, title: str, x_title: str,
+                       y_title: str = "AUC", metric: str = "auc", ci_key: str = "auc_ci",
+                       chance: float | None = 0.5, current: float | None = None,
+                       current_label: str = "audited setting",
+                       styles: dict[str, int] | None = None,
+                       height: float = MEASURED_SWEEP_HEIGHT) -> Drawing:
+    """A measured metric of several attacks against one swept setting (paper 003 Fig. 6, 8).
+
+    ``attacks[name]`` holds one row per entry of ``values`` with ``metric`` and its interval
+    ``ci_key``; each attack is drawn as markers with interval whiskers (shifted sideways per
+    series so whiskers never overlap) joined by its dash pattern. ``chance`` draws the
+    random-guess level, ``current`` marks the audited setting with a dotted vertical line.
+    The x axis is logarithmic when the values span 20× or more. ``styles`` maps an attack to
+    its index in :data:`ATTACK_STYLES` (to match the ROC chart); the rest take the next free.
+    """
+    st.register_fonts()
+    d = Drawing(WIDTH, height)
+    xs = np.asarray([v if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+                     for v in values or []], float)
+    finite = xs[np.isfinite(xs)]
+    span = list(finite) + ([float(current)] if isinstance(current, (int, float))
+                           and math.isfinite(current) else [])
+    positive = [v for v in span if v > 0]
+    log_x = len(positive) == len(span) >= 2 and max(span) / min(span) >= 20
+    plot_w, plot_h = 290.0, height - 62
+    if log_x:   # a little room either side, so edge markers and whiskers stay readable
+        xa = Axis(min(span) / 1.3, max(span) * 1.3, 48.0, plot_w, True)
+    elif len(span) >= 2 and max(span) > min(span):
+        pad = 0.06 * (max(span) - min(span))
+        lo = min(span) - pad
+        xa = Axis(max(0.0, lo) if min(span) >= 0 else lo, max(span) + pad, 48.0, plot_w,
+                  False)
+    else:
+        c = span[0] if span and span[0] > 0 else 1.0
+        xa = Axis(c / 2, c * 1.5, 48.0, plot_w, False)
+
+    series = [(str(name), list(rows)) for name, rows in (attacks or {}).items()
+              if isinstance(rows, (list, tuple)) and rows]
+    lows = [0.5 if chance is None else min(0.5, chance)]
+    for _, rows in series:
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            v = row.get(metric)
+            ci = row.get(ci_key) or []
+            for u in [v, *(ci if isinstance(ci, (list, tuple)) else [])]:
+                if isinstance(u, (int, float)) and math.isfinite(u):
+                    lows.append(float(u))
+    y_lo = max(0.0, math.floor(min(lows) * 10 - 1e-9) / 10)
+    ya = Axis(y_lo, 1.0, 40.0, plot_h, False)
+    p = Plot(d, xa, ya)
+    p.grid_under(percent=False)
+    x0, y0, x1, y1 = p.rect
+    entries: list[LegendEntry] = []
+
+    if chance is not None and y_lo <= chance <= 1.0:
+        cy = float(ya(chance))
+        d.add(_line([x0, cy, x1, cy], CHANCE_STYLE, 0.9))
+
+    index: dict[str, int] = dict(styles or {})
+    for name, _ in series:
+        if name not in index:
+            used = set(index.values())
+            i = 0
+            while i in used:
+                i += 1
+            index[name] = i
+    drawn = 0
+    for slot, (name, rows) in enumerate(series):
+        style = ATTACK_STYLES[index[name] % len(ATTACK_STYLES)]
+        color = style[0]
+        off = (slot - (len(series) - 1) / 2) * 6.0
+        pts = []
+        for xv, row in zip(xs, rows, strict=False):
+            val = row.get(metric) if isinstance(row, dict) else None
+            if not (np.isfinite(xv) and isinstance(val, (int, float)) and math.isfinite(val)):
+                continue
+            px = float(xa(xv)) + off
+            if not x0 - 4 <= px <= x1 + 4:
+                continue
+            ci = row.get(ci_key) or []
+            if (isinstance(ci, (list, tuple)) and len(ci) == 2
+                    and all(isinstance(c, (int, float)) and math.isfinite(c) for c in ci)):
+                lo_y = min(max(float(ya(ci[0])), y0), y1)
+                hi_y = min(max(float(ya(ci[1])), y0), y1)
+                d.add(Line(px, lo_y, px, hi_y, strokeColor=color, strokeWidth=0.8))
+                for yy in (lo_y, hi_y):
+                    d.add(Line(px - 2.2, yy, px + 2.2, yy, strokeColor=color, strokeWidth=0.8))
+            pts.append((px, float(ya(val))))
+        pts.sort()
+        if len(pts) >= 2:
+            for piece in clip_polyline(np.asarray([a for a, _ in pts]),
+                                       np.asarray([b for _, b in pts]), p.rect):
+                d.add(_line(piece, (color, style[1], None), 0.9))
+        for px, py in pts:
+            if y0 - 0.5 <= py <= y1 + 0.5:
+                d.add(marker(style[2], px, py, color))
+        if pts:
+            drawn += 1
+        entries.append(LegendEntry(f"{labels.get(name) or name.replace('_', ' ')} "
+                                   "(measured, 95% interval)", style))
+    if chance is not None:
+        entries.append(LegendEntry("Random guess", CHANCE_STYLE))
+
+    if isinstance(current, (int, float)) and math.isfinite(current):
+        cx = float(xa(current))
+        if x0 <= cx <= x1:
+            d.add(Line(cx, y0, cx, y1, strokeColor=BLACK, strokeWidth=0.8,
+                       strokeDashArray=(3, 2)))
+            lab = current_label
+            anchor = "end" if cx > (x0 + x1) / 2 else "start"
+            tx = cx - 3 if anchor == "end" else cx + 3
+            w = text_width(lab, 7)
+            d.add(Rect(tx - w - 1 if anchor == "end" else tx - 1, y1 - 12, w + 2, 9,
+                       fillColor=colors.white, strokeColor=None))
+            d.add(text(tx, y1 - 10, lab, 7, anchor))
+            entries.append(LegendEntry("Audited setting", (BLACK, (3, 2), None)))
+    if not drawn:
+        p.message("no sweep data")
+    p.frame(x_title + (", log scale" if log_x else ""), y_title, percent=False, grid=False)
+    d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
     legend(d, entries, lx, y1, WIDTH - lx)
     return d

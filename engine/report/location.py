@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from reportlab.lib import colors
 from reportlab.lib.units import cm
-from reportlab.platypus import Flowable, KeepTogether, Spacer
+from reportlab.platypus import Flowable, Spacer
 
 from engine.report import styles as st
 from engine.report.sections import (
@@ -24,6 +24,7 @@ from engine.report.sections import (
     comparison_by_attack,
     epsilon_bounds_table,
     inputs_table,
+    keep,
     key_value_table,
     markup,
     para,
@@ -216,7 +217,7 @@ class LocationSections(AuditSections):
                  + " cells (site, hour) after clipping"),
                 ("Epochs E", fmt_num(tg.get("epochs"))
                  + " distinct hours among them (what the privacy guarantee composes over)")]
-        return [KeepTogether([sub("The target"), key_value_table(rows)])]
+        return [keep([sub("The target"), key_value_table(rows)])]
 
     # ----------------------------------------------------------------- 4. method
     def describe_attack(self, attack: dict) -> str:
@@ -275,7 +276,7 @@ class LocationSections(AuditSections):
                                     f"ε0 = {fmt_eps(th.get('epsilon_per_epoch'))} per epoch",
                                     title=f"The privacy guarantee over the target's "
                                           f"{fmt_num(e)} epochs")
-            out.append(KeepTogether([
+            out.append(keep([
                 sub("The optimum and the DP bound beside the measured attacks"),
                 comparison_by_attack(result, th,
                                      optimal_label="Optimal informed attacker (exact)",
@@ -327,7 +328,7 @@ class LocationSections(AuditSections):
                          fmt_num(v.get("score")), fmt_num(v.get("threshold")),
                          "<b>present</b>" if v.get("says_present") else "absent",
                          fmt_pct(v.get("share_absent_at_least"))))
-        return [KeepTogether([
+        return [keep([
             sub("The published release"),
             para(f"File: {markup(pub.get('path') or st.DASH)}. "
                  + markup(pub.get("note") or ""), "small"),
@@ -340,7 +341,7 @@ class LocationSections(AuditSections):
         if not sweep.get("observations"):
             return []
         ks = sweep.get("observations") or []
-        return [KeepTogether([
+        return [keep([
             sub("Accuracy against the number of observations"),
             para("People who appear in more cells are easier to spot (paper 000 Fig. 13/14). "
                  f"The audit repeated the game for {fmt_num(len(ks))} other targets with "
@@ -453,7 +454,7 @@ def score_distribution_charts(result: dict) -> list[Flowable]:
         else:
             caption += ("No theory line is drawn: without noise the scores have no spread "
                         "for the law to describe.")
-        out.append(KeepTogether([
+        out.append(keep([
             sub(f"How the scores of members and non-members differ: {markup(label)}"),
             histogram_chart(dist["score"], bars, curves,
                             f"{label}: scores with and without the target "

@@ -17,6 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
 from engine.report import styles as st
+from engine.report.aggregates import AggregatesSections
 from engine.report.location import LocationSections
 from engine.report.mechanism import MechanismSections
 from engine.report.sections import (
@@ -35,6 +36,7 @@ from engine.report.sections import (
 AUDIT_SECTIONS: dict[str, type[AuditSections]] = {
     "mechanism": MechanismSections,
     "location": LocationSections,
+    "aggregates": AggregatesSections,
 }
 
 MARGIN = 2 * cm
@@ -48,9 +50,12 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     story += cover(result)                                            # 1
     story += [heading(2), *hooks.audited(result)]                     # 2
     story += [heading(3), *hooks.threat_model(result)]                # 3
+    # Sections 4 (measurement) and 5 are shared unless the audit's game is not a membership
+    # game (aggregates: attribute inference); then its hooks bring their own.
+    common = getattr(hooks, "method_common", None)
     story += [heading(4), *hooks.method_theory(result),                 # 4
-              *method_common(result, hooks.describe_attack)]
-    story += results(result)                                          # 5
+              *(common(result) if common else method_common(result, hooks.describe_attack))]
+    story += getattr(hooks, "results", results)(result)               # 5
     story += [heading(6), *hooks.theory(result)]                      # 6
     story += verdict(result)                                          # 7
     warnings = [st.markup(w) for w in result.get("warnings") or []]

@@ -92,6 +92,19 @@ class Heading(Paragraph):
         self.outline = (f"{number}. {title}", f"section-{number}")
 
 
+def keep(flowables) -> KeepTogether:
+    """KeepTogether without nesting: ReportLab's KeepTogether reports an endless height when
+    measured inside another one, which pushes the outer group to a new page every time; so
+    inner groups are flattened into this one."""
+    flat: list[Flowable] = []
+    for f in flowables:
+        if isinstance(f, KeepTogether):
+            flat += keep(f._content)._content
+        else:
+            flat.append(f)
+    return KeepTogether(flat)
+
+
 def heading(number: int) -> KeepTogether:
     """Section heading; starts a new page when less than 6 cm are left, so it never sits
     alone at the bottom of a page."""
@@ -511,7 +524,7 @@ def attack_table(a: dict) -> list[Flowable]:
         rows.append((f"Empirical ε lower bound ({st.fmt_conf(conf)} "
                      "confidence)", fmt_eps(eb.get("value")), st.DASH, note))
     widths = [4.6 * cm, 2.4 * cm, 3.6 * cm, TEXT_WIDTH - 10.6 * cm]
-    out.append(KeepTogether(head + [table(rows, widths)]))
+    out.append(keep(head + [table(rows, widths)]))
     out.append(Spacer(1, 6))
     return out
 
@@ -531,7 +544,7 @@ def baselines_table(result: dict) -> list[Flowable]:
                     + [tpr_cells(by_t[t])[0] if t in by_t else st.DASH for t in targets])
     first = 6.0 * cm
     rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
-    return [KeepTogether([sub("Baselines"),
+    return [keep([sub("Baselines"),
                           para("What an attacker achieves without using the release: a measured "
                                "attack is only informative where it beats these.", "small"),
                           table(rows, [first] + [rest] * (len(rows[0]) - 1))]),
@@ -547,12 +560,12 @@ def results(result: dict) -> list[Flowable]:
                                para("No attack results are recorded in this result file.")]
     else:   # the heading travels with the first table, never alone at a page's foot
         first = attack_table(attacks[0])
-        out = [KeepTogether([heading(5), first[0]]), *first[1:]]
+        out = [keep([heading(5), first[0]]), *first[1:]]
     for a in attacks[1:]:
         out += attack_table(a)
     theory = result.get("theory") or {}
     if attacks or (theory.get("optimal_attacker") or {}).get("roc"):
-        out.append(KeepTogether([
+        out.append(keep([
             sub("ROC curves"),
             para("Each curve shows, for every possible decision threshold, the share of people "
                  "present that the attacker finds (TPR) against the share of people absent that "
@@ -593,7 +606,7 @@ def verdict(result: dict) -> list[Flowable]:
                      "whichever is stronger. The thresholds are a policy choice and can be "
                      "changed in the configuration; the numbers behind them do not change.",
                      "small"))
-    return [heading(7), KeepTogether(body)]
+    return [keep([heading(7), *body])]
 
 
 # --------------------------------------------------------------------------- 10. reproducibility
@@ -693,7 +706,7 @@ def accounting_table(th: dict, *, k_sym: str = "k", over: str = "k observations"
     bracket = (f"The accountant brackets the composed ε between "
                f"{distinguishing_digits(lo, hi)} and {distinguishing_digits(hi, lo)}. "
                if both else "")
-    return [KeepTogether([sub(title or f"The privacy guarantee over {over}"),
+    return [keep([sub(title or f"The privacy guarantee over {over}"),
                           table(rows, [6.2 * cm, 2.2 * cm, TEXT_WIDTH - 8.4 * cm]),
                           para(bracket + "A larger ε means weaker protection; values above "
                                "about 1 give an attacker a real advantage (see below).",
@@ -764,7 +777,7 @@ def epsilon_bounds_table(result: dict, th: dict) -> list[Flowable]:
                  "which certifies far more with the same trials (Nasr et al. 2023). It is "
                  "not valid for other mechanisms, and the app only computes it for "
                  "Gaussian noise.")
-    return [KeepTogether([
+    return [keep([
         sub("Measured ε lower bounds against the claimed ε"),
         table(rows, [6.4 * cm, 3.4 * cm, 3.4 * cm, TEXT_WIDTH - 13.2 * cm]),
         para(note, "small")])]
