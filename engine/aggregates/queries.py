@@ -525,11 +525,19 @@ def census_p_tables(domain: Domain, age_col: str = "age", sex_col: str = "sex",
     sexes = _value_cells(domain, s)
     cols = [s, a]
     out = _cross(domain, cols, [sexes, ages], "P12")
+    # The Census letters: A–G for the seven OMB race categories in their order, H and I for
+    # the Hispanic tables — kept when a dataset has only some of the races, so "P12D" is the
+    # Asian table in every audit; with other race labels, letters follow the domain's order.
+    from engine.data.census import RACES
+
+    standard = all(lab in RACES for lab in domain.labels[r])
     letters = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     for k, lab in enumerate(domain.labels[r]):
-        t = f"P12{next(letters)}"
+        t = f"P12{'ABCDEFG'[RACES.index(lab)] if standard else next(letters)}"
         out += _cross(domain, cols, [sexes, ages], t, extra=((r, frozenset([k])),),
                       suffix=f" (race {lab})")
+    if standard:
+        letters = iter("HI")
     if hispanic_col is not None:
         h = domain.index(hispanic_col)
         if hispanic_label is None or white_label is None:

@@ -7,6 +7,7 @@ and one line here.
 
 from __future__ import annotations
 
+from gui.pages.aggregates_page import AggregatesPage
 from gui.pages.audit_page import AuditPage
 from gui.pages.location_page import LocationPage
 from gui.pages.mechanism_page import MechanismPage
@@ -14,4 +15,5 @@ from gui.pages.mechanism_page import MechanismPage
 AUDIT_PAGES: dict[str, type[AuditPage]] = {
     MechanismPage.AUDIT_TYPE: MechanismPage,
     LocationPage.AUDIT_TYPE: LocationPage,
+    AggregatesPage.AUDIT_TYPE: AggregatesPage,
 }

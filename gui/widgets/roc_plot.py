@@ -64,6 +64,7 @@ class RocPlot(QWidget):
                       "the privacy guarantee is broken.")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")
+        self.hint_label = hint      # an audit whose ROC has no DP region says something else
 
         self.view.add_tool(self.log_axes)
         layout = QVBoxLayout(self)

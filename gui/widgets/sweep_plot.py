@@ -1,10 +1,14 @@
 """What-if sweep: how the optimal attacker's success moves with ε per observation or with k.
 
 All three curves are exact theory (no sampling), so they are smooth and cheap; the vertical
-line marks the setting being audited so the officer sees which way is safer.
+line marks the setting being audited so the officer sees which way is safer. Other audits draw
+their own (measured) sweeps through :meth:`SweepPlot.show_curves`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -14,6 +18,27 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gui.formatting import fpr_label, is_number, number, pct
 from gui.widgets.plot_view import PlotView
+
+
+@dataclass(frozen=True)
+class SweepCurve:
+    """One curve of a sweep: its name, its y value at each swept value (None = not measured)
+    and colour; optionally [lo, hi] intervals drawn as error bars, and markers at the points
+    (measured sweeps have few points, theory curves many)."""
+
+    name: str
+    values: Sequence
+    color: QColor
+    intervals: Sequence | None = None
+    style: Qt.PenStyle = Qt.PenStyle.SolidLine
+    markers: bool = False
+
+
+def padded_log_range(values: np.ndarray) -> tuple[float, float]:
+    """log10 range of the swept values; a single value gets half a decade either side."""
+    lo, hi = float(np.log10(values.min())), float(np.log10(values.max()))
+    return (lo - 0.5, hi + 0.5) if hi <= lo else (lo, hi)
+
 
 PARAMETER_AXIS = {
     "epsilon": "ε per observation (log scale)",
@@ -65,40 +90,77 @@ class SweepPlot(QWidget):
         layout.addWidget(self.inverse_label)
 
     def set_result(self, result: dict | None) -> None:
-        self.plot_item.clear()
-        self.legend.clear()
         theory = (result or {}).get("theory") or {}
-        self.inverse_label.setText(inverse_sentence(theory.get("inverse")))
         sweep = theory.get("sweep")
         if not sweep or not sweep.get("values"):
+            self.plot_item.clear()
+            self.legend.clear()
+            self.inverse_label.setText(inverse_sentence(theory.get("inverse")))
             return
-        values = np.asarray(sweep["values"], dtype=float)
         parameter = sweep.get("parameter", "epsilon")
-        self.plot_item.setLogMode(x=True, y=False)
-        self.plot_item.setLabel("bottom", PARAMETER_AXIS.get(parameter, parameter))
         series = [("Balanced accuracy", sweep.get("accuracy"), QColor(21, 101, 192)),
                   ("AUC", sweep.get("auc"), QColor(0, 121, 107)),
                   (f"TPR at {fpr_label(sweep.get('fpr', 0.01))} FPR", sweep.get("tpr_at_fpr"),
                    QColor(183, 28, 28))]
-        for name, ys, color in series:
-            if not ys:
+        self.show_curves(sweep["values"],
+                         [SweepCurve(name, ys, color) for name, ys, color in series if ys],
+                         axis_label=PARAMETER_AXIS.get(parameter, parameter),
+                         current=sweep.get("current"),
+                         current_symbol="ε" if parameter == "epsilon" else "k",
+                         text=inverse_sentence(theory.get("inverse")))
+
+    def show_curves(self, values, curves: Sequence[SweepCurve], *, axis_label: str,
+                    current=None, current_symbol: str = "", y_label: str | None = None,
+                    text: str = "") -> None:
+        """Draw ``curves`` against the swept ``values`` on a log x axis, rates in [0, 1]; a
+        dashed line marks the ``current`` setting; ``text`` goes under the plot.
+
+        Any audit's sweep (theory curves or measured points with intervals) draws through
+        this, so all sweeps look and zoom alike.
+        """
+        self.plot_item.clear()
+        self.legend.clear()
+        self.inverse_label.setText(text)
+        values = np.array([np.nan if not is_number(v) else v for v in values], dtype=float)
+        order = np.argsort(values, kind="stable")       # lines run left to right
+        values = values[order]
+        self.plot_item.setLogMode(x=True, y=False)
+        self.plot_item.setLabel("bottom", axis_label)
+        if y_label is not None:
+            self.plot_item.setLabel("left", y_label)
+        positive = values > 0
+        logx = np.log10(np.where(positive, values, 1.0))
+        for curve in curves:
+            y = np.array([np.nan if not is_number(v) else v for v in curve.values],
+                         dtype=float)
+            if y.size != values.size:
                 continue
-            y = np.array([np.nan if v is None else v for v in ys], dtype=float)
-            keep = np.isfinite(y) & (values > 0)
-            self.plot_item.addItem(pg.PlotDataItem(values[keep], y[keep], name=name,
-                                                   pen=pg.mkPen(color, width=2)))
-        current = sweep.get("current")
+            y = y[order]
+            keep = np.isfinite(y) & positive
+            pen = pg.mkPen(curve.color, width=2, style=curve.style)
+            marks = ({"symbol": "o", "symbolSize": 7, "symbolBrush": curve.color,
+                      "symbolPen": curve.color} if curve.markers else {})
+            self.plot_item.addItem(pg.PlotDataItem(values[keep], y[keep], name=curve.name,
+                                                   pen=pen, **marks))
+            if curve.intervals is not None and len(curve.intervals) == values.size:
+                ci = [curve.intervals[i] or [None, None] for i in order]
+                lo = np.array([np.nan if not is_number(c[0]) else c[0] for c in ci])
+                hi = np.array([np.nan if not is_number(c[1]) else c[1] for c in ci])
+                bars = keep & np.isfinite(lo) & np.isfinite(hi)
+                if bars.any():
+                    # Error bars are drawn in view coordinates (log10 x), as the axis is log.
+                    self.plot_item.addItem(pg.ErrorBarItem(
+                        x=logx[bars], y=y[bars], top=hi[bars] - y[bars],
+                        bottom=y[bars] - lo[bars], beam=0.02, pen=pg.mkPen(curve.color)))
         if is_number(current) and current > 0:
-            symbol = "ε" if parameter == "epsilon" else "k"
             line = pg.InfiniteLine(pos=np.log10(current), angle=90,
                                    pen=pg.mkPen(QColor(60, 60, 60), width=1.5,
                                                 style=Qt.PenStyle.DashLine),
-                                   label=f"now: {symbol} = {number(current)}",
+                                   label=(f"now: {current_symbol} = {number(current)}"
+                                          if current_symbol else f"now: {number(current)}"),
                                    labelOpts={"position": 0.08, "color": (40, 40, 40),
                                               "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(line)
         # Success rates live in [0, 1]; the swept values span the x axis (log10 units).
-        positive = values[values > 0]
-        if positive.size:
-            self.view.set_home((float(np.log10(positive.min())),
-                                float(np.log10(positive.max()))), (0.0, 1.0))
+        if positive.any():
+            self.view.set_home(padded_log_range(values[positive]), (0.0, 1.0))
