@@ -1076,11 +1076,13 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
             level = "medium"
             reasons.append("Raised to medium: a value proved from the tables is a certain "
                            "disclosure for that person, whatever the averages say.")
-    best = max(attacks, key=lambda a: a["details"]["top1_accuracy"])
+    # The attack named in the summary: the best-ranking one (AUC), DeSIA on ties.
+    best = max(attacks, key=lambda a: (a["auc"], a["name"] == "desia"))
     summary = (f"From these {theory['release']['queries']:,} released counts, an attacker who "
-               f"knows a person's {', '.join(domain.columns[:s])} and the data's size guesses "
-               f"their {domain.columns[s]} right {best['details']['top1_accuracy']:.0%} of the "
-               f"time ({best['label'].split(':')[0]}; chance {chance:.0%}). ")
+               f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
+               f"the data guesses their '{domain.columns[s]}' right "
+               f"{best['details']['top1_accuracy']:.0%} of the time with "
+               f"{best['label'].split(':')[0]} (chance: {chance:.0%}; AUC {best['auc']:.2f}). ")
     if config.release != "published":
         summary += (f"For {n_exposed} of the {det['targets']} people attacked the tables leave "
                     "only one possible value.")

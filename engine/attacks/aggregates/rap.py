@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,7 +53,7 @@ DECODES = ("sample", "argmax")
 _SMALL_WORK = 2_000_000     # K·n'·m below which CPU training runs on one thread
 
 __all__ = ["AttributeInference", "Reconstructions", "attribute_inference", "membership_scores",
-           "reconstruct_rap", "relaxed_answers"]
+           "RelaxedPlan", "reconstruct_rap", "relaxed_answers"]
 
 
 def _indicators(domain_sizes: Sequence[int], queries: Sequence[CountingQuery]
@@ -74,11 +75,113 @@ def _indicators(domain_sizes: Sequence[int], queries: Sequence[CountingQuery]
     return out
 
 
+def _compressed(indicators: dict[int, np.ndarray]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Per column, the distinct columns U_j (d_j, u_j) of its indicator matrix and the index
+    (m,) of each query's column in U_j. Queries of one table share few allowed-value sets (the
+    116 ages of the census P-tables fall into 23 bins, and every query that does not constrain
+    the column allows all of it). Columns whose every query allows every value (a factor 1
+    throughout) are dropped (all but one if no other column is left)."""
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    trivial = {j for j, mat in indicators.items() if bool(np.all(mat == 1.0))}
+    if trivial and len(trivial) == len(indicators):
+        trivial.discard(min(trivial))        # keep one column: every answer is then 1
+    for j, mat in indicators.items():
+        if j in trivial:
+            continue
+        unique, index = np.unique(mat.T, axis=0, return_inverse=True)
+        out[j] = (np.ascontiguousarray(unique.T, dtype=np.float32),
+                  np.asarray(index, dtype=np.int64).reshape(-1))
+    return out
+
+
+_BMM_BLOWUP = 8      # the last factor goes through one batched matmul while P·u_last ≤ 8·m
+
+
+@dataclass
+class RelaxedPlan:
+    """How :func:`relaxed_answers` evaluates q̃(θ) without the (K, n', m) tensor per column.
+
+    With a_j = softmax(θ_j) @ U_j (K, n', u_j) the per-row factor of each distinct allowed set,
+    the columns are taken in order (fewest distinct sets first). ``steps`` build the products
+    over the distinct *prefixes* — the combinations of the first columns' sets that some query
+    uses, as a (K, P, n') tensor: for the first column the sets used, then for each next
+    column (index of the parent prefix, set of this column). The last column is contracted
+    with the prefixes by one batched matrix product (K, P, n') @ (K, n', u_last) / n', and
+    ``flat`` picks each query's (prefix, set) entry. On the census P-tables (150 records,
+    368 queries, K = 5): 16 prefixes × 23 age bins, 1.4 ms an epoch (forward and backward)
+    against 7–11 ms for the full (d_j, m) products — the same numbers to float rounding.
+    If P·u_last would exceed 8·m (queries with unrelated allowed sets), the last column is
+    gathered and multiplied like the others (``flat`` then indexes the final prefixes).
+    """
+
+    columns: list[int]
+    unique: list            # per column, (d_j, u_j) tensors
+    steps: list             # per column but the last (all of them when not bmm): (parent, set)
+    flat: object            # (m,) index tensor
+    bmm: bool
+
+    @classmethod
+    def build(cls, indicators: dict[int, np.ndarray], device=None) -> RelaxedPlan:
+        import torch
+
+        comp = _compressed(indicators)
+        if not comp:
+            raise ValueError("no released query constrains any column")
+        cols = sorted(comp, key=lambda j: (comp[j][0].shape[1], j))
+        idx = np.stack([comp[j][1] for j in cols], axis=1)                    # (m, L)
+        m, n_cols = idx.shape
+
+        def prefixes(upto: int):
+            """Distinct prefixes idx[:, :upto], each query's one, and each prefix's first
+            query."""
+            _, first, inv = np.unique(idx[:, :upto], axis=0, return_index=True,
+                                      return_inverse=True)
+            return first, np.asarray(inv).reshape(-1)
+
+        n_pre = n_cols - 1
+        bmm = False
+        if n_cols >= 2:
+            first, inv = prefixes(n_pre)
+            bmm = first.size * comp[cols[-1]][0].shape[1] <= _BMM_BLOWUP * m
+        if not bmm:
+            n_pre = n_cols
+        steps = []
+        inv_prev = None
+        for c in range(n_pre):
+            first, inv = prefixes(c + 1)
+            parent = None if c == 0 else torch.as_tensor(inv_prev[first], device=device)
+            steps.append((parent, torch.as_tensor(idx[first, c], device=device)))
+            inv_prev = inv
+        if bmm:
+            flat = inv_prev * comp[cols[-1]][0].shape[1] + idx[:, -1]
+        else:
+            flat = inv_prev
+        unique = [torch.as_tensor(comp[j][0], device=device) for j in cols]
+        return cls(cols, unique, steps, torch.as_tensor(flat, device=device), bmm)
+
+    def answers(self, logits):
+        import torch
+
+        cur = None
+        for c, (parent, values) in enumerate(self.steps):
+            a = (torch.softmax(logits[self.columns[c]], dim=-1) @ self.unique[c])
+            a = a.transpose(1, 2).index_select(1, values)                   # (K, P_c, n')
+            cur = a if parent is None else cur.index_select(1, parent) * a
+        if self.bmm:
+            last = torch.softmax(logits[self.columns[-1]], dim=-1) @ self.unique[-1]
+            joint = torch.bmm(cur, last) / last.shape[1]                    # (K, P, u_last)
+            return joint.reshape(joint.shape[0], -1).index_select(1, self.flat)
+        return cur.mean(dim=2).index_select(1, self.flat)
+
+
 def relaxed_answers(logits, indicators):
     """(K, m) relaxed answers q̃(θ) (fractions of n') of the stacked logits, a list per column
-    of (K, n', d_j) tensors; ``indicators`` maps column → (d_j, m) tensor."""
+    of (K, n', d_j) tensors; ``indicators`` maps column → (d_j, m) tensor (the plain product),
+    or is a :class:`RelaxedPlan` (what :func:`reconstruct_rap` uses; the same values)."""
     import torch
 
+    if isinstance(indicators, RelaxedPlan):
+        return indicators.answers(logits)
     prod = None
     for j, mat in indicators.items():
         f = torch.softmax(logits[j], dim=-1) @ mat                # (K, n', m)
@@ -122,7 +225,7 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     queries = list(queries)
     target = torch.as_tensor(np.asarray(released, dtype=np.float64) / max(int(n_records), 1),
                              dtype=torch.float32, device=dev)
-    ind = {j: torch.as_tensor(m, device=dev) for j, m in _indicators(sizes, queries).items()}
+    plan = RelaxedPlan.build(_indicators(sizes, queries), device=dev)
 
     gen = torch_generator(seed, "rap", mode)
     if mode == "init":
@@ -138,9 +241,9 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
             base = base + 0.1 * torch.randn((kk, rows, d), generator=gen)
         else:
             base = torch.randn((kk, rows, d), generator=gen)
-        logits.append(base.to(dev).requires_grad_(j in ind))
-    params = [logits[j] for j in ind]
-    opt = torch.optim.Adam(params, lr=float(lr))
+        logits.append(base.to(dev).requires_grad_(j in plan.columns))
+    params = [logits[j] for j in plan.columns]
+    opt = torch.optim.Adam(params, lr=float(lr), fused=dev.type in ("cpu", "cuda"))
     curve: list[float] = []
     step = max(1, int(check_every))
     small = dev.type == "cpu" and kk * rows * max(len(queries), 1) < _SMALL_WORK
@@ -148,7 +251,7 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     with torch_threads(1 if small else None):
         for epoch in range(int(epochs)):
             opt.zero_grad(set_to_none=True)
-            err = ((relaxed_answers(logits, ind) - target) ** 2).sum(dim=1)   # (K,)
+            err = ((relaxed_answers(logits, plan) - target) ** 2).sum(dim=1)   # (K,)
             err.sum().backward()
             opt.step()
             if (epoch + 1) % step == 0 or epoch + 1 == int(epochs):
@@ -160,7 +263,7 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
                     break
     cancel.check()
     with torch.no_grad():
-        per_model = ((relaxed_answers(logits, ind) - target) ** 2).sum(dim=1).cpu()
+        per_model = ((relaxed_answers(logits, plan) - target) ** 2).sum(dim=1).cpu()
         cols = []
         for j, d in enumerate(sizes):
             probs = torch.softmax(logits[j].detach(), dim=-1).cpu().reshape(kk * rows, d)
