@@ -186,6 +186,10 @@ class SchemaEditor(QWidget):
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(list(HEADERS))
         self.table.verticalHeader().setVisible(False)
+        # One line per column of the file: a long category list is elided (its tooltip and the
+        # editor show it whole) — wrapped rows made the role and kind boxes grow tall.
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         header = self.table.horizontalHeader()
         for col in (COL_NAME, COL_ROLE, COL_KIND, COL_SIZE):
@@ -380,12 +384,12 @@ class SchemaEditor(QWidget):
         text = domain_text(column)
         item = self.table.item(row, COL_DOMAIN)
         item.setText(text)
-        item.setToolTip(text if len(text) > 60 else self.table.toolTip())
+        item.setToolTip(text if len(text) > 40 else self.table.toolTip())
         self._filling = was
 
     def _fit_height(self) -> None:
-        """Every row visible, long category lists wrapped: the table sits in a scrolling step
-        page, and an inner scroll bar would hide columns of the file."""
+        """Every row visible: the table sits in a scrolling step page, and an inner scroll bar
+        would hide columns of the file."""
         self.table.resizeRowsToContents()
         for row in range(self.table.rowCount()):       # never squeeze the role/kind combos
             combo = self.table.cellWidget(row, COL_ROLE)
