@@ -504,10 +504,9 @@ def play_aia(config: AggregatesConfig, *, data: AuditData | None = None,
     det_status = []
     guess_no_verify = np.full(targets.size, -1)
     guess_no_unique = np.full(targets.size, -1)
-    needs_det = wanted & {"desia", "desia_deterministic_only", "desia_no_verification",
-                          "desia_no_uniqueness"} or True    # exposed records always need it
+    # Always run: the exposed records come from it, whatever attacks are listed.
     det_progress = progress.span(0.0, 0.35)
-    for i, t in enumerate(targets if needs_det else ()):
+    for i, t in enumerate(targets):
         cancel.check()
         qi = {c: int(codes[t, c]) for c in range(s)}
         out = dd.infer(space, masks, released[i], n, qi, s,
