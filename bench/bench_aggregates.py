@@ -1,20 +1,31 @@
-"""Fixed-aggregate-statistics benchmarks (issue 7, paper 003), on the modules built so far.
+"""Fixed-aggregate-statistics benchmarks (issue 7, paper 003): the issue's numbers.
 
-A synthetic census block of 450 records (4,000 auxiliary records), the P-tables "sex by age
-group for each race" with m = 0.25·|D| released queries, race as the sensitive attribute:
+A synthetic census block of 450 records (4,000 auxiliary records, seed 0), the P-tables "sex by
+age group for each race" with m = 0.25·|D| = 112 released queries, race as the sensitive
+attribute, every target unique on its quasi-identifiers:
 
-1. DeSIA's deterministic module on every target unique on its quasi-identifiers: median and
-   95th-percentile seconds per target (goal: median under 1 s on 2 cores).
-2. The stochastic module's 20,000 shadow datasets against a per-dataset Python loop (500
-   datasets, scaled), and the whole fit for one target.
-3. CIP with K = 100 reconstructions; RAP with K = 10 (K = 100 wants a GPU: see the note).
+1. DeSIA's deterministic module on every unique target: median and 95th-percentile seconds per
+   target (goal: median under 1 s on 2 cores).
+2. The stochastic module's 20,000 shadow datasets and the fit for one target, against a
+   per-dataset Python loop computing only the answers (500 datasets, scaled to 20,000).
+3. Memory: peak traced allocation (tracemalloc; numpy registers its buffers with it) while the
+   20,000 shadow datasets' answers are built, at 5,000 and 20,000 shadows, beside the two
+   things an unbatched build would hold at once — so the peak staying near the (N × m) answer
+   matrix shows the shadows are made batch by batch.
+4. CIP-rand with K = 100 reconstructions, on the exact release and on a Laplace-noised one
+   (ε = 0.5 per query: the L1 model of §5.6). RAP-rand: K = 100 on a GPU; on a CPU K = 10 is
+   measured and K = 100 extrapolated linearly (the K runs are one stacked batch, so the work
+   grows with K; the line says which it is).
 
-``python -m bench.bench_aggregates``.
+``python -m bench.bench_aggregates`` (``--quick``: parts 1–3 on the first 20 targets, CIP K = 10).
 """
 
 from __future__ import annotations
 
+import resource
+import sys
 import time
+import tracemalloc
 
 import numpy as np
 
@@ -51,7 +62,8 @@ def bench_deterministic(protected, domain, release, sensitive, targets) -> None:
         determined += out.status == "determined"
     print(f"DeSIA deterministic module: {len(targets)} unique targets, {determined} "
           f"determined; per target median {np.median(seconds):.3f} s, 95th percentile "
-          f"{np.percentile(seconds, 95):.3f} s ({len(release.queries)} released queries)",
+          f"{np.percentile(seconds, 95):.3f} s, max {np.max(seconds):.3f} s "
+          f"({len(release.queries)} released queries, |D| = {protected.n_records})",
           flush=True)
 
 
@@ -70,31 +82,81 @@ def bench_stochastic(protected, auxiliary, domain, release, sensitive, targets) 
     out = fit_and_score(release.queries, release.released_answers, protected.codes[targets[0]],
                         sensitive, auxiliary.codes, n, domain, n_shadow=20_000, seed=0)
     t_ours = time.perf_counter() - t0
-    report(f"DeSIA stochastic module, 20,000 shadow datasets and the fit (validation AUC "
-           f"{out['validation_auc']:.3f}; reference = answers alone, per-dataset loop)",
-           t_ours, t_loop)
+    report(f"DeSIA stochastic module, 20,000 shadow datasets and the fit (shadows "
+           f"{out['seconds']['shadows']:.2f} s, fit {out['seconds']['fit']:.2f} s, validation "
+           f"AUC {out['validation_auc']:.3f}; reference = answers alone, per-dataset loop of "
+           f"{loop} scaled to 20,000)", t_ours, t_loop)
 
 
-def bench_reconstructions(protected, auxiliary, domain, release) -> None:
+def bench_memory(protected, auxiliary, domain, release, sensitive) -> None:
+    from engine.attacks.aggregates.desia_stochastic import ShadowAnswers
+
+    n, m = protected.n_records, len(release.queries)
+    n_aux = auxiliary.n_records
+    peaks = {}
+    for n_shadow in (5_000, 20_000):
+        tracemalloc.start()
+        shadows = ShadowAnswers(list(release.queries), auxiliary.codes, domain, sensitive,
+                                n_shadow, n - 1, randomise_sensitive=True, extra=False, seed=0)
+        peaks[n_shadow] = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        del shadows
+    output = 20_000 * m * 8 / 2**20
+    all_codes = 20_000 * (n - 1) * protected.codes.shape[1] * 4 / 2**20
+    all_keys = 20_000 * n_aux * 4 / 2**20
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"Shadow answers, peak traced memory: {peaks[5_000]:.0f} MiB for 5,000 shadows, "
+          f"{peaks[20_000]:.0f} MiB for 20,000 — of which the kept (20,000 × {m}) answer "
+          f"matrix is {output:.0f} MiB; unbatched, the 20,000 datasets' codes alone would take "
+          f"{all_codes:.0f} MiB and the random keys that sample them from the {n_aux:,} "
+          f"auxiliary records {all_keys:.0f} MiB. Process peak RSS so far {rss:.0f} MiB.",
+          flush=True)
+
+
+def bench_reconstructions(protected, auxiliary, domain, release, *, k_cip: int = 100,
+                          k_rap: int = 10) -> None:
+    from engine.aggregates.release import ReleaseSpec, noisy_answers
     from engine.attacks.aggregates.cip import reconstruct_cip
     from engine.attacks.aggregates.rap import reconstruct_rap
+    from engine.runtime import device, rng
 
+    n = protected.n_records
     t0 = time.perf_counter()
-    reconstruct_cip(domain.sizes, release.queries, release.released_answers,
-                    protected.n_records, k=100, seed=0)
-    print(f"CIP-rand, K = 100 reconstructions: {time.perf_counter() - t0:.1f} s", flush=True)
+    exact = reconstruct_cip(domain.sizes, release.queries, release.released_answers, n,
+                            k=k_cip, seed=0)
+    print(f"CIP-rand, K = {k_cip} reconstructions (exact release): "
+          f"{time.perf_counter() - t0:.1f} s ({exact.k} solved)", flush=True)
+    spec = ReleaseSpec(kind="p_tables", fraction=0.25, mechanism="laplace", epsilon=0.5,
+                       budget="per_query")
+    noisy = noisy_answers(release.true_answers, spec, release.sensitivity, rng(0, "bench-noise"))
     t0 = time.perf_counter()
-    reconstruct_rap(domain.sizes, release.queries, release.released_answers,
-                    protected.n_records, k=10, seed=0)
-    print(f"RAP-rand, K = 10 runs (batched): {time.perf_counter() - t0:.1f} s; K = 100 on a "
-          "CPU takes minutes, on a GPU the stacked runs are one tensor", flush=True)
+    rec = reconstruct_cip(domain.sizes, release.queries, noisy, n, k=k_cip, seed=0)
+    statuses = rec.details["statuses"]
+    print(f"CIP-rand, K = {k_cip} reconstructions (Laplace ε = 0.5 per query, L1 model): "
+          f"{time.perf_counter() - t0:.1f} s ({sum(s == 'L1_OPTIMAL' for s in statuses)} "
+          f"solved to optimality)", flush=True)
+    dev = device()
+    k = 100 if dev.startswith("cuda") else k_rap
+    t0 = time.perf_counter()
+    reconstruct_rap(domain.sizes, release.queries, release.released_answers, n, k=k, seed=0)
+    took = time.perf_counter() - t0
+    if k == 100:
+        print(f"RAP-rand, K = 100 runs (one stacked batch) on {dev}: {took:.1f} s", flush=True)
+    else:
+        print(f"RAP-rand, K = {k} runs (one stacked batch, 1,500 epochs) on the CPU: "
+              f"{took:.1f} s; K = 100 extrapolated linearly: about {took * 100 / k:.0f} s "
+              "(not measured; on a GPU the stacked runs are one tensor)", flush=True)
 
 
 def main() -> None:
+    quick = "--quick" in sys.argv
     protected, auxiliary, domain, release, sensitive, targets = _setup()
-    bench_deterministic(protected, domain, release, sensitive, targets)
+    bench_deterministic(protected, domain, release, sensitive,
+                        targets[:20] if quick else targets)
     bench_stochastic(protected, auxiliary, domain, release, sensitive, targets)
-    bench_reconstructions(protected, auxiliary, domain, release)
+    bench_memory(protected, auxiliary, domain, release, sensitive)
+    bench_reconstructions(protected, auxiliary, domain, release,
+                          k_cip=10 if quick else 100, k_rap=2 if quick else 10)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,15 @@
 """Audit of fixed aggregate statistics: "Will this count table let someone learn a person's
-attribute?" (paper 003). Engine part, attribute inference (AIA); not yet registered as an
-available audit (GUI page, report section, MIA game and sweeps follow).
+attribute?" (paper 003; method notes in docs/methods/aggregates_audit.md).
+
+1. Data (:func:`load_data`): the protected microdata (a CSV with its schema, or the synthetic
+   census block) and the attacker's auxiliary sample (a CSV, or resampled from the protected
+   records other than the targets); for a published table, the attacker's sample stands in.
+2. Release (:func:`setup_game`): the candidate queries (P-tables, marginals, custom, published),
+   a random fraction m/|D| of them, noise with rounding and clamping (engine.aggregates).
+3. The attribute game (:func:`play_aia`, below) and the membership game (:func:`play_mia`,
+   §6.1 Fig. 9), each attack scored through the shared metric layer (:func:`evaluate`).
+4. Exposed records: the targets the tables provably determine, with the cells that pin them.
+5. Sweeps over m/|D| and ε (Fig. 6, 8); the DP comparison (:func:`dp_theory`); the verdict.
 
 The game (paper 003 §2.3, Fig. 2): for every target unique on its quasi-identifiers, the
 challenger re-draws the target's sensitive value uniformly — so whatever the attacker learns

@@ -129,6 +129,102 @@ def test_cip_accuracy_falls_with_laplace_noise():
     assert means[0.1] <= 0.4
 
 
+def _l1_optimum_with_abs(queries, released, n):
+    """The noisy-CIP problem in its |·| form (add_abs_equality), solved to optimality: the
+    reference for the split (p − m) form reconstruct_cip uses."""
+    from ortools.sat.python import cp_model
+
+    from engine.attacks.aggregates.desia_deterministic import RecordSpace
+
+    space = RecordSpace.of(SIZES)
+    model = cp_model.CpModel()
+    x = [model.new_int_var(0, n, f"x{r}") for r in range(space.codes.shape[0])]
+    devs = []
+    for i, (q, a) in enumerate(zip(queries, released, strict=True)):
+        mask = q.matches(space.codes)
+        e = model.new_int_var(0, 2 * n + int(a), f"e{i}")
+        model.add_abs_equality(e, sum(x[r] for r in np.flatnonzero(mask)) - int(a))
+        devs.append(e)
+    model.add(sum(x) == n)
+    model.minimize(sum(devs))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = 60
+    assert solver.solve(model) == cp_model.OPTIMAL
+    return int(solver.objective_value)
+
+
+@pytest.mark.parametrize("queries", [FULL, MARGINALS + table((0, 1))], ids=["full", "2-way"])
+def test_noisy_cip_reaches_the_l1_optimum(queries):
+    """§5.6: with inconsistent (noisy) counts every reconstruction minimises the L1 distance
+    to the released answers: the linear split form reaches the optimum of the |·| form, and
+    no reconstruction is farther from the release than the true data."""
+    data = dataset(4)
+    truth = answers(queries, data)
+    g = np.random.default_rng(7)
+    released = np.maximum(np.rint(truth + g.laplace(0, 2.0, truth.shape)), 0).astype(np.int64)
+    recon = cip.reconstruct_cip(SIZES, queries, released, N, k=3, noisy=True, seed=2,
+                                time_limit=20)
+    assert recon.details["statuses"] == ["L1_OPTIMAL"] * 3
+    best = _l1_optimum_with_abs(queries, released, N)
+    for rec in recon.records:
+        assert len(rec) == N
+        assert int(np.abs(answers(queries, rec) - released).sum()) == best
+    assert best <= int(np.abs(truth - released).sum())
+
+
+def test_time_limited_noisy_cip_is_reproducible():
+    """A noisy solve cut short by its limit (random overlapping queries: the L1 search does
+    not close in 1 unit) stops at the same point every time, because the limit is CP-SAT's
+    deterministic time: the same seed gives the same reconstruction."""
+    g = np.random.default_rng(0)
+    data = dataset(3, 150)
+    queries = [CountingQuery(tuple(
+        (c, frozenset(np.flatnonzero(g.random(SIZES[c]) < 0.5).tolist() or [0])) for c in range(3)))
+        for _ in range(300)]
+    released = np.maximum(np.rint(answers(queries, data) + g.laplace(0, 2, len(queries))), 0)
+    runs = [cip.reconstruct_cip(SIZES, queries, released, 150, k=1, noisy=True, time_limit=1.0,
+                                seed=5) for _ in range(2)]
+    assert runs[0].details["statuses"] == ["L1_FEASIBLE"]
+    assert np.array_equal(runs[0].records, runs[1].records)
+
+
+def test_rap_relaxed_plan_gives_the_plain_product_and_its_gradient():
+    """The compressed evaluation of q̃(θ) (distinct allowed sets, prefixes, one batched
+    product) is the plain product over columns, values and gradients, on tables (the batched
+    product path), on unrelated random queries (the gather path), on one column, and with a
+    query that constrains nothing."""
+    import torch
+
+    g = np.random.default_rng(1)
+    random_queries = [CountingQuery(tuple(
+        (c, frozenset(np.flatnonzero(g.random(SIZES[c]) < 0.5).tolist() or [0]))
+        for c in range(3) if g.random() < 0.8)) for _ in range(60)]
+    families = {"full": FULL, "marginals": MARGINALS + [CountingQuery(())],
+                "random": random_queries, "one column": table((1,))}
+    for name, queries in families.items():
+        ind = rap._indicators(SIZES, queries)
+        plan = rap.RelaxedPlan.build(ind)
+        gen = torch.Generator().manual_seed(3)
+        logits = [torch.randn((2, 7, d), generator=gen, dtype=torch.float64)
+                  .requires_grad_(True) for d in SIZES]
+        plain = rap.relaxed_answers(logits, {j: torch.as_tensor(m, dtype=torch.float64)
+                                             for j, m in ind.items()})
+        weights = torch.randn(plain.shape, generator=gen, dtype=torch.float64)
+        grads_plain = torch.autograd.grad((plain * weights).sum(), logits, allow_unused=True)
+        plan.unique = [u.double() for u in plan.unique]
+        fast = rap.relaxed_answers(logits, plan)
+        grads_fast = torch.autograd.grad((fast * weights).sum(), logits, allow_unused=True)
+        assert torch.allclose(fast, plain, atol=1e-12), name
+        for a, b in zip(grads_plain, grads_fast, strict=True):
+            if a is None or b is None:
+                assert (a is None or not a.abs().max()) and (b is None or not b.abs().max())
+            else:
+                assert torch.allclose(a, b, atol=1e-12), name
+    assert rap.RelaxedPlan.build(rap._indicators(SIZES, FULL)).bmm
+    assert not rap.RelaxedPlan.build(rap._indicators(SIZES, random_queries)).bmm
+
+
 # --------------------------------------------------------------------------- contract
 
 def test_reconstructions_are_deterministic_per_seed():
