@@ -1,0 +1,575 @@
+"""Bring your own predictions: a model's outputs per record, read from a CSV (issue 8).
+
+A model built elsewhere (R, SAS, XGBoost, …) is audited without loading it: the user exports,
+for every record, the model's class probabilities (or logits, or only its loss), the true label
+and whether the record was a training member. That is everything a black-box membership attack
+reads: the generalization-gap attacks of paper 001 (BTTA needs only correctness; CBTTA's
+partitions by true label, predicted label and confidence need the probabilities, §"Categorical
+Bayesian") and the metric-based attacks of paper 004 §4.4.1 (correctness, confidence of the
+true class, entropy, modified entropy, top-1 confidence) all work from these columns; LiRA and
+RMIA use the loss or the confidence of the true class. Nothing is executed and no model file is
+read.
+
+The file: one row per record, a header row; ``label`` (the true class), ``member`` (1 = the
+model was trained on the record, 0 = not), optionally an id column, and either one column per
+class (probabilities, or logits: raw scores before the softmax) or one ``loss`` column (the
+per-record cross-entropy, ``-log p(true class)``). Class columns may share a prefix
+(``p_0, p_1, …`` or ``prob_cat, prob_dog``): the class names are the column names without it,
+and each label must be one of them. A second file of the same columns (reference or shadow
+data with known membership) is read with ``like=`` the first, which checks the header.
+
+Every problem is one :class:`InputError` sentence naming the file, the row (header = row 1),
+the column and what to do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.data.errors import InputError
+from engine.data.microdata import (
+    _ID_NAME,
+    MISSING_MARKERS,
+    _did_you_mean,
+    _natural_key,
+    _preview,
+    _row,
+)
+from engine.data.tabular import (
+    _as_text,
+    _check_unique_ids,
+    _codes,
+    _names,
+    _numbers,
+    _read_table,
+)
+
+KINDS = ("probabilities", "logits", "loss")
+SUM_TOLERANCE = 1e-3            # |row sum − 1| allowed for probabilities (then renormalised)
+_ROUNDING = 1e-6                # a probability this far below 0 or above 1 is export noise
+_TINY = np.finfo(np.float64).tiny
+_SEPARATORS = "_-:.= "
+
+
+@dataclass(frozen=True, eq=False)
+class Predictions:
+    """A model's outputs on n records (``eq=False``: arrays do not compare as bools).
+
+    ``probs[i]`` is record i's class probabilities (rows sum to 1; None when the file held only
+    losses), ``loss[i]`` its cross-entropy ``-log probs[i, labels[i]]``, ``labels[i]`` its true
+    class (an index into ``class_names``), ``member[i]`` whether the model was trained on it,
+    ``rows[i]`` its row in the CSV (header = row 1) and ``ids[i]`` its id (None without an id
+    column).
+    """
+
+    probs: np.ndarray | None              # (n, k) float64, rows sum to 1; None for loss-only
+    loss: np.ndarray                      # (n,) float64 per-record cross-entropy
+    labels: np.ndarray                    # (n,) int64 codes into class_names
+    member: np.ndarray                    # (n,) bool
+    ids: np.ndarray | None                # (n,) object record ids, or None
+    rows: np.ndarray                      # (n,) int64 CSV rows (header = row 1)
+    class_names: tuple[str, ...]
+    kind: str = "probabilities"           # what the file held: one of KINDS
+    columns: tuple[str, ...] = ()         # the file's header, to check a reference file
+    source: str = ""                      # file name, for messages
+
+    def __post_init__(self) -> None:
+        loss = np.asarray(self.loss, dtype=np.float64)
+        n = loss.shape[0] if loss.ndim == 1 else -1
+        labels = np.asarray(self.labels, dtype=np.int64)
+        member = np.asarray(self.member, dtype=bool)
+        rows = np.asarray(self.rows, dtype=np.int64)
+        if loss.ndim != 1 or labels.shape != (n,) or member.shape != (n,) or rows.shape != (n,):
+            raise ValueError(f"loss, labels, member and rows must all have shape (n,), got "
+                             f"{loss.shape}, {labels.shape}, {member.shape}, {rows.shape}")
+        names = tuple(str(c) for c in self.class_names)
+        if n and (labels.min() < 0 or labels.max() >= len(names)):
+            raise ValueError(f"labels must lie in 0..{len(names) - 1}")
+        probs = None
+        if self.probs is not None:
+            probs = np.asarray(self.probs, dtype=np.float64)
+            if probs.shape != (n, len(names)):
+                raise ValueError(f"probs must have shape ({n}, {len(names)}), got {probs.shape}")
+        ids = None if self.ids is None else np.asarray(self.ids, dtype=object)
+        if ids is not None and ids.shape != (n,):
+            raise ValueError(f"ids must have shape ({n},), got {ids.shape}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        for k, v in (("probs", probs), ("loss", loss), ("labels", labels), ("member", member),
+                     ("rows", rows), ("ids", ids), ("class_names", names),
+                     ("columns", tuple(self.columns))):
+            object.__setattr__(self, k, v)
+
+    def __repr__(self) -> str:
+        return (f"Predictions({self.n_records} records, {self.n_classes} classes, "
+                f"{int(self.member.sum())} members, kind={self.kind!r}, source={self.source!r})")
+
+    @property
+    def n_records(self) -> int:
+        return int(self.loss.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_records
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_names)
+
+    @property
+    def predicted(self) -> np.ndarray | None:
+        """(n,) int64 predicted class (largest probability), or None for a loss-only file."""
+        return None if self.probs is None else self.probs.argmax(axis=1).astype(np.int64)
+
+    @property
+    def correct(self) -> np.ndarray | None:
+        """(n,) bool: the model's prediction is the true label (what BTTA reads, paper 001
+        Alg. 1), or None for a loss-only file."""
+        p = self.predicted
+        return None if p is None else p == self.labels
+
+    def label_text(self) -> np.ndarray:
+        """(n,) object: each record's true label as text."""
+        return np.asarray(self.class_names, dtype=object)[self.labels]
+
+    def subset(self, rows: Sequence[int] | np.ndarray) -> Predictions:
+        """The records at ``rows`` (positions or a boolean mask), in that order."""
+        idx = np.asarray(rows)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        idx = idx.astype(np.int64, copy=False)
+        return replace(self, probs=None if self.probs is None else self.probs[idx],
+                       loss=self.loss[idx], labels=self.labels[idx], member=self.member[idx],
+                       ids=None if self.ids is None else self.ids[idx], rows=self.rows[idx])
+
+    def write_csv(self, path: str | Path, *, id_col: str = "id") -> Path:
+        """Write these predictions (probabilities, or the loss when there are none) as a CSV
+        that :func:`load_predictions_csv` reads back."""
+        return write_predictions_csv(path, labels=self.labels, member=self.member,
+                                     probs=self.probs,
+                                     loss=self.loss if self.probs is None else None,
+                                     class_names=self.class_names, ids=self.ids, id_col=id_col)
+
+
+# --------------------------------------------------------------------------- helpers
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, stable for large logits (the row maximum is subtracted first)."""
+    z = np.asarray(logits, dtype=np.float64)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def cross_entropy(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """(n,) ``-log probs[i, labels[i]]``; a probability of 0 gives ~708 (log of the smallest
+    positive double), not infinity."""
+    p = np.asarray(probs, dtype=np.float64)[np.arange(len(labels)), np.asarray(labels)]
+    return -np.log(np.maximum(p, _TINY))
+
+
+def _norm_text(values: np.ndarray) -> np.ndarray:
+    """Labels and class names compared as text, numbers by value: " 1.0" and "1" match."""
+    s = pd.Series(values, dtype=object).astype(str).str.strip()
+    num = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    whole = np.isfinite(num) & (num == np.round(num)) & (np.abs(num) < 2**53)
+    out = s.to_numpy(dtype=object)
+    out[whole] = num[whole].astype(np.int64).astype(str)
+    return out
+
+
+def class_names_from_columns(columns: Sequence[str]) -> tuple[str, ...]:
+    """The class names of class columns: their names without a shared prefix that ends at a
+    separator ("p_0", "p_1" → "0", "1"; "prob_cat", "prob_cow" → "cat", "cow")."""
+    cols = [str(c) for c in columns]
+    prefix = os.path.commonprefix(cols) if len(cols) > 1 else ""
+    cut = max((prefix.rfind(ch) for ch in _SEPARATORS), default=-1)
+    prefix = prefix[:cut + 1] if cut >= 0 else ""
+    names = tuple(c[len(prefix):] for c in cols)
+    if not prefix or any(not n for n in names) or len(set(names)) < len(names):
+        return tuple(cols)
+    return names
+
+
+# --------------------------------------------------------------------------- loading
+
+def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
+                         label_col: str = "label", member_col: str = "member",
+                         id_col: str | None = None, class_cols: Sequence[str] | None = None,
+                         loss_col: str = "loss", like: Predictions | None = None
+                         ) -> Predictions:
+    """Read a model's per-record outputs (module docstring: the file's layout).
+
+    ``kind``: ``"probabilities"`` (one column per class, rows summing to 1 within 1e-3, then
+    renormalised), ``"logits"`` (one column per class, turned into probabilities by a stable
+    softmax; the loss is ``logsumexp(z) - z_label``) or ``"loss"`` (a ``loss_col`` column of
+    per-record cross-entropies; ``probs`` is None). ``class_cols`` are the class columns in
+    class order (default: every column other than the label, member, id and loss columns, in
+    file order). ``like``: a :class:`Predictions` read before whose file this one must match
+    column for column (reference or shadow data).
+    """
+    p = str(path)
+    if kind not in KINDS:
+        raise InputError(f"kind {kind!r} is not one of {', '.join(KINDS)}"
+                         f"{_did_you_mean(kind, KINDS)}; say what the file's class columns "
+                         f"hold.", key="kind", source=p)
+    df = _read_table(p)
+    found = [str(c) for c in df.columns]
+    if like is not None and set(found) != set(like.columns):
+        missing = [c for c in like.columns if c not in found]
+        extra = [c for c in found if c not in like.columns]
+        parts = []
+        if missing:
+            parts.append(f"missing: {_preview(missing)}")
+        if extra:
+            parts.append(f"extra: {_preview(extra)}")
+        other = like.source or "the predictions file"
+        raise InputError(f"{p}: its columns differ from {other}'s ({'; '.join(parts)}); a "
+                         f"reference file needs the same columns as the predictions file — "
+                         f"export both the same way.", source=p)
+
+    def need(name: str, what: str) -> str:
+        if name in found:
+            return name
+        same = [c for c in found if c.lower() == str(name).lower()]
+        if len(same) == 1:
+            return same[0]
+        raise InputError(f"{p}: there is no {what} column '{name}'"
+                         f"{_did_you_mean(name, found)}; columns found: {_names(found)} — "
+                         f"rename the column or say which one holds the {what}.", source=p,
+                         key=name)
+
+    label_col = need(label_col, "label")
+    member_col = need(member_col, "member")
+    if id_col is not None:
+        id_col = need(id_col, "id")
+    elif class_cols is None:
+        named = [c for c in found if _ID_NAME.search(c) and c not in (label_col, member_col)]
+        id_col = named[0] if len(named) == 1 else None
+    special = {label_col, member_col, id_col, loss_col if kind != "loss" else None} - {None}
+    if kind == "loss":
+        loss_col = need(loss_col, "loss")
+        value_cols = [loss_col]
+    else:
+        if class_cols is None:
+            value_cols = [c for c in found if c not in special]
+        else:
+            value_cols = [need(str(c), "class") for c in class_cols]
+        if len(value_cols) < 2:
+            have = f"only {_preview(value_cols)}" if value_cols else "none"
+            raise InputError(f"{p}: {kind} need one column per class (at least two), found "
+                             f"{have} besides the label, member and id columns; export the "
+                             f"model's {kind} for every class, or choose kind 'loss' if the "
+                             f"file holds one loss per record.", source=p)
+    used = [c for c in [id_col, label_col, member_col, *value_cols] if c is not None]
+    _check_no_empty(p, df, used)
+    index = df.index.to_numpy()
+
+    values = _values(p, df, value_cols, index)
+    member = _member(p, df[member_col], member_col, index)
+    label_text = _norm_text(_as_text(df[label_col]))
+    ids = None
+    if id_col is not None:
+        ids = _as_text(df[id_col])
+        _check_unique_ids(p, ids, id_col, index, p)
+
+    if kind == "loss":
+        loss = values[:, 0]
+        neg = np.flatnonzero(loss < 0)
+        if neg.size:
+            i = int(neg[0])
+            raise InputError(f"{p}: row {_row(index[i])}, column '{loss_col}': {loss[i]:g} is "
+                             f"negative; a cross-entropy loss is never negative — if the column "
+                             f"holds log-probabilities of the true class, negate them.",
+                             source=p, key=loss_col)
+        names = tuple(sorted(set(label_text), key=_natural_key))
+        labels = _codes(label_text, names)
+        probs = None
+    else:
+        names, labels = _match_labels(p, label_text, value_cols, label_col, index)
+        if kind == "logits":
+            probs = softmax(values)
+            z = values - values.max(axis=1, keepdims=True)
+            lse = np.log(np.exp(z).sum(axis=1))
+            loss = lse - z[np.arange(len(labels)), labels]
+        else:
+            probs = _check_probabilities(p, values, value_cols, index)
+            loss = cross_entropy(probs, labels)
+    return Predictions(probs=probs, loss=loss, labels=labels, member=member, ids=ids,
+                       rows=(index + 2).astype(np.int64), class_names=names, kind=kind,
+                       columns=tuple(found), source=Path(p).name)
+
+
+def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str]) -> None:
+    empty = df[list(used)].isna().to_numpy()
+    if empty.any():
+        r, j = np.argwhere(empty)[0]
+        raise InputError(f"{p}: row {_row(df.index[r])}, column '{used[j]}' is empty; every "
+                         f"record needs a value there — fill it in or delete the row.",
+                         source=p, key=used[j])
+
+
+def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) -> np.ndarray:
+    """(n, len(cols)) float64; a cell that is not a finite number is one sentence."""
+    sub = df[list(cols)]
+    if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
+           for t in sub.dtypes):
+        block = sub.to_numpy(dtype=np.float64)
+    else:
+        block = np.column_stack([_numbers(sub[c]).to_numpy() for c in cols])
+    bad = ~np.isfinite(block)
+    if bad.any():
+        i = int(np.flatnonzero(bad.any(axis=1))[0])
+        j = int(np.flatnonzero(bad[i])[0])
+        raw = sub.iloc[i, j]
+        text = repr(float(raw)) if isinstance(raw, float | np.floating) else str(raw).strip()
+        low = text.lower().lstrip("+-")
+        if low in ("nan", "inf", "infinity"):
+            what = ("is NaN (not a number)" if low == "nan" else "is infinite")
+            fix = ("the model's output for this record is undefined — recompute it (a NaN or "
+                   "infinity usually comes from an overflow in the model), or delete the row")
+        elif low in MISSING_MARKERS:
+            what, fix = "looks like a missing value", "fill it in or delete the row"
+        else:
+            what, fix = "is not a number", "write a plain number (e.g. 0.25) or delete the row"
+        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {text!r} {what}; "
+                         f"{fix}.", source=p, key=cols[j])
+    return block
+
+
+def _member(p: str, s: pd.Series, name: str, index: np.ndarray) -> np.ndarray:
+    num = _numbers(s).to_numpy()
+    bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {_as_text(s)[i]!r} is not "
+                         f"0 or 1; the member column says whether the model was trained on the "
+                         f"record — write 1 for a training record and 0 for any other.",
+                         source=p, key=name)
+    member = num == 1.0
+    if member.all() or not member.any():
+        v, other = ("1", "0") if member.all() else ("0", "1")
+        raise InputError(f"{p}: every record has {name} = {v}; membership attacks compare "
+                         f"training records (1) with records the model was not trained on (0), "
+                         f"so the file needs both — add records with {name} = {other}.",
+                         source=p, key=name)
+    return member
+
+
+def _match_labels(p: str, label_text: np.ndarray, cols: Sequence[str], label_col: str,
+                  index: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
+    """Class names from the class columns (without their shared prefix, else the full column
+    names) and each label's code; a label that names no class column is one sentence."""
+    short = class_names_from_columns(cols)
+    unmatched = np.zeros(len(label_text), dtype=bool)
+    for k, names in enumerate(dict.fromkeys((short, tuple(cols)))):
+        keys = _norm_text(np.asarray(names, dtype=object))
+        lookup = {key: c for c, key in enumerate(keys)}
+        if len(lookup) < len(keys):
+            continue                      # two names read as one class ("01" and "1")
+        codes = pd.Series(label_text, dtype=object).map(lookup)
+        if codes.notna().all():
+            return names, codes.to_numpy(dtype=np.int64)
+        if k == 0:
+            unmatched = codes.isna().to_numpy()
+    i = int(np.flatnonzero(unmatched)[0]) if unmatched.any() else 0
+    value = label_text[i]
+    example = f"'{cols[0]}' for class '{short[0]}'"
+    raise InputError(f"{p}: row {_row(index[i])}, column '{label_col}': {value!r} is not among "
+                     f"the {len(short)} classes of the class columns ({_preview(short)})"
+                     f"{_did_you_mean(value, short)}; each label must name a class that has a "
+                     f"column (e.g. {example}) — correct the label, add the class's column, or "
+                     f"say which columns are the classes.", source=p, key=label_col)
+
+
+def _check_probabilities(p: str, values: np.ndarray, cols: Sequence[str],
+                         index: np.ndarray) -> np.ndarray:
+    """Probabilities in [0, 1] whose rows sum to 1 within SUM_TOLERANCE, renormalised; else a
+    sentence naming the first bad row and what the values look like (logits, percentages)."""
+    sums = values.sum(axis=1)
+    percent = bool(np.mean(np.abs(sums - 100.0) <= 100 * SUM_TOLERANCE) >= 0.9)
+    logits = bool((values < -_ROUNDING).any() or ((values > 1 + _ROUNDING).any() and not percent))
+    if percent:
+        hint = ("they look like percentages (rows sum to about 100): divide them by 100, or "
+                "export probabilities")
+    elif logits:
+        hint = ("they look like logits (raw scores before the softmax): choose kind 'logits' "
+                "for this file")
+    else:
+        hint = ("each row must hold the probabilities of every class — add a missing class "
+                "column, or export more decimals if they were rounded")
+    out = (values < -_ROUNDING) | (values > 1 + _ROUNDING)
+    if out.any():
+        i = int(np.flatnonzero(out.any(axis=1))[0])
+        j = int(np.flatnonzero(out[i])[0])
+        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {values[i, j]:g} is not "
+                         f"a probability (between 0 and 1); {hint}.", source=p, key=cols[j])
+    off = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
+    if off.size:
+        i = int(off[0])
+        more = f" (and {off.size - 1:,} other rows)" if off.size > 1 else ""
+        raise InputError(f"{p}: row {_row(index[i])}: the probabilities sum to {sums[i]:.6g}, not "
+                         f"1{more}; {hint}.", source=p, key="probabilities")
+    values = np.clip(values, 0.0, 1.0)
+    return values / values.sum(axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------------------- arrays
+
+def predictions_from_arrays(*, labels: np.ndarray, member: np.ndarray,
+                            probs: np.ndarray | None = None, logits: np.ndarray | None = None,
+                            loss: np.ndarray | None = None,
+                            class_names: Sequence[str] | None = None,
+                            ids: np.ndarray | None = None, source: str = "") -> Predictions:
+    """:class:`Predictions` from a model's outputs in memory (a model trained in the app):
+    exactly one of ``probs`` (rows renormalised), ``logits`` (softmax) or ``loss``;
+    ``labels`` are class codes; ``class_names`` default to "0", "1", …. Rows are numbered
+    as :func:`write_predictions_csv` would write them."""
+    given = [k for k, v in (("probs", probs), ("logits", logits), ("loss", loss)) if v is not None]
+    if len(given) != 1:
+        raise ValueError(f"give exactly one of probs, logits, loss (got {given or 'none'})")
+    labels = np.asarray(labels, dtype=np.int64)
+    n = labels.shape[0]
+    k = None
+    if probs is not None:
+        k = np.shape(probs)[1]
+    elif logits is not None:
+        k = np.shape(logits)[1]
+    names = tuple(str(c) for c in class_names) if class_names is not None else \
+        tuple(str(c) for c in range(k if k is not None else int(labels.max(initial=0)) + 1))
+    if probs is not None:
+        pr = np.asarray(probs, dtype=np.float64)
+        pr = pr / pr.sum(axis=1, keepdims=True)
+        out = Predictions(pr, cross_entropy(pr, labels), labels, member, ids,
+                          np.arange(2, n + 2), names, "probabilities", source=source)
+    elif logits is not None:
+        z = np.asarray(logits, dtype=np.float64)
+        zc = z - z.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(zc).sum(axis=1))
+        out = Predictions(softmax(z), lse - zc[np.arange(n), labels], labels, member, ids,
+                          np.arange(2, n + 2), names, "logits", source=source)
+    else:
+        out = Predictions(None, np.asarray(loss, dtype=np.float64), labels, member, ids,
+                          np.arange(2, n + 2), names, "loss", source=source)
+    return out
+
+
+def write_predictions_csv(path: str | Path, *, labels: np.ndarray, member: np.ndarray,
+                          probs: np.ndarray | None = None, logits: np.ndarray | None = None,
+                          loss: np.ndarray | None = None,
+                          class_names: Sequence[str] | None = None,
+                          ids: np.ndarray | None = None, id_col: str = "id",
+                          label_col: str = "label", member_col: str = "member") -> Path:
+    """Write per-record model outputs as the CSV :func:`load_predictions_csv` reads.
+
+    Columns: ``id`` (when ``ids`` are given), ``label`` (the class name of each code in
+    ``labels``), ``member`` (0/1), then either ``p_<class>`` per class (``probs``),
+    ``logit_<class>`` per class (``logits``) or ``loss``. Exactly one of the three.
+    Numbers are written with 10 significant digits (rows of probabilities still sum to 1
+    well within the loader's 1e-3)."""
+    given = [k for k, v in (("probs", probs), ("logits", logits), ("loss", loss)) if v is not None]
+    if len(given) != 1:
+        raise ValueError(f"give exactly one of probs, logits, loss (got {given or 'none'})")
+    labels = np.asarray(labels, dtype=np.int64)
+    n = labels.shape[0]
+    block = probs if probs is not None else logits
+    k = None if block is None else np.shape(block)[1]
+    if class_names is None:
+        class_names = [str(c) for c in range(k if k is not None
+                                             else int(labels.max(initial=0)) + 1)]
+    names = [str(c) for c in class_names]
+    data: dict[str, object] = {}
+    if ids is not None:
+        data[id_col] = np.asarray(ids, dtype=object)
+    data[label_col] = np.asarray(names, dtype=object)[labels]
+    data[member_col] = np.asarray(member, dtype=bool).astype(np.int64)
+    frame = pd.DataFrame(data)
+    if block is not None:
+        prefix = "p_" if probs is not None else "logit_"
+        values = np.asarray(block, dtype=np.float64)
+        if values.shape != (n, len(names)):
+            raise ValueError(f"{given[0]} must have shape ({n}, {len(names)}), got "
+                             f"{values.shape}")
+        extra = pd.DataFrame(values, columns=[f"{prefix}{c}" for c in names])
+    else:
+        extra = pd.DataFrame({"loss": np.asarray(loss, dtype=np.float64)})
+    frame = pd.concat([frame, extra], axis=1)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out, index=False, lineterminator="\n", float_format="%.10g")
+    return out
+
+
+# --------------------------------------------------------------------------- matching
+
+def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | None = None,
+                      n_records: int | None = None, labels: Sequence | np.ndarray | None = None,
+                      data_source: str = "the data") -> Predictions:
+    """The predictions in the order of the data's records, or a sentence when they do not
+    match.
+
+    With ``ids`` (the data's record ids, e.g. :attr:`TabularData.ids`) the predictions file
+    must have an id column holding exactly those ids: ids missing on either side are named.
+    Without, the files are matched row by row and must have the same number of records
+    (``n_records``, or ``len(labels)``). ``labels`` (the data's labels as text) are then
+    compared with the predictions' labels: a difference means the rows are not in the same
+    order.
+    """
+    p = predictions.source or "the predictions file"
+    pred = predictions
+    if ids is not None:
+        data_ids = _as_text(pd.Series(np.asarray(ids, dtype=object)))
+        if pred.ids is None:
+            raise InputError(f"{p}: has no id column, so its rows cannot be matched with "
+                             f"{data_source}'s ids; add the records' ids as a column and name it "
+                             f"as the id column.", source=p, key="id")
+        pos = pd.Index(pred.ids)
+        where = pos.get_indexer(data_ids)
+        missing = np.flatnonzero(where < 0)
+        if missing.size:
+            many = missing.size > 1
+            raise InputError(f"{p}: {missing.size:,} record{'s' if many else ''} of "
+                             f"{data_source} {'have' if many else 'has'} no prediction "
+                             f"(id{'s' if many else ''} {_preview(data_ids[missing])}); add "
+                             f"{'their rows' if many else 'its row'} to the predictions file, "
+                             f"or remove {'them' if many else 'it'} from the data.", source=p,
+                             key="id")
+        extra = np.flatnonzero(~np.isin(pred.ids, data_ids))
+        if extra.size:
+            i = int(extra[0])
+            raise InputError(f"{p}: {extra.size:,} prediction row{'s' if extra.size > 1 else ''} "
+                             f"{'have ids' if extra.size > 1 else 'has an id'} not in "
+                             f"{data_source} (row {pred.rows[i]}: {pred.ids[i]!r}"
+                             f"{', …' if extra.size > 1 else ''}); remove "
+                             f"{'them' if extra.size > 1 else 'it'}, or check that both files "
+                             f"use the same id column.", source=p, key="id")
+        pred = pred.subset(where)
+    else:
+        n = n_records if n_records is not None else (None if labels is None else len(labels))
+        if n is not None and n != pred.n_records:
+            raise InputError(f"{p}: has {pred.n_records:,} prediction rows but {data_source} has "
+                             f"{n:,} records; the rows must match one to one — export the "
+                             f"predictions for exactly the data's records, or add an id column "
+                             f"to both files so that they are matched by id.", source=p,
+                             key="rows")
+    if labels is not None:
+        want = _norm_text(np.asarray(labels, dtype=object))
+        have = _norm_text(pred.label_text())
+        if want.shape != have.shape:
+            raise InputError(f"{p}: has {have.size:,} records but {data_source} has {want.size:,}"
+                             f"; the rows must match one to one.", source=p, key="rows")
+        diff = np.flatnonzero(want != have)
+        if diff.size:
+            i = int(diff[0])
+            raise InputError(f"{p}: row {pred.rows[i]} has label {have[i]!r} but the matching "
+                             f"record of {data_source} has {want[i]!r} ({diff.size:,} "
+                             f"difference{'s' if diff.size > 1 else ''}); the rows are probably "
+                             f"not in the same order — add an id column to both files so that "
+                             f"they are matched by id.", source=p, key="label")
+    return pred
+

@@ -1,0 +1,1069 @@
+"""Training data for a machine-learning model, from a CSV and without code (issue 8, model intake).
+
+The model audit asks how well an outsider can tell a model's training records from other
+records of the same population (paper 001 §"Attack Setting"; paper 004 §2.2). To train the
+audited model in the app, a user gives a CSV with one record per row; this module turns it into
+the arrays a model trains on:
+
+* :class:`TabularColumn` / :class:`TabularSchema` — each column's role (``feature``, the
+  ``label`` the model predicts, the 0/1 ``member`` column that marks training records, or
+  ``ignore``), the kind of a feature (``categorical``: one-hot coded; ``numeric``: standardised)
+  and the fitted scaling. Inferred from the file (:func:`infer_tabular_schema`), shown and
+  edited in the app, saved with the project (:meth:`TabularSchema.to_dict` /
+  :meth:`TabularSchema.from_dict`, no ``None`` values, so it fits in TOML).
+* :class:`TabularData` — ``X`` (float32, records × encoded features), ``y`` (int64 class
+  codes), the class labels, the encoded feature names, the CSV row of every record and the
+  membership flags.
+* :func:`load_tabular_csv` / :func:`tabular_from_frame` — every mistake a user can make in the
+  file becomes one :class:`InputError` sentence that names the file, the row (as a spreadsheet
+  numbers it: the header is row 1), the column, and what to do.
+* :func:`split_members` — a seeded, class-stratified member / non-member split when the file has
+  no members column (paper 001 §"Assessment and Previous MIAs" and §"Experimental Setup":
+  train and test parts of equal size by default, so random guessing scores 0.5).
+
+Why numeric scaling is fitted on the training part only: preprocessing is part of the model.
+A mean and standard deviation computed over all records would carry information about the
+records the model must not have seen (the non-members) into the model, and the audit would then
+measure a model that had, in a small way, seen its held-out records. So the mean and sd come
+from the member rows (all rows until a split exists; :func:`split_members` refits them).
+Categories, by contrast, are a description of the columns' domains, not fitted statistics: a
+category seen only in non-members gets a one-hot column that is zero in training, which is how
+a deployed model meets an unseen value.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.data.errors import InputError
+from engine.data.microdata import (
+    _ID_NAME,
+    MISSING_MARKERS,
+    _did_you_mean,
+    _natural_key,
+    _preview,
+    _row,
+    _short,
+)
+from engine.runtime import rng
+
+ROLES = ("feature", "label", "member", "ignore")
+KINDS = ("categorical", "numeric")
+SCHEMA_VERSION = 1
+# Column names taken for the label / the members column when the user names none.
+LABEL_NAMES = ("label", "class", "target", "y")
+MEMBER_NAMES = ("member", "members", "is_member", "in_training", "training_member")
+# Memory guard: X is float32, so 500 million cells are 2 GB. Configurable per call.
+BYTES_PER_CELL = 4
+MAX_CELLS = 500_000_000
+DEFAULT_MAX_CATEGORIES = 50   # inference: text columns with more distinct values are ignored
+_ID_ROWS = 20                 # a unique text / consecutive-integer column this long is an id
+_COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd")
+_CHUNK = 256                  # numeric columns converted per step (bounds the float64 copy)
+
+
+# --------------------------------------------------------------------------- columns
+
+@dataclass(frozen=True)
+class TabularColumn:
+    """One CSV column and what the model does with it.
+
+    * ``role="feature"`` with ``kind="categorical"``: one-hot coded over ``categories`` (one
+      encoded feature per category, named ``"column=category"``); empty ``categories`` means
+      "the values found in the data, sorted", filled in when the file is loaded.
+    * ``role="feature"`` with ``kind="numeric"``: one encoded feature. With ``scale=True`` it is
+      standardised, ``(value - mean) / sd``; ``mean`` and ``sd`` are fitted on the training
+      part at load (module docstring says why) unless the schema already holds them (a saved
+      project). ``scale=False`` keeps the values as written (0/1 purchase indicators, as in
+      Purchase100, paper 004 §4.1).
+    * ``role="label"``: the class the model predicts; ``categories`` are the class labels in
+      code order (empty: the classes found in the data, sorted).
+    * ``role="member"``: 1 for a record the model is trained on, 0 for one it is not.
+    * ``role="ignore"``: not used (ids, free text); ``kind`` is kept so the column can be
+      switched back on.
+    """
+
+    name: str
+    role: str = "feature"
+    kind: str = "numeric"
+    categories: tuple[str, ...] = ()
+    scale: bool = True
+    mean: float | None = None
+    sd: float | None = None
+
+    def __post_init__(self) -> None:
+        name = self.name
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
+                             f"column.", key="name")
+        name = name.strip()
+        object.__setattr__(self, "name", name)
+        where = f"Column '{name}'"
+        if self.role not in ROLES:
+            raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
+                             f"{_did_you_mean(self.role, ROLES)}; set one of these.", key=name)
+        if self.kind not in KINDS:
+            raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
+                             f"{_did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
+        cats = self.categories
+        if isinstance(cats, str) or not isinstance(cats, Sequence):
+            raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
+                             f"got {cats!r}.", key=name)
+        cats = tuple(str(c).strip() for c in cats)
+        if any(c == "" for c in cats):
+            raise InputError(f"{where}: a category is empty; every category needs a name.",
+                             key=name)
+        dup = [c for i, c in enumerate(cats) if c in cats[:i]]
+        if dup:
+            raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each value "
+                             f"once.", key=name)
+        object.__setattr__(self, "categories", cats)
+        if not isinstance(self.scale, bool | np.bool_):
+            raise InputError(f"{where}: 'scale' must be true or false, got {self.scale!r}.",
+                             key=name)
+        object.__setattr__(self, "scale", bool(self.scale))
+        if self.role == "feature" and self.kind == "numeric" and cats:
+            raise InputError(f"{where}: a numeric feature takes no categories; remove them or "
+                             f"set kind to 'categorical'.", key=name)
+        if (self.mean is None) != (self.sd is None):
+            raise InputError(f"{where}: give both 'mean' and 'sd' (the scaling fitted on the "
+                             f"training part) or neither.", key=name)
+        if self.mean is not None:
+            for label, v in (("mean", self.mean), ("sd", self.sd)):
+                if isinstance(v, bool) or not isinstance(v, int | float | np.number) \
+                        or not math.isfinite(float(v)):
+                    raise InputError(f"{where}: '{label}' must be a finite number, got {v!r}.",
+                                     key=name)
+            if float(self.sd) <= 0:
+                raise InputError(f"{where}: 'sd' must be above 0, got {self.sd!r}; remove "
+                                 f"'mean' and 'sd' to fit them again.", key=name)
+            object.__setattr__(self, "mean", float(self.mean))
+            object.__setattr__(self, "sd", float(self.sd))
+
+    @property
+    def is_feature(self) -> bool:
+        return self.role == "feature"
+
+    @property
+    def width(self) -> int:
+        """Encoded features this column contributes (0 unless a feature; a categorical feature
+        with categories still to be read from the data counts 0 until then)."""
+        if self.role != "feature":
+            return 0
+        return len(self.categories) if self.kind == "categorical" else 1
+
+    def encoded_names(self) -> tuple[str, ...]:
+        if self.role != "feature":
+            return ()
+        if self.kind == "numeric":
+            return (self.name,)
+        return tuple(f"{self.name}={c}" for c in self.categories)
+
+    def to_dict(self) -> dict:
+        d: dict = {"name": self.name, "role": self.role, "kind": self.kind}
+        if self.categories:
+            d["categories"] = list(self.categories)
+        if self.kind == "numeric":
+            d["scale"] = self.scale
+            if self.mean is not None:
+                d["mean"], d["sd"] = self.mean, self.sd
+        return d
+
+
+# --------------------------------------------------------------------------- schema
+
+@dataclass(frozen=True)
+class TabularSchema:
+    """The columns of a training-data CSV, in file order: exactly one label, at most one
+    members column, at least one feature."""
+
+    columns: tuple[TabularColumn, ...]
+
+    def __post_init__(self) -> None:
+        cols = tuple(self.columns)
+        if not cols:
+            raise InputError("The schema has no columns; describe at least one column.",
+                             key="columns")
+        names = [c.name for c in cols]
+        dup = [n for i, n in enumerate(names) if n in names[:i]]
+        if dup:
+            raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
+                             f"one entry.", key=dup[0])
+        labels = [c.name for c in cols if c.role == "label"]
+        if not labels:
+            raise InputError("No column is the label; set the role of the column the model "
+                             "predicts to 'label'.", key="role")
+        if len(labels) > 1:
+            raise InputError(f"Columns {', '.join(repr(n) for n in labels)} are all labels; a "
+                             f"model predicts one — keep one and make the others features or "
+                             f"'ignore'.", key=labels[1])
+        members = [c.name for c in cols if c.role == "member"]
+        if len(members) > 1:
+            raise InputError(f"Columns {', '.join(repr(n) for n in members)} are all members "
+                             f"columns; keep one and set the others to 'ignore'.",
+                             key=members[1])
+        if not any(c.role == "feature" for c in cols):
+            raise InputError("No column is a feature, so the model would have no input; set "
+                             "the role of the columns it may use to 'feature'.", key="role")
+        object.__setattr__(self, "columns", cols)
+
+    # ----------------------------------------------------------------- lookups
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def column(self, name: str) -> TabularColumn:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"no column {name!r}; columns: {', '.join(self.names)}")
+
+    @property
+    def label(self) -> str:
+        return next(c.name for c in self.columns if c.role == "label")
+
+    @property
+    def member_column(self) -> str | None:
+        return next((c.name for c in self.columns if c.role == "member"), None)
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns if c.role == "feature")
+
+    @property
+    def class_labels(self) -> tuple[str, ...]:
+        """The label's classes in code order (empty until read from data)."""
+        return self.column(self.label).categories
+
+    def encoded_names(self) -> tuple[str, ...]:
+        """Names of the columns of X: ``"age"`` for a number, ``"sex=F"`` for a category."""
+        return tuple(n for c in self.columns for n in c.encoded_names())
+
+    @property
+    def n_encoded(self) -> int:
+        """d: the number of columns of X."""
+        return sum(c.width for c in self.columns)
+
+    # ----------------------------------------------------------------- edits
+
+    def with_column(self, name: str, **changes) -> TabularSchema:
+        """A copy with column ``name`` changed (e.g. ``role="ignore"``, ``kind="categorical"``).
+
+        Changing the kind drops what belonged to the old kind (categories, fitted scaling)."""
+        if name not in self.names:
+            raise InputError(f"There is no column '{name}'{_did_you_mean(name, self.names)}; "
+                             f"columns: {', '.join(self.names)}.", key=name)
+        old = self.column(name)
+        if "kind" in changes and changes["kind"] != old.kind:
+            changes.setdefault("categories", ())
+            changes.setdefault("mean", None)
+            changes.setdefault("sd", None)
+        if changes.get("role") == "label" and "categories" not in changes \
+                and old.kind == "numeric":
+            changes["categories"] = ()
+        new = replace(old, **changes)
+        return TabularSchema(tuple(new if c.name == name else c for c in self.columns))
+
+    def with_roles(self, *, label: str | None = None,
+                   member: str | None = None) -> TabularSchema:
+        """A copy with ``label`` as the label and/or ``member`` as the members column; the
+        column that held that role before becomes a feature (label) or is ignored (members)."""
+        s = self
+        for wanted, role in ((label, "label"), (member, "member")):
+            if wanted is None:
+                continue
+            if wanted not in s.names:
+                raise InputError(f"There is no column '{wanted}'"
+                                 f"{_did_you_mean(wanted, s.names)}; columns: "
+                                 f"{', '.join(s.names)}.", key=wanted)
+            if s.column(wanted).role == role:
+                continue
+            cols = []
+            for c in s.columns:
+                if c.name == wanted:
+                    cats = c.categories if (role == "label" and c.kind == "categorical") else ()
+                    cols.append(replace(c, role=role, kind="categorical" if role == "label"
+                                        else c.kind, categories=cats, mean=None, sd=None))
+                elif c.role == role:
+                    cols.append(replace(c, role="feature" if role == "label" else "ignore"))
+                else:
+                    cols.append(c)
+            s = TabularSchema(tuple(cols))
+        return s
+
+    def unfitted(self) -> TabularSchema:
+        """A copy without fitted scaling (to fit it again on another training part)."""
+        return TabularSchema(tuple(replace(c, mean=None, sd=None) for c in self.columns))
+
+    # ----------------------------------------------------------------- saving
+
+    def to_dict(self) -> dict:
+        return {"schema_version": SCHEMA_VERSION, "columns": [c.to_dict() for c in self.columns]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping, source: str = "the schema") -> TabularSchema:
+        """Rebuild a schema saved with :meth:`to_dict` (e.g. in a project file); every problem
+        becomes one sentence naming ``source`` and the key."""
+        if not isinstance(d, Mapping):
+            raise InputError(f"{source}: the schema must be a table with 'columns', got "
+                             f"{type(d).__name__}.", source=source, key="schema")
+        unknown = [k for k in d if k not in ("schema_version", "columns")]
+        if unknown:
+            raise InputError(f"{source}: unknown key '{unknown[0]}' in the schema"
+                             f"{_did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
+                             f"allowed keys: schema_version, columns.", source=source,
+                             key=f"schema.{unknown[0]}")
+        version = d.get("schema_version", SCHEMA_VERSION)
+        if version != SCHEMA_VERSION:
+            raise InputError(f"{source}: schema_version {version!r} is not supported (this "
+                             f"version reads {SCHEMA_VERSION}); save the schema again with this "
+                             f"version of the app.", source=source, key="schema.schema_version")
+        cols = d.get("columns")
+        if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
+            raise InputError(f"{source}: 'columns' must be a non-empty list of column "
+                             f"descriptions, got {cols!r}.", source=source, key="schema.columns")
+        out = []
+        for i, c in enumerate(cols):
+            key = f"schema.columns[{i}]"
+            if not isinstance(c, Mapping):
+                raise InputError(f"{source}: column {i + 1} of the schema must be a table with "
+                                 f"name, role and kind, got {c!r}.", source=source, key=key)
+            label = f"column {i + 1}" + (f" ('{c['name']}')" if "name" in c else "")
+            bad = [k for k in c if k not in _COLUMN_KEYS]
+            if bad:
+                raise InputError(f"{source}: unknown key '{bad[0]}' in {label} of the schema"
+                                 f"{_did_you_mean(bad[0], _COLUMN_KEYS)}; allowed keys: "
+                                 f"{', '.join(_COLUMN_KEYS)}.", source=source,
+                                 key=f"{key}.{bad[0]}")
+            if "name" not in c:
+                raise InputError(f"{source}: {label} of the schema has no 'name'; add the "
+                                 f"column's name as it appears in the CSV header.",
+                                 source=source, key=f"{key}.name")
+            try:
+                out.append(TabularColumn(
+                    name=c["name"], role=c.get("role", "feature"),
+                    kind=c.get("kind", "numeric"), categories=c.get("categories", ()),
+                    scale=c.get("scale", True), mean=c.get("mean"), sd=c.get("sd")))
+            except InputError as exc:
+                raise InputError(f"{source}: {exc}", source=source, key=key) from None
+        try:
+            return cls(tuple(out))
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}", source=source, key="schema.columns") from None
+
+
+# --------------------------------------------------------------------------- data
+
+@dataclass(frozen=True, eq=False)
+class TabularData:
+    """A model's training data, encoded (``eq=False``: arrays do not compare as bools).
+
+    ``X[i]`` is record i's encoded features (one-hot categories, standardised numbers),
+    ``y[i]`` its class code (``class_labels[y[i]]``), ``rows[i]`` its row in the CSV (header =
+    row 1) and ``member[i]`` whether the model is trained on it (None until a members column or
+    :func:`split_members` says).
+    """
+
+    X: np.ndarray                         # (n, d) float32
+    y: np.ndarray                         # (n,) int64 codes into class_labels
+    class_labels: tuple[str, ...]
+    feature_names: tuple[str, ...]        # (d,) encoded names, e.g. "age", "sex=F"
+    rows: np.ndarray                      # (n,) int64 CSV rows (header = row 1)
+    member: np.ndarray | None             # (n,) bool, or None when not known yet
+    schema: TabularSchema
+    source: str = ""                      # file name or generator description, for messages
+    ids: np.ndarray | None = None         # (n,) object record ids (the id column), or None
+
+    def __post_init__(self) -> None:
+        X = np.asarray(self.X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError(f"TabularData.X must be 2-D, got shape {X.shape}")
+        n, d = X.shape
+        y = np.asarray(self.y, dtype=np.int64)
+        rows = np.asarray(self.rows, dtype=np.int64)
+        if y.shape != (n,) or rows.shape != (n,):
+            raise ValueError(f"y and rows must have shape ({n},), got {y.shape} and {rows.shape}")
+        labels = tuple(str(c) for c in self.class_labels)
+        if n and (y.min() < 0 or y.max() >= len(labels)):
+            raise ValueError(f"y must lie in 0..{len(labels) - 1}")
+        names = tuple(self.feature_names)
+        if len(names) != d:
+            raise ValueError(f"{len(names)} feature names for {d} columns of X")
+        member = None if self.member is None else np.asarray(self.member, dtype=bool)
+        if member is not None and member.shape != (n,):
+            raise ValueError(f"member must have shape ({n},), got {member.shape}")
+        ids = None if self.ids is None else np.asarray(self.ids, dtype=object)
+        if ids is not None and ids.shape != (n,):
+            raise ValueError(f"ids must have shape ({n},), got {ids.shape}")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "class_labels", labels)
+        object.__setattr__(self, "feature_names", names)
+        object.__setattr__(self, "member", member)
+        object.__setattr__(self, "ids", ids)
+
+    def __repr__(self) -> str:
+        m = "" if self.member is None else f", {int(self.member.sum())} members"
+        return (f"TabularData({self.n_records} records × {self.n_features} features, "
+                f"{self.n_classes} classes{m}, source={self.source!r})")
+
+    @property
+    def n_records(self) -> int:
+        return int(self.X.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_records
+
+    @property
+    def n_features(self) -> int:
+        """d: encoded features (columns of X)."""
+        return int(self.X.shape[1])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_labels)
+
+    def subset(self, rows: Sequence[int] | np.ndarray) -> TabularData:
+        """The records at ``rows`` (positions or a boolean mask), in that order; the schema
+        (and its fitted scaling) is kept."""
+        idx = np.asarray(rows)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        idx = idx.astype(np.int64, copy=False)
+        return replace(self, X=self.X[idx], y=self.y[idx], rows=self.rows[idx],
+                       member=None if self.member is None else self.member[idx],
+                       ids=None if self.ids is None else self.ids[idx])
+
+    def with_member(self, member: np.ndarray | None) -> TabularData:
+        """A copy with other membership flags (X unchanged; see :func:`split_members` to refit
+        the scaling as well)."""
+        return replace(self, member=member)
+
+
+# --------------------------------------------------------------------------- reading
+
+def _read_table(p: str, *, max_cells: int | None = None,
+                n_features: int | None = None) -> pd.DataFrame:
+    """Read a CSV with a header row into a DataFrame with pandas' own column types (numbers
+    are parsed natively, which keeps wide files small in memory); empty cells are NaN, other
+    text is kept as written, stripped. The index is the data line (row = index + 2); blank
+    lines are dropped without renumbering. ``max_cells`` with ``n_features`` (a lower bound on
+    the encoded width) refuses a file too big for memory before it is parsed."""
+    fp = Path(p)
+    if not fp.exists():
+        raise InputError(f"{p}: file not found; check the path.", source=p)
+    if fp.is_dir():
+        raise InputError(f"{p}: is a folder, not a CSV file; choose the file inside it.", source=p)
+    try:
+        raw = fp.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
+    if not raw.strip():
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
+                         f"one row per record.", source=p)
+    try:
+        text = raw.decode("utf-8-sig").lstrip("\r\n")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.",
+                         source=p) from None
+    del raw
+    first = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
+    header = [h.strip() for h in first]
+    blank = [k for k, h in enumerate(header) if not h]
+    if blank:
+        raise InputError(f"{p}: column {blank[0] + 1} of the header has no name; name every "
+                         f"column (or delete the empty column).", source=p)
+    dup = [h for k, h in enumerate(header) if h in header[:k]]
+    if dup:
+        raise InputError(f"{p}: the header names column '{dup[0]}' twice; give each column a "
+                         f"distinct name.", source=p, key=dup[0])
+    if max_cells is not None:
+        lines = text.count("\n") + (not text.endswith("\n")) - 1
+        width = len(header) - 2 if n_features is None else n_features
+        if lines * max(width, 1) > max_cells:
+            raise InputError(_too_big(p, lines, width, max_cells, (), exact=False), source=p,
+                             key="max_cells")
+    opts = dict(keep_default_na=False, na_values=[""], skip_blank_lines=False, index_col=False,
+                skipinitialspace=True, low_memory=False)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.StringIO(text), **opts)
+    except pd.errors.ParserWarning:
+        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
+                         f"the extra commas or add the missing column names to the header.",
+                         source=p) from None
+    except pd.errors.ParserError as exc:
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", _short(exc))
+        if m:
+            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
+                   f"remove the extra commas or quote values that contain commas.")
+        else:
+            msg = (f"cannot be read as CSV ({_short(exc)}); save it as comma-separated text "
+                   f"with a header row.")
+        raise InputError(f"{p}: {msg}", source=p) from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
+                         f"one row per record.", source=p) from None
+    del text
+    df.columns = header
+    for name in df.columns:
+        s = df[name]
+        if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+            t = s.astype(str).str.strip()
+            df[name] = t.where((t != "") & s.notna().to_numpy(), np.nan)
+    df = df[~df.isna().all(axis=1).to_numpy()]
+    if df.empty:
+        raise InputError(f"{p}: has a header but no data rows; add one row per record below the "
+                         f"header.", source=p)
+    return df
+
+
+def _as_text(s: pd.Series) -> np.ndarray:
+    """(n,) object array of the values as text: whole floats without ".0" (3.0 → "3"), so
+    labels and categories read as the file wrote them. NaN must be handled before."""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s.map({True: "True", False: "False"}).to_numpy(dtype=object)
+    if pd.api.types.is_integer_dtype(s.dtype):
+        return s.astype(np.int64).astype(str).to_numpy(dtype=object)
+    if pd.api.types.is_float_dtype(s.dtype):
+        v = s.to_numpy(dtype=float)
+        whole = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 2**53)
+        out = v.astype(str).astype(object)
+        out[whole] = v[whole].astype(np.int64).astype(str)
+        return out
+    return s.astype(str).str.strip().to_numpy(dtype=object)
+
+
+def _codes(text: np.ndarray, categories: Sequence[str]) -> np.ndarray:
+    """(n,) int64 index of each value in ``categories``, -1 where it is not one of them."""
+    return pd.Index(list(categories), dtype=object).get_indexer(
+        np.asarray(text, dtype=object)).astype(np.int64)
+
+
+def _numbers(s: pd.Series) -> pd.Series:
+    """The column as float64 (NaN where a cell is not a number)."""
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s.astype(float)
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return s.astype(float)
+    return pd.to_numeric(s.astype(str).str.strip(), errors="coerce").astype(float)
+
+
+def _mostly_numbers(s: pd.Series) -> bool:
+    """True when a text column is numbers with at most a stray word or missing-value marker
+    (at most 1 % of the rows, at least one allowed): a typo to report, not a category."""
+    vals = s.dropna()
+    if vals.empty:
+        return False
+    num = pd.to_numeric(vals.astype(str), errors="coerce")
+    bad = vals[num.isna() | ~np.isfinite(num.to_numpy(dtype=float, na_value=np.nan))]
+    words = (~bad.astype(str).str.lower().isin(MISSING_MARKERS)).sum()
+    return bool(num.notna().sum() >= 2 * len(bad) and words <= max(1, len(vals) // 100))
+
+
+# --------------------------------------------------------------------------- inference
+
+def _names(found: Sequence[str], limit: int = 12) -> str:
+    """Column names for a message: all of them up to ``limit``, then a count."""
+    shown = ", ".join(repr(str(c)) for c in found[:limit])
+    return shown + (f", … ({len(found)} columns)" if len(found) > limit else "")
+
+
+def infer_tabular_schema(df_or_path: pd.DataFrame | str | Path, label: str | None = None, *,
+                         member_column: str | None = None,
+                         max_categories: int = DEFAULT_MAX_CATEGORIES) -> TabularSchema:
+    """Guess each column's role and kind from a CSV file or a DataFrame.
+
+    * the label is ``label`` when given, else the column named label / class / target / y (any
+      case); with none of these the user must choose it (a sentence says so);
+    * the members column is ``member_column``, else a column named member / members /
+      is_member / in_training (its values are checked at load: 0 or 1);
+    * numbers → ``numeric`` features, standardised, except 0/1 columns, kept as they are;
+      a column of numbers with a stray word stays numeric so the load names the bad cell;
+    * text with at most ``max_categories`` distinct values → ``categorical`` (one-hot), sorted
+      as a person would ("2" before "10");
+    * ids (unique in every row: named like "id" / "*_id", or ≥ 20 rows of distinct texts or
+      consecutive integers) and text with more distinct values → ``ignore``.
+
+    Nothing is fitted here: scaling is fitted on the training part when the data are loaded.
+    """
+    if isinstance(df_or_path, pd.DataFrame):
+        df, p = df_or_path.reset_index(drop=True), "the table"
+    else:
+        p = str(df_or_path)
+        df = _read_table(p)
+    return _infer(df, p, label, member_column, max_categories)
+
+
+def _find_column(p: str, df: pd.DataFrame, wanted: str, what: str) -> str:
+    found = [str(c) for c in df.columns]
+    if wanted in found:
+        return wanted
+    lower = {c.lower(): c for c in found}
+    if wanted.lower() in lower:
+        return lower[wanted.lower()]
+    raise InputError(f"{p}: the {what} column '{wanted}' is not in the file"
+                     f"{_did_you_mean(wanted, found)}; choose one of the columns found "
+                     f"({_names(found)}) or rename the column.",
+                     source=p if p != "the table" else None, key=wanted)
+
+
+def _infer(df: pd.DataFrame, p: str, label: str | None, member_column: str | None,
+           max_categories: int) -> TabularSchema:
+    names = [str(c) for c in df.columns]
+    src = p if p != "the table" else None
+    if label is not None:
+        label = _find_column(p, df, label, "label")
+    else:
+        lower = {c.lower(): c for c in reversed(names)}
+        label = next((lower[n] for n in LABEL_NAMES if n in lower), None)
+        if label is None:
+            raise InputError(f"{p}: no column is named {', '.join(LABEL_NAMES[:-1])} or "
+                             f"{LABEL_NAMES[-1]}, so the label (the column the model predicts) "
+                             f"is not known; choose it among the columns found ({_names(names)}).",
+                             source=src, key="label")
+    if member_column is not None:
+        member_column = _find_column(p, df, member_column, "members")
+    else:
+        lower = {c.lower(): c for c in reversed(names)}
+        member_column = next((lower[n] for n in MEMBER_NAMES if n in lower and lower[n] != label),
+                             None)
+    if member_column == label:
+        raise InputError(f"{p}: column '{label}' cannot be both the label and the members "
+                         f"column; choose another label or members column.", source=src,
+                         key=label)
+    n = len(df)
+    cols = []
+    for name in names:
+        s = df[name]
+        if name == label:
+            vals = s.dropna()
+            cats = sorted(set(_as_text(vals)), key=_natural_key)
+            cols.append(TabularColumn(name, "label", "categorical", tuple(cats)))
+            continue
+        if name == member_column:
+            cols.append(TabularColumn(name, "member", "numeric", scale=False))
+            continue
+        cols.append(_infer_feature(name, s, n, max_categories))
+    return TabularSchema(tuple(cols))
+
+
+def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> TabularColumn:
+    vals = s.dropna()
+    named_id = bool(_ID_NAME.search(name))
+    numeric = pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)
+    if not numeric and not vals.empty and _mostly_numbers(vals):
+        numeric = True
+    if numeric:
+        v = _numbers(vals).to_numpy()
+        v = v[np.isfinite(v)]
+        if v.size == n >= 2:
+            whole = bool((v == np.round(v)).all())
+            # Row numbers / ids: unique integers 1..n (or a column named like an id).
+            if (named_id or (whole and v.max() - v.min() + 1 == n and n >= _ID_ROWS)) \
+                    and np.unique(v).size == n:
+                return TabularColumn(name, "ignore", "numeric")
+        binary = bool(v.size) and bool(np.isin(v, (0.0, 1.0)).all())
+        return TabularColumn(name, "feature", "numeric", scale=not binary)
+    n_unique = int(vals.nunique())
+    if n_unique == n and n >= 2 and (named_id or n >= _ID_ROWS):
+        return TabularColumn(name, "ignore", "categorical")
+    if n_unique > max_categories:
+        return TabularColumn(name, "ignore", "categorical")
+    cats = sorted(set(_as_text(vals)), key=_natural_key)
+    return TabularColumn(name, "feature", "categorical", tuple(cats))
+
+
+# --------------------------------------------------------------------------- loading
+
+def load_tabular_csv(path: str | Path, schema: TabularSchema | None = None, *,
+                     label: str | None = None, member_column: str | None = None,
+                     id_column: str | None = None, max_cells: int = MAX_CELLS) -> TabularData:
+    """Load a model's training data from a CSV (one record per row, a header row).
+
+    Without a ``schema`` it is inferred (:func:`infer_tabular_schema`, with ``label`` and
+    ``member_column`` when given); with one, ``label`` / ``member_column`` (if given) move those
+    roles (:meth:`TabularSchema.with_roles`), every schema column must be in the file and every
+    file column in the schema. ``id_column`` names a column whose values identify the records
+    (kept in :attr:`TabularData.ids`, to match a predictions file by id). ``max_cells`` refuses
+    data whose X (records × encoded features, float32) would not fit: 500 million cells = 2 GB.
+    The returned schema holds the fitted scaling and the classes, ready to save.
+    """
+    p = str(path)
+    max_cells = _check_max_cells(max_cells, p)
+    width = None
+    if schema is not None:
+        width = sum(max(c.width, 1) for c in schema.columns if c.role == "feature")
+    df = _read_table(p, max_cells=max_cells, n_features=width)
+    return _from_frame(p, df, schema, label=label, member_column=member_column,
+                       id_column=id_column, max_cells=max_cells, source=p)
+
+
+def tabular_from_frame(df: pd.DataFrame, schema: TabularSchema | None = None, *,
+                       label: str | None = None, member_column: str | None = None,
+                       id_column: str | None = None, max_cells: int = MAX_CELLS,
+                       source: str = "") -> TabularData:
+    """:func:`load_tabular_csv` for a DataFrame; rows are numbered as the frame would be in a
+    CSV (header row 1, first record row 2) and errors name ``source`` ("the table" if empty)."""
+    p = source or "the table"
+    max_cells = _check_max_cells(max_cells, p)
+    df = df.reset_index(drop=True)
+    df.columns = [str(c).strip() for c in df.columns]
+    if df.empty:
+        raise InputError(f"{p}: has no records; add one row per record.", source=source or None)
+    return _from_frame(p, df, schema, label=label, member_column=member_column,
+                       id_column=id_column, max_cells=max_cells, source=source)
+
+
+def _check_max_cells(max_cells, p: str) -> int:
+    if isinstance(max_cells, bool) or not isinstance(max_cells, int | np.integer) \
+            or max_cells < 1:
+        raise InputError(f"'max_cells' must be a whole number of at least 1, got "
+                         f"{max_cells!r}.", key="max_cells", source=p)
+    return int(max_cells)
+
+
+def _size_text(n_bytes: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,.0f} bytes"
+
+
+def _too_big(p: str, n: int, d: int, max_cells: int, widest: Sequence[tuple[str, int]], *,
+             exact: bool) -> str:
+    size = (f"{n:,} records × {d:,} encoded features" if exact else
+            f"about {n:,} records × at least {d:,} features")
+    wide = ""
+    if widest:
+        wide = " (the widest: " + ", ".join(f"'{c}' with {k:,} categories"
+                                             for c, k in widest) + ")"
+    return (f"{p}: {size} would take {_size_text(n * d * BYTES_PER_CELL)} as float32, above the "
+            f"limit of {_size_text(max_cells * BYTES_PER_CELL)} (max_cells = {max_cells:,} "
+            f"cells); drop columns (set their role to 'ignore'), use fewer categories{wide}, "
+            f"load fewer records, or raise max_cells if the computer has the memory.")
+
+
+def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label, member_column,
+                id_column, max_cells: int, source: str) -> TabularData:
+    src = source or None
+    if schema is None:
+        schema = _infer(df, p, label, member_column, DEFAULT_MAX_CATEGORIES)
+    else:
+        _check_columns(p, df, schema, src)
+        schema = schema.with_roles(label=label, member=member_column)
+    if id_column is not None:
+        id_column = _find_column(p, df, id_column, "id")
+    df = df[list(schema.names)] if list(df.columns) != list(schema.names) else df
+    used = [c.name for c in schema.columns if c.role != "ignore"]
+    if id_column is not None and id_column not in used:
+        used.append(id_column)
+    _check_no_empty(p, df, used, src)
+    index = df.index.to_numpy()
+    n = len(df)
+
+    # -- label
+    lab = schema.column(schema.label)
+    y, classes = _code_label(p, df[lab.name], lab, index, src)
+    # -- members
+    member = None
+    if schema.member_column is not None:
+        member = _code_member(p, df[schema.member_column], schema.member_column, index, src)
+    # -- ids
+    ids = None
+    if id_column is not None:
+        ids = _as_text(df[id_column])
+        _check_unique_ids(p, ids, id_column, index, src)
+
+    # -- categories of the features, then the memory guard (before X is allocated)
+    cols = []
+    texts: dict[str, np.ndarray] = {}
+    for c in schema.columns:
+        if c.role == "feature" and c.kind == "categorical":
+            t = _as_text(df[c.name])
+            texts[c.name] = t
+            if not c.categories:
+                c = replace(c, categories=tuple(sorted(set(t), key=_natural_key)))
+        elif c.role == "label":
+            c = replace(c, categories=classes)
+        cols.append(c)
+    d = sum(c.width for c in cols)
+    if n * d > max_cells:
+        widest = sorted(((c.name, len(c.categories)) for c in cols
+                         if c.role == "feature" and c.kind == "categorical"),
+                        key=lambda t: -t[1])[:2]
+        raise InputError(_too_big(p, n, d, max_cells, [w for w in widest if w[1] > 1],
+                                  exact=True), source=src, key="max_cells")
+
+    # -- encode
+    X = np.zeros((n, d), dtype=np.float32)
+    train = member if member is not None else np.ones(n, dtype=bool)
+    offsets = np.cumsum([0] + [c.width for c in cols])
+    numeric = [(k, c) for k, c in enumerate(cols) if c.role == "feature" and c.kind == "numeric"]
+    fitted: dict[str, tuple[float, float]] = {}
+    for start in range(0, len(numeric), _CHUNK):
+        chunk = numeric[start:start + _CHUNK]
+        block = _numeric_block(p, df, [c for _, c in chunk], index, src)
+        scale = np.array([c.scale for _, c in chunk])
+        mean = np.array([c.mean if c.mean is not None else np.nan for _, c in chunk])
+        sd = np.array([c.sd if c.sd is not None else np.nan for _, c in chunk])
+        need = scale & np.isnan(mean)
+        if need.any():
+            part = block[:, need]
+            part = part if member is None else part[train]
+            spread = part.std(axis=0)
+            mean[need] = part.mean(axis=0)
+            sd[need] = np.where(spread > 0, spread, 1.0)   # a constant column stays 0
+        if scale.any():
+            block[:, scale] = (block[:, scale] - mean[scale]) / sd[scale]
+        pos = offsets[[k for k, _ in chunk]]
+        if (np.diff(pos) == 1).all():                 # adjacent columns: a fast slice
+            X[:, pos[0]:pos[0] + pos.size] = block
+        else:
+            X[:, pos] = block
+        for (_, c), m, v in zip(chunk, mean, sd, strict=True):
+            if c.scale:
+                fitted[c.name] = (float(m), float(v))
+    rows_n = np.arange(n)
+    for k, c in enumerate(cols):
+        if c.role == "feature" and c.kind == "categorical":
+            codes = _code_categories(p, texts[c.name], c, index, src)
+            X[rows_n, offsets[k] + codes] = 1.0
+    cols = [replace(c, mean=fitted[c.name][0], sd=fitted[c.name][1]) if c.name in fitted else c
+            for c in cols]
+    fitted_schema = TabularSchema(tuple(cols))
+    return TabularData(X=X, y=y, class_labels=classes,
+                       feature_names=fitted_schema.encoded_names(),
+                       rows=(index + 2).astype(np.int64), member=member, schema=fitted_schema,
+                       source=Path(source).name if source else "", ids=ids)
+
+
+def _check_columns(p: str, df: pd.DataFrame, schema: TabularSchema, src) -> None:
+    found = [str(c) for c in df.columns]
+    missing = [n for n in schema.names if n not in found]
+    if missing:
+        n = missing[0]
+        raise InputError(f"{p}: column '{n}' of the schema is missing"
+                         f"{_did_you_mean(n, found)}; columns found: {_names(found)} — rename "
+                         f"the column in the file or in the schema.", source=src, key=n)
+    extra = [n for n in found if n not in schema.names]
+    if extra:
+        n = extra[0]
+        raise InputError(f"{p}: column '{n}' is not in the schema"
+                         f"{_did_you_mean(n, schema.names)}; add it to the schema (role "
+                         f"'ignore' if the model should not use it) or remove it from the file.",
+                         source=src, key=n)
+
+
+def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str], src) -> None:
+    if not used:
+        return
+    empty = df[list(used)].isna().to_numpy()
+    if empty.any():
+        r, j = np.argwhere(empty)[0]
+        name = used[j]
+        raise InputError(f"{p}: row {_row(df.index[r])}, column '{name}' is empty; every record "
+                         f"needs a value in every column the model uses — fill it in, delete "
+                         f"the row, or set the column's role to 'ignore'.", source=src,
+                         key=str(name))
+
+
+def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
+                src) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Class codes and class labels; the label checks of issue 8 ("Bad input")."""
+    text = _as_text(s)
+    name = col.name
+    n = len(text)
+    if col.categories:
+        classes = col.categories
+        codes = _codes(text, classes)
+        bad = np.flatnonzero(codes < 0)
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {text[i]!r} is not one "
+                             f"of the {len(classes)} classes ({_preview(classes)})"
+                             f"{_did_you_mean(text[i], classes)}; correct the value or add the "
+                             f"class to the label's categories in the schema.", source=src,
+                             key=name)
+    else:
+        classes = tuple(sorted(set(text), key=_natural_key))
+        codes = _codes(text, classes)
+    counts = np.bincount(codes, minlength=len(classes))
+    present = np.flatnonzero(counts)
+    if present.size < 2:
+        only = classes[int(present[0])]
+        raise InputError(f"{p}: the label column '{name}' holds only one class ({only!r}) in all "
+                         f"{n:,} records; a model needs at least two classes to learn from — "
+                         f"choose another label column or add records of the other classes.",
+                         source=src, key=name)
+    if present.size > 20 and present.size > n / 2:
+        raise InputError(f"{p}: the label column '{name}' holds {present.size:,} different values "
+                         f"in {n:,} records, so it looks like an id or a measured quantity, not "
+                         f"classes; choose the column the model predicts, or group the values "
+                         f"into classes.", source=src, key=name)
+    single = np.flatnonzero(counts == 1)
+    if single.size:
+        c = int(single[0])
+        i = int(np.flatnonzero(codes == c)[0])
+        more = (f" (and {single.size - 1} other class{'es' if single.size > 2 else ''} with one "
+                f"record)" if single.size > 1 else "")
+        raise InputError(f"{p}: class {classes[c]!r} of the label column '{name}' has only 1 "
+                         f"record (row {_row(index[i])}){more}; every class needs at least 2 "
+                         f"records, so that it can be in both the training and the test part — "
+                         f"add records of that class, merge it with a similar class, or delete "
+                         f"the row.", source=src, key=name)
+    return codes, tuple(classes)
+
+
+def _code_member(p: str, s: pd.Series, name: str, index: np.ndarray, src) -> np.ndarray:
+    """The 0/1 members column as bools; both groups must be present."""
+    num = _numbers(s).to_numpy()
+    bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {_as_text(s)[i]!r} is not "
+                         f"0 or 1; the members column says whether the model was trained on the "
+                         f"record — write 1 for a training record and 0 for any other.",
+                         source=src, key=name)
+    member = num == 1.0
+    if member.all() or not member.any():
+        v, other = ("1", "0") if member.all() else ("0", "1")
+        raise InputError(f"{p}: every record has {name} = {v}; the audit compares records the "
+                         f"model was trained on (1) with records it was not (0), so it needs "
+                         f"both — add records with {name} = {other}, or set the column's role to "
+                         f"'ignore' and let the app split the records at random.", source=src,
+                         key=name)
+    return member
+
+
+def _check_unique_ids(p: str, ids: np.ndarray, name: str, index: np.ndarray, src) -> None:
+    dup = pd.Series(ids).duplicated(keep=False).to_numpy()
+    if dup.any():
+        first = int(np.flatnonzero(dup)[0])
+        second = int(np.flatnonzero(dup & (ids == ids[first]))[1])
+        raise InputError(f"{p}: id {ids[first]!r} of column '{name}' appears in rows "
+                         f"{_row(index[first])} and {_row(index[second])}; each record needs "
+                         f"its own id — correct one of them or choose another id column.",
+                         source=src, key=name)
+
+
+def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], index: np.ndarray,
+                   src) -> np.ndarray:
+    """(n, len(cols)) float64 values of numeric features; a cell that is not a finite number
+    is one sentence (row, column, value)."""
+    names = [c.name for c in cols]
+    sub = df[names]
+    if all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)
+           for t in sub.dtypes):
+        block = sub.to_numpy(dtype=np.float64, copy=True)   # scaled in place afterwards
+    else:
+        block = np.column_stack([_numbers(sub[n]).to_numpy() for n in names])
+    bad = ~np.isfinite(block)
+    if bad.any():
+        col = int(np.flatnonzero(bad.any(axis=0))[0])
+        i = int(np.flatnonzero(bad[:, col])[0])
+        raw = df[names[col]].iloc[i]
+        value = str(raw).strip() if not isinstance(raw, float) else repr(raw)
+        what = ("looks like a missing value" if value.lower() in MISSING_MARKERS else
+                "is not a finite number" if value.lower().lstrip("+-") in ("inf", "infinity")
+                else "is not a number")
+        raise InputError(f"{p}: row {_row(index[i])}, column '{names[col]}': {value!r} {what}; "
+                         f"the column is a numeric feature — write a plain number, delete the "
+                         f"row, or make the column categorical (or 'ignore') in the schema.",
+                         source=src, key=names[col])
+    return block
+
+
+def _code_categories(p: str, text: np.ndarray, col: TabularColumn, index: np.ndarray,
+                     src) -> np.ndarray:
+    codes = _codes(text, col.categories)
+    bad = np.flatnonzero(codes < 0)
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"{p}: row {_row(index[i])}, column '{col.name}': {text[i]!r} is not one "
+                         f"of its {len(col.categories)} categories ({_preview(col.categories)})"
+                         f"{_did_you_mean(text[i], col.categories)}; correct the value or add it "
+                         f"to the column's categories in the schema.", source=src, key=col.name)
+    return codes
+
+
+# --------------------------------------------------------------------------- split
+
+def split_members(data: TabularData, train_fraction: float = 0.5,
+                  seed: int = 0) -> TabularData:
+    """A seeded member / non-member split for data without a members column.
+
+    Each class is split on its own (stratified), ``round(train_fraction × size)`` of its
+    records becoming members, at least one on each side when the class has two or more, so
+    every class is in both parts. ``train_fraction = 0.5`` gives the equal sizes of paper 001
+    §"Assessment and Previous MIAs" (q = ½, baseline accuracy 0.5). Stream ``rng(seed, "tabular",
+    "split")``. The numeric scaling is fitted again on the new training part (module
+    docstring: fitted on members only) and the returned schema holds it.
+    """
+    src = data.source or "the data"
+    if isinstance(train_fraction, bool) or not isinstance(train_fraction, int | float) \
+            or not 0.0 < float(train_fraction) < 1.0:
+        raise InputError(f"'train_fraction' must be a number between 0 and 1 (the share of "
+                         f"records the model is trained on, e.g. 0.5), got {train_fraction!r}.",
+                         key="train_fraction")
+    if data.member is not None and data.schema.member_column is not None:
+        col = data.schema.member_column
+        raise InputError(f"{src}: the records are already marked as members or not in column "
+                         f"'{col}'; use that split, or set the column's role to 'ignore' to "
+                         f"split the records at random.", key=col)
+    n = data.n_records
+    if n < 2:
+        raise InputError(f"{src}: {n} record cannot be split into a training and a test part; "
+                         f"add records.", key="train_fraction")
+    g = rng(seed, "tabular", "split")
+    perm = g.permutation(n)
+    order = perm[np.argsort(data.y[perm], kind="stable")]
+    counts = np.bincount(data.y, minlength=data.n_classes)
+    k = np.rint(float(train_fraction) * counts).astype(np.int64)
+    k = np.where(counts >= 2, np.clip(k, 1, counts - 1), k)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    ys = data.y[order]
+    rank = np.arange(n) - starts[ys]
+    member = np.empty(n, dtype=bool)
+    member[order] = rank < k[ys]
+    return _refit(data, member)
+
+
+def _refit(data: TabularData, member: np.ndarray) -> TabularData:
+    """Re-standardise the scaled numeric features on the rows marked ``member``.
+
+    X's column is ``(v - m) / s``; standardising it again on the new training part gives
+    ``(v - m_new) / s_new`` with ``m_new = m + s·m'`` and ``s_new = s·s'`` (m', s': the column's
+    mean and sd over the new part), so the raw values are not needed."""
+    cols = list(data.schema.columns)
+    offsets = np.cumsum([0] + [c.width for c in cols])
+    pos = [(k, int(offsets[k])) for k, c in enumerate(cols)
+           if c.role == "feature" and c.kind == "numeric" and c.scale]
+    X = data.X.copy()
+    if pos:
+        idx = np.array([q for _, q in pos])
+        block = X[:, idx].astype(np.float64)
+        part = block[member]
+        m2 = part.mean(axis=0)
+        s2 = part.std(axis=0)
+        s2 = np.where(s2 > 0, s2, 1.0)
+        X[:, idx] = ((block - m2) / s2).astype(np.float32)
+        for (k, _), a, b in zip(pos, m2, s2, strict=True):
+            c = cols[k]
+            m_old = 0.0 if c.mean is None else c.mean
+            s_old = 1.0 if c.sd is None else c.sd
+            cols[k] = replace(c, mean=float(m_old + s_old * a), sd=float(s_old * b))
+    return replace(data, X=X, member=member, schema=TabularSchema(tuple(cols)))
