@@ -1,0 +1,467 @@
+"""Audit of a machine-learning model: "Does this model reveal who it was trained on?"
+(papers 001 and 004 §4). Engine part of issue 8; not yet registered as an available audit
+(the GUI page and the report section follow).
+
+Two ways in, no code either way:
+
+* ``source = "train"``: records from a CSV (or a bundled synthetic dataset) are split, seeded,
+  into the attacker's *population* (data from the same distribution, never trained on by the
+  audited model) and the *audit universe*; the audited model trains on a share of the
+  universe (its members; a 0/1 members column can say which instead), the rest are the
+  non-members it is measured on. The attacker trains *shadow models* on halves of its
+  population (Shokri et al.; paper 001 §"shadow models") and *reference models* on halves of
+  the universe (LiRA/RMIA's threat model: the attacker knows the candidate records and the
+  training recipe). All small MLPs train as one stacked batch (engine.models.batched).
+* ``source = "predictions"``: a CSV of the model's outputs (probabilities, logits or loss),
+  the true label and whether each record was a training member — a model built elsewhere is
+  audited without loading it. An optional second CSV of the same columns from a shadow model
+  gives the attacker's data; without one, the attacker knows half of the members and
+  non-members (the supervised threat model of paper 004 §4.3) and is measured on the rest.
+
+Attacks (engine.attacks.model) score every audited record; thresholds come from shadow or
+reference data, never from the records they are measured on. Theory: BTTA's exact metrics and
+paper 001 Thm 2's bound — no attack that knows only the train and test accuracies does better —
+from the model's own accuracies, drawn as a line on the ROC; the generalization gap overall and
+per class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
+from engine.audits.result import AuditResult, file_sha256, software_versions
+from engine.data.errors import InputError
+from engine.policy import VerdictPolicy
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ("train", "predictions")
+SYNTHETIC = ("purchase", "mixed")
+FAMILIES = ("mlp", "logistic", "random_forest", "gradient_boosting")
+ARCHITECTURES = ("small", "purchase")
+PREDICTION_KINDS = ("probabilities", "logits", "loss")
+ATTACKS = ("btta", "cbtta", "correctness", "confidence", "entropy", "modified_entropy", "top1",
+           "ml_leaks", "shokri", "lira_online", "lira_offline", "rmia", "label_only")
+DEFAULT_ATTACKS = ("btta", "cbtta", "confidence", "modified_entropy", "ml_leaks", "shokri",
+                   "lira_online", "lira_offline", "rmia")
+NEEDS_REFERENCE = ("lira_online", "lira_offline", "rmia")
+METRIC_ATTACKS = ("correctness", "confidence", "entropy", "modified_entropy", "top1")
+PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "PTL+PTC", "PPL+PPC")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What the user audits. Field comments are the tooltips' short form."""
+
+    schema_version: int = 1
+    name: str = "Model audit"
+    source: str = "train"             # train | predictions
+    # --- train in the app
+    data: str = ""                    # CSV, one record per row; "" = a synthetic dataset
+    synthetic: str = "purchase"       # purchase (600 binary features, 100 classes) | mixed
+    synthetic_records: int = 4000
+    schema: dict = field(default_factory=dict)   # TabularSchema.to_dict(); {} = inferred
+    label: str = ""                   # the label column ("" = a column named label/class/…)
+    member_column: str = ""           # 0/1 column: 1 = trained on ("" = a seeded split)
+    attacker_fraction: float = 0.4    # records held by the attacker, never trained on
+    train_fraction: float = 0.5       # share of the rest the audited model trains on
+    family: str = "mlp"               # mlp | logistic | random_forest | gradient_boosting
+    architecture: str = "small"       # small | purchase (1024-512-256-128 tanh, paper 004)
+    epochs: int = 30
+    batch_size: int = 128
+    weight_decay: float = 0.0
+    # --- bring your own predictions
+    predictions: str = ""             # CSV: outputs per record, label, member
+    prediction_kind: str = "probabilities"   # probabilities | logits | loss
+    reference_predictions: str = ""   # optional CSV of a shadow model's outputs, same columns
+    # --- attacks
+    attacks: tuple[str, ...] = DEFAULT_ATTACKS
+    shadow_models: int = 8            # trained on halves of the attacker's population
+    reference_models: int = 16        # trained on halves of the audit universe (LiRA, RMIA)
+    cbtta_partition: str = "PTL"      # PTL | PPL | PTC | PPC | PTL+PTC | PPL+PPC
+    exposed_count: int = 20           # most exposed members listed (row numbers)
+    list_exposed_records: bool = False   # also their labels (values stay out otherwise)
+    confidence: float = 0.95
+    fpr_targets: tuple[float, ...] = (0.001, 0.01, 0.1)
+    seed: int = 7
+    policy: VerdictPolicy = field(default_factory=VerdictPolicy)
+
+    audit_type = "model"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["attacks"] = list(self.attacks)
+        d["fpr_targets"] = list(self.fpr_targets)
+        d["policy"] = self.policy.to_dict()
+        return {"audit_type": self.audit_type, **d}
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "config") -> ModelConfig:
+        """Validate a user dict; every problem is one InputError sentence naming the key."""
+        d = begin_from_dict(cls, d, source)
+        v = common_fields(d, source)
+        for key in ("data", "label", "member_column", "predictions", "reference_predictions"):
+            if key in d:
+                v[key] = str(d[key])[:1000]
+        choices = {"source": SOURCES, "synthetic": SYNTHETIC, "family": FAMILIES,
+                   "architecture": ARCHITECTURES, "prediction_kind": PREDICTION_KINDS,
+                   "cbtta_partition": PARTITIONS}
+        for key, allowed in choices.items():
+            if key in d:
+                v[key] = as_choice(source, key, d[key], allowed)
+        integers = {"synthetic_records": (200, 1_000_000), "epochs": (1, 10_000),
+                    "batch_size": (1, 100_000), "shadow_models": (1, 256),
+                    "reference_models": (2, 1024), "exposed_count": (0, 10_000)}
+        for key, (lo, hi) in integers.items():
+            if key in d:
+                v[key] = as_number(source, key, d[key], integer=True, minimum=lo, maximum=hi)
+        for key in ("attacker_fraction", "train_fraction"):
+            if key in d:
+                v[key] = as_number(source, key, d[key], minimum=0, maximum=1,
+                                   exclusive_minimum=True, exclusive_maximum=True)
+        if "weight_decay" in d:
+            v["weight_decay"] = as_number(source, "weight_decay", d["weight_decay"], minimum=0,
+                                          maximum=10)
+        if "attacks" in d:
+            items = d["attacks"]
+            if not isinstance(items, (list, tuple)) or not items:
+                raise InputError(f"{source}: 'attacks' must be a list such as "
+                                 f"{list(DEFAULT_ATTACKS)} (got {items!r}).", source=source,
+                                 key="attacks")
+            v["attacks"] = tuple(dict.fromkeys(as_choice(source, "attacks", a, ATTACKS)
+                                               for a in items))
+        for key in ("schema",):
+            if key in d:
+                if not isinstance(d[key], dict):
+                    raise InputError(f"{source}: '{key}' must be a table (got {d[key]!r}).",
+                                     source=source, key=key)
+                v[key] = dict(d[key])
+        if "list_exposed_records" in d:
+            if not isinstance(d["list_exposed_records"], bool):
+                raise InputError(f"{source}: 'list_exposed_records' must be true or false.",
+                                 source=source, key="list_exposed_records")
+            v["list_exposed_records"] = d["list_exposed_records"]
+        config = cls(**v)
+        config.validate(source)
+        return config
+
+    def validate(self, source: str = "config") -> None:
+        if self.source == "predictions" and not self.predictions:
+            raise InputError(f"{source}: source = 'predictions' reads the model's outputs from "
+                             "a CSV; set 'predictions' to it (or source = 'train').",
+                             source=source, key="predictions")
+
+    def training_spec(self):
+        from engine.models import TrainingSpec
+
+        return TrainingSpec(family=self.family, architecture=self.architecture,
+                            epochs=self.epochs if self.family == "mlp" else None,
+                            batch_size=self.batch_size if self.family == "mlp" else None,
+                            weight_decay=self.weight_decay, seed=self.seed)
+
+
+def resolve_path(path: str) -> Path:
+    p = Path(path)
+    if not p.is_absolute() and not p.exists() and (ROOT / p).exists():
+        return ROOT / p
+    return p
+
+
+# --------------------------------------------------------------------------- the model's outputs
+
+@dataclass
+class Outputs:
+    """What the attacks see: the audited model's outputs on the audit universe (with the
+    membership truth, for evaluation only), the attacker's shadow outputs, and the reference
+    models' outputs on the universe (or None)."""
+
+    target: object                    # ModelOutputs, member = truth
+    shadow: object                    # ModelOutputs, member known to the attacker
+    references: object | None         # ReferenceOutputs on the universe
+    rows: np.ndarray                  # (n,) CSV row numbers of the audited records
+    class_labels: tuple
+    model: dict                       # what was trained / read
+    inputs: list
+    threat: str                       # "shadow" | "supervised"
+    evaluate_mask: np.ndarray | None = None   # supervised: the records not known to the attacker
+
+
+def _load_training_data(config: ModelConfig):
+    from engine.data.purchase import generate_mixed_table, generate_purchase
+    from engine.data.tabular import TabularSchema, load_tabular_csv, tabular_from_frame
+
+    if not config.data:
+        if config.synthetic == "purchase":
+            return generate_purchase(config.seed, config.synthetic_records), []
+        frame = generate_mixed_table(config.seed, config.synthetic_records)
+        return tabular_from_frame(frame, label="defaulted", source="synthetic mixed table"), []
+    path = resolve_path(config.data)
+    schema = TabularSchema.from_dict(config.schema, source=f"{path.name}, schema") \
+        if config.schema else None
+    data = load_tabular_csv(path, schema, label=config.label or None,
+                            member_column=config.member_column or None)
+    return data, [{"path": str(path), "sha256": file_sha256(path), "rows": data.n_records,
+                   "role": "training data"}]
+
+
+def split_records(config: ModelConfig, n: int, member_column: np.ndarray | None):
+    """(population, universe, member-in-universe): seeded, disjoint. With a members column,
+    the attacker's population is drawn from the non-members only."""
+    g = rng(config.seed, "model-split")
+    if member_column is not None:
+        members = np.flatnonzero(member_column)
+        others = g.permutation(np.flatnonzero(~member_column))
+        k = int(round(config.attacker_fraction * others.size))
+        population = np.sort(others[:k])
+        universe = np.sort(np.r_[members, others[k:]])
+        return population, universe, member_column[universe]
+    order = g.permutation(n)
+    k = int(round(config.attacker_fraction * n))
+    population, universe = np.sort(order[:k]), np.sort(order[k:])
+    inside = np.zeros(universe.size, dtype=bool)
+    inside[g.permutation(universe.size)[:int(round(config.train_fraction * universe.size))]] = True
+    return population, universe, inside
+
+
+def train_and_query(config: ModelConfig, *, progress: Progress, cancel: CancelToken) -> Outputs:
+    """Train the audited model, the shadow models and the reference models; their outputs."""
+    from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
+    from engine.models import reference_tasks, train_many_mlps, train_model
+
+    data, inputs = _load_training_data(config)
+    X, y, k = data.X, data.y, data.n_classes
+    population, universe, inside = split_records(config, data.n_records, data.member)
+    if inside.sum() < k or (~inside).sum() < 2 or population.size < 4:
+        raise InputError(f"{data.source or 'the data'}: {data.n_records:,} records are too few "
+                         f"to train on, keep non-members and give the attacker data; use more "
+                         "records or lower 'attacker_fraction'.", key="data")
+    spec = config.training_spec()
+    dev = device()
+    members = universe[inside]
+    progress(0.0, "Training the audited model")
+    target_model = train_model(spec, X[members], y[members], k, device=dev,
+                               progress=progress.span(0.0, 0.3), cancel=cancel)
+    target = ModelOutputs(target_model.predict_proba(X[universe]), y[universe], inside)
+
+    # Shadow models on halves of the population; reference models on halves of the universe;
+    # one stacked batch for MLPs (rows: universe then population).
+    wanted = set(config.attacks)
+    n_ref = config.reference_models if wanted & set(NEEDS_REFERENCE) else 0
+    stacked = np.r_[universe, population]
+    n_u = universe.size
+    masks, seeds = [], []
+    shadow_tasks = reference_tasks(config.shadow_models, config.seed, population.size,
+                                   design="fixed_size")
+    for t in shadow_tasks:
+        m = np.zeros(stacked.size, dtype=bool)
+        m[n_u:] = t.mask(population.size)
+        masks.append(m)
+        seeds.append(t.seed)
+    if n_ref:
+        for t in reference_tasks(n_ref, config.seed + 1, n_u, design="balanced"):
+            m = np.zeros(stacked.size, dtype=bool)
+            m[:n_u] = t.mask(n_u)
+            masks.append(m)
+            seeds.append(t.seed)
+    masks = np.array(masks)
+    sub = progress.span(0.3, 0.85)
+    if config.family == "mlp":
+        many = train_many_mlps(spec, X[stacked], y[stacked], k, masks, device=dev,
+                               progress=sub, cancel=cancel)
+        probs = many.predict_proba(X[stacked])                        # (S + R, n_u + n_p, k)
+    else:
+        probs = np.zeros((masks.shape[0], stacked.size, k))
+        for r, m in enumerate(masks):
+            cancel.check()
+            fitted = train_model(replace(spec, seed=int(seeds[r])), X[stacked][m],
+                                 y[stacked][m], k, device=dev, cancel=cancel)
+            probs[r] = fitted.predict_proba(X[stacked])
+            sub((r + 1) / masks.shape[0], f"Shadow and reference models: {r + 1} of "
+                                          f"{masks.shape[0]}")
+    s = config.shadow_models
+    shadow = ReferenceOutputs(probs[:s, n_u:], masks[:s, n_u:]).to_shadow(y[population])
+    references = ReferenceOutputs(probs[s:, :n_u], masks[s:, :n_u]) if n_ref else None
+    train_acc = float(np.mean(target_model.predict(X[members]) == y[members]))
+    non = universe[~inside]
+    test_acc = float(np.mean(target_model.predict(X[non]) == y[non]))
+    model = {"family": config.family, "description": spec.describe(),
+             "train_records": int(members.size), "test_records": int(non.size),
+             "population_records": int(population.size), "classes": int(k),
+             "features": int(X.shape[1]), "train_accuracy": train_acc,
+             "test_accuracy": test_acc, "device": dev, "shadow_models": s,
+             "reference_models": n_ref, **{f"training_{key}": v for key, v in
+                                           (target_model.details or {}).items()
+                                           if key in ("runtime_s", "device")}}
+    return Outputs(target, shadow, references, data.rows[universe], tuple(data.class_labels),
+                   model, inputs, "shadow")
+
+
+def read_predictions(config: ModelConfig) -> Outputs:
+    """The bring-your-own-predictions path (module docstring)."""
+    from engine.attacks.model.base import ModelOutputs, supervised_split
+    from engine.data.predictions import load_predictions_csv
+
+    path = resolve_path(config.predictions)
+    pred = load_predictions_csv(path, kind=config.prediction_kind)
+    if pred.probs is None:
+        raise InputError(f"{path}: holds only a loss per record; the attacks need every "
+                         "class's probability (or logit). Export them from the model, or use "
+                         "source = 'train'.", source=str(path), key="prediction_kind")
+    target = ModelOutputs(pred.probs, pred.labels, pred.member)
+    inputs = [{"path": str(path), "sha256": file_sha256(path), "rows": pred.n_records,
+               "role": "predictions"}]
+    evaluate_mask = None
+    if config.reference_predictions:
+        rpath = resolve_path(config.reference_predictions)
+        ref = load_predictions_csv(rpath, kind=config.prediction_kind, like=pred)
+        shadow = ModelOutputs(ref.probs, ref.labels, ref.member)
+        inputs.append({"path": str(rpath), "sha256": file_sha256(rpath),
+                       "rows": ref.n_records, "role": "shadow predictions"})
+        threat = "shadow"
+    else:
+        shadow, evaluate_mask = supervised_split(target, 0.5, config.seed)
+        threat = "supervised"
+    model = {"family": "external", "description": f"predictions read from {path.name}",
+             "train_records": int(pred.member.sum()),
+             "test_records": int((~pred.member).sum()), "classes": int(pred.n_classes),
+             "train_accuracy": float(np.mean(pred.correct[pred.member])),
+             "test_accuracy": float(np.mean(pred.correct[~pred.member]))}
+    return Outputs(target, shadow, None, np.asarray(pred.rows), tuple(pred.class_names), model,
+                   inputs, threat, evaluate_mask)
+
+
+# --------------------------------------------------------------------------- attacks
+
+def run_attacks(config: ModelConfig, out: Outputs, *, progress: Progress,
+                cancel: CancelToken) -> list:
+    """AttackOutcome per requested attack that the data allows, in the config's order."""
+    from engine.attacks.model import btta, cbtta, label_only, lira, metric, ml_leaks, rmia
+    from engine.attacks.model import shadow as shokri
+
+    names = [a for a in config.attacks if a not in NEEDS_REFERENCE or out.references is not None]
+    outcomes = []
+    dev = device()
+    for i, name in enumerate(names):
+        cancel.check()
+        if name == "btta":
+            outcomes.append(btta.attack(out.target, btta.params_from_outputs(out.shadow),
+                                        source="the attacker's shadow models"))
+        elif name == "cbtta":
+            outcomes.append(cbtta.attack(out.target, cbtta.fit(out.shadow,
+                                                               config.cbtta_partition)))
+        elif name in METRIC_ATTACKS:
+            outcomes += metric.run(out.target, out.shadow, metrics=(name,))
+        elif name == "ml_leaks":
+            outcomes.append(ml_leaks.attack(out.target, out.shadow, seed=config.seed,
+                                            device=dev, cancel=cancel))
+        elif name == "shokri":
+            outcomes.append(shokri.attack(out.target, out.shadow, seed=config.seed,
+                                          device=dev, cancel=cancel))
+        elif name in ("lira_online", "lira_offline"):
+            outcomes.append(lira.attack(out.target, out.references,
+                                        online=name == "lira_online"))
+        elif name == "rmia":
+            outcomes.append(rmia.attack(out.target, out.references))
+        elif name == "label_only":
+            outcomes.append(label_only.attack(out.target))
+        progress((i + 1) / len(names), f"Attack {i + 1} of {len(names)}")
+    return outcomes
+
+
+def exposed_members(config: ModelConfig, out: Outputs, outcome, evaluated: np.ndarray) -> list:
+    """The members the strongest attack is surest about: row numbers (and labels if asked)."""
+    member = np.asarray(out.target.member)
+    idx = np.flatnonzero(member & evaluated)
+    order = idx[np.argsort(-outcome.scores[idx], kind="stable")][:config.exposed_count]
+    rows = []
+    for rank, i in enumerate(order, start=1):
+        entry = {"rank": rank, "row": int(out.rows[i]), "score": float(outcome.scores[i]),
+                 "attack": outcome.name}
+        if config.list_exposed_records:
+            entry["label"] = str(out.class_labels[int(out.target.labels[i])])
+        rows.append(entry)
+    return rows
+
+
+def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
+        cancel: CancelToken = NEVER) -> AuditResult:
+    """The model audit (module docstring)."""
+    from engine.attacks.model import btta
+    from engine.attacks.model.base import evaluate
+    from engine.attacks.model.label_only import generalization_gap
+
+    if not isinstance(config, ModelConfig):
+        raise TypeError("run() needs a ModelConfig")
+    config.validate()
+    clock = Stopwatch()
+    if config.source == "train":
+        out = train_and_query(config, progress=progress.span(0.0, 0.7), cancel=cancel)
+    else:
+        progress(0.0, "Reading the predictions")
+        out = read_predictions(config)
+    outcomes = run_attacks(config, out, progress=progress.span(0.7, 0.95), cancel=cancel)
+    member = np.asarray(out.target.member)
+    evaluated = out.evaluate_mask if out.evaluate_mask is not None else np.ones_like(member)
+    attacks = []
+    for o in outcomes:
+        if out.evaluate_mask is not None:
+            o.scores, o.decisions = o.scores[evaluated], None
+        attacks.append(evaluate(o, member[evaluated], delta=0.0, confidence=config.confidence,
+                                fpr_targets=config.fpr_targets))
+    # Thm 2 from the model's own train/test accuracy: what knowing only those allows.
+    own = btta.params_from_outputs(out.target)
+    gap = generalization_gap(out.target, config.confidence)
+    policy = config.policy
+    best_tpr, best_acc = policy.strongest(attacks)
+    level, reasons = policy.level(best_tpr, best_acc)
+    strongest = max(attacks, key=lambda a: (next((r["tpr"] for r in a["tpr_at_fpr"]
+                                                  if abs(r["fpr_target"] - policy.fpr) < 1e-12),
+                                                 0.0), a["auc"])) if attacks else None
+    exposed = []
+    if strongest is not None:
+        best_outcome = next(o for o in outcomes if o.name == strongest["name"])
+        full_scores = np.zeros(member.size)
+        full_scores[np.flatnonzero(evaluated)] = best_outcome.scores
+        best_outcome.scores = full_scores
+        exposed = exposed_members(config, out, best_outcome, evaluated.astype(bool))
+    theory = {"model": out.model, "threat_model": out.threat,
+              "btta_bound": {"params": own.to_dict(), "expected": btta.expected_metrics(own),
+                             "accuracy_bound": btta.accuracy_bound(own),
+                             "balanced_accuracy_bound": btta.balanced_accuracy_bound(own),
+                             "roc": btta.roc_bound(own),
+                             "source": "the model's train/test accuracy (paper 001 Thm 2)"},
+              "generalization_gap": gap,
+              "strongest": None if strongest is None else {
+                  "name": strongest["name"], "label": strongest["label"],
+                  "auc": strongest["auc"], "accuracy": strongest["accuracy"]}}
+    m = out.model
+    summary = (f"The model is right on {m['train_accuracy']:.0%} of its training records and "
+               f"{m['test_accuracy']:.0%} of others. ")
+    if strongest is not None:
+        tpr = next((r["tpr"] for r in strongest["tpr_at_fpr"]
+                    if abs(r["fpr_target"] - policy.fpr) < 1e-12), 0.0)
+        summary += (f"The strongest attack ({strongest['label'].split(':')[0]}) tells members "
+                    f"from non-members with AUC {strongest['auc']:.2f} and finds {tpr:.1%} of "
+                    f"the members while wrongly accusing {policy.fpr:.0%} of the others; "
+                    f"knowing only the two accuracies, no attack's balanced accuracy exceeds "
+                    f"{theory['btta_bound']['balanced_accuracy_bound']:.0%}.")
+    warnings = []
+    if out.references is None and set(config.attacks) & set(NEEDS_REFERENCE):
+        warnings.append("LiRA and RMIA need reference models trained like the audited one; "
+                        "with predictions from elsewhere they were not run.")
+    if out.threat == "supervised":
+        warnings.append("No shadow predictions were given: the attacker is assumed to know "
+                        "half of the members and non-members (paper 004 §4.3) and is measured "
+                        "on the other half.")
+    progress(1.0, "Done")
+    return AuditResult(
+        audit_type="model", name=config.name, seed=config.seed, config=config.to_dict(),
+        software=software_versions(device()), runtime_s=round(clock.elapsed(), 3),
+        attacks=attacks, baselines=[], theory=theory,
+        verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
+                 "reasons": reasons},
+        summary=summary, warnings=warnings, inputs=out.inputs, exposed_records=exposed)

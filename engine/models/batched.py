@@ -1,0 +1,250 @@
+"""Many small MLPs at once: shadow and reference models for the membership attacks.
+
+A campaign of R reference models is a list of independent, seeded :class:`ReferenceTask`
+(index, seed, training rows) — :func:`reference_tasks` draws one, :func:`tasks_from_masks`
+wraps given (R, n) membership masks — so any subset can be trained here, elsewhere, or on a
+cluster later, and model r is the same wherever it is trained: :func:`train_many_mlps` on
+tasks ``T`` gives, for each t in T, the model ``train_model(replace(spec, seed=t.seed),
+X[t.rows], y[t.rows])`` would give (to float rounding).
+
+All R models train as one stack of weights (``engine.models.mlp``): each step is one batched
+matrix product per layer over R different mini-batches, so the per-step overhead of Python,
+autograd and the optimiser is paid once, not R times, and a GPU runs one big kernel instead of
+R small ones. Predictions are streamed over row chunks (``BatchedMLP.predict_proba``,
+``confidence_logit``), never holding (R, n, hidden) activations.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from engine.models.spec import TrainingSpec
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+
+DESIGNS = ("balanced", "fixed_size", "independent")
+
+
+@dataclass(frozen=True, eq=False)
+class ReferenceTask:
+    """One reference model: its ``index`` in the campaign, its own ``seed`` (initial weights
+    and batch order) and the sorted training ``rows`` of the shared dataset."""
+
+    index: int
+    seed: int
+    rows: np.ndarray = field(repr=False)
+
+    def mask(self, n_rows: int) -> np.ndarray:
+        out = np.zeros(int(n_rows), dtype=bool)
+        out[self.rows] = True
+        return out
+
+    def to_dict(self) -> dict:
+        return {"index": int(self.index), "seed": int(self.seed),
+                "rows": [int(r) for r in self.rows]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ReferenceTask:
+        return cls(int(data["index"]), int(data["seed"]),
+                   np.asarray(data["rows"], dtype=np.int64))
+
+
+def task_seed(seed: int, index: int) -> int:
+    """The seed of reference model ``index`` of a campaign seeded ``seed``."""
+    return int(rng(seed, "reference", int(index)).integers(0, 2**63 - 1))
+
+
+def reference_tasks(n_models: int, seed: int, n_rows: int, *, fraction: float = 0.5,
+                    design: str = "balanced") -> list[ReferenceTask]:
+    """R seeded reference-model tasks over a dataset of ``n_rows`` records.
+
+    ``design``:
+    * ``"balanced"`` (LiRA's): every record is in exactly round(fraction·R) models, chosen at
+      random per record, so each record has as many IN as OUT models (model sizes vary a
+      little around fraction·n);
+    * ``"fixed_size"``: each model a uniform random subset of exactly round(fraction·n) rows;
+    * ``"independent"``: each (model, record) pair in with probability ``fraction``.
+    """
+    r, n = int(n_models), int(n_rows)
+    if r < 1 or n < 1:
+        raise ValueError("A campaign needs at least one model and one record.")
+    if not 0 < fraction < 1:
+        raise ValueError(f"The training fraction must be in (0, 1), got {fraction}.")
+    if design not in DESIGNS:
+        raise ValueError(f"Unknown design {design!r}; choose one of {', '.join(DESIGNS)}.")
+    if design == "balanced":
+        m = int(round(fraction * r))
+        if not 0 < m < r:
+            raise ValueError(f"With {r} models a balanced design needs a fraction that leaves "
+                             "every record in at least one and out of at least one model.")
+        ranks = rng(seed, "reference", "design").random((r, n)).argsort(axis=0).argsort(axis=0)
+        masks = ranks < m
+    elif design == "fixed_size":
+        size = max(1, int(round(fraction * n)))
+        masks = np.zeros((r, n), dtype=bool)
+        for i in range(r):
+            masks[i, rng(seed, "reference", "rows", i).choice(n, size=size, replace=False)] = True
+    else:
+        masks = rng(seed, "reference", "design").random((r, n)) < fraction
+    return tasks_from_masks(masks, seed)
+
+
+def tasks_from_masks(masks, seed: int) -> list[ReferenceTask]:
+    """Tasks for given (R, n) boolean membership masks; model r gets ``task_seed(seed, r)``."""
+    masks = np.asarray(masks)
+    if masks.ndim != 2 or masks.dtype != bool:
+        raise ValueError(f"Masks must be a (models, rows) boolean array; got {masks.dtype} of "
+                         f"shape {masks.shape}.")
+    return [ReferenceTask(i, task_seed(seed, i), np.flatnonzero(masks[i]).astype(np.int64))
+            for i in range(masks.shape[0])]
+
+
+class BatchedMLP:
+    """R trained MLPs (stacked weights) and the tasks they were trained on."""
+
+    def __init__(self, spec: TrainingSpec, n_classes: int, n_features: int, tasks, params,
+                 device: str, details: dict) -> None:
+        self.spec = spec
+        self.n_classes = int(n_classes)
+        self.n_features = int(n_features)
+        self.tasks: list[ReferenceTask] = list(tasks)
+        self.params = params
+        self.device = str(device)
+        self.details = details
+
+    @property
+    def n_models(self) -> int:
+        return len(self.tasks)
+
+    def _x(self, X) -> np.ndarray:
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"The models expect {self.n_features} feature columns; got an array "
+                             f"of shape {X.shape}.")
+        return X
+
+    def logits(self, X, *, models: Sequence[int] | None = None,
+               cancel: CancelToken = NEVER) -> np.ndarray:
+        """float64 logits ``(R', n, k)`` (``models``: positions in :attr:`tasks`; default all)."""
+        from engine.models.mlp import predict_logits
+
+        return predict_logits(self.params, self.spec.activation, self._x(X), models=models,
+                              cancel=cancel)
+
+    def predict_proba(self, X, *, models: Sequence[int] | None = None,
+                      cancel: CancelToken = NEVER) -> np.ndarray:
+        """float64 probabilities ``(R', n, k)``, rows summing to 1. The result itself is
+        R'·n·k·8 bytes; for LiRA's statistic use :meth:`confidence_logit` ((R', n))."""
+        from engine.models.mlp import iter_logits
+        from engine.models.train import softmax
+
+        X = self._x(X)
+        r = self.n_models if models is None else len(list(models))
+        out = np.empty((r, X.shape[0], self.n_classes), dtype=np.float64)
+        for lo, hi, z in iter_logits(self.params, self.spec.activation, X, models=models,
+                                     cancel=cancel):
+            out[:, lo:hi] = softmax(z)
+        return out
+
+    def confidence_logit(self, X, y, *, models: Sequence[int] | None = None,
+                         cancel: CancelToken = NEVER) -> np.ndarray:
+        """log(p_y / (1 − p_y)) ``(R', n)`` from the logits, streamed over row chunks."""
+        from engine.models.mlp import iter_logits
+        from engine.models.train import confidence_logit_from_logits
+
+        X = self._x(X)
+        y = np.asarray(y, dtype=np.int64)
+        r = self.n_models if models is None else len(list(models))
+        out = np.empty((r, X.shape[0]), dtype=np.float64)
+        for lo, hi, z in iter_logits(self.params, self.spec.activation, X, models=models,
+                                     cancel=cancel):
+            out[:, lo:hi] = confidence_logit_from_logits(z, y[lo:hi])
+        return out
+
+    def membership(self, n_rows: int) -> np.ndarray:
+        """(R, n) boolean: row i was in model r's training set."""
+        return np.stack([t.mask(n_rows) for t in self.tasks]) if self.tasks else \
+            np.zeros((0, int(n_rows)), dtype=bool)
+
+    def model(self, r: int):
+        """Model at position ``r`` as a stand-alone :class:`~engine.models.train.MLPModel`."""
+        from engine.models.train import MLPModel
+
+        task = self.tasks[r]
+        details = {"device": self.device, "n_train": int(task.rows.size),
+                   "history": {"loss": self.details["history"]["loss"][r]},
+                   "task": task.index}
+        return MLPModel(replace(self.spec, seed=task.seed), self.n_classes,
+                        [(w[r], b[r]) for w, b in self.params], self.device, details)
+
+
+def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
+                    tasks: Sequence[ReferenceTask] | None = None, device: str | None = None,
+                    soft_targets=None, group_size: int | None = None,
+                    progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> BatchedMLP:
+    """Train one MLP per task (or per row of ``masks``) as one stacked batch.
+
+    ``masks``: (R, n) boolean, model r trains on the rows where ``masks[r]`` is True, with seed
+    ``task_seed(spec.seed, r)``; or give ``tasks`` (any subset of a campaign, also accepted
+    in place of ``masks``) instead. X, y
+    and ``soft_targets`` are the shared dataset (every model indexes its own rows).
+    ``group_size``: train at most this many models at a time (memory), default all.
+    ``spec.family`` must be ``"mlp"``.
+    """
+    from engine.models.mlp import train_stacked
+    from engine.models.train import _check_spec_supported, check_training_data
+    from engine.runtime import device as default_device
+
+    spec = spec.resolved()
+    if spec.family != "mlp":
+        raise ValueError(f"Batched training is for MLPs; got family {spec.family!r} (train those "
+                         "one at a time with train_model).")
+    _check_spec_supported(spec)
+    if isinstance(masks, (list, tuple)) and masks and isinstance(masks[0], ReferenceTask):
+        if tasks is not None:
+            raise ValueError("Give exactly one of masks or tasks.")
+        masks, tasks = None, masks
+    if (masks is None) == (tasks is None):
+        raise ValueError("Give exactly one of masks or tasks.")
+    X, y, soft = check_training_data(X, y, n_classes, soft_targets)
+    n = X.shape[0]
+    if masks is not None:
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or masks.shape[1] != n:
+            raise ValueError(f"Masks must have shape (models, {n}); got {masks.shape}.")
+        tasks = tasks_from_masks(masks.astype(bool), spec.seed)
+    tasks = list(tasks)
+    if not tasks:
+        raise ValueError("No models to train.")
+    for t in tasks:
+        if t.rows.size == 0:
+            raise ValueError(f"Reference model {t.index} has no training rows.")
+        if t.rows.min() < 0 or t.rows.max() >= n:
+            raise ValueError(f"Reference model {t.index} names rows outside the dataset "
+                             f"(0 … {n - 1}).")
+    dev = device or default_device()
+    start = time.perf_counter()
+    size = len(tasks) if group_size is None else max(1, int(group_size))
+    groups = [tasks[i: i + size] for i in range(0, len(tasks), size)]
+    params_parts, losses = [], []
+    for gi, group in enumerate(groups):
+        part = progress.span(gi / len(groups), (gi + 1) / len(groups))
+        params, history = train_stacked(spec, X, y, n_classes, [t.rows for t in group],
+                                        [t.seed for t in group], device=dev, soft_targets=soft,
+                                        what="reference model", progress=part, cancel=cancel)
+        params_parts.append(params)
+        losses.extend(history["loss"])
+    if len(params_parts) == 1:
+        params = params_parts[0]
+    else:
+        import torch
+
+        params = [(torch.cat([p[li][0] for p in params_parts]),
+                   torch.cat([p[li][1] for p in params_parts]))
+                  for li in range(len(params_parts[0]))]
+    details = {"runtime_s": time.perf_counter() - start, "device": str(dev),
+               "n_models": len(tasks), "history": {"loss": losses}}
+    return BatchedMLP(spec, n_classes, X.shape[1], tasks, params, str(dev), details)
