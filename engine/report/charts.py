@@ -56,6 +56,7 @@ ATTACK_STYLES = [
 THEORY_STYLE = (BLACK, None, None)
 WORST_STYLE = (colors.Color(0.25, 0.25, 0.25), (7, 3), None)
 DIAGONAL_STYLE = (AXIS_GREY, (1, 2), None)
+BOUND_STYLE = (BLACK, None, None)     # extra reference lines of roc_chart (solid, thick)
 
 
 # --------------------------------------------------------------------------- axes
@@ -462,14 +463,17 @@ def short_label(label: str) -> str:
 
 
 def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
-              x_title: str | None = None, y_title: str | None = None) -> Drawing:
+              x_title: str | None = None, y_title: str | None = None,
+              extra_lines: Sequence[tuple] = ()) -> Drawing:
     """ROC curves of the attacks against the theory curves and the (ε, δ)-DP region.
 
     Layers, bottom to top: DP-permitted region (area under ``theory.dp_region.tpr_upper``,
     paper 002 Thm 1), each attack's pointwise Clopper–Pearson band (``details.roc_band``),
     random-guess diagonal, worst-case ε0-DP curve (KOV), exact optimal attacker, attacks.
     ``title``, ``x_title`` and ``y_title`` replace the membership-game wording (the count-tables
-    audit's attribute game ranks values, not people).
+    audit's attribute game ranks values, not people). ``extra_lines`` are further reference
+    curves drawn under the attacks, each ``(legend label, {"fpr": [...], "tpr": [...]})`` or
+    ``(label, block, style)``; the default style is solid black (the model audit's Thm 2 bound).
     """
     st.register_fonts()
     d = Drawing(WIDTH, ROC_HEIGHT)
@@ -519,6 +523,13 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     if ox.size >= 2:
         p.curve(ox, oy, THEORY_STYLE, 1.6)
         entries.append(LegendEntry("Optimal attacker, exact (theory)", THEORY_STYLE))
+    for extra in extra_lines:
+        label, block = extra[0], extra[1]
+        style = extra[2] if len(extra) > 2 and extra[2] else BOUND_STYLE
+        ex, ey = _xy(block)
+        if ex.size >= 2:
+            p.curve(ex, ey, style, 1.6)
+            entries.append(LegendEntry(str(label), style))
 
     for i, a in enumerate(attacks):
         style = ATTACK_STYLES[i % len(ATTACK_STYLES)]
@@ -529,7 +540,7 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
                                    "(measured)", style))
     entries.append(LegendEntry("Random guess", DIAGONAL_STYLE))
 
-    if not attacks and ox.size < 2:
+    if not attacks and ox.size < 2 and not extra_lines:
         p.message("no ROC data")
     p.frame(x_title or "False-positive rate (people absent wrongly flagged)",
             y_title or "True-positive rate (people present found)", percent=True, grid=False)

@@ -20,6 +20,7 @@ from engine.report import styles as st
 from engine.report.aggregates import AggregatesSections
 from engine.report.location import LocationSections
 from engine.report.mechanism import MechanismSections
+from engine.report.model import ModelSections
 from engine.report.sections import (
     AuditSections,
     bullets,
@@ -37,6 +38,7 @@ AUDIT_SECTIONS: dict[str, type[AuditSections]] = {
     "mechanism": MechanismSections,
     "location": LocationSections,
     "aggregates": AggregatesSections,
+    "model": ModelSections,
 }
 
 MARGIN = 2 * cm

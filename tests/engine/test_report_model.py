@@ -1,0 +1,270 @@
+"""The machine-learning model audit's PDF report section (engine/report/model.py).
+
+Built from a hand-made result.json of the shape engine.audits.model.run() gives (attack entries
+from the shared ``evaluate_attack`` on simulated scores, the Thm 2 bound from
+engine.attacks.model.btta), so the tests stay fast; a real run takes tens of seconds. Exposed
+members carry labels that appear nowhere else, so the text shows whether the report printed
+them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from engine.attacks.model import btta
+from engine.metrics import evaluate_attack
+from engine.policy import VerdictPolicy
+from engine.report import write_report
+from engine.report.model import BOUND_LABEL, ModelSections, bound_auc, bound_tpr
+from engine.report.pdf import AUDIT_SECTIONS, build_story
+from engine.report.sections import SECTION_TITLES
+from engine.report.styles import fmt3, fmt_pct
+
+try:
+    from pypdf import PdfReader
+except ImportError:  # pragma: no cover - pypdf is a test dependency; fall back to the story
+    PdfReader = None
+
+N = 400                       # members = non-members
+P0, P1 = 0.95, 0.55           # train / test accuracy of the audited model
+FPR_TARGETS = (0.001, 0.01, 0.1)
+SECRET_LABELS = ["Diagnosis-ZQX-1", "Diagnosis-ZQX-2", "Diagnosis-ZQX-3"]
+ROWS = [31337, 4242, 1717]
+
+
+def _attack(name: str, label: str, scores, member, details: dict) -> dict:
+    return evaluate_attack(name, label, scores, member, delta=0.0, fpr_targets=FPR_TARGETS,
+                           details=details)
+
+
+def model_result(*, listed: bool = True, threat: str = "shadow") -> dict:
+    from engine.audits.model import ModelConfig
+
+    rng = np.random.default_rng(3)
+    member = np.r_[np.ones(N, bool), np.zeros(N, bool)]
+    correct = np.where(member, rng.random(2 * N) < P0, rng.random(2 * N) < P1)
+    params = btta.BTTAParams(P0, P1, 0.5)
+    b_scores, _ = btta.scores_from_correctness(correct, params)
+    attacks = [
+        _attack("btta", btta.LABEL, b_scores, member,
+                {"paper": "001 Alg. 1, §Metrics, Thm 2", "parameters": params.to_dict()}),
+        _attack("metric_confidence", "Confidence in the true class, class thresholds "
+                "(Song & Mittal; paper 004)", rng.normal(0, 1, 2 * N) + 1.5 * member, member,
+                {"paper": "004 §4.4.1", "metric": "confidence"}),
+        _attack("rmia_offline", "RMIA offline (Zarifzadeh et al. 2024)",
+                rng.normal(0, 1, 2 * N) + 3.0 * member, member,
+                {"paper": "Zarifzadeh et al. 2024 (RMIA)"}),
+    ]
+    policy = VerdictPolicy()
+    best_tpr, best_acc = policy.strongest(attacks)
+    level, reasons = policy.level(best_tpr, best_acc)
+    per_class = [{"class": f"class-{c}", "n_members": 20, "n_non_members": 20,
+                  "train_accuracy": 0.95, "train_accuracy_ci": [0.75, 1.0],
+                  "test_accuracy": 0.95 - g, "test_accuracy_ci": [0.5, 0.9], "gap": g}
+                 for c, g in enumerate([0.1, 0.7, 0.3, 0.65, 0.2])]
+    per_class.append({"class": "tiny-class", "n_members": 2, "n_non_members": 1,
+                      "train_accuracy": 1.0, "test_accuracy": 0.0, "gap": 1.0})
+    cfg = ModelConfig(name="Clinic model <v2> & co", list_exposed_records=listed,
+                      shadow_models=8, reference_models=16).to_dict()
+    exposed = []
+    for rank, (row, lab) in enumerate(zip(ROWS, SECRET_LABELS, strict=True), 1):
+        e = {"rank": rank, "row": row, "score": 0.99 - rank / 100, "attack": "rmia_offline"}
+        if listed:
+            e["label"] = lab
+        exposed.append(e)
+    theory = {
+        "model": {"family": "mlp", "description": "MLP 128 relu, adam lr 0.001, 30 epochs",
+                  "train_records": N, "test_records": N, "population_records": 533,
+                  "classes": 6, "features": 40, "train_accuracy": P0, "test_accuracy": P1,
+                  "device": "cpu", "shadow_models": 8, "reference_models": 16,
+                  "training_runtime_s": 1.5, "training_device": "cpu"},
+        "threat_model": threat,
+        "btta_bound": {"params": params.to_dict(), "expected": btta.expected_metrics(params),
+                       "accuracy_bound": btta.accuracy_bound(params),
+                       "balanced_accuracy_bound": btta.balanced_accuracy_bound(params),
+                       "roc": btta.roc_bound(params),
+                       "source": "the model's train/test accuracy (paper 001 Thm 2)"},
+        "generalization_gap": {"n_members": N, "n_non_members": N, "train_accuracy": P0,
+                               "train_accuracy_ci": [0.93, 0.97], "test_accuracy": P1,
+                               "test_accuracy_ci": [0.50, 0.60], "gap": P0 - P1,
+                               "per_class": per_class},
+        "strongest": {"name": "rmia_offline", "label": attacks[2]["label"],
+                      "auc": attacks[2]["auc"], "accuracy": attacks[2]["accuracy"]},
+    }
+    return {
+        "schema_version": 1, "audit_type": "model", "name": cfg["name"], "seed": 7,
+        "created": "2026-11-22T02:31:10+00:00", "config": cfg, "config_sha256": "cd" * 32,
+        "inputs": [], "software": {"app": "0.1.0", "python": "3.11", "device": "cpu"},
+        "runtime_s": 80.0,
+        "summary": "The model is right on 95% of its training records and 55% of others.",
+        "attacks": attacks, "baselines": [], "theory": theory, "exposed_records": exposed,
+        "verdict": {"level": level, "policy": policy.name, "policy_rules": policy.rules(),
+                    "reasons": reasons},
+        "warnings": ["LiRA and RMIA need reference models trained like the audited one."],
+    }
+
+
+def pdf_text(result: dict, path, include_records: bool = False) -> str:
+    write_report(result, path, include_records=include_records)
+    assert path.read_bytes()[:5] == b"%PDF-"
+    if PdfReader is None:  # pragma: no cover
+        return " ".join(str(f) for f in build_story(result, include_records))
+    reader = PdfReader(str(path))
+    return re.sub(r"\s+", " ", " ".join(p.extract_text() or "" for p in reader.pages))
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    result = model_result()
+    return result, pdf_text(result, tmp_path_factory.mktemp("model") / "full.pdf")
+
+
+def test_registered_for_the_model_audit():
+    assert AUDIT_SECTIONS["model"] is ModelSections
+
+
+def test_sections_in_order_with_the_model_subsections(full):
+    result, text = full
+    at = [text.find(f"{i}. {title}") for i, title in enumerate(SECTION_TITLES, 1)]
+    assert all(p >= 0 for p in at) and at == sorted(at), dict(zip(SECTION_TITLES, at,
+                                                                  strict=True))
+    assert "Machine-learning model membership audit" in text
+    assert "Clinic model <v2> & co" in text
+    ordered = ["What was audited:", "What the attacker knows (shadow threat model)",
+               "The weakest informed attacker",
+               "BTTA and the generalization-gap bound (paper 001)", "How the attacks are measured",
+               "How well each attack tells members from non-members", "ROC curves",
+               "The strongest attack against the Thm 2 bound", "Generalization gap",
+               "Each attack against the Thm 2 bound"]
+    pos = [text.find(s) for s in ordered]
+    assert all(p >= 0 for p in pos), dict(zip(ordered, pos, strict=True))
+    assert pos == sorted(pos), dict(zip(ordered, pos, strict=True))
+    # The DP-mechanism wording of the shared sections does not appear.
+    assert "simulated games" not in text.split("8. Limitations")[0]
+
+
+def test_model_split_accuracies_and_bound(full):
+    result, text = full
+    th = result["theory"]
+    assert "trained on 400 records" in text and "400 records it never saw" in text
+    assert f"{fmt_pct(P0)} of its training records correctly and {fmt_pct(P1)}" in text
+    assert "generalization gap of 40.0 percentage points" in text
+    assert "Attacker's population 533" in text
+    bb = th["btta_bound"]
+    assert bb["roc"]["statement"] in text
+    assert f"exceeds {fmt3(bb['balanced_accuracy_bound'])} (paper 001 Thm 2)" in text
+    # The bound on the ROC is the polyline (0,0)-(p1,p0)-(1,1): TPR = FPR·p0/p1 below p1.
+    assert bound_tpr(result, 0.01) == pytest.approx(0.01 * P0 / P1)
+    assert bound_auc(result) == pytest.approx(0.5 * (1 + P0 - P1))
+    assert "Thm 2 bound: knowing only the accuracies" in text
+    assert fmt_pct(0.01 * P0 / P1) in text and fmt_pct(0.1 * P0 / P1) in text
+    assert f"Verdict: {result['verdict']['level'].upper()} risk" in text
+    assert result["warnings"][0] in text
+
+
+def test_attack_table_and_strongest_against_the_bound(full):
+    result, text = full
+    for a in result["attacks"]:
+        assert fmt3(a["auc"]) in text and fmt3(a["accuracy"]) in text
+        assert f"[{fmt3(a['auc_ci'][0])}, {fmt3(a['auc_ci'][1])}]" in text
+        ten = next(r for r in a["tpr_at_fpr"] if r["fpr_target"] == 0.1)
+        assert fmt_pct(ten["tpr"]) in text
+        assert f"[{fmt_pct(ten['tpr_ci'][0])}, {fmt_pct(ten['tpr_ci'][1])}]" in text
+    assert "TPR at 10.0% FPR" in text and "TPR at 0.1% FPR" in text
+    assert "not measurable" in text and "needs at least 3 000 non-members" in text
+    best = result["attacks"][2]
+    lim = result["theory"]["btta_bound"]["balanced_accuracy_bound"]
+    assert f"RMIA offline beats the bound by {100 * (best['accuracy'] - lim):.1f} percentage " \
+           "points" in text
+    assert "The strongest attack, RMIA offline" in text
+    assert "Song & Mittal" in text and "Zarifzadeh et al. 2024" in text
+    assert "above" in text and "Empirical ε lower bound" in text
+
+
+def test_generalization_gap_largest_classes_first(full):
+    _, text = full
+    assert "95.0% [93.0%, 97.0%] of its 400 members" in text
+    gap = text.split("Generalization gap")[1]
+    assert gap.find("class-1") < gap.find("class-3") < gap.find("class-2") < gap.find("class-4")
+    assert "tiny-class" not in gap.split("6. Comparison")[0]      # too few records to rank
+    assert "+70.0 points" in gap
+
+
+def test_exposed_members_rows_without_labels(full):
+    result, text = full
+    assert result["exposed_records"][0]["label"] == SECRET_LABELS[0]   # the result has them
+    section = text.split("9. Exposed records")[1]
+    for row in ROWS:
+        assert str(row) in section
+    for secret in SECRET_LABELS + ["ZQX"]:
+        assert secret not in text
+    assert "labels are withheld" in section and "Label (class)" not in section
+
+
+def test_exposed_members_labels_with_include_records(tmp_path):
+    text = pdf_text(model_result(), tmp_path / "listed.pdf", include_records=True)
+    for secret in SECRET_LABELS:
+        assert secret in text
+    assert "Treat this page as personal data" in text
+
+
+def test_include_records_cannot_add_what_the_result_redacted(tmp_path):
+    text = pdf_text(model_result(listed=False), tmp_path / "redacted.pdf",
+                    include_records=True)
+    assert "ZQX" not in text and "list_exposed_records = false" in text
+    assert str(ROWS[0]) in text
+
+
+def test_supervised_threat_and_sparse_result(tmp_path):
+    result = model_result(threat="supervised")
+    result["theory"]["model"].update(family="external", population_records=None)
+    result["config"].update(source="predictions", predictions="preds <x>.csv")
+    text = pdf_text(result, tmp_path / "supervised.pdf")
+    assert "supervised inference (paper 004 §4.3)" in text
+    assert "predictions file preds <x>.csv" in text
+    assert "indicative only" in text
+    result["theory"] = {}
+    result["attacks"][1]["auc_ci"] = None
+    result["exposed_records"] = []
+    text = pdf_text(result, tmp_path / "sparse.pdf")
+    assert "No members are listed" in text
+    result["attacks"] = []
+    text = pdf_text(result, tmp_path / "empty.pdf")
+    assert "No attack results are recorded" in text
+
+
+def test_roc_chart_draws_extra_lines():
+    from reportlab.graphics.shapes import PolyLine
+
+    from engine.report.charts import roc_chart
+
+    result = model_result()
+    curve = result["theory"]["btta_bound"]["roc"]["curve"]
+
+    def lines(d):
+        return sum(isinstance(x, PolyLine) for x in d.getContents())
+
+    for log in (False, True):
+        plain = roc_chart(result, log_scale=log)
+        extra = roc_chart(result, log_scale=log, extra_lines=[(BOUND_LABEL, curve)])
+        assert lines(extra) > lines(plain)
+    only = roc_chart({"attacks": []}, log_scale=True, extra_lines=[(BOUND_LABEL, curve)])
+    assert not any(getattr(x, "text", "") == "no ROC data" for x in only.getContents())
+
+
+def test_config_reference_lists_every_model_key():
+    import dataclasses
+    import pathlib
+
+    from engine.audits.model import ModelConfig
+
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "config_reference.md"
+           ).read_text(encoding="utf-8")
+    section = doc.split('## Machine-learning model (`audit_type = "model"`)')[1].split("\n## ")[0]
+    for f in dataclasses.fields(ModelConfig):
+        if f.name != "policy":
+            assert f"| `{f.name}` |" in section, f.name
+    assert "| `audit_type` |" in section and "`[policy]`" in section
