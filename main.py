@@ -23,11 +23,12 @@ commands:
   (none)                 open the desktop app (home page)
   run CONFIG --out DIR   run the audit described by a TOML config file and write
                          DIR/result.json, DIR/config.toml and DIR/report.pdf
-  demo NAME --out DIR    run a bundled example (NAME: mechanism, location or aggregates;
-                         model arrives with a later version)
+  demo NAME --out DIR    run a bundled example (NAME: mechanism, location, aggregates
+                         or model)
 
 config files (TOML): every key is documented in docs/config_reference.md; complete examples
-are resources/configs/mechanism_demo.toml, location_demo.toml and aggregates_demo.toml. Minimal example:
+are resources/configs/mechanism_demo.toml, location_demo.toml, aggregates_demo.toml and
+model_demo.toml. Minimal example:
 
   audit_type = "mechanism"
   mechanism = "laplace"      # laplace | gaussian | discrete_laplace | discrete_gaussian
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sample", choices=["mechanism", "location", "aggregates"],
+    parser.add_argument("--sample", choices=["mechanism", "location", "aggregates", "model"],
                         help="open the app with the bundled sample audit loaded")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{run,demo}")

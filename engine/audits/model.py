@@ -1,6 +1,6 @@
 """Audit of a machine-learning model: "Does this model reveal who it was trained on?"
-(papers 001 and 004 §4). Engine part of issue 8; not yet registered as an available audit
-(the GUI page and the report section follow).
+(papers 001 and 004 §4; method notes in docs/methods/model_audit.md). What is still missing
+for issue 8 is listed in docs/dev/model_audit_status.md.
 
 Two ways in, no code either way:
 

@@ -40,7 +40,7 @@ AUDIT_TYPES: dict[str, AuditType] = {
                             "Will this count table let someone learn a person's attribute?",
                             "engine.audits.aggregates"),
     "model": AuditType("model", "Machine-learning model",
-                       "Does this model reveal who it was trained on?", None),
+                       "Does this model reveal who it was trained on?", "engine.audits.model"),
 }
 
 

@@ -11,9 +11,11 @@ from gui.pages.aggregates_page import AggregatesPage
 from gui.pages.audit_page import AuditPage
 from gui.pages.location_page import LocationPage
 from gui.pages.mechanism_page import MechanismPage
+from gui.pages.model_page import ModelPage
 
 AUDIT_PAGES: dict[str, type[AuditPage]] = {
     MechanismPage.AUDIT_TYPE: MechanismPage,
     LocationPage.AUDIT_TYPE: LocationPage,
     AggregatesPage.AUDIT_TYPE: AggregatesPage,
+    ModelPage.AUDIT_TYPE: ModelPage,
 }

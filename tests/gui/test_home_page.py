@@ -1,4 +1,4 @@
-"""Home page: four audit cards (one 'coming soon'), sample and project buttons, recents."""
+"""Home page: four audit cards, all available, sample and project buttons, recents."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from gui.recent_projects import add_recent_project, recent_projects
 from tests.gui.conftest import distinct_colours
 
 
-def test_home_shows_four_cards_one_disabled(main_window, qtbot, tmp_path):
+def test_home_shows_four_available_cards(main_window, qtbot, tmp_path):
     home = main_window.home_page
     assert main_window.stack.currentWidget() is home
     cards = home.cards
     assert len(cards) == 4
     assert [c.audit_type for c in cards] == ["mechanism", "location", "aggregates", "model"]
-    assert [c.isEnabled() for c in cards] == [True, True, True, False]
+    assert all(c.isEnabled() for c in cards)
     assert "What does this ε really allow an attacker to do?" in cards[0].question_label.text()
-    assert cards[1].badge is None and cards[2].badge is None
-    assert cards[3].badge is not None and cards[3].badge.text() == "coming soon"
+    assert "Does this model reveal who it was trained on?" in cards[3].question_label.text()
+    assert all(c.badge is None for c in cards)           # no "coming soon" card remains
     assert home.open_project_button.isVisible()
     assert home.open_sample_button.isVisible()
 
@@ -28,8 +28,6 @@ def test_home_shows_four_cards_one_disabled(main_window, qtbot, tmp_path):
 
 def test_mechanism_card_opens_the_page(main_window, qtbot):
     qtbot.mouseClick(main_window.home_page.cards[0], Qt.MouseButton.LeftButton)
-    assert main_window.stack.currentWidget() is main_window.mechanism_page
-    qtbot.mouseClick(main_window.home_page.cards[3], Qt.MouseButton.LeftButton)  # disabled: no-op
     assert main_window.stack.currentWidget() is main_window.mechanism_page
 
 

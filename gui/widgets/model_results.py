@@ -1,0 +1,337 @@
+"""The results of a machine-learning model audit (papers 001 and 004 §4): the shared results
+view (verdict, ROC, metrics, warnings, notes) for the membership-inference attacks, plus what
+only this audit has — the line of paper 001 Thm 2 on the ROC (the best any attack knowing only
+the train and test accuracies can do), the model and its generalization gap overall and per
+class, and the members the strongest attack is surest about (row numbers only, labels when the
+user asked for them).
+
+The view only displays the result dict; it never computes, so a project reopened later shows
+exactly what was audited.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from gui.formatting import interval, is_number, number, pct
+from gui.widgets.aggregates_results import _fill, _table, shorten_unmeasurable
+from gui.widgets.metrics_table import MetricsTable
+from gui.widgets.plot_view import PlotView
+from gui.widgets.results_view import ResultsView, escape, rich_label
+from gui.widgets.roc_plot import LOG_FLOOR, OPTIMAL_COLOR, RocPlot
+
+BOUND_LABEL = "Best attack knowing only train/test accuracy (paper 001 Thm 2)"
+ROC_HINT = ("Each curve is one attack telling the model's training records (members) from "
+            "other records of the same kind. The red dashed line is the best any attack can do "
+            "knowing only the model's train and test accuracy (paper 001 Thm 2): a curve well "
+            "above it means the model leaks more than its accuracy gap. The dotted diagonal is "
+            "random guessing; the shaded band is the strongest attack's 95 % confidence band. "
+            "Log-log axes show the confident accusations; untick them for the whole curve.")
+FAMILY_WORDS = {"mlp": "Neural network (MLP)", "logistic": "Logistic regression",
+                "random_forest": "Random forest", "gradient_boosting": "Gradient boosting",
+                "predictions": "Predictions from a model built elsewhere"}
+THREAT_WORDS = {
+    "shadow": "Shadow threat model: the attacker has other records from the same population "
+              "(never trained on) and trains look-alike models on them; LiRA and RMIA also "
+              "know the candidate records and the training recipe.",
+    "supervised": "Supervised threat model (paper 004 §4.3): the attacker knows half of the "
+                  "members and non-members and is measured on the other half.",
+}
+LARGEST_GAPS = 5
+MAX_EXPOSED_ROWS = 500
+
+
+def _theory(result: dict | None) -> dict:
+    return (result or {}).get("theory") or {}
+
+
+def bound_curve(curve: dict, log: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The piecewise-linear Thm 2 curve sampled densely, so its straight segments are drawn
+    as they are on log axes too (where the point (0, 0) cannot be drawn)."""
+    fpr = np.asarray(curve.get("fpr") or [], dtype=float)
+    tpr = np.asarray(curve.get("tpr") or [], dtype=float)
+    if fpr.size < 2:
+        return fpr, tpr
+    grid = np.unique(np.r_[np.geomspace(LOG_FLOOR, 1.0, 240), fpr])
+    if not log:
+        grid = np.unique(np.r_[0.0, grid])
+    return grid, np.interp(grid, fpr, tpr)
+
+
+def strongest_band_only(result: dict | None) -> dict | None:
+    """``result`` with the confidence band of every attack but the strongest left out: a
+    model audit plays up to a dozen attacks, and their bands stacked hide the curves."""
+    if not result:
+        return result
+    best = (_theory(result).get("strongest") or {}).get("name")
+    attacks = []
+    for attack in result.get("attacks") or []:
+        details = attack.get("details") or {}
+        if attack.get("name") != best and "roc_band" in details:
+            attack = {**attack, "details": {k: v for k, v in details.items()
+                                            if k != "roc_band"}}
+        attacks.append(attack)
+    return {**result, "attacks": attacks}
+
+
+class ModelRocPlot(RocPlot):
+    """The shared ROC plot with paper 001 Thm 2's line from theory.btta_bound.roc.curve, and
+    the confidence band of the strongest attack only."""
+
+    def _redraw(self) -> None:
+        full = self._result
+        self._result = strongest_band_only(full)
+        try:
+            super()._redraw()
+        finally:
+            self._result = full
+        curve = ((_theory(self._result).get("btta_bound") or {}).get("roc") or {}).get("curve")
+        if not curve:
+            return
+        x, y = bound_curve(curve, self.is_log())
+        self._curve(x, y, BOUND_LABEL,
+                    pg.mkPen(OPTIMAL_COLOR, width=2.5, style=Qt.PenStyle.DashLine))
+        self._set_home(self.is_log())
+
+
+class ModelMetricsTable(MetricsTable):
+    """The shared metrics; "not measurable with N …" shortened to fit the many columns."""
+
+    def set_result(self, result: dict | None) -> None:
+        super().set_result(result)
+        shorten_unmeasurable(self)
+
+
+# ====================================================================== model and gap
+
+def gap_interval(gap: dict) -> list[float] | None:
+    """A conservative interval for train − test accuracy from the two accuracies' intervals
+    (the result gives those, not one for the difference)."""
+    tr, te = gap.get("train_accuracy_ci"), gap.get("test_accuracy_ci")
+    if not (isinstance(tr, (list, tuple)) and isinstance(te, (list, tuple))
+            and len(tr) == 2 and len(te) == 2 and all(is_number(v) for v in (*tr, *te))):
+        return None
+    return [tr[0] - te[1], tr[1] - te[0]]
+
+
+def points(value) -> str:
+    """A difference of two rates in percentage points."""
+    return "—" if not is_number(value) else f"{100 * value:.1f} points"
+
+
+def model_sentence(model: dict) -> str:
+    family = FAMILY_WORDS.get(str(model.get("family")), str(model.get("family") or "model"))
+    parts = [f"<b>{escape(family)}</b>"]
+    if model.get("description"):
+        parts.append(f" ({escape(model['description'])})")
+    counts = []
+    if is_number(model.get("train_records")):
+        counts.append(f"trained on {model['train_records']:,} records")
+    if is_number(model.get("test_records")):
+        counts.append(f"measured against {model['test_records']:,} it never saw")
+    if is_number(model.get("population_records")) and model.get("population_records"):
+        counts.append(f"the attacker holds {model['population_records']:,} others")
+    text = "".join(parts)
+    if counts:
+        text += ": " + ", ".join(counts)
+    shape = []
+    if is_number(model.get("classes")):
+        shape.append(f"{model['classes']:,} classes")
+    if is_number(model.get("features")):
+        shape.append(f"{model['features']:,} features")
+    if shape:
+        text += " (" + ", ".join(shape) + ")"
+    text += "."
+    extras = []
+    if is_number(model.get("shadow_models")) and model.get("shadow_models"):
+        extras.append(f"{model['shadow_models']:,} shadow models")
+    if is_number(model.get("reference_models")) and model.get("reference_models"):
+        extras.append(f"{model['reference_models']:,} reference models")
+    if extras:
+        text += f" The attacker trained {' and '.join(extras)}"
+        if model.get("device"):
+            text += f" (on {escape(model['device'])})"
+        text += "."
+    return text
+
+
+class ModelGapView(QWidget):
+    """What was audited, its train and test accuracy, the gap with its interval, the classes
+    with the largest gaps, Thm 2's statement and which attack is strongest."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model_label = rich_label()
+        self.gap_label = rich_label()
+        self.bound_label = rich_label()
+        self.strongest_label = rich_label()
+        self.class_label = rich_label()
+        self.class_table = _table(["Class", "Members", "Non-members", "Train accuracy",
+                                   "Test accuracy", "Gap"],
+                                  "The classes on which the model does much better on its "
+                                  "training records than on others: their members are the "
+                                  "easiest to spot.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.model_label, self.gap_label, self.bound_label,
+                       self.strongest_label, self.class_label, self.class_table):
+            layout.addWidget(widget)
+
+    def set_result(self, result: dict | None) -> None:
+        theory = _theory(result)
+        if result is None:
+            for label in (self.model_label, self.gap_label, self.bound_label,
+                          self.strongest_label, self.class_label):
+                label.setText("")
+            self.model_label.setText("—")
+            self.class_table.setVisible(False)
+            return
+        model = theory.get("model") or {}
+        threat = THREAT_WORDS.get(str(theory.get("threat_model")), "")
+        self.model_label.setText(model_sentence(model) + (f" {escape(threat)}" if threat else ""))
+
+        gap = theory.get("generalization_gap") or {}
+        train = gap.get("train_accuracy", model.get("train_accuracy"))
+        test = gap.get("test_accuracy", model.get("test_accuracy"))
+        value = gap.get("gap", train - test if is_number(train) and is_number(test) else None)
+        ci = gap_interval(gap)
+        ci_text = interval(ci, lambda v: f"{100 * v:.1f}") if ci else ""
+        text = (f"The model is right on <b>{pct(train)}</b> "
+                f"{interval(gap.get('train_accuracy_ci'), pct)} of its training records and "
+                f"<b>{pct(test)}</b> {interval(gap.get('test_accuracy_ci'), pct)} of records it "
+                f"never saw: a <b>generalization gap of {points(value)}</b>")
+        if ci_text:
+            text += (f" {ci_text} (conservative interval from the two accuracies' "
+                     f"intervals)")
+        text += ". The larger the gap, the easier it is to tell members from others."
+        self.gap_label.setText(text)
+
+        bound = theory.get("btta_bound") or {}
+        statement = (bound.get("roc") or {}).get("statement")
+        self.bound_label.setText(escape(statement) if statement else "")
+
+        strongest = theory.get("strongest")
+        if strongest:
+            words = (f"Strongest attack: <b>{escape(strongest.get('label') or strongest.get('name'))}"
+                     f"</b>, AUC {number(strongest.get('auc'))}, right "
+                     f"{pct(strongest.get('accuracy'))} of the time")
+            limit = bound.get("balanced_accuracy_bound")
+            acc = strongest.get("accuracy")
+            if is_number(limit) and is_number(acc):
+                diff = acc - limit
+                words += (f" — {points(abs(diff))} {'above' if diff > 0 else 'below'} what the "
+                          f"accuracy gap alone allows ({pct(limit)})")
+            self.strongest_label.setText(words + ".")
+        else:
+            self.strongest_label.setText("No attack was run.")
+
+        per_class = [c for c in gap.get("per_class") or [] if is_number(c.get("gap"))]
+        if not per_class:
+            self.class_label.setText("")
+            self.class_table.setVisible(False)
+            return
+        largest = sorted(per_class, key=lambda c: -c["gap"])[:LARGEST_GAPS]
+        gaps = np.array([c["gap"] for c in per_class])
+        self.class_label.setText(
+            f"Per class ({len(per_class):,} classes): the gap ranges from {points(gaps.min())} "
+            f"to {points(gaps.max())} (median {points(float(np.median(gaps)))}). The "
+            f"{len(largest)} classes with the largest gap:")
+        rows = [[str(c.get("class")), f"{c.get('n_members', 0):,}",
+                 f"{c.get('n_non_members', 0):,}",
+                 f"{pct(c.get('train_accuracy'))} {interval(c.get('train_accuracy_ci'), pct)}",
+                 f"{pct(c.get('test_accuracy'))} {interval(c.get('test_accuracy_ci'), pct)}",
+                 points(c.get("gap"))] for c in largest]
+        _fill(self.class_table, rows)
+        self.class_table.setVisible(True)
+
+
+# ====================================================================== exposed members
+
+class ExposedMembersView(QWidget):
+    """The members the strongest attack is surest about: rank, CSV row and score (and the
+    label when the user asked to list it)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary_label = rich_label()
+        self.table = _table(["Rank", "Row", "Score"], "Row numbers count the CSV's header as "
+                            "row 1; a higher score means the attack is surer the record was "
+                            "trained on.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.table)
+
+    def set_result(self, result: dict | None) -> None:
+        records = (result or {}).get("exposed_records") or []
+        if result is None or not records:
+            self.summary_label.setText("—" if result is None else
+                                       "No member is listed (the exposed count was 0 or no "
+                                       "attack ran).")
+            self.table.setVisible(False)
+            return
+        strongest = _theory(result).get("strongest") or {}
+        attack = strongest.get("label") or records[0].get("attack") or "the strongest attack"
+        with_labels = any("label" in r for r in records)
+        text = (f"The <b>{len(records):,} training records</b> that {escape(attack)} is surest "
+                f"were trained on, by row of the data (the header is row 1). Review these "
+                f"first: they are the people the model exposes most.")
+        if not with_labels:
+            text += (" Only row numbers are shown; to see their labels, tick “List the exposed "
+                     "records' labels” in step 2 (Attacks &amp; run) and run again.")
+        self.summary_label.setText(text)
+        headers = ["Rank", "Row", "Score"] + (["Label"] if with_labels else [])
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
+        rows = [[str(r.get("rank", "")), str(r.get("row", "")), number(r.get("score"), 4)]
+                + ([str(r.get("label", ""))] if with_labels else [])
+                for r in records[:MAX_EXPOSED_ROWS]]
+        _fill(self.table, rows)
+        self.table.setVisible(True)
+
+
+# ====================================================================== the view
+
+class ModelResultsView(ResultsView):
+    """The shared results view for the membership-inference attacks on a model, with the
+    Thm 2 line on the ROC and this audit's own sections between the metrics and the
+    warnings."""
+
+    ROC_TITLE = "Membership inference: can an outsider tell who the model was trained on? " \
+                "(ROC, log-log)"
+    METRICS_TITLE = "Membership-inference attacks (95 % confidence intervals)"
+    NOTE_PLACEHOLDER = ("e.g. 'Model approved for deployment after retraining with weight decay "
+                        "0.01; discussed with the DPO, 12 May.'")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._swap(ModelRocPlot(), "roc_plot")
+        self._swap(ModelMetricsTable(), "metrics_table")
+        self.roc_plot.set_log(True)
+        self.roc_plot.hint_label.setText(ROC_HINT)
+        self.roc_plot.plot_item.setLabel("bottom", "False-positive rate (non-members accused)")
+        self.roc_plot.plot_item.setLabel("left", "True-positive rate (members spotted)")
+        self.gap_view = ModelGapView()
+        self.exposed_view = ExposedMembersView()
+        self.add_section("The model and its generalization gap", self.gap_view,
+                         update=self.gap_view.set_result)
+        self.add_section("Most exposed training records", self.exposed_view,
+                         update=self.exposed_view.set_result)
+
+    def _swap(self, new: QWidget, attribute: str) -> None:
+        """Put ``new`` in the place of the shared widget ``attribute`` (same box)."""
+        old = getattr(self, attribute)
+        new.setMinimumHeight(old.minimumHeight())
+        old.parentWidget().layout().replaceWidget(old, new)
+        old.setParent(None)
+        old.deleteLater()
+        setattr(self, attribute, new)
+        new.set_result(self._result or None)
+
+    def plots(self) -> dict[str, PlotView]:
+        """Every plot of the view by name (for tests and screenshots)."""
+        return {"roc": self.roc_plot.view}
+
