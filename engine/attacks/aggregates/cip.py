@@ -23,8 +23,8 @@ minimises Σ_q e_q (the L1 distance to the released answers) within the time lim
 the exact one is infeasible. The deviation is written in its linear split form (over- and
 under-count variables, :func:`build_l1_model`), whose LP relaxation CP-SAT closes at once: on
 a 150-record block with the full P-tables and Laplace ε = 0.5 per query, each L1 solve reaches
-its proven optimum in about 0.05 s (40 targets × K = 5 took 207 s with the ``add_abs_equality``
-form, 29 s now, same AUC within noise).
+its proven optimum in about 0.05 s (40 targets × K = 5: 124 s with the ``add_abs_equality``
+form, 18 s now on 2 shared cores, the same AUC within noise).
 
 Reproducibility: every solve's limit is CP-SAT's *deterministic* time (``max_deterministic_time``,
 :func:`solve_reproducibly`) on one worker by default, so a limit that binds cuts the search at
