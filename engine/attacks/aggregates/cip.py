@@ -47,11 +47,10 @@ import numpy as np
 
 from engine.aggregates.queries import CountingQuery, query_matrix
 from engine.attacks.aggregates.desia_deterministic import RecordSpace, build_model
-from engine.attacks.aggregates.solver import POLL_SECONDS
+from engine.attacks.aggregates.solver import solve
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 MODES = ("rand", "init")
-WALL_BACKSTOP = 3.0          # wall-clock limit = this × the deterministic limit + 5 s
 
 
 # =========================================================================== reconstructions
@@ -138,34 +137,8 @@ def solve_reproducibly(model, *, time_limit: float, workers: int = 1,
     the solver is cut short; with ``workers=1`` the search itself is deterministic too. A
     wall-clock backstop of WALL_BACKSTOP × ``time_limit`` + 5 s only guards against a much
     slower machine. Returns (status name, solver)."""
-    import threading
-
-    from ortools.sat.python import cp_model
-
-    solver = cp_model.CpSolver()
-    solver.parameters.max_deterministic_time = float(time_limit)
-    solver.parameters.max_time_in_seconds = WALL_BACKSTOP * float(time_limit) + 5.0
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed) % (2**31 - 1)
-    done = threading.Event()
-
-    def watchdog() -> None:
-        while not done.wait(POLL_SECONDS):
-            if cancel.cancelled:
-                solver.stop_search()
-
-    watcher = None
-    if cancel is not NEVER:
-        watcher = threading.Thread(target=watchdog, name="cp-sat-cancel", daemon=True)
-        watcher.start()
-    try:
-        status = solver.solve(model)
-    finally:
-        done.set()
-        if watcher is not None:
-            watcher.join()
-    cancel.check()
-    return solver.status_name(status), solver
+    return solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed,
+                 deterministic=True)
 
 
 def _hint(model, x: dict[int, object], space_index: np.ndarray, sample: np.ndarray,

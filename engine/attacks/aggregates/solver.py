@@ -12,15 +12,25 @@ import threading
 from engine.runtime import NEVER, CancelToken
 
 POLL_SECONDS = 0.05
+WALL_BACKSTOP = 3.0          # deterministic solves: wall-clock limit = this × the limit + 5 s
 
 
 def solve(model, *, time_limit: float, workers: int = 2, cancel: CancelToken = NEVER,
-          seed: int = 0):
-    """Solve ``model``; returns (status name, solver). Raises JobCancelled if cancelled."""
+          seed: int = 0, deterministic: bool = False):
+    """Solve ``model``; returns (status name, solver). Raises JobCancelled if cancelled.
+
+    ``deterministic``: ``time_limit`` is CP-SAT's deterministic time (work units, about a
+    second each on a current core), so a limit that binds stops the search at the same point
+    on every run and machine; a wall clock of WALL_BACKSTOP × ``time_limit`` + 5 s only guards
+    against a much slower machine. Otherwise ``time_limit`` is wall-clock seconds."""
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
+    if deterministic:
+        solver.parameters.max_deterministic_time = float(time_limit)
+        solver.parameters.max_time_in_seconds = WALL_BACKSTOP * float(time_limit) + 5.0
+    else:
+        solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed) % (2**31 - 1)
     done = threading.Event()
