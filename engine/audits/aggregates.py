@@ -42,7 +42,14 @@ from engine.aggregates.release import (
 )
 from engine.attacks.aggregates import desia_deterministic as dd
 from engine.attacks.aggregates.desia_stochastic import MODELS
-from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
+from engine.audits.config_fields import (
+    as_bool,
+    as_choice,
+    as_choice_list,
+    as_number,
+    begin_from_dict,
+    common_fields,
+)
 from engine.audits.result import AuditResult, file_sha256, software_versions
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
@@ -189,7 +196,7 @@ class AggregatesConfig:
                                       ("mia_attacks", MIA_ATTACKS, DEFAULT_MIA_ATTACKS),
                                       ("sweep_attacks", SWEEP_ALLOWED, SWEEP_ATTACKS)):
             if key in d:
-                v[key] = _name_list(source, key, d[key], allowed, default)
+                v[key] = as_choice_list(source, key, d[key], allowed, default)
         for key, lo, hi in (("sweep_fractions", 0.0, 100.0), ("sweep_epsilons", 0.0, 100.0)):
             if key in d:
                 items = d[key]
@@ -205,10 +212,7 @@ class AggregatesConfig:
                                          maximum=hi) for x in items)
         for key in ("membership", "list_exposed_records"):
             if key in d:
-                if not isinstance(d[key], bool):
-                    raise InputError(f"{source}: '{key}' must be true or false.",
-                                     source=source, key=key)
-                v[key] = d[key]
+                v[key] = as_bool(source, key, d[key])
         for key in ("schema", "release_options"):
             if key in d:
                 if not isinstance(d[key], dict):
@@ -258,14 +262,6 @@ class AggregatesConfig:
                            mechanism=mech, epsilon=None if mech == "none" else eps,
                            delta=self.delta if mech == "discrete_gaussian" else None,
                            budget=self.budget)
-
-
-def _name_list(source: str, key: str, items, allowed: tuple[str, ...],
-               default: tuple[str, ...]) -> tuple[str, ...]:
-    if not isinstance(items, (list, tuple)) or not items:
-        raise InputError(f"{source}: '{key}' must be a list such as {list(default)} (got "
-                         f"{items!r}).", source=source, key=key)
-    return tuple(dict.fromkeys(as_choice(source, key, a, allowed) for a in items))
 
 
 def _plain(value):

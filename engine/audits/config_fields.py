@@ -66,6 +66,21 @@ def as_choice(source: str, key: str, value: Any, allowed: tuple[str, ...]) -> st
     return value
 
 
+def as_choice_list(source: str, key: str, items: Any, allowed: tuple[str, ...],
+                   example: tuple[str, ...]) -> tuple[str, ...]:
+    """A non-empty list of names from ``allowed``, duplicates dropped, order kept."""
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InputError(f"{source}: '{key}' must be a list such as {list(example)} (got "
+                         f"{items!r}).", source=source, key=key)
+    return tuple(dict.fromkeys(as_choice(source, key, a, allowed) for a in items))
+
+
+def as_bool(source: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{source}: '{key}' must be true or false.", source=source, key=key)
+    return value
+
+
 def begin_from_dict(cls, d: dict, source: str) -> dict:
     """The first checks of every Config.from_dict: a copy of ``d`` without ``audit_type``,
     which must name ``cls``'s audit, and no key ``cls`` does not have."""

@@ -36,7 +36,14 @@ from engine.attacks.location import (
     two_threshold,
 )
 from engine.attacks.location.base import AttackData
-from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
+from engine.audits.config_fields import (
+    as_bool,
+    as_choice,
+    as_choice_list,
+    as_number,
+    begin_from_dict,
+    common_fields,
+)
 from engine.audits.result import AuditResult, file_sha256, software_versions
 from engine.data.errors import InputError
 from engine.games.location import AggregateSet, CellPool, play
@@ -157,18 +164,10 @@ class LocationConfig:
         if "delta" in d:
             v["delta"] = as_number(source, "delta", d["delta"], minimum=0, maximum=0.1)
         if "attacks" in d:
-            items = d["attacks"]
-            if not isinstance(items, (list, tuple)) or not items:
-                raise InputError(f"{source}: 'attacks' must be a list such as "
-                                 f"{list(DEFAULT_ATTACKS)} (got {items!r}).", source=source,
-                                 key="attacks")
-            v["attacks"] = tuple(dict.fromkeys(as_choice(source, "attacks", a, ATTACKS)
-                                               for a in items))
+            v["attacks"] = as_choice_list(source, "attacks", d["attacks"], ATTACKS,
+                                          DEFAULT_ATTACKS)
         if "list_exposed_ids" in d:
-            if not isinstance(d["list_exposed_ids"], bool):
-                raise InputError(f"{source}: 'list_exposed_ids' must be true or false.",
-                                 source=source, key="list_exposed_ids")
-            v["list_exposed_ids"] = d["list_exposed_ids"]
+            v["list_exposed_ids"] = as_bool(source, "list_exposed_ids", d["list_exposed_ids"])
         config = cls(**v)
         config.validate(source)
         return config

@@ -32,7 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
+from engine.audits.config_fields import (
+    as_bool,
+    as_choice,
+    as_choice_list,
+    as_number,
+    begin_from_dict,
+    common_fields,
+)
 from engine.audits.result import AuditResult, file_sha256, software_versions
 from engine.data.errors import InputError
 from engine.policy import VerdictPolicy
@@ -127,13 +134,8 @@ class ModelConfig:
             v["weight_decay"] = as_number(source, "weight_decay", d["weight_decay"], minimum=0,
                                           maximum=10)
         if "attacks" in d:
-            items = d["attacks"]
-            if not isinstance(items, (list, tuple)) or not items:
-                raise InputError(f"{source}: 'attacks' must be a list such as "
-                                 f"{list(DEFAULT_ATTACKS)} (got {items!r}).", source=source,
-                                 key="attacks")
-            v["attacks"] = tuple(dict.fromkeys(as_choice(source, "attacks", a, ATTACKS)
-                                               for a in items))
+            v["attacks"] = as_choice_list(source, "attacks", d["attacks"], ATTACKS,
+                                          DEFAULT_ATTACKS)
         for key in ("schema",):
             if key in d:
                 if not isinstance(d[key], dict):
@@ -141,10 +143,7 @@ class ModelConfig:
                                      source=source, key=key)
                 v[key] = dict(d[key])
         if "list_exposed_records" in d:
-            if not isinstance(d["list_exposed_records"], bool):
-                raise InputError(f"{source}: 'list_exposed_records' must be true or false.",
-                                 source=source, key="list_exposed_records")
-            v["list_exposed_records"] = d["list_exposed_records"]
+            v["list_exposed_records"] = as_bool(source, "list_exposed_records", d["list_exposed_records"])
         config = cls(**v)
         config.validate(source)
         return config
