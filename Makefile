@@ -20,7 +20,8 @@ run: $(STAMP)           ## open the app on the bundled sample audit
 test: $(STAMP)          ## the whole test suite, headless
 	QT_QPA_PLATFORM=offscreen PRA_DEVICE=$${PRA_DEVICE:-cpu} $(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: $(STAMP)         ## one ratio line per benchmark case
+bench: $(STAMP)         ## one ratio line per benchmark case (installs the peer libraries it compares with)
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	$(BIN)/python -m bench
 
 demo: $(STAMP)          ## headless: writes demo-out/result.json and demo-out/report.pdf
