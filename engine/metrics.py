@@ -362,6 +362,27 @@ def balanced_accuracy_with_ci(tp: int, fn: int, fp: int, tn: int,
     return value, (max(0.0, lo), min(1.0, hi))
 
 
+def difference_ci(k1: int, n1: int, k2: int, n2: int,
+                  confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """p1 − p2 for two independent binomial proportions k1/n1 and k2/n2, with the MOVER
+    interval built on each proportion's Clopper–Pearson limits (Newcombe 1998; Zou & Donner
+    2008): L = d − √((p1 − l1)² + (u2 − p2)²), U = d + √((u1 − p1)² + (p2 − l2)²).
+
+    Used for a model's generalization gap (training minus test accuracy, paper 001 §3). Unlike
+    the Wald interval it does not collapse when an accuracy is 0 or 1 (a model that is right on
+    every training record); `tests/claims/test_interval_coverage.py` checks its coverage.
+    """
+    if n1 <= 0 or n2 <= 0:
+        raise ValueError("both proportions need at least one trial")
+    p1, p2 = k1 / n1, k2 / n2
+    (l1, l2), (u1, u2) = clopper_pearson_array(np.array([k1, k2]), np.array([n1, n2]),
+                                               confidence)
+    d = p1 - p2
+    lo = d - math.hypot(p1 - l1, u2 - p2)
+    hi = d + math.hypot(u1 - p1, p2 - l2)
+    return float(d), (float(max(-1.0, lo)), float(min(1.0, hi)))
+
+
 def advantage_ci(accuracy_ci) -> tuple[float, float]:
     """Advantage TPR − FPR = 2 × balanced accuracy − 1 at the same threshold, so its interval
     is the image of the balanced-accuracy interval (same coverage)."""

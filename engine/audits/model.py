@@ -54,10 +54,16 @@ PREDICTION_KINDS = ("probabilities", "logits", "loss")
 ATTACKS = ("btta", "cbtta", "correctness", "confidence", "entropy", "modified_entropy", "top1",
            "ml_leaks", "shokri", "lira_online", "lira_offline", "rmia", "label_only")
 DEFAULT_ATTACKS = ("btta", "cbtta", "confidence", "modified_entropy", "ml_leaks", "shokri",
-                   "lira_online", "lira_offline", "rmia")
+                   "lira_online", "lira_offline", "rmia", "label_only")
 NEEDS_REFERENCE = ("lira_online", "lira_offline", "rmia")
 METRIC_ATTACKS = ("correctness", "confidence", "entropy", "modified_entropy", "top1")
 PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "PTL+PTC", "PPL+PPC")
+# A loss per record gives the true class's probability p_y = exp(−loss) and nothing else: only
+# the attack that reads p_y alone is exact; the others need every class's output.
+LOSS_ONLY_ATTACKS = ("confidence",)
+ATTRIBUTE_CLASSIFIERS = ("logistic", "boosting")
+MAX_SENSITIVE_VALUES = 20
+ATTRIBUTE_MARGIN = 0.02    # accuracy points below which "the model adds" is not worded as such
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,8 @@ class ModelConfig:
     shadow_models: int = 8            # trained on halves of the attacker's population
     reference_models: int = 16        # trained on halves of the audit universe (LiRA, RMIA)
     cbtta_partition: str = "PTL"      # PTL | PPL | PTC | PPC | PTL+PTC | PPL+PPC
+    sensitive_feature: str = ""       # attribute inference: a categorical feature ("" = off)
+    attribute_classifier: str = "logistic"   # logistic | boosting
     exposed_count: int = 20           # most exposed members listed (row numbers)
     list_exposed_records: bool = False   # also their labels (values stay out otherwise)
     confidence: float = 0.95
@@ -111,12 +119,13 @@ class ModelConfig:
         """Validate a user dict; every problem is one InputError sentence naming the key."""
         d = begin_from_dict(cls, d, source)
         v = common_fields(d, source)
-        for key in ("data", "label", "member_column", "predictions", "reference_predictions"):
+        for key in ("data", "label", "member_column", "predictions", "reference_predictions",
+                    "sensitive_feature"):
             if key in d:
                 v[key] = str(d[key])[:1000]
         choices = {"source": SOURCES, "synthetic": SYNTHETIC, "family": FAMILIES,
                    "architecture": ARCHITECTURES, "prediction_kind": PREDICTION_KINDS,
-                   "cbtta_partition": PARTITIONS}
+                   "cbtta_partition": PARTITIONS, "attribute_classifier": ATTRIBUTE_CLASSIFIERS}
         for key, allowed in choices.items():
             if key in d:
                 v[key] = as_choice(source, key, d[key], allowed)
@@ -187,6 +196,8 @@ class Outputs:
     inputs: list
     threat: str                       # "shadow" | "supervised"
     evaluate_mask: np.ndarray | None = None   # supervised: the records not known to the attacker
+    loss_only: bool = False           # the file held one loss per record (p_y only)
+    attribute: dict | None = None     # the attribute-inference game's results, when asked
 
 
 def _load_training_data(config: ModelConfig):
@@ -233,6 +244,8 @@ def train_and_query(config: ModelConfig, *, progress: Progress, cancel: CancelTo
 
     data, inputs = _load_training_data(config)
     X, y, k = data.X, data.y, data.n_classes
+    if config.sensitive_feature:            # a wrong column name fails before any training
+        sensitive_values(data, config.sensitive_feature)
     population, universe, inside = split_records(config, data.n_records, data.member)
     if inside.sum() < k or (~inside).sum() < 2 or population.size < 4:
         raise InputError(f"{data.source or 'the data'}: {data.n_records:,} records are too few "
@@ -295,9 +308,117 @@ def train_and_query(config: ModelConfig, *, progress: Progress, cancel: CancelTo
              "reference_models": n_ref, **{f"training_{key}": v for key, v in
                                            (target_model.details or {}).items()
                                            if key in ("runtime_s", "device")}}
+    attribute = None
+    if config.sensitive_feature:
+        cancel.check()
+        progress(0.9, f"Attribute inference: {config.sensitive_feature}")
+        attribute = attribute_game(config, data, target_model, population, universe, inside)
     return Outputs(target, shadow, references, data.rows[universe], tuple(data.class_labels),
-                   model, inputs, "shadow")
+                   model, inputs, "shadow", attribute=attribute)
 
+
+# --------------------------------------------------------------------------- attribute inference
+
+def sensitive_values(data, name: str):
+    """(codes, value names, columns): the sensitive feature's value per record as a code into
+    the value names, and the encoded columns that carry it (the attacker does not know them).
+
+    A categorical feature is read back from its one-hot block; a numeric one qualifies when it
+    takes at most MAX_SENSITIVE_VALUES distinct values (e.g. a 0/1 flag)."""
+    where = data.source or "the data"
+    try:
+        col = data.schema.column(name)
+    except (KeyError, ValueError, InputError):
+        raise InputError(f"{where}: there is no column '{name}' to infer; choose the sensitive "
+                         f"feature among: {', '.join(data.schema.features[:12])}"
+                         f"{' …' if len(data.schema.features) > 12 else ''}.",
+                         source=where, key="sensitive_feature") from None
+    if not col.is_feature:
+        raise InputError(f"{where}: '{name}' is the {col.role} column, not a feature the model "
+                         "reads; choose one of its input features as the sensitive feature.",
+                         source=where, key="sensitive_feature")
+    names = list(data.feature_names)
+    if col.kind == "categorical":
+        cols = np.array([names.index(n) for n in col.encoded_names()])
+        codes = np.argmax(data.X[:, cols], axis=1)
+        values = tuple(str(c) for c in col.categories)
+    else:
+        cols = np.array([names.index(name)])
+        raw = data.X[:, cols[0]]
+        distinct, codes = np.unique(raw, return_inverse=True)
+        if distinct.size > MAX_SENSITIVE_VALUES:
+            raise InputError(f"{where}: '{name}' takes {distinct.size:,} different numbers; "
+                             "attribute inference predicts a category. Choose a categorical "
+                             f"feature (or one with at most {MAX_SENSITIVE_VALUES} values), or "
+                             "band the numbers in the CSV first.",
+                             source=where, key="sensitive_feature")
+        if col.scale and col.mean is not None and col.sd:
+            distinct = distinct * col.sd + col.mean        # back to the CSV's numbers
+        values = tuple(f"{v:g}" for v in distinct)
+    if np.unique(codes).size < 2:
+        raise InputError(f"{where}: '{name}' takes one value in every record; there is nothing "
+                         "to infer. Choose another sensitive feature.", source=where,
+                         key="sensitive_feature")
+    return codes.astype(np.int64), values, cols
+
+
+def _attribute_scores(proba: np.ndarray, classes: np.ndarray, truth: np.ndarray,
+                      confidence: float) -> dict:
+    """Top-1 accuracy (Clopper–Pearson) and the one-vs-rest AUC (clustered by record:
+    engine.metrics.clustered_auc_ci) of one predictor on some records."""
+    from engine.metrics import clopper_pearson, clustered_auc_ci
+
+    pred = classes[np.argmax(proba, axis=1)]
+    hits = int(np.sum(pred == truth))
+    out = {"records": int(truth.size), "accuracy": hits / truth.size,
+           "accuracy_ci": list(clopper_pearson(hits, truth.size, confidence))}
+    labels = (truth[:, None] == classes[None, :])
+    if labels.any() and not labels.all():
+        auc, ci = clustered_auc_ci(proba.reshape(-1), labels.reshape(-1),
+                                   np.repeat(np.arange(truth.size), classes.size), confidence)
+        out["auc"], out["auc_ci"] = auc, list(ci)
+    return out
+
+
+def attribute_game(config: ModelConfig, data, target_model, population, universe,
+                   inside) -> dict:
+    """Attribute inference (issue 8; engine.attacks.model.attribute): the attacker holds its
+    population with their sensitive values, knows every other feature of the audited records
+    and sees the model's outputs on them. Measured on members and on non-members apart, each
+    beside the data-only baseline: what the model adds for members but not for non-members is
+    what it memorised; what it adds for both is what it learnt about the population."""
+    from engine.attacks.model.attribute import AttributeData, attack
+
+    codes, values, cols = sensitive_values(data, config.sensitive_feature)
+    known = np.delete(data.X, cols, axis=1)
+    probs = {name: target_model.predict_proba(data.X[idx])
+             for name, idx in (("population", population), ("universe", universe))}
+    attacker = AttributeData(known[population], probs["population"], codes[population])
+    if np.unique(codes[population]).size < 2:
+        raise InputError(f"{data.source or 'the data'}: the attacker's records all have the same "
+                         f"'{config.sensitive_feature}'; use more records or a feature with "
+                         "several common values.", key="sensitive_feature")
+    outcome = attack(attacker, AttributeData(known[universe], probs["universe"], None),
+                     classifier=config.attribute_classifier, seed=config.seed)
+    truth = codes[universe]
+    prior = np.bincount(codes[population], minlength=len(values)) / population.size
+    groups = {}
+    for group, mask in (("members", inside), ("non_members", ~inside)):
+        groups[group] = {which: _attribute_scores(p[mask], outcome.classes, truth[mask],
+                                                  config.confidence)
+                         for which, p in (("model", outcome.proba_model),
+                                          ("baseline", outcome.proba_baseline))}
+    return {"feature": config.sensitive_feature, "values": list(values),
+            "classifier": config.attribute_classifier,
+            "attacker_records": int(population.size),
+            "majority_share": float(prior.max()),
+            "majority_value": values[int(np.argmax(prior))],
+            "members": groups["members"], "non_members": groups["non_members"],
+            "features_model": outcome.details["features_model"],
+            "features_baseline": outcome.details["features_baseline"]}
+
+
+# --------------------------------------------------------------------------- predictions
 
 def read_predictions(config: ModelConfig) -> Outputs:
     """The bring-your-own-predictions path (module docstring)."""
@@ -306,18 +427,20 @@ def read_predictions(config: ModelConfig) -> Outputs:
 
     path = resolve_path(config.predictions)
     pred = load_predictions_csv(path, kind=config.prediction_kind)
-    if pred.probs is None:
-        raise InputError(f"{path}: holds only a loss per record; the attacks need every "
-                         "class's probability (or logit). Export them from the model, or use "
-                         "source = 'train'.", source=str(path), key="prediction_kind")
-    target = ModelOutputs(pred.probs, pred.labels, pred.member)
+    loss_only = pred.probs is None
+    if loss_only and not set(config.attacks) & set(LOSS_ONLY_ATTACKS):
+        raise InputError(f"{path}: holds only a loss per record, which gives the true class's "
+                         "probability and nothing else; of the attacks only 'confidence' works "
+                         "from it. Add it to the attacks, or export every class's "
+                         "probability (or logit).", source=str(path), key="attacks")
+    target = ModelOutputs(_outputs_from(pred), pred.labels, pred.member)
     inputs = [{"path": str(path), "sha256": file_sha256(path), "rows": pred.n_records,
                "role": "predictions"}]
     evaluate_mask = None
     if config.reference_predictions:
         rpath = resolve_path(config.reference_predictions)
         ref = load_predictions_csv(rpath, kind=config.prediction_kind, like=pred)
-        shadow = ModelOutputs(ref.probs, ref.labels, ref.member)
+        shadow = ModelOutputs(_outputs_from(ref), ref.labels, ref.member)
         inputs.append({"path": str(rpath), "sha256": file_sha256(rpath),
                        "rows": ref.n_records, "role": "shadow predictions"})
         threat = "shadow"
@@ -326,11 +449,28 @@ def read_predictions(config: ModelConfig) -> Outputs:
         threat = "supervised"
     model = {"family": "external", "description": f"predictions read from {path.name}",
              "train_records": int(pred.member.sum()),
-             "test_records": int((~pred.member).sum()), "classes": int(pred.n_classes),
-             "train_accuracy": float(np.mean(pred.correct[pred.member])),
-             "test_accuracy": float(np.mean(pred.correct[~pred.member]))}
+             "test_records": int((~pred.member).sum()), "classes": int(pred.n_classes)}
+    if loss_only:   # which class the model predicts is unknown: no accuracies
+        model["mean_loss_members"] = float(np.mean(pred.loss[pred.member]))
+        model["mean_loss_non_members"] = float(np.mean(pred.loss[~pred.member]))
+    else:
+        model["train_accuracy"] = float(np.mean(pred.correct[pred.member]))
+        model["test_accuracy"] = float(np.mean(pred.correct[~pred.member]))
     return Outputs(target, shadow, None, np.asarray(pred.rows), tuple(pred.class_names), model,
-                   inputs, threat, evaluate_mask)
+                   inputs, threat, evaluate_mask, loss_only=loss_only)
+
+
+def _outputs_from(pred) -> np.ndarray:
+    """Class probabilities of a predictions file. A loss-only file gives p_y = exp(−loss) for
+    the true class; the rest is spread evenly over the other classes so the array is a valid
+    distribution — only attacks in LOSS_ONLY_ATTACKS, which read p_y alone, may use it."""
+    if pred.probs is not None:
+        return pred.probs
+    k = max(int(pred.n_classes), 2)
+    py = np.exp(-np.asarray(pred.loss, dtype=np.float64))
+    probs = np.repeat(((1.0 - py) / (k - 1))[:, None], k, axis=1)
+    probs[np.arange(py.size), pred.labels] = py
+    return probs
 
 
 # --------------------------------------------------------------------------- attacks
@@ -342,6 +482,8 @@ def run_attacks(config: ModelConfig, out: Outputs, *, progress: Progress,
     from engine.attacks.model import shadow as shokri
 
     names = [a for a in config.attacks if a not in NEEDS_REFERENCE or out.references is not None]
+    if out.loss_only:
+        names = [a for a in names if a in LOSS_ONLY_ATTACKS]
     outcomes = []
     dev = device()
     for i, name in enumerate(names):
@@ -369,6 +511,30 @@ def run_attacks(config: ModelConfig, out: Outputs, *, progress: Progress,
             outcomes.append(label_only.attack(out.target))
         progress((i + 1) / len(names), f"Attack {i + 1} of {len(names)}")
     return outcomes
+
+
+def per_class_breakdown(outcome, member: np.ndarray, labels: np.ndarray, class_labels,
+                        confidence: float) -> list[dict]:
+    """One attack, class by class (issue 8, "per-class breakdown"): its AUC with the DeLong
+    interval and its own decisions' TPR and FPR among the class's members and non-members.
+    Classes with no member or no non-member among the evaluated records are left out. Paper
+    004 §5 reports attacks per class because a class the model fits worse leaks more."""
+    from engine.metrics import delong_auc_ci
+
+    rows = []
+    for k in np.unique(labels):
+        mask = labels == k
+        pos, neg = int(np.sum(member[mask])), int(np.sum(~member[mask]))
+        if not pos or not neg:
+            continue
+        auc, ci = delong_auc_ci(outcome.scores[mask], member[mask], confidence)
+        d = outcome.decisions[mask]
+        rows.append({"class": str(class_labels[int(k)]) if int(k) < len(class_labels)
+                     else str(int(k)),
+                     "n_members": pos, "n_non_members": neg, "auc": auc, "auc_ci": list(ci),
+                     "tpr": float(np.sum(d & member[mask]) / pos),
+                     "fpr": float(np.sum(d & ~member[mask]) / neg)})
+    return rows
 
 
 def exposed_members(config: ModelConfig, out: Outputs, outcome, evaluated: np.ndarray) -> list:
@@ -406,14 +572,15 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     member = np.asarray(out.target.member)
     evaluated = out.evaluate_mask if out.evaluate_mask is not None else np.ones_like(member)
     attacks = []
+    labels = np.asarray(out.target.labels)[evaluated.astype(bool)]
     for o in outcomes:
         if out.evaluate_mask is not None:
-            o.scores, o.decisions = o.scores[evaluated], None
-        attacks.append(evaluate(o, member[evaluated], delta=0.0, confidence=config.confidence,
-                                fpr_targets=config.fpr_targets))
-    # Thm 2 from the model's own train/test accuracy: what knowing only those allows.
-    own = btta.params_from_outputs(out.target)
-    gap = generalization_gap(out.target, config.confidence)
+            o.scores, o.decisions = o.scores[evaluated], o.decisions[evaluated]
+        entry = evaluate(o, member[evaluated], delta=0.0, confidence=config.confidence,
+                         fpr_targets=config.fpr_targets)
+        entry["per_class"] = per_class_breakdown(o, member[evaluated].astype(bool), labels,
+                                                 out.class_labels, config.confidence)
+        attacks.append(entry)
     policy = config.policy
     best_tpr, best_acc = policy.strongest(attacks)
     level, reasons = policy.level(best_tpr, best_acc)
@@ -428,30 +595,58 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         best_outcome.scores = full_scores
         exposed = exposed_members(config, out, best_outcome, evaluated.astype(bool))
     theory = {"model": out.model, "threat_model": out.threat,
-              "btta_bound": {"params": own.to_dict(), "expected": btta.expected_metrics(own),
-                             "accuracy_bound": btta.accuracy_bound(own),
-                             "balanced_accuracy_bound": btta.balanced_accuracy_bound(own),
-                             "roc": btta.roc_bound(own),
-                             "source": "the model's train/test accuracy (paper 001 Thm 2)"},
-              "generalization_gap": gap,
               "strongest": None if strongest is None else {
                   "name": strongest["name"], "label": strongest["label"],
                   "auc": strongest["auc"], "accuracy": strongest["accuracy"]}}
+    if not out.loss_only:
+        # Thm 2 from the model's own train/test accuracy: what knowing only those allows.
+        own = btta.params_from_outputs(out.target)
+        gap = generalization_gap(out.target, config.confidence)
+        for row in gap["per_class"]:
+            row["class"] = str(out.class_labels[row["class"]])
+        theory["btta_bound"] = {
+            "params": own.to_dict(), "expected": btta.expected_metrics(own),
+            "accuracy_bound": btta.accuracy_bound(own),
+            "balanced_accuracy_bound": btta.balanced_accuracy_bound(own),
+            "roc": btta.roc_bound(own),
+            "source": "the model's train/test accuracy (paper 001 Thm 2)"}
+        theory["generalization_gap"] = gap
+    if out.attribute is not None:
+        theory["attribute_inference"] = out.attribute
     m = out.model
-    summary = (f"The model is right on {m['train_accuracy']:.0%} of its training records and "
-               f"{m['test_accuracy']:.0%} of others. ")
+    if out.loss_only:
+        summary = (f"The model's mean loss is {m['mean_loss_members']:.3g} on its training "
+                   f"records and {m['mean_loss_non_members']:.3g} on others. ")
+    else:
+        summary = (f"The model is right on {m['train_accuracy']:.0%} of its training records "
+                   f"and {m['test_accuracy']:.0%} of others. ")
     if strongest is not None:
         tpr = next((r["tpr"] for r in strongest["tpr_at_fpr"]
                     if abs(r["fpr_target"] - policy.fpr) < 1e-12), 0.0)
         summary += (f"The strongest attack ({strongest['label'].split(':')[0]}) tells members "
                     f"from non-members with AUC {strongest['auc']:.2f} and finds {tpr:.1%} of "
-                    f"the members while wrongly accusing {policy.fpr:.0%} of the others; "
-                    f"knowing only the two accuracies, no attack's balanced accuracy exceeds "
-                    f"{theory['btta_bound']['balanced_accuracy_bound']:.0%}.")
+                    f"the members while wrongly accusing {policy.fpr:.0%} of the others")
+        if "btta_bound" in theory:
+            summary += (f"; knowing only the two accuracies, no attack's balanced accuracy "
+                        f"exceeds {theory['btta_bound']['balanced_accuracy_bound']:.0%}")
+        summary += "."
+    if out.attribute is not None:
+        summary += " " + attribute_sentence(out.attribute)
     warnings = []
-    if out.references is None and set(config.attacks) & set(NEEDS_REFERENCE):
+    if out.references is None and set(config.attacks) & set(NEEDS_REFERENCE) \
+            and not out.loss_only:
         warnings.append("LiRA and RMIA need reference models trained like the audited one; "
                         "with predictions from elsewhere they were not run.")
+    if out.loss_only:
+        skipped = [a for a in config.attacks if a not in LOSS_ONLY_ATTACKS]
+        warnings.append("The predictions hold one loss per record: only the confidence attack "
+                        "(the true class's probability, exp(−loss)) could run"
+                        + (f"; skipped: {', '.join(skipped)}" if skipped else "")
+                        + ". Without the predicted class the accuracies, the generalization "
+                        "gap and paper 001's bound are unknown.")
+    if config.sensitive_feature and out.attribute is None:
+        warnings.append("Attribute inference needs the records' features; a predictions file "
+                        "holds only the model's outputs, so it was not run.")
     if out.threat == "supervised":
         warnings.append("No shadow predictions were given: the attacker is assumed to know "
                         "half of the members and non-members (paper 004 §4.3) and is measured "
@@ -464,6 +659,30 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
                  "reasons": reasons},
         summary=summary, warnings=warnings, inputs=out.inputs, exposed_records=exposed)
+
+
+def attribute_sentence(a: dict) -> str:
+    """The attribute game in plain words, with its reading (shared by the summary, the page
+    and the report): what the model adds for members beyond what it adds for people it never
+    saw is what it memorised about them; what it adds for both is population statistics."""
+    mem, non = a["members"], a["non_members"]
+    gain_mem = mem["model"]["accuracy"] - mem["baseline"]["accuracy"]
+    gain_non = non["model"]["accuracy"] - non["baseline"]["accuracy"]
+    text = (f"Predicting '{a['feature']}' from the model's outputs is right for "
+            f"{mem['model']['accuracy']:.0%} of the training members and "
+            f"{non['model']['accuracy']:.0%} of the non-members; from the other features "
+            f"alone, {mem['baseline']['accuracy']:.0%} and {non['baseline']['accuracy']:.0%} "
+            f"(always guessing '{a['majority_value']}': {a['majority_share']:.0%}).")
+    if gain_mem - gain_non > ATTRIBUTE_MARGIN:
+        text += (" The model helps more for its members: it leaks their value beyond what it "
+                 "learnt about the population.")
+    elif max(gain_mem, gain_non) > ATTRIBUTE_MARGIN:
+        text += (" The model helps about as much for people it never saw: it learnt how the "
+                 "feature relates to the others in the population — a statistical inference, "
+                 "not a leak of its training records.")
+    else:
+        text += " The model adds little to what the other features already tell."
+    return text
 
 
 def demo_config() -> ModelConfig:

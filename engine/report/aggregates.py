@@ -29,8 +29,9 @@ from engine.report.sections import (
     AuditSections,
     Heading,
     baselines_table,
+    brief_name,
     bullets,
-    close,
+    fpr_targets,
     inputs_table,
     keep,
     key_value_table,
@@ -40,7 +41,8 @@ from engine.report.sections import (
     short_attack_label,
     sub,
     table,
-    tpr_cells,
+    tpr_cell,
+    two_lines,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
 
@@ -164,44 +166,8 @@ def _pct_ci(ci) -> str:
     return fmt_ci(ci, fmt_pct)
 
 
-def _two_lines(value: str, ci: str) -> str:
-    """A value with its interval below it in a smaller font (keeps table columns narrow)."""
-    if ci in ("", st.DASH):
-        return value
-    return f'{value}<br/><font size="7">{ci}</font>'
-
-
-def _fpr_targets(attacks: list[dict]) -> list[float]:
-    vals = []
-    for a in attacks:
-        for r in a.get("tpr_at_fpr") or []:
-            t = r.get("fpr_target")
-            if _ok(t) and not any(close(t, v) for v in vals):
-                vals.append(float(t))
-    return sorted(vals, reverse=True)
-
-
-def _tpr_cell(a: dict, t: float, negatives: str) -> str:
-    row = next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)), None)
-    if row is None:
-        return st.DASH
-    if row.get("measurable") is False:
-        need = min_negatives(t)
-        return ("not measurable" + (f'<br/><font size="7">needs ≥ {fmt_count(need)} '
-                                    f"{negatives}</font>" if need else ""))
-    value, ci, _ = tpr_cells(row)
-    return _two_lines(value, ci)
-
-
 def _label(a: dict) -> str:
     return markup(short_attack_label(a))
-
-
-def brief_name(label) -> str:
-    """An attack's name for legends and narrow headers: its label up to the first colon or
-    parenthesis ("DeSIA", "Data-only guess", "CIP-rand reconstruction + neighbourhood vote")."""
-    text = short_attack_label({"label": str(label or "attack")})
-    return text.split(": ")[0] if ": " in text else text
 
 
 def _briefly(attacks: list[dict]) -> list[dict]:
@@ -588,12 +554,12 @@ class AggregatesSections(AuditSections):
         return text or "The attacks' numbers follow."
 
     def _ranking_table(self, result: dict, attacks: list[dict]) -> list[Flowable]:
-        targets = _fpr_targets(attacks)
+        targets = fpr_targets(attacks)
         rows = [["Attack", "AUC (0.5 = guessing)"]
                 + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
         for a in attacks:
-            rows.append([_label(a), _two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci")))]
-                        + [_tpr_cell(a, t, "wrong-value pairs") for t in targets])
+            rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci")))]
+                        + [tpr_cell(a, t, "wrong-value pairs") for t in targets])
         first = 5.2 * cm
         rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
         a0 = attacks[0]
@@ -617,13 +583,13 @@ class AggregatesSections(AuditSections):
                 cc_ci = [chance_corrected(ci[0], chance), chance_corrected(ci[1], chance)]
             ex = (a.get("details") or {}).get("excluding_determined")
             if isinstance(ex, dict):
-                ex_cell = _two_lines(fmt3(ex.get("auc")), fmt_ci(ex.get("auc_ci")))
+                ex_cell = two_lines(fmt3(ex.get("auc")), fmt_ci(ex.get("auc_ci")))
                 if _ok(ex.get("targets")):
                     ex_cell += f'<br/><font size="7">{fmt_count(ex.get("targets"))} targets</font>'
             else:
                 ex_cell = self._excluded_none(result)
-            rows.append([_label(a), _two_lines(fmt_pct(top1), _pct_ci(ci)), fmt_pct(chance),
-                         _two_lines(fmt3(cc), fmt_ci(cc_ci)), ex_cell])
+            rows.append([_label(a), two_lines(fmt_pct(top1), _pct_ci(ci)), fmt_pct(chance),
+                         two_lines(fmt3(cc), fmt_ci(cc_ci)), ex_cell])
         first = 5.2 * cm
         rest = (TEXT_WIDTH - first) / 4
         return [keep([
@@ -721,13 +687,13 @@ class AggregatesSections(AuditSections):
         head = [sub("The membership game (paper 003 §6)"), para(words)]
         if not attacks:
             return [KeepTogether(head + [para("No membership attack results are recorded.")])]
-        targets = _fpr_targets(attacks)
+        targets = fpr_targets(attacks)
         rows = [["Attack", "AUC", "Balanced accuracy"]
                 + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
         for a in attacks:
-            rows.append([_label(a), _two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
-                         _two_lines(fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")))]
-                        + [_tpr_cell(a, t, "non-members") for t in targets])
+            rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
+                         two_lines(fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")))]
+                        + [tpr_cell(a, t, "non-members") for t in targets])
         first = 5.0 * cm
         rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
         out.append(KeepTogether(head + [table(rows, [first] + [rest] * (len(rows[0]) - 1))]))
@@ -825,12 +791,12 @@ class AggregatesSections(AuditSections):
 
         for a in aia_attacks(result):
             top1, ci, _ = _top1(a)
-            rows.append((_label(a) + " (top-1)", _two_lines(fmt_pct(top1), _pct_ci(ci)),
+            rows.append((_label(a) + " (top-1)", two_lines(fmt_pct(top1), _pct_ci(ci)),
                          fmt_pct(bound), reading(top1, ci, bound)))
         mb = dp.get("mia_accuracy_bound")
         for a in mia_attacks(result):
             rows.append((_label(a) + " (membership, balanced accuracy)",
-                         _two_lines(fmt_pct(a.get("accuracy")), _pct_ci(a.get("accuracy_ci"))),
+                         two_lines(fmt_pct(a.get("accuracy")), _pct_ci(a.get("accuracy_ci"))),
                          fmt_pct(mb), reading(a.get("accuracy"), a.get("accuracy_ci"), mb)))
         if len(rows) == 1:
             return []
@@ -917,7 +883,7 @@ class AggregatesSections(AuditSections):
             for n in names:
                 r = at(sw["attacks"][n], i)
                 r = r if isinstance(r, dict) else {}
-                row.append(_two_lines(fmt3(r.get("auc")), fmt_ci(r.get("auc_ci"))))
+                row.append(two_lines(fmt3(r.get("auc")), fmt_ci(r.get("auc_ci"))))
             rows.append(row)
         fixed = [1.6 * cm, 1.5 * cm, 1.7 * cm] + ([1.6 * cm] if key == "noise" else [])
         rest = (TEXT_WIDTH - sum(fixed)) / max(1, len(names))

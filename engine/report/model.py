@@ -24,14 +24,15 @@ from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
 from engine.report import styles as st
-from engine.report.aggregates import _fpr_targets, _tpr_cell, _two_lines, brief_name
 from engine.report.sections import (
     SECTION_TITLES,
     TEXT_WIDTH,
     AuditSections,
     Heading,
+    brief_name,
     bullets,
     close,
+    fpr_targets,
     inputs_table,
     keep,
     key_value_table,
@@ -41,6 +42,8 @@ from engine.report.sections import (
     short_attack_label,
     sub,
     table,
+    tpr_cell,
+    two_lines,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
 
@@ -111,6 +114,16 @@ BOUND_LABEL = "Best attack knowing only the train/test accuracy (paper 001 Thm 2
 
 
 # --------------------------------------------------------------------------- small helpers
+
+def _loss_only(result: dict) -> bool:
+    """The predictions file held one loss per record (no accuracies, no Thm 2 bound)."""
+    cfg = result.get("config") or {}
+    return cfg.get("source") == "predictions" and cfg.get("prediction_kind") == "loss"
+
+
+def _ok_pair(v) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) == 2 and all(_ok(x) for x in v)
+
 
 def _ok(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
@@ -201,7 +214,7 @@ def _short_tpr_cell(a: dict, t: float) -> str:
     row = _tpr_row(a, t)
     if row is not None and row.get("measurable") is False:
         return "not measurable"
-    return _tpr_cell(a, t, "non-members")
+    return tpr_cell(a, t, "non-members")
 
 
 def _describe(name: str, a: dict) -> str:
@@ -318,13 +331,20 @@ class ModelSections(AuditSections):
             ("Non-members", fmt_count(model.get("test_records")),
              "audited records it was not trained on; members and non-members together are "
              "the audit universe"),
-            ("Train accuracy p0", _two_lines(fmt_pct(model.get("train_accuracy")),
-                                             fmt_ci(gap.get("train_accuracy_ci"), fmt_pct)),
-             "share of members the model labels correctly (95% interval below)"),
-            ("Test accuracy p1", _two_lines(fmt_pct(model.get("test_accuracy")),
-                                            fmt_ci(gap.get("test_accuracy_ci"), fmt_pct)),
-             "share of non-members it labels correctly"),
         ]
+        if _ok(model.get("train_accuracy")):
+            rows += [
+                ("Train accuracy p0", two_lines(fmt_pct(model.get("train_accuracy")),
+                                                fmt_ci(gap.get("train_accuracy_ci"), fmt_pct)),
+                 "share of members the model labels correctly (95% interval below)"),
+                ("Test accuracy p1", two_lines(fmt_pct(model.get("test_accuracy")),
+                                               fmt_ci(gap.get("test_accuracy_ci"), fmt_pct)),
+                 "share of non-members it labels correctly")]
+        else:
+            rows.append(("Mean loss", f"{fmt3(model.get('mean_loss_members'))} / "
+                         f"{fmt3(model.get('mean_loss_non_members'))}",
+                         "members / non-members: the file holds one loss per record, so the "
+                         "predicted class and the accuracies are unknown"))
         if not external:
             rows += [
                 ("Shadow models", fmt_count(model.get("shadow_models", cfg.get("shadow_models"))),
@@ -348,10 +368,12 @@ class ModelSections(AuditSections):
         threat = str(_theory(result).get("threat_model") or "shadow")
         model = _block(result, "model")
         refs = model.get("reference_models")
+        sees = ("its loss on the record (the file holds nothing else)" if _loss_only(result)
+                else "its probability for every class")
         out: list[Flowable] = [para(
             "The attacker plays the membership game: for each audited record it must say "
-            "whether the model was trained on it. It can query the model and sees its "
-            "probability for every class (a black box: no weights, no gradients).")]
+            f"whether the model was trained on it. It can query the model and sees {sees} "
+            "(a black box: no weights, no gradients).")]
         if threat == "supervised":
             knows = [
                 "which half of the audited records were members and which were not (the "
@@ -378,6 +400,8 @@ class ModelSections(AuditSections):
         out += [sub(f"What the attacker knows ({markup(THREAT_WORDS.get(threat, threat))} "
                     "threat model)")] + bullets(knows)
         p = _block(result, "btta_bound").get("params") or {}
+        if not p:
+            return out
         out += [sub("The weakest informed attacker"), para(
             "Paper 001 asks what an attacker can do that knows only the model's train accuracy "
             f"p0 (here {fmt_pct(p.get('p0_train_accuracy'))}), its test accuracy p1 "
@@ -399,6 +423,13 @@ class ModelSections(AuditSections):
         bb = _block(result, "btta_bound")
         p = bb.get("params") or {}
         exp = bb.get("expected") or {}
+        if _loss_only(result):
+            return [sub("No generalization-gap bound"), para(
+                "The predictions hold one loss per record, not the predicted class, so the "
+                "model's accuracies are unknown and paper 001's bound (the most an attack "
+                "knowing only the train and test accuracy can do) cannot be computed. The "
+                "loss gives the true class's probability, exp(−loss): the confidence attack "
+                "reads exactly that.")]
         out = [
             sub("BTTA and the generalization-gap bound (paper 001)"),
             para("<b>BTTA</b> (Alg. 1) reports a record as a member when Bayes' rule says "
@@ -485,6 +516,8 @@ class ModelSections(AuditSections):
         out += self._roc(result)
         out += self._strongest(result)
         out += self._gap(result)
+        out += self._per_class(result)
+        out += self._attribute(result)
         return out
 
     def _results_words(self, result: dict) -> str:
@@ -510,12 +543,12 @@ class ModelSections(AuditSections):
         return text or "The attacks' numbers follow."
 
     def _attack_table(self, result: dict, attacks: list[dict]) -> list[Flowable]:
-        targets = _fpr_targets(attacks)
+        targets = fpr_targets(attacks)
         rows = [["Attack", "AUC (0.5 = guessing)", "Balanced accuracy"]
                 + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
         for a in attacks:
-            rows.append([_label(a), _two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
-                         _two_lines(fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")))]
+            rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
+                         two_lines(fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")))]
                         + [_short_tpr_cell(a, t) for t in targets])
         bb = _block(result, "btta_bound")
         if bb:
@@ -537,9 +570,9 @@ class ModelSections(AuditSections):
         return [keep([
             sub("How well each attack tells members from non-members"),
             para("AUC, balanced accuracy and TPR at low FPR, with 95% intervals below each "
-                 "value." + counts + " The last row is the most any attack knowing only the "
-                 "train and test accuracy can reach (no interval: it is computed, not "
-                 "measured).", "small"),
+                 "value." + counts + (" The last row is the most any attack knowing only "
+                                      "the train and test accuracy can reach (no interval: it "
+                                      "is computed, not measured)." if bb else ""), "small"),
             table(rows, [first] + [rest] * (len(rows[0]) - 1))]), Spacer(1, 6)]
 
     def _roc(self, result: dict) -> list[Flowable]:
@@ -552,9 +585,10 @@ class ModelSections(AuditSections):
                                   for a in shown], "theory": {}}
         curve = bound_curve(result)
         extra = [(BOUND_LABEL, curve)] if curve else []
-        caption = ("Solid black line: the best ROC of an attack that knows only the train and "
-                   "test accuracy, (0, 0) – (p1, p0) – (1, 1) (paper 001 Thm 2); a curve above "
-                   "it uses more than the generalization gap. Grey bands: pointwise 95% "
+        caption = (("Solid black line: the best ROC of an attack that knows only the train "
+                    "and test accuracy, (0, 0) – (p1, p0) – (1, 1) (paper 001 Thm 2); a curve "
+                    "above it uses more than the generalization gap. " if curve else "")
+                   + "Grey bands: pointwise 95% "
                    "intervals of each attack's true ROC. Values of 0 cannot be drawn on log "
                    "axes: curves enter from the chart's edge.")
         if left:
@@ -584,12 +618,12 @@ class ModelSections(AuditSections):
         rows = [("Measure", f"{_label(best)} (measured)", "Thm 2 bound", "Difference")]
         acc, lim = best.get("accuracy"), bb.get("balanced_accuracy_bound")
         rows.append(("Balanced accuracy",
-                     _two_lines(fmt3(acc), fmt_ci(best.get("accuracy_ci"))), fmt3(lim),
+                     two_lines(fmt3(acc), fmt_ci(best.get("accuracy_ci"))), fmt3(lim),
                      _points(acc - lim) if _ok(acc) and _ok(lim) else st.DASH))
         auc, lim_auc = best.get("auc"), bound_auc(result)
-        rows.append(("AUC", _two_lines(fmt3(auc), fmt_ci(best.get("auc_ci"))), fmt3(lim_auc),
+        rows.append(("AUC", two_lines(fmt3(auc), fmt_ci(best.get("auc_ci"))), fmt3(lim_auc),
                      f"{auc - lim_auc:+.3f}" if _ok(auc) and _ok(lim_auc) else st.DASH))
-        for t in _fpr_targets([best]):
+        for t in fpr_targets([best]):
             row = _tpr_row(best, t) or {}
             b = bound_tpr(result, t)
             if row.get("measurable") is False:
@@ -599,7 +633,7 @@ class ModelSections(AuditSections):
             else:
                 diff = _points(row.get("tpr") - b) if _ok(row.get("tpr")) and _ok(b) \
                     else st.DASH
-            rows.append((f"TPR at {fmt_pct(t)} FPR", _tpr_cell(best, t, "non-members"),
+            rows.append((f"TPR at {fmt_pct(t)} FPR", tpr_cell(best, t, "non-members"),
                          fmt_pct(b), diff))
         ci = best.get("accuracy_ci")
         lo = ci[0] if isinstance(ci, (list, tuple)) and len(ci) == 2 and _ok(ci[0]) else acc
@@ -633,7 +667,9 @@ class ModelSections(AuditSections):
                  f"{fmt_pct(gap.get('test_accuracy'))} "
                  f"{fmt_ci(gap.get('test_accuracy_ci'), fmt_pct)} of its "
                  f"{fmt_count(gap.get('n_non_members'))} non-members: a gap of "
-                 f"<b>{_pp(gap.get('gap'))}</b>. "
+                 f"<b>{_pp(gap.get('gap'))}</b>"
+                 + (f" {fmt_ci([100 * v for v in gap['gap_ci']], lambda v: f'{v:.1f}')}"
+                    if _ok_pair(gap.get("gap_ci")) else "") + ". "
                  "Membership attacks feed on this gap; a class with a larger gap exposes its "
                  "members more.")
         per = [c for c in gap.get("per_class") or [] if isinstance(c, dict) and _ok(c.get("gap"))]
@@ -647,11 +683,14 @@ class ModelSections(AuditSections):
             for c in big:
                 rows.append((markup(c.get("class")), fmt_count(c.get("n_members")),
                              fmt_count(c.get("n_non_members")),
-                             _two_lines(fmt_pct(c.get("train_accuracy")),
+                             two_lines(fmt_pct(c.get("train_accuracy")),
                                         fmt_ci(c.get("train_accuracy_ci"), fmt_pct)),
-                             _two_lines(fmt_pct(c.get("test_accuracy")),
+                             two_lines(fmt_pct(c.get("test_accuracy")),
                                         fmt_ci(c.get("test_accuracy_ci"), fmt_pct)),
-                             _points(c.get("gap"))))
+                             two_lines(_points(c.get("gap")),
+                                       fmt_ci([100 * v for v in c["gap_ci"]],
+                                              lambda v: f"{v:.1f}")
+                                       if _ok_pair(c.get("gap_ci")) else "")))
             skipped = len(per) - len([c for c in per if (c.get("n_members") or 0)
                                       >= MIN_CLASS_RECORDS and (c.get("n_non_members") or 0)
                                       >= MIN_CLASS_RECORDS])
@@ -664,6 +703,67 @@ class ModelSections(AuditSections):
                     table(rows, [1.4 * cm, 1.9 * cm, 2.9 * cm, 3.2 * cm, 3.2 * cm,
                                  TEXT_WIDTH - 12.6 * cm])]
         return [keep(out), Spacer(1, 6)]
+
+    def _per_class(self, result: dict) -> list[Flowable]:
+        """The strongest attack class by class (issue 8: per-class breakdown)."""
+        best = strongest_attack(result)
+        rows_in = [c for c in (best or {}).get("per_class") or []
+                   if isinstance(c, dict) and _ok(c.get("auc"))]
+        if not rows_in:
+            return []
+        aucs = np.array([c["auc"] for c in rows_in])
+        above = sum(1 for c in rows_in if _ok_pair(c.get("auc_ci")) and c["auc_ci"][0] > 0.5)
+        big = [c for c in rows_in if c.get("n_members", 0) >= MIN_CLASS_RECORDS
+               and c.get("n_non_members", 0) >= MIN_CLASS_RECORDS] or rows_in
+        top = sorted(big, key=lambda c: -c["auc"])[:MAX_GAP_CLASSES]
+        rows = [("Class", "Members", "Non-members", "AUC", "Members spotted",
+                 "Others accused")]
+        for c in top:
+            rows.append((markup(c.get("class")), fmt_count(c.get("n_members")),
+                         fmt_count(c.get("n_non_members")),
+                         two_lines(fmt3(c.get("auc")), fmt_ci(c.get("auc_ci"))),
+                         fmt_pct(c.get("tpr")), fmt_pct(c.get("fpr"))))
+        words = (f"{_label(best)} within each class (members against non-members of the same "
+                 f"class): across {fmt_count(len(rows_in))} classes its AUC ranges from "
+                 f"{fmt3(float(aucs.min()))} to {fmt3(float(aucs.max()))} (median "
+                 f"{fmt3(float(np.median(aucs)))}); in {fmt_count(above)} the interval lies "
+                 "above 0.5. The classes where it does best"
+                 + (f" (classes with at least {MIN_CLASS_RECORDS} members and non-members)"
+                    if len(big) < len(rows_in) else "")
+                 + "; “members spotted” and “others accused” use the attack's own rule:")
+        return [keep([sub("The strongest attack class by class"), para(words),
+                      table(rows, [2.6 * cm, 2.0 * cm, 2.7 * cm, 3.2 * cm, 2.8 * cm,
+                                   TEXT_WIDTH - 13.3 * cm])]), Spacer(1, 6)]
+
+    def _attribute(self, result: dict) -> list[Flowable]:
+        """Attribute inference beside its data-only baseline (issue 8)."""
+        a = _block(result, "attribute_inference")
+        if not a:
+            return []
+        from engine.audits.model import attribute_sentence
+
+        rows = [("Records", "Predictor", "Right (top-1)", "AUC (one value vs rest)")]
+        for group, words in (("members", "Training members"), ("non_members", "Non-members")):
+            for which, who in (("model", "model's outputs + other features"),
+                               ("baseline", "other features only (no model)")):
+                m = (a.get(group) or {}).get(which) or {}
+                rows.append((words, who, two_lines(fmt_pct(m.get("accuracy")),
+                                                   fmt_ci(m.get("accuracy_ci"), fmt_pct)),
+                             two_lines(fmt3(m.get("auc")), fmt_ci(m.get("auc_ci")))))
+        try:
+            words = markup(attribute_sentence(a))
+        except (KeyError, TypeError):
+            words = "The attribute game's numbers are incomplete in this result file."
+        return [keep([
+            sub(f"Attribute inference: {markup(a.get('feature'))}"),
+            para(words),
+            table(rows, [3.2 * cm, 5.4 * cm, 3.4 * cm, TEXT_WIDTH - 12.0 * cm]),
+            Spacer(1, 3),
+            para(f"The attacker trains a {markup(a.get('classifier'))} predictor on its own "
+                 f"{fmt_count(a.get('attacker_records'))} records, whose value it knows, and "
+                 "applies it to the audited records; the baseline is the same predictor "
+                 "without the model's outputs. Intervals: Clopper–Pearson for the share "
+                 "right, clustered by record for the AUC.", "small")]), Spacer(1, 6)]
 
     # ----------------------------------------------------------------- 6. comparison
     def theory(self, result: dict) -> list[Flowable]:
@@ -693,7 +793,7 @@ class ModelSections(AuditSections):
             else:
                 reading = f"consistent ({_points(acc - lim)})"
             eb = a.get("epsilon_lower_bound") or {}
-            rows.append((_label(a), _two_lines(fmt3(acc), fmt_ci(ci)), reading,
+            rows.append((_label(a), two_lines(fmt3(acc), fmt_ci(ci)), reading,
                          fmt_eps(eb.get("value"))))
         cfg = result.get("config") or {}
         caveat = ("" if cfg.get("source", "train") == "train" and not cfg.get("member_column")

@@ -781,3 +781,48 @@ def epsilon_bounds_table(result: dict, th: dict) -> list[Flowable]:
         sub("Measured ε lower bounds against the claimed ε"),
         table(rows, [6.4 * cm, 3.4 * cm, 3.4 * cm, TEXT_WIDTH - 13.2 * cm]),
         para(note, "small")])]
+
+
+# --------------------------------------------------------------------------- attack-table cells
+# Shared by the audit sections whose attack tables put each value above its interval.
+
+def two_lines(value: str, ci: str) -> str:
+    """A value with its interval below it in a smaller font (keeps table columns narrow)."""
+    if ci in ("", st.DASH):
+        return value
+    return f'{value}<br/><font size="7">{ci}</font>'
+
+
+def fpr_targets(attacks: list[dict]) -> list[float]:
+    """The FPR targets the attacks report, largest first (the columns of an attack table)."""
+    vals = []
+    for a in attacks:
+        for r in a.get("tpr_at_fpr") or []:
+            t = r.get("fpr_target")
+            if _finite(t) and not any(close(t, v) for v in vals):
+                vals.append(float(t))
+    return sorted(vals, reverse=True)
+
+
+def tpr_cell(a: dict, t: float, negatives: str) -> str:
+    """TPR at FPR t with its interval below, or why it cannot be measured."""
+    row = next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)), None)
+    if row is None:
+        return st.DASH
+    if row.get("measurable") is False:
+        need = min_negatives(t)
+        return ("not measurable" + (f'<br/><font size="7">needs ≥ {fmt_count(need)} '
+                                    f"{negatives}</font>" if need else ""))
+    value, ci, _ = tpr_cells(row)
+    return two_lines(value, ci)
+
+
+def brief_name(label) -> str:
+    """An attack's name for legends and narrow headers: its label up to the first colon or
+    parenthesis ("DeSIA", "Data-only guess", "CIP-rand reconstruction + neighbourhood vote")."""
+    text = short_attack_label({"label": str(label or "attack")})
+    return text.split(": ")[0] if ": " in text else text
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)

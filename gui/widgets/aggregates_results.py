@@ -14,10 +14,7 @@ from collections import Counter
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QLabel,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -29,6 +26,7 @@ from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
 from gui.widgets.roc_plot import ATTACK_COLORS, RocPlot
 from gui.widgets.sweep_plot import SweepCurve, SweepPlot
+from gui.widgets.tables import fill_table, make_table, shorten_unmeasurable
 
 AIA_FPR_AXIS = "False-positive rate (wrong values flagged as the target's)"
 AIA_TPR_AXIS = "True-positive rate (targets' true values found)"
@@ -53,33 +51,6 @@ MECHANISM_WORDS = {"none": "no noise", "laplace": "Laplace noise",
 
 def _theory(result: dict | None) -> dict:
     return (result or {}).get("theory") or {}
-
-
-def _table(headers: list[str], tip: str = "", stretch: int = -1) -> QTableWidget:
-    table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().setVisible(False)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setAlternatingRowColors(True)
-    table.setWordWrap(True)
-    table.setToolTip(tip)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(stretch % len(headers), QHeaderView.ResizeMode.Stretch)
-    return table
-
-
-def _fill(table: QTableWidget, rows: list[list[str]], max_visible: int = 12) -> None:
-    table.setRowCount(len(rows))
-    for r, cells in enumerate(rows):
-        for c, text in enumerate(cells):
-            item = QTableWidgetItem(text)
-            item.setToolTip(text)
-            table.setItem(r, c, item)
-    table.resizeRowsToContents()
-    shown = sum(table.rowHeight(r) for r in range(min(len(rows), max_visible)))
-    table.setFixedHeight(shown + table.horizontalHeader().sizeHint().height()
-                         + 2 * table.frameWidth() + 4)
 
 
 # ====================================================================== AIA metrics
@@ -119,18 +90,6 @@ class AiaMetricsTable(MetricsTable):
                 cell = QTableWidgetItem(text)
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.setItem(first + r, 1 + offset, cell)
-
-
-def shorten_unmeasurable(table: QTableWidget) -> None:
-    """"not measurable with N non-members" in two words, the rest in its tooltip: with this
-    many columns the long text is cut off mid-sentence."""
-    for r in range(table.rowCount()):
-        for c in range(table.columnCount()):
-            item = table.item(r, c)
-            if item is not None and item.text().startswith("not measurable with"):
-                item.setToolTip(" ".join(item.text().split()) + ": too few trials to certify "
-                                "a true-positive rate at so low a false-positive rate.")
-                item.setText("not\nmeasurable")
 
 
 def aia_cells(attack: dict, determined=None, chance_in_header: bool = False
@@ -173,7 +132,7 @@ class ExposedRecordsView(QWidget):
         super().__init__(parent)
         self.summary_label = rich_label()
         self.tables_label = rich_label()
-        self.table = _table(["Record (quasi-identifiers)", "Inferred value", "Right?",
+        self.table = make_table(["Record (quasi-identifiers)", "Inferred value", "Right?",
                              "Tables", "Cells that pin it down"],
                             "Each provably determined target: the released cells that can "
                             "count a record with its quasi-identifiers. Coarsening or "
@@ -230,7 +189,7 @@ class ExposedRecordsView(QWidget):
                          "yes" if r.get("value_correct") else "no",
                          ", ".join(r.get("tables") or []),
                          f"{len(cells):,}: " + "; ".join(cells)])
-        _fill(self.table, rows)
+        fill_table(self.table, rows)
         self.table.setVisible(True)
 
 
@@ -475,7 +434,7 @@ class ReleaseView(QWidget):
         super().__init__(parent)
         self.summary_label = rich_label()
         self.dp_label = rich_label()
-        self.cells_table = _table(["Table", "Cell", "Released count"],
+        self.cells_table = make_table(["Table", "Cell", "Released count"],
                                   "The first released cells with the counts as published "
                                   "(after noise, if any).", stretch=1)
         layout = QVBoxLayout(self)
@@ -497,7 +456,7 @@ class ReleaseView(QWidget):
             if label.startswith(f"{table}: "):
                 label = label[len(table) + 2:]
             rows.append([table, label, _count(cell.get("count"))])
-        _fill(self.cells_table, rows, max_visible=8)
+        fill_table(self.cells_table, rows, max_visible=8)
         self.cells_table.setVisible(bool(rows))
 
 

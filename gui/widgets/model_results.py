@@ -14,14 +14,15 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from engine.audits.model import attribute_sentence
 from gui.formatting import interval, is_number, number, pct
-from gui.widgets.aggregates_results import _fill, _table, shorten_unmeasurable
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
 from gui.widgets.roc_plot import LOG_FLOOR, OPTIMAL_COLOR, RocPlot
+from gui.widgets.tables import fill_table, make_table, shorten_unmeasurable
 
 BOUND_LABEL = "Best attack knowing only train/test accuracy (paper 001 Thm 2)"
 ROC_HINT = ("Each curve is one attack telling the model's training records (members) from "
@@ -108,8 +109,11 @@ class ModelMetricsTable(MetricsTable):
 # ====================================================================== model and gap
 
 def gap_interval(gap: dict) -> list[float] | None:
-    """A conservative interval for train − test accuracy from the two accuracies' intervals
-    (the result gives those, not one for the difference)."""
+    """The interval of train − test accuracy: the engine's (MOVER, engine.metrics.difference_ci)
+    or, for a result written before it gave one, a conservative one from the two accuracies'
+    intervals."""
+    if isinstance(gap.get("gap_ci"), (list, tuple)) and len(gap["gap_ci"]) == 2:
+        return list(gap["gap_ci"])
     tr, te = gap.get("train_accuracy_ci"), gap.get("test_accuracy_ci")
     if not (isinstance(tr, (list, tuple)) and isinstance(te, (list, tuple))
             and len(tr) == 2 and len(te) == 2 and all(is_number(v) for v in (*tr, *te))):
@@ -169,7 +173,7 @@ class ModelGapView(QWidget):
         self.bound_label = rich_label()
         self.strongest_label = rich_label()
         self.class_label = rich_label()
-        self.class_table = _table(["Class", "Members", "Non-members", "Train accuracy",
+        self.class_table = make_table(["Class", "Members", "Non-members", "Train accuracy",
                                    "Test accuracy", "Gap"],
                                   "The classes on which the model does much better on its "
                                   "training records than on others: their members are the "
@@ -199,20 +203,36 @@ class ModelGapView(QWidget):
         value = gap.get("gap", train - test if is_number(train) and is_number(test) else None)
         ci = gap_interval(gap)
         ci_text = interval(ci, lambda v: f"{100 * v:.1f}") if ci else ""
+        if not gap and not is_number(train):
+            text = ("The predictions hold one loss per record, so which class the model "
+                    "predicts — and so its accuracies and their gap — is unknown. Mean loss: "
+                    f"<b>{number(model.get('mean_loss_members'))}</b> on its training records, "
+                    f"<b>{number(model.get('mean_loss_non_members'))}</b> on others.")
+            self.gap_label.setText(text)
+            self.bound_label.setText("")
+            self.class_label.setText("")
+            self.class_table.setVisible(False)
+            self._strongest(theory)
+            return
         text = (f"The model is right on <b>{pct(train)}</b> "
                 f"{interval(gap.get('train_accuracy_ci'), pct)} of its training records and "
                 f"<b>{pct(test)}</b> {interval(gap.get('test_accuracy_ci'), pct)} of records it "
                 f"never saw: a <b>generalization gap of {points(value)}</b>")
         if ci_text:
-            text += (f" {ci_text} (conservative interval from the two accuracies' "
-                     f"intervals)")
+            text += (f" {ci_text}" + ("" if "gap_ci" in gap else
+                                      " (conservative interval from the two accuracies' "
+                                      "intervals)"))
         text += ". The larger the gap, the easier it is to tell members from others."
         self.gap_label.setText(text)
 
         bound = theory.get("btta_bound") or {}
         statement = (bound.get("roc") or {}).get("statement")
         self.bound_label.setText(escape(statement) if statement else "")
+        self._strongest(theory)
+        self._per_class(gap)
 
+    def _strongest(self, theory: dict) -> None:
+        bound = theory.get("btta_bound") or {}
         strongest = theory.get("strongest")
         if strongest:
             words = (f"Strongest attack: <b>{escape(strongest.get('label') or strongest.get('name'))}"
@@ -228,6 +248,7 @@ class ModelGapView(QWidget):
         else:
             self.strongest_label.setText("No attack was run.")
 
+    def _per_class(self, gap: dict) -> None:
         per_class = [c for c in gap.get("per_class") or [] if is_number(c.get("gap"))]
         if not per_class:
             self.class_label.setText("")
@@ -243,9 +264,114 @@ class ModelGapView(QWidget):
                  f"{c.get('n_non_members', 0):,}",
                  f"{pct(c.get('train_accuracy'))} {interval(c.get('train_accuracy_ci'), pct)}",
                  f"{pct(c.get('test_accuracy'))} {interval(c.get('test_accuracy_ci'), pct)}",
-                 points(c.get("gap"))] for c in largest]
-        _fill(self.class_table, rows)
+                 f"{points(c.get('gap'))} "
+                 f"{interval(c.get('gap_ci'), lambda v: f'{100 * v:.1f}')}"] for c in largest]
+        fill_table(self.class_table, rows)
         self.class_table.setVisible(True)
+
+
+# ====================================================================== attacks class by class
+
+class PerClassAttackView(QWidget):
+    """One attack's AUC and decisions class by class (issue 8's per-class breakdown): a choice
+    of attack (the strongest first) and the classes where it does best."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.attack_choice = QComboBox()
+        self.attack_choice.setToolTip("Which attack to break down by class")
+        self.attack_choice.currentIndexChanged.connect(self._show)
+        self.summary_label = rich_label()
+        self.table = make_table(["Class", "Members", "Non-members", "AUC [95 % CI]",
+                                 "Members spotted", "Others accused"],
+                                "AUC within one class: members and non-members of the same "
+                                "class. “Members spotted” and “Others accused” use the "
+                                "attack's own decision rule.")
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Attack:"))
+        row.addWidget(self.attack_choice, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.table)
+        self._attacks: list[dict] = []
+
+    def set_result(self, result: dict | None) -> None:
+        attacks = [a for a in (result or {}).get("attacks") or [] if a.get("per_class")]
+        strongest = (_theory(result).get("strongest") or {}).get("name")
+        attacks.sort(key=lambda a: a.get("name") != strongest)
+        self._attacks = attacks
+        self.attack_choice.blockSignals(True)
+        self.attack_choice.clear()
+        for a in attacks:
+            self.attack_choice.addItem(str(a.get("label") or a.get("name")).split(" (")[0])
+        self.attack_choice.blockSignals(False)
+        self._show()
+
+    def _show(self) -> None:
+        i = self.attack_choice.currentIndex()
+        if not self._attacks or i < 0:
+            self.summary_label.setText("—" if not self._attacks else "")
+            self.table.setVisible(False)
+            return
+        rows = [c for c in self._attacks[i]["per_class"] if is_number(c.get("auc"))]
+        if not rows:
+            self.summary_label.setText("No class has both members and non-members.")
+            self.table.setVisible(False)
+            return
+        aucs = np.array([c["auc"] for c in rows])
+        top = sorted(rows, key=lambda c: -c["auc"])[:LARGEST_GAPS * 2]
+        above = sum(1 for c in rows if is_number((c.get("auc_ci") or [None])[0])
+                    and c["auc_ci"][0] > 0.5)
+        self.summary_label.setText(
+            f"Across {len(rows):,} classes the AUC ranges from {number(aucs.min())} to "
+            f"{number(aucs.max())} (median {number(float(np.median(aucs)))}); in "
+            f"<b>{above:,}</b> its interval lies above 0.5 (chance). The {len(top)} classes "
+            "where this attack does best — with few records per class the intervals are wide:")
+        fill_table(self.table, [[str(c.get("class")), f"{c.get('n_members', 0):,}",
+                                 f"{c.get('n_non_members', 0):,}",
+                                 f"{number(c.get('auc'))} {interval(c.get('auc_ci'))}",
+                                 pct(c.get("tpr")), pct(c.get("fpr"))] for c in top])
+        self.table.setVisible(True)
+
+
+# ====================================================================== attribute inference
+
+class AttributeInferenceView(QWidget):
+    """The attribute game (issue 8): the sensitive feature predicted from the model's outputs
+    beside the same predictor without the model, for members and non-members apart."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary_label = rich_label()
+        self.table = make_table(["Records", "Predictor", "Right [95 % CI]", "AUC [95 % CI]"],
+                                "Top-1 accuracy with its Clopper–Pearson interval; AUC one "
+                                "value against the rest, clustered by record.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.table)
+
+    def set_result(self, result: dict | None) -> None:
+        a = _theory(result).get("attribute_inference")
+        if not a:
+            self.summary_label.setText(
+                "—" if result is None else "Not run: choose a sensitive feature in step 2 to "
+                "ask whether the model's outputs reveal it.")
+            self.table.setVisible(False)
+            return
+        self.summary_label.setText(escape(attribute_sentence(a)))
+        rows = []
+        for group, words in (("members", "Training members"), ("non_members", "Non-members")):
+            for which, who in (("model", "with the model's outputs"),
+                               ("baseline", "data only (no model)")):
+                m = (a.get(group) or {}).get(which) or {}
+                rows.append([words, who, f"{pct(m.get('accuracy'))} "
+                             f"{interval(m.get('accuracy_ci'), pct)}",
+                             f"{number(m.get('auc'))} {interval(m.get('auc_ci'))}"])
+        fill_table(self.table, rows)
+        self.table.setVisible(True)
 
 
 # ====================================================================== exposed members
@@ -257,7 +383,7 @@ class ExposedMembersView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary_label = rich_label()
-        self.table = _table(["Rank", "Row", "Score"], "Row numbers count the CSV's header as "
+        self.table = make_table(["Rank", "Row", "Score"], "Row numbers count the CSV's header as "
                             "row 1; a higher score means the attack is surer the record was "
                             "trained on.")
         layout = QVBoxLayout(self)
@@ -289,7 +415,7 @@ class ExposedMembersView(QWidget):
         rows = [[str(r.get("rank", "")), str(r.get("row", "")), number(r.get("score"), 4)]
                 + ([str(r.get("label", ""))] if with_labels else [])
                 for r in records[:MAX_EXPOSED_ROWS]]
-        _fill(self.table, rows)
+        fill_table(self.table, rows)
         self.table.setVisible(True)
 
 
@@ -315,9 +441,15 @@ class ModelResultsView(ResultsView):
         self.roc_plot.plot_item.setLabel("bottom", "False-positive rate (non-members accused)")
         self.roc_plot.plot_item.setLabel("left", "True-positive rate (members spotted)")
         self.gap_view = ModelGapView()
+        self.per_class_view = PerClassAttackView()
+        self.attribute_view = AttributeInferenceView()
         self.exposed_view = ExposedMembersView()
         self.add_section("The model and its generalization gap", self.gap_view,
                          update=self.gap_view.set_result)
+        self.add_section("Attacks class by class", self.per_class_view,
+                         update=self.per_class_view.set_result)
+        self.add_section("Attribute inference: does the model reveal a sensitive feature?",
+                         self.attribute_view, update=self.attribute_view.set_result)
         self.add_section("Most exposed training records", self.exposed_view,
                          update=self.exposed_view.set_result)
 

@@ -255,3 +255,38 @@ def test_clustered_auc_and_tpr_intervals_cover_correlated_attribute_trials():
     for key, h in hits.items():
         p = stats.binomtest(h, seeds, NOMINAL, alternative="less").pvalue
         assert p >= P_VALUE_FLOOR, f"{key}: covered {h}/{seeds}"
+
+
+# --------------------------------------------------------------------------- generalization gap
+# A model's gap is training accuracy minus test accuracy (paper 001 §3), two independent
+# binomial proportions. Cases include the overfit corner (training accuracy 1) where the Wald
+# interval has zero width on one side.
+
+@pytest.mark.parametrize("p1, n1, p2, n2", [(1.0, 200, 0.25, 200), (0.98, 60, 0.4, 40),
+                                            (0.77, 500, 0.78, 500), (0.6, 15, 0.55, 12),
+                                            (0.99, 40, 0.95, 40)])
+def test_generalization_gap_interval_covers_truth(p1, n1, p2, n2):
+    from engine.metrics import difference_ci
+
+    g = rng(0, "coverage", "gap", f"{p1}-{n1}-{p2}-{n2}")
+    seeds = 1000
+    k1, k2 = g.binomial(n1, p1, seeds), g.binomial(n2, p2, seeds)
+    hits = 0
+    for a, b in zip(k1, k2, strict=True):
+        _, (lo, hi) = difference_ci(int(a), n1, int(b), n2)
+        hits += lo <= p1 - p2 <= hi
+    p = stats.binomtest(hits, seeds, NOMINAL, alternative="less").pvalue
+    assert p >= P_VALUE_FLOOR, f"covered {hits}/{seeds}"
+
+
+def test_wald_gap_interval_would_fail_this_check():
+    """The check can fail: the Wald interval for a small gap between two accuracies near 1
+    (0.99 and 0.95 on 40 records each) covers far less often than 95 %."""
+    g = rng(0, "coverage", "gap-wald")
+    seeds, n1, n2, p1, p2 = 1000, 40, 40, 0.99, 0.95
+    k1, k2 = g.binomial(n1, p1, seeds), g.binomial(n2, p2, seeds)
+    a, b = k1 / n1, k2 / n2
+    half = 1.96 * np.sqrt(a * (1 - a) / n1 + b * (1 - b) / n2)
+    hits = int(np.sum((a - b - half <= p1 - p2) & (p1 - p2 <= a - b + half)))
+    p = stats.binomtest(hits, seeds, NOMINAL, alternative="less").pvalue
+    assert p < P_VALUE_FLOOR, hits

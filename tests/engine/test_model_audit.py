@@ -64,3 +64,100 @@ def test_config_errors_are_sentences():
         ModelConfig.from_dict({"audit_type": "model", "source": "predictions"})
     with pytest.raises(InputError, match="'attacks'"):
         ModelConfig.from_dict({"audit_type": "model", "attacks": ["magic"]})
+
+
+# --------------------------------------------------------------------------- issue 8 additions
+
+def test_every_attack_is_broken_down_by_class(small_result):
+    """Per-class rows carry the class's name, counts that add up to the attack's, and an AUC
+    interval around the AUC."""
+    labels = None
+    for a in small_result["attacks"]:
+        rows = a["per_class"]
+        assert rows, a["name"]
+        assert sum(r["n_members"] for r in rows) <= a["n_positive"]
+        for r in rows:
+            assert isinstance(r["class"], str)
+            assert r["auc_ci"][0] <= r["auc"] <= r["auc_ci"][1]
+            assert 0 <= r["tpr"] <= 1 and 0 <= r["fpr"] <= 1
+        names = [r["class"] for r in rows]
+        labels = labels or names
+        assert names == labels                       # same classes for every attack
+
+
+def test_gap_interval_contains_the_gap(small_result):
+    gap = small_result["theory"]["generalization_gap"]
+    assert gap["gap"] == pytest.approx(gap["train_accuracy"] - gap["test_accuracy"])
+    assert gap["gap_ci"][0] <= gap["gap"] <= gap["gap_ci"][1]
+    per = [c for c in gap["per_class"] if "gap" in c]
+    assert per and all(c["gap_ci"][0] <= c["gap"] <= c["gap_ci"][1] for c in per)
+    assert all(isinstance(c["class"], str) for c in gap["per_class"])
+
+
+MIXED = dict(synthetic="mixed", synthetic_records=900, family="logistic", shadow_models=2,
+             attacks=("btta", "confidence"), sensitive_feature="health")
+
+
+@pytest.fixture(scope="module")
+def attribute_result():
+    return run(ModelConfig(**MIXED)).to_dict()
+
+
+def test_attribute_inference_sits_beside_its_data_only_baseline(attribute_result):
+    a = attribute_result["theory"]["attribute_inference"]
+    assert a["feature"] == "health" and len(a["values"]) == 2
+    assert a["attacker_records"] > 0 and 0.5 <= a["majority_share"] <= 1
+    for group in ("members", "non_members"):
+        for which in ("model", "baseline"):
+            m = a[group][which]
+            assert m["accuracy_ci"][0] <= m["accuracy"] <= m["accuracy_ci"][1]
+            assert m["auc_ci"][0] <= m["auc"] <= m["auc_ci"][1]
+    n = attribute_result["theory"]["model"]
+    assert a["members"]["model"]["records"] == n["train_records"]
+    assert a["non_members"]["model"]["records"] == n["test_records"]
+    assert "'health'" in attribute_result["summary"]
+
+
+def test_attribute_inference_is_reproducible(attribute_result):
+    again = run(ModelConfig(**MIXED)).to_dict()["theory"]["attribute_inference"]
+    assert again == attribute_result["theory"]["attribute_inference"]
+
+
+@pytest.mark.parametrize("feature, words", [
+    ("diagnosis", "no column 'diagnosis'"),
+    ("defaulted", "label column"),
+    ("income", "different numbers"),
+])
+def test_a_bad_sensitive_feature_is_a_sentence_before_training(feature, words):
+    with pytest.raises(InputError, match=words) as e:
+        run(ModelConfig(**dict(MIXED, sensitive_feature=feature)))
+    assert e.value.key == "sensitive_feature"
+
+
+def _loss_file(tmp_path, n=300, k=4):
+    from engine.data.predictions import write_predictions_csv
+
+    g = np.random.default_rng(3)
+    labels = g.integers(0, k, n)
+    member = np.arange(n) % 2 == 0
+    loss = g.exponential(np.where(member, 0.2, 1.5))            # members: smaller loss
+    return write_predictions_csv(tmp_path / "loss.csv", labels=labels, member=member, loss=loss)
+
+
+def test_loss_only_predictions_run_the_confidence_attack_alone(tmp_path):
+    path = _loss_file(tmp_path)
+    r = run(ModelConfig(source="predictions", predictions=str(path),
+                        prediction_kind="loss")).to_dict()
+    assert [a["name"] for a in r["attacks"]] == ["metric_confidence"]
+    assert r["attacks"][0]["auc_ci"][0] > 0.5
+    assert "btta_bound" not in r["theory"] and "generalization_gap" not in r["theory"]
+    m = r["theory"]["model"]
+    assert "train_accuracy" not in m and m["mean_loss_members"] < m["mean_loss_non_members"]
+    assert any("one loss per record" in w and "skipped: btta" in w for w in r["warnings"])
+
+
+def test_loss_only_predictions_without_the_confidence_attack_say_what_to_do(tmp_path):
+    path = _loss_file(tmp_path)
+    with pytest.raises(InputError, match="only 'confidence' works"):
+        run(ModelConfig(source="predictions", predictions=str(path), prediction_kind="loss",
+                        attacks=("btta", "shokri")))

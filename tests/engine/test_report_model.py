@@ -268,3 +268,60 @@ def test_config_reference_lists_every_model_key():
         if f.name != "policy":
             assert f"| `{f.name}` |" in section, f.name
     assert "| `audit_type` |" in section and "`[policy]`" in section
+
+
+# --------------------------------------------------------------------------- issue 8 additions
+
+def _with_per_class_and_attribute(result: dict) -> dict:
+    for a in result["attacks"]:
+        a["per_class"] = [{"class": f"class-{c}", "n_members": 20, "n_non_members": 20,
+                           "auc": 0.5 + 0.08 * c, "auc_ci": [0.3 + 0.08 * c, 0.7 + 0.05 * c],
+                           "tpr": 0.1 * c, "fpr": 0.05} for c in range(6)]
+    gap = result["theory"]["generalization_gap"]
+    gap["gap_ci"] = [0.33, 0.47]
+    result["theory"]["attribute_inference"] = {
+        "feature": "HIV status", "values": ["neg", "pos"], "classifier": "logistic",
+        "attacker_records": 533, "majority_share": 0.9, "majority_value": "neg",
+        "members": {"model": {"records": N, "accuracy": 0.97, "accuracy_ci": [0.95, 0.98],
+                              "auc": 0.9, "auc_ci": [0.85, 0.94]},
+                    "baseline": {"records": N, "accuracy": 0.9, "accuracy_ci": [0.87, 0.93],
+                                 "auc": 0.6, "auc_ci": [0.52, 0.68]}},
+        "non_members": {"model": {"records": N, "accuracy": 0.91, "accuracy_ci": [0.88, 0.94],
+                                  "auc": 0.62, "auc_ci": [0.55, 0.7]},
+                        "baseline": {"records": N, "accuracy": 0.9,
+                                     "accuracy_ci": [0.87, 0.93], "auc": 0.6,
+                                     "auc_ci": [0.52, 0.68]}},
+        "features_model": "log-probabilities of the model + known features",
+        "features_baseline": "known features"}
+    return result
+
+
+def test_per_class_attack_and_attribute_inference_sections(tmp_path):
+    text = pdf_text(_with_per_class_and_attribute(model_result()), tmp_path / "more.pdf")
+    flat = " ".join(text.split())
+    assert "The strongest attack class by class" in flat
+    assert "across 6 classes its AUC ranges from 0.500 to 0.900" in flat
+    # the class where the strongest attack does best comes first in its table
+    assert flat.index("class-5") < flat.index("class-0", flat.index("class by class"))
+    assert "Attribute inference: HIV status" in flat
+    assert "helps more for its members" in flat
+    assert "[33.0, 47.0]" in flat                     # the gap's own interval
+
+
+def test_loss_only_result_has_no_bound_and_says_why(tmp_path):
+    result = model_result(threat="supervised")
+    result["config"].update(source="predictions", prediction_kind="loss",
+                            predictions="loss.csv")
+    theory = result["theory"]
+    for key in ("btta_bound", "generalization_gap"):
+        theory.pop(key)
+    theory["model"] = {"family": "external", "train_records": N, "test_records": N,
+                       "classes": 6, "mean_loss_members": 0.25, "mean_loss_non_members": 1.5}
+    result["attacks"] = result["attacks"][1:2]
+    theory["strongest"] = {"name": "metric_confidence", "label": result["attacks"][0]["label"],
+                           "auc": result["attacks"][0]["auc"],
+                           "accuracy": result["attacks"][0]["accuracy"]}
+    flat = " ".join(pdf_text(result, tmp_path / "loss.pdf").split())
+    assert "No generalization-gap bound" in flat and "0.250 / 1.50" in flat
+    assert "sees its loss on the record" in flat
+    assert "The weakest informed attacker" not in flat and "Solid black line" not in flat

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.attacks.model.base import AttackOutcome, ModelOutputs, correct
-from engine.metrics import clopper_pearson
+from engine.metrics import clopper_pearson, difference_ci
 
 LABEL = "Label-only gap attack: correct label ⇒ member (Yeom et al. 2018)"
 
@@ -31,7 +31,8 @@ def attack(target: ModelOutputs) -> AttackOutcome:
 
 def generalization_gap(outputs: ModelOutputs, confidence: float = 0.95) -> dict:
     """Training accuracy, test accuracy and their gap, overall and per true class, with
-    Clopper–Pearson intervals on the two accuracies (evaluation only: reads ``member``)."""
+    Clopper–Pearson intervals on the two accuracies and a MOVER interval on the gap
+    (engine.metrics.difference_ci). Evaluation only: reads ``member``."""
     member = outputs.require_membership("outputs for the generalization gap")
     c = correct(outputs.probs, outputs.labels)
 
@@ -46,7 +47,9 @@ def generalization_gap(outputs: ModelOutputs, confidence: float = 0.95) -> dict:
             row["test_accuracy"] = float(c[o].mean())
             row["test_accuracy_ci"] = list(clopper_pearson(int(c[o].sum()), n_out, confidence))
         if n_in and n_out:
-            row["gap"] = row["train_accuracy"] - row["test_accuracy"]
+            row["gap"], ci = difference_ci(int(c[m].sum()), n_in, int(c[o].sum()), n_out,
+                                           confidence)
+            row["gap_ci"] = list(ci)
         return row
 
     out = block(np.ones(outputs.n, dtype=bool))

@@ -1,0 +1,73 @@
+"""The model results view's issue-8 sections, from hand-made result dicts (fast): the
+generalization gap with the engine's interval, the attacks class by class (strongest first,
+switchable), attribute inference beside its data-only baseline, and a loss-only result that
+has no accuracies."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gui.widgets.model_results import ModelResultsView
+from tests.engine.test_report_model import _with_per_class_and_attribute, model_result
+
+
+@pytest.fixture
+def view(qtbot, plots_configured):
+    v = ModelResultsView()
+    qtbot.addWidget(v)
+    return v
+
+
+def _texts(table) -> list[list[str]]:
+    return [[table.item(r, c).text() for c in range(table.columnCount())]
+            for r in range(table.rowCount())]
+
+
+def test_per_class_view_starts_with_the_strongest_attack_and_switches(view):
+    result = _with_per_class_and_attribute(model_result())
+    result["attacks"][0]["per_class"][0]["auc"] = 0.99      # btta: a different best class
+    view.set_result(result)
+    pc = view.per_class_view
+    assert pc.attack_choice.count() == 3
+    assert pc.attack_choice.currentText().startswith("RMIA")   # the strongest attack first
+    rows = _texts(pc.table)
+    assert rows[0][0] == "class-5" and rows[0][3].startswith("0.9 ")
+    assert "in <b>3</b> its interval lies above 0.5" in pc.summary_label.text()
+    pc.attack_choice.setCurrentIndex(1)                       # then the others in order
+    assert pc.attack_choice.currentText().startswith("Bayesian Take-the-Typical")
+    assert _texts(pc.table)[0][0] == "class-0"
+
+
+def test_attribute_view_shows_model_and_baseline_for_both_groups(view):
+    view.set_result(_with_per_class_and_attribute(model_result()))
+    av = view.attribute_view
+    rows = _texts(av.table)
+    assert [r[0] for r in rows] == ["Training members"] * 2 + ["Non-members"] * 2
+    assert rows[0][2].startswith("97.0 %") and rows[1][2].startswith("90.0 %")
+    assert "helps more for its members" in av.summary_label.text()
+
+
+def test_gap_uses_the_engines_interval(view):
+    view.set_result(_with_per_class_and_attribute(model_result()))
+    text = view.gap_view.gap_label.text()
+    assert "[33.0, 47.0]" in text and "conservative" not in text
+
+
+def test_without_attribute_game_the_view_says_how_to_ask(view):
+    view.set_result(model_result())
+    assert "choose a sensitive feature" in view.attribute_view.summary_label.text()
+    assert not view.attribute_view.table.isVisibleTo(view)
+
+
+def test_loss_only_result_shows_mean_losses_instead_of_accuracies(view):
+    result = copy.deepcopy(model_result(threat="supervised"))
+    t = result["theory"]
+    t.pop("btta_bound"), t.pop("generalization_gap")
+    t["model"] = {"family": "external", "train_records": 400, "test_records": 400,
+                  "mean_loss_members": 0.25, "mean_loss_non_members": 1.5}
+    view.set_result(result)
+    text = view.gap_view.gap_label.text()
+    assert "one loss per record" in text and "0.25" in text and "1.5" in text
+    assert view.gap_view.bound_label.text() == ""
