@@ -5,10 +5,13 @@ Never pickle: a project file from a colleague must not be able to run code on th
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import math
 import os
+import shutil
+import tempfile
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -134,17 +137,82 @@ def _now() -> str:
     return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
+BACKUP_SUFFIX = ".last-good"
+
+
+def backup_path(path) -> Path:
+    """Where the previous good version of a project is kept: ``name.praudit.json.last-good``
+    beside it (issue 11: "the app offers the last good autosave")."""
+    p = Path(path)
+    return p.with_name(p.name + BACKUP_SUFFIX)
+
+
 def save_project(path, project: Project) -> Path:
-    """Write atomically (temp file + rename): a crash never leaves half a project."""
+    """Write crash-safely: the new version goes to a private temp file in the same folder,
+    is flushed and fsync'ed, and replaces the project in one atomic rename (then the folder is
+    fsync'ed so the rename survives a power cut). A process killed at any point leaves either
+    the old project or the new one, never half of one. Before the rename, the version being
+    replaced is kept as :func:`backup_path` when it still opens — so a project file damaged
+    later (a bad copy, a full disk elsewhere) has a last good version to fall back on."""
     p = Path(path)
     project.saved = _now()
-    data = asdict(project)
-    tmp = p.with_name(p.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, ensure_ascii=False)
-        fh.write("\n")
-    os.replace(tmp, p)
+    text = json.dumps(asdict(project), indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if p.exists():
+            _keep_last_good(p)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_folder(p.parent)
     return p
+
+
+def _keep_last_good(p: Path) -> None:
+    """Copy the current project to its backup (atomically too) if it still opens."""
+    try:
+        load_project(p)
+    except InputError:
+        return                                 # never replace a good backup with a bad file
+    b = backup_path(p)
+    fd, tmp = tempfile.mkstemp(prefix=f".{b.name}.", suffix=".tmp", dir=p.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as out, open(p, "rb") as src:
+            shutil.copyfileobj(src, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, b)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _fsync_folder(folder: Path) -> None:
+    if os.name != "posix":
+        return                                  # Windows: no directory handles to fsync
+    with contextlib.suppress(OSError):
+        fd = os.open(folder or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def last_good_project(path) -> tuple[Project, Path] | None:
+    """The last good version of a project that no longer opens, or None."""
+    b = backup_path(path)
+    if not b.exists():
+        return None
+    try:
+        return load_project(b), b
+    except InputError:
+        return None
 
 
 def load_project(path) -> Project:

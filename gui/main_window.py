@@ -19,7 +19,13 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
 
 from engine.data.errors import InputError
-from engine.project import PROJECT_SUFFIX, Project, load_project, save_project
+from engine.project import (
+    PROJECT_SUFFIX,
+    Project,
+    last_good_project,
+    load_project,
+    save_project,
+)
 from gui.error_dialog import show_message_error
 from gui.job_runner import JobRunner
 from gui.pages.audit_page import AuditPage
@@ -191,8 +197,9 @@ class MainWindow(QMainWindow):
                 raise InputError(f"{path}: this project is a '{project.audit_type}' audit, "
                                  "which this version of the app cannot open yet.")
         except InputError as exc:
-            show_message_error(self, "The project could not be opened", exc.one_line())
-            return False
+            project = self._offer_last_good(path, exc)
+            if project is None:
+                return False
         self._project_paths[project.audit_type] = os.path.abspath(path)
         self.audit_pages[project.audit_type].load_state(project.config, project.result,
                                                         project.decision_log)
@@ -201,6 +208,24 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
         self.statusBar().showMessage(f"Opened {self.project_path}", 8000)
         return True
+
+    def _offer_last_good(self, path: str, exc: InputError) -> Project | None:
+        """A project that no longer opens: say why, and offer the last good version the app
+        kept when it last saved over it (engine.project.backup_path). The damaged file is left
+        as it is; the next save writes a good one."""
+        found = last_good_project(path)
+        if found is None or found[0].audit_type not in self.audit_pages:
+            show_message_error(self, "The project could not be opened", exc.one_line())
+            return None
+        project, backup = found
+        answer = QMessageBox.question(
+            self, "Open the last good version?",
+            f"{exc.one_line()}\n\nThe app kept the version it replaced when it last saved "
+            f"this project ({project.saved or 'time unknown'}): {backup}. Open that one? "
+            "Saving then writes it back to the project file.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes)
+        return project if answer == QMessageBox.StandardButton.Yes else None
 
     def current_project(self, page: AuditPage | None = None) -> Project:
         """The project of ``page`` (default: the page Save writes)."""

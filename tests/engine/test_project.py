@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,85 @@ def test_json_config_line_number(tmp_path):
     p.write_text('{\n "audit_type": "mechanism",\n "epsilon": }\n')
     with pytest.raises(InputError, match="line 3"):
         read_config_file(p)
+
+
+# --------------------------------------------------------------------------- crash-safe saves
+
+def _project(note: str, size: int = 0) -> Project:
+    proj = Project(audit_type="mechanism", config=MechanismConfig().to_dict(),
+                   result={"padding": "x" * size}, name=note)
+    proj.log_decision(note)
+    return proj
+
+
+def test_saving_over_a_project_keeps_the_last_good_version(tmp_path):
+    from engine.project import backup_path, last_good_project
+
+    path = tmp_path / "p.praudit.json"
+    save_project(path, _project("first"))
+    assert not backup_path(path).exists()
+    save_project(path, _project("second"))
+    assert load_project(path).name == "second"
+    assert load_project(backup_path(path)).name == "first"
+    path.write_text('{"audit_type": "mechanism", "conf')          # damaged later
+    with pytest.raises(InputError):
+        load_project(path)
+    project, where = last_good_project(path)
+    assert project.name == "first" and where == backup_path(path)
+    save_project(path, _project("third"))         # a damaged file never becomes the backup
+    assert load_project(backup_path(path)).name == "first"
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_newer_project_version_is_a_sentence_and_the_backup_is_offered(tmp_path):
+    from engine.project import last_good_project
+
+    path = tmp_path / "p.praudit.json"
+    save_project(path, _project("good"))
+    save_project(path, _project("good again"))
+    data = json.loads(path.read_text())
+    data["schema_version"] = 99
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="newer version"):
+        load_project(path)
+    assert last_good_project(path)[0].name == "good"
+
+
+KILLER = r"""
+import sys
+from engine.project import Project, save_project
+path, size = sys.argv[1], int(sys.argv[2])
+i = 0
+while True:
+    i += 1
+    save_project(path, Project(audit_type="mechanism", config={"epsilon": 1.0},
+                               result={"padding": "y" * size}, name=f"save {i}"))
+    print(i, flush=True)
+"""
+
+
+def test_a_save_killed_at_random_points_never_loses_the_project(tmp_path):
+    """SIGKILL a process that saves a 2 MB project in a loop, at 25 random moments: the
+    project always opens afterwards (the old version or a newer one)."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "k.praudit.json"
+    save_project(path, _project("before any kill", 2_000_000))
+    script = tmp_path / "saver.py"
+    script.write_text(KILLER)
+    chooser = random.Random(11)
+    for _ in range(25):
+        proc = subprocess.Popen([sys.executable, str(script), str(path), "2000000"], cwd=root,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc.stdout.readline()                      # at least one save finished
+        time.sleep(chooser.uniform(0.0, 0.05))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        project = load_project(path)
+        assert project.audit_type == "mechanism" and len(project.result["padding"]) > 0

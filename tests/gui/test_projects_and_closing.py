@@ -102,3 +102,36 @@ def test_new_resets_the_page(main_window, qtbot):
     assert page.result() is None
     assert main_window.stack.currentWidget() is main_window.home_page
     assert main_window.project_path is None
+
+
+def test_a_damaged_project_offers_its_last_good_version(main_window, qtbot, tmp_path,
+                                                        monkeypatch):
+    """Issue 11: a corrupt project gets its sentence and the last good version is offered;
+    declining leaves the page as it was."""
+    from engine.project import backup_path
+
+    page = open_mechanism(main_window)
+    patch_save_dialog(monkeypatch, tmp_path / "p.praudit.json")
+    page.fields["epsilon"].setText("0.7")
+    main_window.save_project()
+    page.fields["epsilon"].setText("0.9")
+    main_window.save_project()                      # keeps the ε = 0.7 version as backup
+    saved = tmp_path / "p.praudit.json"
+    assert backup_path(saved).exists()
+    saved.write_text('{"audit_type": "mechan')        # damaged afterwards
+
+    asked = []
+
+    def fake_question(parent, title, text, *args, **kwargs):
+        asked.append(text)
+        return answers.pop(0)
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(fake_question))
+    other = MainWindow()
+    qtbot.addWidget(other)
+    answers = [QMessageBox.StandardButton.No]
+    assert not other.open_project(str(saved))
+    assert "not valid JSON" in asked[0] and "last-good" in asked[0]
+    answers = [QMessageBox.StandardButton.Yes]
+    assert other.open_project(str(saved))
+    assert other.mechanism_page.fields["epsilon"].text() == "0.7"
