@@ -16,15 +16,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QCheckBox,
-    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -44,12 +41,19 @@ from engine.audits.aggregates import (
 from engine.data.census import census_schema
 from engine.data.errors import InputError
 from engine.data.microdata import Schema, load_microdata_csv
-from gui.job_runner import JobError
-from gui.pages.audit_page import AuditPage, FormStep, audit_steps, policy_fields
+from gui.pages.audit_page import (
+    AuditPage,
+    FormStep,
+    audit_steps,
+    plain_sentence,
+    policy_fields,
+    resolve_path,
+    run_fields,
+    show_status,
+)
 from gui.widgets.aggregates_results import AggregatesResultsView
 from gui.widgets.form import (
     FieldSpec,
-    add_row,
     choice_combo,
     clear_invalid,
     mark_invalid,
@@ -77,7 +81,6 @@ SYNC_BYTES = 5_000_000          # smaller files are loaded at once, larger ones 
 PREVIEW_DELAY_MS = 150          # the preview follows typing, once it pauses
 RECHECK_DELAY_MS = 400          # the records are checked against an edited schema, once it rests
 CENSUS_SENSITIVE = ("race", "hispanic")
-CSV_FILTER = "CSV files (*.csv *.txt);;All files (*)"
 LIST_FIELD_WIDTH = 360          # a few numbers such as "0.05, 0.1, 0.25, 0.5, 1"
 COMBO_WIDTH = 620               # drop-downs wide enough for their longest choice, no wider
 
@@ -195,13 +198,7 @@ FIELDS: dict[str, FieldSpec] = {
     "sweep_targets": FieldSpec(
         "Targets per sweep point", STEP_ATTACKS,
         "How many targets each sweep point attacks.", integer=True),
-    "seed": FieldSpec(
-        "Random seed", STEP_ATTACKS,
-        "Any whole number. The same settings and seed always give the same numbers, so a "
-        "colleague can reproduce the audit.", integer=True),
-    "confidence": FieldSpec(
-        "Confidence level", STEP_ATTACKS,
-        "Confidence of the intervals shown around measured numbers, e.g. 0.95 for 95 %."),
+    **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
 }
 # Fields the form assembles itself (lists, release options, data paths by source).
@@ -223,11 +220,6 @@ KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_
 # Engine keys of release options that name a field of the form.
 OPTION_FIELDS = {"ways": "release_options.ways", "buckets": "release_options.buckets",
                  "path": "release_options.path"}
-
-
-def resolve_path(text: str) -> Path:
-    """A typed path as the engine reads it (relative paths also from the app folder)."""
-    return aggregates_audit.resolve_path(str(Path(text).expanduser()))
 
 
 def implied_sensitive(config: dict) -> str:
@@ -259,6 +251,7 @@ class AggregatesPage(AuditPage):
     FIELDS = FIELDS
     KEY_STEPS = KEY_STEPS
     SAMPLE_CONFIG = SAMPLE_CONFIG
+    BROWSE_FOLDER = REPO_ROOT / "resources"
 
     # ================================================================== building the steps
 
@@ -277,7 +270,6 @@ class AggregatesPage(AuditPage):
         self._csv_schema: dict = {}
         self._csv_sensitive = ""
         self._census_sensitive = "race"
-        self._load_job: int | None = None
         self._filling = False
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
@@ -291,26 +283,20 @@ class AggregatesPage(AuditPage):
         self._recheck_timer.timeout.connect(self.recheck_records)
 
         form = QFormLayout()
-        self.name_edit = QLineEdit()
-        self.name_edit.setToolTip("A name for this audit; it appears on the report.")
-        form.addRow("Audit name:", self.name_edit)
+        self.add_name_row(form)
         self.source_csv = QRadioButton("Records from a CSV file")
         self.source_csv.setToolTip("Audit your own records: one row per person.")
         self.source_census = QRadioButton("A synthetic census block (to try the audit out)")
         self.source_census.setToolTip("A generated block of people with sex, age, race and "
                                       "Hispanic origin, sized like paper 003's; no file needed.")
-        self.source_group = QButtonGroup(self)
-        radios = QVBoxLayout()
-        for button in (self.source_csv, self.source_census):
-            self.source_group.addButton(button)
-            radios.addWidget(button)
+        self.source_group = self.add_radio_row(form, "Data:",
+                                               (self.source_csv, self.source_census))
         self.source_csv.toggled.connect(self._source_toggled)
-        form.addRow("Data:", radios)
 
-        self.data_edit, self.data_status = self._path_row(
+        self.data_edit, self.data_status = self.path_row(
             form, "data", "Choose the CSV file of records", self.browse_data)
         self.data_edit.editingFinished.connect(self._data_path_edited)
-        self.auxiliary_edit, self.auxiliary_status = self._path_row(
+        self.auxiliary_edit, self.auxiliary_status = self.path_row(
             form, "auxiliary", "Choose the attacker's sample", self.browse_auxiliary)
         self.auxiliary_edit.editingFinished.connect(self.check_auxiliary)
         self.add_field_row(form, "census_records").textEdited.connect(self.schedule_preview)
@@ -335,27 +321,6 @@ class AggregatesPage(AuditPage):
             "The attacker targets people who are unique on the quasi-identifiers and tries to "
             "learn their sensitive value from the tables (paper 003 §2.2–2.3). Mark as "
             "quasi-identifiers only what an attacker could know, such as block, sex and age."))
-
-    def _path_row(self, form: QFormLayout, key: str, title: str, browse) -> tuple:
-        """A path field with Browse…, and the sentence about the file right under it (hidden
-        while there is nothing to say, so it takes no space)."""
-        edit = self.number_field(key)
-        button = QPushButton("Browse…")
-        button.setToolTip(title + ".")
-        button.clicked.connect(browse)
-        status = QLabel("")
-        status.setWordWrap(True)
-        status.setVisible(False)
-        row = QHBoxLayout()
-        row.addWidget(edit, 1)
-        row.addWidget(button)
-        column = QVBoxLayout()
-        column.setSpacing(2)
-        column.addLayout(row)
-        column.addWidget(status)
-        add_row(form, FIELDS[key], column)
-        edit.browse_button = button
-        return edit, status
 
     def _build_release_step(self, layout: QVBoxLayout) -> None:
         form = QFormLayout()
@@ -520,7 +485,7 @@ class AggregatesPage(AuditPage):
             _check(self.sweep_boxes, config.get("sweep_attacks"), SWEEP_ATTACKS)
             self.list_records_box.setChecked(config.get("list_exposed_records") is True)
             for label in (self.data_status, self.auxiliary_status):
-                self._say(label, "")
+                show_status(label, "")
         finally:
             self._filling = False
         self._update_source()
@@ -562,7 +527,7 @@ class AggregatesPage(AuditPage):
     # ================================================================== data step
 
     def browse_data(self) -> None:
-        path = self._ask_file(self.data_edit, "Choose the CSV file of records")
+        path = self.ask_file(self.data_edit, "Choose the CSV file of records")
         if path:
             self.choose_data_file(path)
 
@@ -575,25 +540,19 @@ class AggregatesPage(AuditPage):
         self.load_records()
 
     def browse_auxiliary(self) -> None:
-        path = self._ask_file(self.auxiliary_edit, "Choose the attacker's sample")
+        path = self.ask_file(self.auxiliary_edit, "Choose the attacker's sample")
         if path:
             self.auxiliary_edit.setText(path)
             self.check_auxiliary()
 
     def browse_release_file(self) -> None:
         edit = self.fields["release_options.path"]
-        path = self._ask_file(edit, "Choose the query file or published table",
+        path = self.ask_file(edit, "Choose the query file or published table",
                               "Query files and tables (*.csv *.toml *.txt);;All files (*)")
         if path:
             edit.setText(path)
             clear_invalid(edit)
             self.refresh_preview()
-
-    def _ask_file(self, edit, title: str, filters: str = CSV_FILTER) -> str:
-        current = edit.text().strip()
-        start = str(resolve_path(current).parent) if current else str(REPO_ROOT / "resources")
-        path, _ = QFileDialog.getOpenFileName(self, title, start, filters)
-        return path
 
     def _data_path_edited(self) -> None:
         if self.data_edit.text().strip() != self._loaded_path:
@@ -607,42 +566,19 @@ class AggregatesPage(AuditPage):
         self._loaded_path = text
         self._records_count = None
         if not text:
-            self._say(self.data_status, "")
+            show_status(self.data_status, "")
             self.schedule_preview()
-            return
-        if self._load_job is not None:
             return
         path = resolve_path(text)
         schema = self.schema_editor.schema_dict() if self.source_csv.isChecked() \
             else self._csv_schema
         sensitive = self.schema_editor.sensitive() if self.source_csv.isChecked() \
             else self._csv_sensitive
-        large = path.is_file() and path.stat().st_size > SYNC_BYTES
-        if not large:
-            try:
-                info = inspect_records(path, schema, sensitive, reinfer)
-            except InputError as exc:
-                self._records_failed(exc.one_line(), exc.key or "")
-                return
-            self._records_loaded(info, path)
-            return
-        if self.runner.is_busy():
-            self._say(self.data_status, "Another job is running; the file is read when it has "
-                                        "finished (or press Run).")
-            return
-        self._say(self.data_status, "Reading the file…")
-        self._load_job = self.runner.submit(
-            lambda progress, cancel: inspect_records(path, schema, sensitive, reinfer),
-            lambda info: self._records_loaded(info, path, job=True),
-            self._on_load_error, label="Reading the records")
+        self.read_data(path, lambda: inspect_records(path, schema, sensitive, reinfer),
+                       lambda info: self._records_loaded(info, path), self._records_failed,
+                       self.data_status, SYNC_BYTES)
 
-    def _on_load_error(self, error: JobError) -> None:
-        self._load_job = None
-        self._records_failed(error.message, error.key)
-
-    def _records_loaded(self, info: RecordsInfo, path: Path, job: bool = False) -> None:
-        if job:
-            self._load_job = None
+    def _records_loaded(self, info: RecordsInfo, path: Path) -> None:
         self._records_count = info.records
         clear_invalid(self.data_edit)
         if info.schema is not None:
@@ -650,13 +586,13 @@ class AggregatesPage(AuditPage):
             self.schema_editor.set_schema(info.schema, sensitive=keep)
             self._csv_schema = self.schema_editor.schema_dict()
             self._after_schema_change()
-        self._say(self.data_status, records_sentence(info, path.name))
+        show_status(self.data_status, records_sentence(info, path.name))
         self.schedule_preview()
 
     def _records_failed(self, message: str, key: str) -> None:
         """The engine's sentence under the field, the field marked; the schema and the path
         the user typed are kept."""
-        self._say(self.data_status, _strip(message), error=True)
+        show_status(self.data_status, plain_sentence(message), error=True)
         mark_invalid(self.data_edit)
         self.schema_editor.mark_key(key)
         self.schedule_preview()
@@ -666,21 +602,21 @@ class AggregatesPage(AuditPage):
         text = self.auxiliary_edit.text().strip()
         clear_invalid(self.auxiliary_edit)
         if not text:
-            self._say(self.auxiliary_status, "")
+            show_status(self.auxiliary_status, "")
             return
         path = resolve_path(text)
         if path.is_file() and path.stat().st_size > SYNC_BYTES:
-            self._say(self.auxiliary_status, "A large file: it is read when the audit runs.")
+            show_status(self.auxiliary_status, "A large file: it is read when the audit runs.")
             return
         try:
             schema = self.schema_editor.validated() if self.schema_editor.schema_dict() \
                 else None
             records = load_microdata_csv(path, schema)
         except InputError as exc:
-            self._say(self.auxiliary_status, _strip(exc.one_line()), error=True)
+            show_status(self.auxiliary_status, plain_sentence(exc.one_line()), error=True)
             mark_invalid(self.auxiliary_edit)
             return
-        self._say(self.auxiliary_status, f"{records.n_records:,} records in {path.name}, with "
+        show_status(self.auxiliary_status, f"{records.n_records:,} records in {path.name}, with "
                                          "the same columns as the protected records.")
 
     def recheck_records(self) -> None:
@@ -697,12 +633,6 @@ class AggregatesPage(AuditPage):
             return
         if path.is_file() and path.stat().st_size <= SYNC_BYTES:
             self.load_records()
-
-    @staticmethod
-    def _say(label: QLabel, text: str, error: bool = False) -> None:
-        label.setStyleSheet("color: #c62828;" if error else "color: #444;")
-        label.setText(text)
-        label.setVisible(bool(text))
 
     def _schema_edited(self) -> None:
         if self.source_csv.isChecked():
@@ -796,7 +726,7 @@ class AggregatesPage(AuditPage):
         try:
             preview = self.compute_preview()
         except InputError as exc:
-            self.release_preview.show_message(_strip(exc.one_line()), error=True)
+            self.release_preview.show_message(plain_sentence(exc.one_line()), error=True)
             field = self.fields.get(OPTION_FIELDS.get(exc.key or "", exc.key or ""))
             if field is None and self.release_rows.kind() in ("custom", "published") \
                     and exc.source:
@@ -860,10 +790,4 @@ def _check(boxes: dict[str, QCheckBox], chosen, default) -> None:
     for name, box in boxes.items():
         box.setChecked(name in chosen)
 
-
-def _strip(message: str) -> str:
-    for prefix in ("settings: ", "config: ", "schema: "):
-        if message.startswith(prefix):
-            message = message[len(prefix):]
-    return message
 

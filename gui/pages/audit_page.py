@@ -11,23 +11,31 @@ The form never validates by itself: on Run the page builds a plain dict and hand
 engine's ``Config.from_dict``, so the GUI, the CLI and config files obey the same rules and
 the same sentences. An :class:`InputError` names the config key at fault; the page maps the key
 to its field and step, marks the field and keeps whatever the user typed.
+
+The builders every page's form is made of live here too, so a path field, its Browse… button and
+the sentence under it look and behave the same on every audit: :meth:`AuditPage.add_name_row`,
+:meth:`AuditPage.add_radio_row`, :meth:`AuditPage.path_row` with :meth:`AuditPage.ask_file`,
+and :func:`show_status` for the grey (or red) sentence right under a field.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QButtonGroup,
     QFileDialog,
     QFormLayout,
     QFrame,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QStackedWidget,
@@ -57,6 +65,10 @@ from gui.widgets.run_bar import RunBar
 from gui.widgets.steps import next_hint, note, numbered, scrolled, step_list, step_page
 
 RESULT_STEPS = ("Results", "Report")
+APP_FOLDER = Path(__file__).resolve().parents[2]
+CSV_FILTER = "CSV files (*.csv *.txt);;All files (*)"
+SOURCE_PREFIXES = ("settings: ", "config: ", "schema: ")
+STATUS_COLOUR, ERROR_COLOUR = "#444", "#c62828"
 
 
 @dataclass(frozen=True)
@@ -99,6 +111,53 @@ def policy_fields(step: int) -> dict[str, FieldSpec]:
     }
 
 
+def resolve_path(text: str) -> Path:
+    """A typed path as the engines read it: as written (``~`` expanded), or relative to the app
+    folder when it is not found as written (the bundled samples)."""
+    path = Path(text).expanduser()
+    if not path.is_absolute() and not path.exists() and (APP_FOLDER / path).exists():
+        return APP_FOLDER / path
+    return path
+
+
+def plain_sentence(message: str) -> str:
+    """An engine sentence without the "settings: " / "config: " / "schema: " the page's own
+    validation puts in front (the user did not write a file of that name)."""
+    for prefix in SOURCE_PREFIXES:
+        if message.startswith(prefix):
+            message = message[len(prefix):]
+    return message
+
+
+def status_label() -> QLabel:
+    """The sentence under a field: wrapped, hidden while there is nothing to say (so it takes
+    no space); set it with :func:`show_status`."""
+    label = QLabel("")
+    label.setWordWrap(True)
+    label.setVisible(False)
+    return label
+
+
+def show_status(label: QLabel, text: str, error: bool = False) -> None:
+    """Say ``text`` under a field: grey, or red for a problem; an empty text hides the line."""
+    label.setStyleSheet(f"color: {ERROR_COLOUR if error else STATUS_COLOUR};")
+    label.setText(text)
+    label.setVisible(bool(text))
+
+
+def run_fields(step: int) -> dict[str, FieldSpec]:
+    """The seed and confidence-level fields every audit has, shown on ``step``."""
+    return {
+        "seed": FieldSpec(
+            "Random seed", step,
+            "Any whole number. The same settings and seed always give the same numbers, so a "
+            "colleague can reproduce the audit.", integer=True),
+        "confidence": FieldSpec(
+            "Confidence level", step,
+            "Confidence of the intervals shown around measured numbers, e.g. 0.95 for 95 %."),
+    }
+
+
 def audit_steps(form_steps: Sequence[FormStep]) -> tuple[str, ...]:
     """The numbered step list of an audit: its form steps, then Results and Report."""
     return numbered([step.name for step in form_steps] + list(RESULT_STEPS))
@@ -126,6 +185,7 @@ class AuditPage(QWidget):
     FIELDS: ClassVar[dict[str, FieldSpec]] = {}     # number fields by config key
     KEY_STEPS: ClassVar[dict[str, int]] = {}        # step of every other config key
     SAMPLE_CONFIG: ClassVar[Path | None] = None     # bundled sample (TOML), if any
+    BROWSE_FOLDER: ClassVar[Path] = Path.home()     # where Browse… opens for an empty field
 
     def build_step(self, index: int, layout: QVBoxLayout) -> None:
         """Add the form of form step ``index`` to ``layout`` (below the step's title)."""
@@ -194,6 +254,7 @@ class AuditPage(QWidget):
         self._result: dict | None = None
         self._decision_log: list[dict] = []
         self._job_id: int | None = None
+        self._read_job: int | None = None
         self.fields: dict[str, QLineEdit] = {}
         self.results_step = len(self.FORM_STEPS)
         self.report_step = self.results_step + 1
@@ -261,6 +322,96 @@ class AuditPage(QWidget):
         edit = self.number_field(key)
         add_row(form, self.FIELDS[key], edit)
         return edit
+
+    # ------------------------------------------------------------ shared form builders
+
+    def add_name_row(self, form: QFormLayout) -> QLineEdit:
+        """The "Audit name" row every audit starts with (``self.name_edit``)."""
+        self.name_edit = QLineEdit()
+        self.name_edit.setToolTip("A name for this audit; it appears on the report.")
+        form.addRow("Audit name:", self.name_edit)
+        return self.name_edit
+
+    def add_radio_row(self, form: QFormLayout, label: str,
+                      buttons: Sequence[QAbstractButton]) -> QButtonGroup:
+        """A labelled row of exclusive radio buttons, one under the other."""
+        group = QButtonGroup(self)
+        column = QVBoxLayout()
+        for button in buttons:
+            group.addButton(button)
+            column.addWidget(button)
+        form.addRow(label, column)
+        return group
+
+    def path_row(self, form: QFormLayout, key: str, title: str,
+                 browse=None) -> tuple[QLineEdit, QLabel]:
+        """The field of path ``key`` (registered in ``self.fields``) with a Browse… button and
+        the sentence about the file right under it (:func:`show_status`; hidden while there is
+        nothing to say). ``browse`` runs on Browse…; by default it asks for a CSV file with
+        ``title`` and puts it in the field. The button is ``edit.browse_button``."""
+        edit = self.number_field(key)
+        button = QPushButton("Browse…")
+        button.setToolTip(title + ".")
+        if browse is None:
+            def browse(edit=edit, title=title):
+                path = self.ask_file(edit, title)
+                if path:
+                    edit.setText(path)
+                    clear_invalid(edit)
+        button.clicked.connect(browse)
+        status = status_label()
+        row = QHBoxLayout()
+        row.addWidget(edit, 1)
+        row.addWidget(button)
+        column = QVBoxLayout()
+        column.setSpacing(2)
+        column.addLayout(row)
+        column.addWidget(status)
+        add_row(form, self.FIELDS[key], column)
+        edit.browse_button = button
+        return edit, status
+
+    def ask_file(self, edit: QLineEdit, title: str, filters: str = CSV_FILTER) -> str:
+        """Ask for a file to open, starting in the folder of the path in ``edit`` (else in
+        :attr:`BROWSE_FOLDER`); "" when the user cancels."""
+        current = edit.text().strip()
+        start = str(resolve_path(current).parent) if current else str(self.BROWSE_FOLDER)
+        path, _ = QFileDialog.getOpenFileName(self, title, start, filters)
+        return path
+
+    def read_data(self, path: Path, read: Callable[[], Any], done: Callable[[Any], None],
+                  failed: Callable[[str, str], None], status: QLabel,
+                  sync_bytes: int) -> None:
+        """Read a data file at once when it is small, on the job runner when it is larger
+        than ``sync_bytes`` (the window never freezes). ``read()`` must use only what it was
+        given (it may run off the main thread); ``done(result)`` or ``failed(sentence, key)``
+        run on the main thread; ``status`` says "Reading the file…" meanwhile."""
+        if self._read_job is not None:
+            return
+        if not (path.is_file() and path.stat().st_size > sync_bytes):
+            try:
+                result = read()
+            except InputError as exc:
+                failed(exc.one_line(), exc.key or "")
+                return
+            done(result)
+            return
+        if self.runner.is_busy():
+            show_status(status, "Another job is running; the file is read when it has "
+                                "finished (or press Run).")
+            return
+
+        def finished(result) -> None:
+            self._read_job = None
+            done(result)
+
+        def stopped(error: JobError) -> None:
+            self._read_job = None
+            failed(error.message, error.key)
+
+        show_status(status, "Reading the file…")
+        self._read_job = self.runner.submit(lambda progress, cancel: read(), finished, stopped,
+                                            label="Reading the records")
 
     # ------------------------------------------------------------ form <-> dict
 
@@ -476,9 +627,7 @@ class AuditPage(QWidget):
         """Show ``text`` under the form and mark the field of config ``key`` (if the page has
         one): used for bad settings and for input errors found while the audit runs (e.g. a
         data file that does not load)."""
-        for prefix in ("settings: ", "config: "):
-            if text.startswith(prefix):
-                text = text[len(prefix):]
+        text = plain_sentence(text)
         spec = self.FIELDS.get(key)
         self.run_bar.show_error(f"{spec.label}: {text}" if spec else text)
         step = self.step_of_key(key)

@@ -17,13 +17,10 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QCheckBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -35,10 +32,17 @@ from engine.audits.location import ATTACKS, DEFAULT_ATTACKS, LocationConfig
 from engine.data.errors import InputError
 from engine.mechanisms import MECHANISM_LABELS
 from gui.job_runner import JobError
-from gui.pages.audit_page import AuditPage, FormStep, audit_steps, policy_fields
+from gui.pages.audit_page import (
+    AuditPage,
+    FormStep,
+    audit_steps,
+    plain_sentence,
+    policy_fields,
+    resolve_path,
+    run_fields,
+)
 from gui.widgets.form import (
     FieldSpec,
-    add_row,
     choice_combo,
     clear_invalid,
     mark_invalid,
@@ -199,13 +203,7 @@ FIELDS: dict[str, FieldSpec] = {
     "sweep_test_aggregates": FieldSpec(
         "Releases per target in that plot", STEP_RUN,
         "How many test releases each of those people is measured on.", integer=True),
-    "seed": FieldSpec(
-        "Random seed", STEP_RUN,
-        "Any whole number. The same settings and seed always give the same numbers, so a "
-        "colleague can reproduce the audit.", integer=True),
-    "confidence": FieldSpec(
-        "Confidence level", STEP_RUN,
-        "Confidence of the intervals shown around measured numbers, e.g. 0.95 for 95 %."),
+    **run_fields(STEP_RUN),
     **policy_fields(STEP_RUN),
 }
 DATA_KEYS = ("traces", "user_col", "site_col", "epoch_col", "count_col", "epoch_unit",
@@ -245,14 +243,6 @@ def load_preview(data: dict, progress=None, cancel=None) -> DataPreview:
     source = os.path.basename(config.traces) if config.traces else "synthetic city"
     return DataPreview(traces.aggregate(), traces.n_users, traces.n_sites, traces.n_epochs,
                        float(np.median(k)) if k.size else 0.0, source)
-
-
-def resolve_path(text: str) -> Path:
-    """A typed path as the engine reads it (relative paths also from the app folder)."""
-    path = Path(text).expanduser()
-    if not path.is_absolute() and not path.exists() and (REPO_ROOT / path).exists():
-        return REPO_ROOT / path
-    return path
 
 
 class DataPreviewPlot(QWidget):
@@ -312,30 +302,20 @@ class LocationPage(AuditPage):
 
     def _build_data_step(self, layout: QVBoxLayout) -> None:
         form = QFormLayout()
-        self.name_edit = QLineEdit()
-        self.name_edit.setToolTip("A name for this audit; it appears on the report.")
-        form.addRow("Audit name:", self.name_edit)
+        self.add_name_row(form)
         self.source_csv = QRadioButton("Traces from a CSV file")
         self.source_csv.setToolTip("Audit your own data: one row per person, place and epoch.")
         self.source_city = QRadioButton("A synthetic city (to try the audit out)")
         self.source_city.setToolTip("A generated city of people moving between 96 places; no "
                                     "file needed.")
-        self.source_group = QButtonGroup(self)
+        self.source_group = self.add_radio_row(form, "Data:",
+                                               (self.source_csv, self.source_city))
         for button in (self.source_csv, self.source_city):
-            self.source_group.addButton(button)
             button.toggled.connect(self._update_source)
-        radios = QVBoxLayout()
-        radios.addWidget(self.source_csv)
-        radios.addWidget(self.source_city)
-        form.addRow("Data:", radios)
 
-        path_row = QHBoxLayout()
-        path_row.addWidget(self.number_field("traces"), 1)
-        self.browse_button = QPushButton("Browse…")
-        self.browse_button.setToolTip("Choose the CSV file of traces.")
-        self.browse_button.clicked.connect(self.browse_traces)
-        path_row.addWidget(self.browse_button)
-        add_row(form, FIELDS["traces"], path_row)
+        traces, _status = self.path_row(form, "traces", "Choose the CSV file of traces",
+                                        self.browse_traces)
+        self.browse_button = traces.browse_button
         for key in ("user_col", "site_col", "epoch_col", "count_col"):
             self.add_field_row(form, key)
         self.epoch_unit_combo = choice_combo(
@@ -401,13 +381,9 @@ class LocationPage(AuditPage):
         self.add_field_row(form, "shadow_aggregates")
         self.add_field_row(form, "large_shadow_aggregates")
         self.add_field_row(form, "test_aggregates")
-        release_row = QHBoxLayout()
-        release_row.addWidget(self.number_field("release"), 1)
-        self.browse_release_button = QPushButton("Browse…")
-        self.browse_release_button.setToolTip("Choose a published release (site, epoch, count).")
-        self.browse_release_button.clicked.connect(self.browse_release)
-        release_row.addWidget(self.browse_release_button)
-        add_row(form, FIELDS["release"], release_row)
+        release, _status = self.path_row(form, "release", "Choose a published release "
+                                         "(site, epoch, count)", self.browse_release)
+        self.browse_release_button = release.browse_button
         layout.addLayout(form)
 
     def _build_run_step(self, layout: QVBoxLayout) -> None:
@@ -493,10 +469,7 @@ class LocationPage(AuditPage):
             select_data(self.attacker_combo, "auxiliary")
 
     def _browse_csv(self, key: str, title: str) -> bool:
-        current = self.fields[key].text().strip()
-        start = str(resolve_path(current).parent) if current else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, title, start,
-                                              "CSV files (*.csv *.txt);;All files (*)")
+        path = self.ask_file(self.fields[key], title)
         if path:
             self.fields[key].setText(path)
             clear_invalid(self.fields[key])
@@ -549,9 +522,7 @@ class LocationPage(AuditPage):
     def _preview_failed(self, message: str, key: str) -> None:
         """The engine's sentence in red under the button; the field at fault marked; what the
         user typed is kept."""
-        for prefix in ("settings: ", "config: "):
-            if message.startswith(prefix):
-                message = message[len(prefix):]
+        message = plain_sentence(message)
         self.preview = None
         self.preview_plot.set_aggregate(None)
         self.preview_label.setStyleSheet("color: #c62828;")

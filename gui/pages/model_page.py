@@ -5,19 +5,22 @@ Data & model → Attacks & run, then the Results and Report steps every audit pa
 (:class:`gui.pages.audit_page.AuditPage` owns the steps, run bar, inline errors, export and
 project state). This module holds only what is this audit's own: its fields with their
 plain-language tooltips, the two ways in (train in the app from a CSV or a synthetic dataset,
-or bring the model's predictions), a one-line preview of a training CSV, the attack check list
-with a cost estimate before running, and the mapping between the form and a ``ModelConfig``
-dict.
+or bring the model's predictions), the columns of a training CSV (their roles and encodings are
+inferred when the file is chosen, shown and editable in a table — see
+:mod:`gui.widgets.model_schema_editor` — and saved with the project as ``schema``; the label and
+members fields follow the table and the table follows them), a one-line preview of the file, the
+attack check list with a cost estimate before running, and the mapping between the form and a
+``ModelConfig`` dict.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QCheckBox,
-    QFileDialog,
+    QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -26,7 +29,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QVBoxLayout,
+    QWidget,
 )
 
 import engine.audits.model as model_audit
@@ -37,23 +42,40 @@ from engine.audits.model import (
     ModelConfig,
 )
 from engine.data.errors import InputError
-from gui.pages.audit_page import AuditPage, FormStep, audit_steps, policy_fields
+from engine.data.tabular import TabularSchema
+from gui.pages.audit_page import (
+    AuditPage,
+    FormStep,
+    audit_steps,
+    plain_sentence,
+    policy_fields,
+    resolve_path,
+    run_fields,
+    show_status,
+)
 from gui.widgets.form import (
+    ERROR_STYLE,
     FieldSpec,
-    add_row,
     choice_combo,
     clear_invalid,
     select_data,
 )
 from gui.widgets.model_results import ModelResultsView
+from gui.widgets.model_schema_editor import (
+    ModelSchemaEditor,
+    TrainingFileInfo,
+    read_training_file,
+)
+from gui.widgets.schema_table import csv_header, error_sentence
 from gui.widgets.steps import note
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_CONFIG = REPO_ROOT / "resources" / "configs" / "model_demo.toml"
 SAMPLE_DATA = "resources/model/mixed_sample.csv"
-PREVIEW_BYTES = 20_000_000      # larger CSVs are checked when the audit runs, not on entry
-CSV_FILTER = "CSV files (*.csv *.txt);;All files (*)"
+SYNC_BYTES = 5_000_000          # smaller CSVs are read at once, larger ones as a job
+RECHECK_DELAY_MS = 400          # the file is read again with edited columns once they rest
 COMBO_WIDTH = 620
+COMBO_MIN_CHARACTERS = 28       # a drop-down may shrink to this many characters
 SYNTHETIC_CLASSES = {"purchase": 100, "mixed": 2}
 # The sample (4,000 purchase-style records, 1 + 8 + 16 MLPs, 30 epochs) is about 0.8 million
 # record-passes and takes about a minute and a half on a laptop CPU, attacks included.
@@ -126,12 +148,13 @@ FIELDS: dict[str, FieldSpec] = {
         "How many synthetic records are generated (the sample: 4,000).", integer=True),
     "label": FieldSpec(
         "Label column", STEP_DATA,
-        "The column the model predicts. Empty: a column named label, class, target or y.",
-        text=True),
+        "The column the model predicts. Empty: a column named label, class, target or y. The "
+        "Role column of the table below follows it, and it follows the table.", text=True),
     "member_column": FieldSpec(
         "Members column (optional)", STEP_DATA,
         "A 0/1 column saying which records the model was trained on (1). Empty: the app "
-        "draws the training records at random (seeded).", text=True),
+        "draws the training records at random (seeded). The table below follows it, and it "
+        "follows the table.", text=True),
     "attacker_fraction": FieldSpec(
         "Attacker's share", STEP_DATA,
         "The share of the records given to the attacker as data from the same population; "
@@ -172,13 +195,7 @@ FIELDS: dict[str, FieldSpec] = {
         "Most exposed records listed", STEP_ATTACKS,
         "How many of the training records the strongest attack is surest about are listed "
         "(row numbers).", integer=True),
-    "seed": FieldSpec(
-        "Random seed", STEP_ATTACKS,
-        "Any whole number. The same settings and seed always give the same numbers, so a "
-        "colleague can reproduce the audit.", integer=True),
-    "confidence": FieldSpec(
-        "Confidence level", STEP_ATTACKS,
-        "Confidence of the intervals shown around measured numbers, e.g. 0.95 for 95 %."),
+    **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
 }
 # Fields the form assembles itself (paths by source).
@@ -186,43 +203,34 @@ SPECIAL_KEYS = ("data", "predictions", "reference_predictions")
 
 KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_DATA,
              "source": STEP_DATA, "synthetic": STEP_DATA, "schema": STEP_DATA,
+             "role": STEP_DATA, "columns": STEP_DATA,
              "family": STEP_DATA, "architecture": STEP_DATA, "prediction_kind": STEP_DATA,
              "attacks": STEP_ATTACKS, "cbtta_partition": STEP_ATTACKS,
              "list_exposed_records": STEP_ATTACKS, "fpr_targets": STEP_ATTACKS,
              "policy": STEP_ATTACKS}
 
 
-def resolve_path(text: str) -> Path:
-    """A typed path as the engine reads it (relative paths also from the app folder)."""
-    return model_audit.resolve_path(str(Path(text).expanduser()))
+def wide_combo(choices, tooltip: str) -> QComboBox:
+    """A drop-down as wide as its longest choice up to ``COMBO_WIDTH``, that may shrink (its
+    text elided, the list still whole) so a narrow window needs no sideways scrolling."""
+    combo = choice_combo(choices, tooltip)
+    combo.setMaximumWidth(COMBO_WIDTH)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, combo.sizePolicy().verticalPolicy())
+    return combo
 
 
-def _strip(message: str) -> str:
-    for prefix in ("settings: ", "config: "):
-        if message.startswith(prefix):
-            message = message[len(prefix):]
-    return message
-
-
-def csv_preview(path: str, label: str = "", member_column: str = ""
-                ) -> tuple[str, int | None, int | None]:
-    """(sentence, number of classes, number of records) about a training CSV; raises
-    InputError with a sentence when it does not load."""
-    from engine.data.tabular import load_tabular_csv
-
-    p = resolve_path(path)
-    if p.is_file() and p.stat().st_size > PREVIEW_BYTES:
-        return (f"{p.name}: a large file ({p.stat().st_size / 1e6:,.0f} MB); it is checked "
-                "when the audit runs.", None, None)
-    data = load_tabular_csv(p, label=label or None, member_column=member_column or None)
-    label_name = next((c.name for c in data.schema.columns if c.role == "label"), "")
-    text = (f"{data.n_records:,} records, {data.X.shape[1]:,} features (encoded), "
-            f"{data.n_classes:,} classes")
-    if label_name:
-        text += f" of '{label_name}'"
-    if data.member is not None:
-        text += f"; {int(data.member.sum()):,} marked as trained on"
-    return text + ".", data.n_classes, data.n_records
+def file_sentence(path: Path, sentence: str) -> str:
+    """An engine sentence about ``path`` naming the file, not its whole folder path (kept for
+    a file that is not there: the folder may be what is wrong)."""
+    sentence = plain_sentence(sentence)
+    if not path.exists():
+        return sentence
+    for shown in (str(path), str(path.resolve())):
+        if sentence.startswith(shown + ":"):
+            return path.name + sentence[len(shown):]
+    return sentence
 
 
 def cost_estimate(config: dict, classes: int | None, records: int | None = None
@@ -289,6 +297,7 @@ class ModelPage(AuditPage):
     FIELDS = FIELDS
     KEY_STEPS = KEY_STEPS
     SAMPLE_CONFIG = SAMPLE_CONFIG
+    BROWSE_FOLDER = REPO_ROOT / "resources" / "model"
 
     @classmethod
     def default_config(cls) -> dict:
@@ -309,11 +318,15 @@ class ModelPage(AuditPage):
         self._csv_classes: int | None = None
         self._csv_records: int | None = None
         self._previewed = ""
+        # After an edit of the columns the (small) file is read again with them, so a column
+        # that does not fit its new encoding is a sentence at once, not minutes into the run.
+        self._recheck_timer = QTimer(self)
+        self._recheck_timer.setSingleShot(True)
+        self._recheck_timer.setInterval(RECHECK_DELAY_MS)
+        self._recheck_timer.timeout.connect(self.recheck_data)
 
         form = QFormLayout()
-        self.name_edit = QLineEdit()
-        self.name_edit.setToolTip("A name for this audit; it appears on the report.")
-        form.addRow("Audit name:", self.name_edit)
+        self.add_name_row(form)
         self.source_train = QRadioButton("Train the model here")
         self.source_train.setToolTip("The app trains the model on your records (or a "
                                      "synthetic dataset) and audits it.")
@@ -321,24 +334,19 @@ class ModelPage(AuditPage):
                                                "elsewhere")
         self.source_predictions.setToolTip("Audit a model trained in R, SAS, XGBoost… from "
                                            "its outputs per record; no model file is loaded.")
-        self.source_group = QButtonGroup(self)
-        radios = QVBoxLayout()
-        for button in (self.source_train, self.source_predictions):
-            self.source_group.addButton(button)
-            radios.addWidget(button)
+        self.source_group = self.add_radio_row(form, "Model:",
+                                               (self.source_train, self.source_predictions))
         self.source_train.toggled.connect(self._update_source)
-        form.addRow("Model:", radios)
         layout.addLayout(form)
 
         # --- train in the app
         self.train_box = QGroupBox("Train in the app")
         train = QFormLayout(self.train_box)
-        self.records_combo = choice_combo(RECORD_CHOICES, "Your records, or a generated "
-                                          "dataset to try the audit out (no file needed).")
-        self.records_combo.setMaximumWidth(COMBO_WIDTH)
+        self.records_combo = wide_combo(RECORD_CHOICES, "Your records, or a generated "
+                                        "dataset to try the audit out (no file needed).")
         self.records_combo.currentIndexChanged.connect(self._update_source)
         train.addRow("Records:", self.records_combo)
-        self.data_edit, self.data_status = self._path_row(
+        self.data_edit, self.data_status = self.path_row(
             train, "data", "Choose the CSV file of records", self.browse_data)
         self.data_edit.editingFinished.connect(self._data_path_edited)
         self.synthetic_edit = self.add_field_row(train, "synthetic_records")
@@ -346,16 +354,17 @@ class ModelPage(AuditPage):
         self.member_edit = self.add_field_row(train, "member_column")
         for edit in (self.label_edit, self.member_edit):
             edit.editingFinished.connect(self._columns_edited)
+        self.columns_panel = self._build_columns_panel()
+        train.addRow(self.columns_panel)
+        self._train_form = train
         self.add_field_row(train, "attacker_fraction")
         self.add_field_row(train, "train_fraction")
-        self.family_combo = choice_combo(FAMILY_CHOICES, "The kind of model trained. Neural "
-                                         "networks train on the GPU when there is one.")
-        self.family_combo.setMaximumWidth(COMBO_WIDTH)
+        self.family_combo = wide_combo(FAMILY_CHOICES, "The kind of model trained. Neural "
+                                       "networks train on the GPU when there is one.")
         self.family_combo.currentIndexChanged.connect(self._update_family)
         train.addRow("Model family:", self.family_combo)
-        self.architecture_combo = choice_combo(ARCHITECTURE_CHOICES, "The layers of the "
-                                               "neural network.")
-        self.architecture_combo.setMaximumWidth(COMBO_WIDTH)
+        self.architecture_combo = wide_combo(ARCHITECTURE_CHOICES, "The layers of the "
+                                             "neural network.")
         train.addRow("Architecture:", self.architecture_combo)
         self.add_field_row(train, "epochs")
         self.add_field_row(train, "batch_size")
@@ -365,14 +374,13 @@ class ModelPage(AuditPage):
         # --- bring predictions
         self.predictions_box = QGroupBox("Bring predictions")
         preds = QFormLayout(self.predictions_box)
-        self.predictions_edit, self.predictions_status = self._path_row(
+        self.predictions_edit, self.predictions_status = self.path_row(
             preds, "predictions", "Choose the predictions CSV",
             lambda: self._browse_into(self.predictions_edit, "Choose the predictions CSV"))
-        self.kind_combo = choice_combo(KIND_CHOICES, "What the predictions file holds per "
-                                       "record.")
-        self.kind_combo.setMaximumWidth(COMBO_WIDTH)
+        self.kind_combo = wide_combo(KIND_CHOICES, "What the predictions file holds per "
+                                     "record.")
         preds.addRow("The file holds:", self.kind_combo)
-        self.reference_edit, self.reference_status = self._path_row(
+        self.reference_edit, self.reference_status = self.path_row(
             preds, "reference_predictions", "Choose the shadow model's predictions",
             lambda: self._browse_into(self.reference_edit,
                                       "Choose the shadow model's predictions"))
@@ -384,26 +392,31 @@ class ModelPage(AuditPage):
             "Nothing the model was trained on leaves this computer. Exposed records are "
             "listed by row number only, unless you ask for their labels in step 2."))
 
-    def _path_row(self, form: QFormLayout, key: str, title: str, browse) -> tuple:
-        """A path field with Browse…, and the sentence about the file right under it (hidden
-        while there is nothing to say, so it takes no space)."""
-        edit = self.number_field(key)
-        button = QPushButton("Browse…")
-        button.setToolTip(title + ".")
-        button.clicked.connect(browse)
-        status = QLabel("")
-        status.setWordWrap(True)
-        status.setVisible(False)
+    def _build_columns_panel(self) -> QWidget:
+        """The columns of the training CSV (shown when the records come from a CSV): what the
+        model learns from, what it predicts, which records it was trained on."""
+        panel = QWidget()
+        column = QVBoxLayout(panel)
+        column.setContentsMargins(0, 6, 0, 6)
+        title = QLabel("Columns of the file: what the model learns from")
+        title.setStyleSheet("font-weight: bold;")
+        column.addWidget(title)
+        column.addWidget(note(
+            "Inferred from the file: numbers are scaled, categories one-hot coded, ids and "
+            "free text ignored. Change a role or an encoding where the guess is wrong; the "
+            "columns are saved with the project."))
+        self.schema_editor = ModelSchemaEditor()
+        self.schema_editor.changed.connect(self._schema_edited)
+        column.addWidget(self.schema_editor)
+        self.reinfer_button = QPushButton("Infer the columns again from the file")
+        self.reinfer_button.setToolTip("Replace the roles and encodings above by those read "
+                                       "from the file (your changes to them are lost).")
+        self.reinfer_button.clicked.connect(lambda: self.preview_data(reinfer=True))
         row = QHBoxLayout()
-        row.addWidget(edit, 1)
-        row.addWidget(button)
-        column = QVBoxLayout()
-        column.setSpacing(2)
+        row.addWidget(self.reinfer_button)
+        row.addStretch(1)
         column.addLayout(row)
-        column.addWidget(status)
-        add_row(form, FIELDS[key], column)
-        edit.browse_button = button
-        return edit, status
+        return panel
 
     def _build_attacks_step(self, layout: QVBoxLayout) -> None:
         label = QLabel("Membership-inference attacks:")
@@ -423,10 +436,9 @@ class ModelPage(AuditPage):
         form = QFormLayout()
         for key in ("shadow_models", "reference_models"):
             self.add_field_row(form, key).textEdited.connect(self.update_cost)
-        self.partition_combo = choice_combo(
+        self.partition_combo = wide_combo(
             PARTITION_CHOICES, "How Categorical BTTA groups the records before it estimates "
                                "each group's train and test accuracy (paper 001).")
-        self.partition_combo.setMaximumWidth(COMBO_WIDTH)
         form.addRow("CBTTA groups:", self.partition_combo)
         self.add_field_row(form, "exposed_count")
         self.list_records_box = QCheckBox("List the exposed records' labels in the results")
@@ -451,14 +463,16 @@ class ModelPage(AuditPage):
 
     def form_dict(self) -> dict:
         """The form as a config dict, on top of the loaded config (keys the form does not
-        show, such as fpr_targets or a saved schema, are kept)."""
+        show, such as fpr_targets, are kept). The columns table is the schema, as edited."""
         d = dict(self.loaded_config)
         d["name"] = self.name_edit.text()
         self.apply_fields(d, skip=SPECIAL_KEYS)
         d["source"] = "train" if self.source_train.isChecked() else "predictions"
         choice = self._records_choice()
         d["data"] = self.data_edit.text() if choice == "csv" else ""
-        if choice != "csv":
+        if choice == "csv":
+            d["schema"] = self.schema_editor.schema_dict()
+        else:
             d["synthetic"] = choice
             d["schema"] = {}
         d["family"] = self.family_combo.currentData()
@@ -477,6 +491,8 @@ class ModelPage(AuditPage):
             self.name_edit.setText(str(config.get("name", "")))
             self.fill_fields(config)
             self.data_edit.setText(str(config.get("data") or ""))
+            schema = config.get("schema") if config.get("data") else {}
+            self.schema_editor.set_schema(schema if isinstance(schema, dict) else {})
             self.predictions_edit.setText(str(config.get("predictions") or ""))
             self.reference_edit.setText(str(config.get("reference_predictions") or ""))
             select_data(self.records_combo, "csv" if config.get("data")
@@ -493,14 +509,19 @@ class ModelPage(AuditPage):
             (self.source_predictions if config.get("source") == "predictions"
              else self.source_train).setChecked(True)
             for label in (self.data_status, self.predictions_status, self.reference_status):
-                self._say(label, "")
+                show_status(label, "")
             self._csv_classes = self._csv_records = None
             self._previewed = ""
+            self._recheck_timer.stop()
         finally:
             self._filling = False
         self._update_source()
         self._update_family()
         if config.get("data"):
+            if self.schema_editor.column_names():
+                # A hand-edited project: typed names move the roles (an empty field, as in
+                # the engine, leaves the table's role where it is).
+                self._apply_column_fields(empty_member_clears=False)
             self.preview_data()
         self.update_cost()
 
@@ -515,21 +536,29 @@ class ModelPage(AuditPage):
         """The engine's rules, plus: "Records from a CSV file" with no file chosen is a
         sentence at the field (the engine would quietly use the synthetic dataset)."""
         config = super().validated_config()
-        if (config.source == "train" and self._records_choice() == "csv"
-                and not self.data_edit.text().strip()):
-            raise InputError("choose the CSV file of records (Browse…), or pick a synthetic "
-                             "dataset under Records.", source="settings", key="data")
+        if config.source == "train" and self._records_choice() == "csv":
+            if not self.data_edit.text().strip():
+                raise InputError("choose the CSV file of records (Browse…), or pick a "
+                                 "synthetic dataset under Records.", source="settings",
+                                 key="data")
+            if config.schema:       # the engine checks the columns when it loads the file
+                try:
+                    TabularSchema.from_dict(config.schema, source="schema")
+                except InputError as exc:
+                    raise InputError(f"Columns of the file: {error_sentence(exc)}",
+                                     source="settings", key=exc.key or "schema") from None
         return config
 
     # ================================================================== data step
 
     def browse_data(self) -> None:
-        path = self._ask_file(self.data_edit, "Choose the CSV file of records")
+        path = self.ask_file(self.data_edit, "Choose the CSV file of records")
         if path:
             self.choose_data_file(path)
 
     def choose_data_file(self, path: str) -> None:
-        """Use the records in ``path`` (as Browse… does) and say what they hold."""
+        """Use the records in ``path`` (as Browse… does): read its columns and say what they
+        hold."""
         self.data_edit.setText(path)
         clear_invalid(self.data_edit)
         self.source_train.setChecked(True)
@@ -537,7 +566,7 @@ class ModelPage(AuditPage):
         self.preview_data()
 
     def _browse_into(self, edit: QLineEdit, title: str) -> None:
-        path = self._ask_file(edit, title)
+        path = self.ask_file(edit, title)
         if path:
             edit.setText(path)
             clear_invalid(edit)
@@ -545,62 +574,178 @@ class ModelPage(AuditPage):
                       else self.reference_status)
             self.check_file(edit, status)
 
-    def _ask_file(self, edit, title: str, filters: str = CSV_FILTER) -> str:
-        current = edit.text().strip()
-        start = str(resolve_path(current).parent) if current else \
-            str(REPO_ROOT / "resources" / "model")
-        path, _ = QFileDialog.getOpenFileName(self, title, start, filters)
-        return path
-
     def _data_path_edited(self) -> None:
         if self.data_edit.text().strip() != self._previewed:
             self.preview_data()
 
-    def _columns_edited(self) -> None:
-        if self._records_choice() == "csv" and self.data_edit.text().strip():
-            self.preview_data()
-
-    def preview_data(self) -> None:
-        """One line about the training CSV (records, features, classes), or the sentence
-        saying why it does not load, right under the field; the entries are kept."""
+    def preview_data(self, reinfer: bool = False) -> None:
+        """Read the training CSV: its columns go into the table (inferred for a new file, the
+        edited ones kept for the same file) and one line under the field says what the model
+        trains on — or, for a file that does not read, the engine's sentence; the path, the
+        table and the fields are kept. Small files are read at once, large ones on the job
+        runner (the window never freezes)."""
         text = self.data_edit.text().strip()
         self._previewed = text
         self._csv_classes = self._csv_records = None
+        self._recheck_timer.stop()
         if not text:
-            self._say(self.data_status, "")
+            show_status(self.data_status, "")
             self.update_cost()
             return
-        try:
-            sentence, classes, records = csv_preview(text, self.label_edit.text().strip(),
-                                            self.member_edit.text().strip())
-        except InputError as exc:
-            self._say(self.data_status, _strip(exc.one_line()), error=True)
-        except (OSError, ValueError) as exc:
-            self._say(self.data_status, f"{Path(text).name}: could not be read ({exc}).",
-                      error=True)
+        path = resolve_path(text)
+        schema = self.schema_editor.schema_dict()
+        label, member = self._names_for(path)
+        self.read_data(path, lambda: read_training_file(path, schema, label, member, reinfer),
+                       lambda info: self._data_read(info, path, (label, member)),
+                       lambda message, _key: self._data_failed(path, message),
+                       self.data_status, SYNC_BYTES)
+
+    def _names_for(self, path: Path) -> tuple[str, str]:
+        """The label and members column to infer a file's columns with: as typed, except a
+        name that only echoes the table of another file and is not in this one (a new file
+        is then inferred afresh, not refused for the old file's label)."""
+        names = []
+        header = None
+        for edit, shown in ((self.label_edit, self.schema_editor.label()),
+                            (self.member_edit, self.schema_editor.member_column())):
+            name = edit.text().strip()
+            if name and name == shown:
+                header = csv_header(path) if header is None else header
+                if header is not None and name.lower() not in {h.lower() for h in header}:
+                    name = ""
+            names.append(name)
+        return names[0], names[1]
+
+    def _data_failed(self, path: Path, message: str) -> None:
+        """The file does not read: the sentence under the field; the table and the fields are
+        kept as they were."""
+        show_status(self.data_status, file_sentence(path, message), error=True)
+        self.update_cost()
+
+    def _data_read(self, info: TrainingFileInfo, path: Path, names: tuple[str, str]) -> None:
+        """``names``: the label and members column the file was read with."""
+        editor = self.schema_editor
+        if info.schema is not None:
+            editor.set_schema(info.schema)
+        if info.categories:
+            editor.add_categories(info.categories)
+        # A typed label or members column the file lacks stays typed (and marked).
+        edits = (self.label_edit, self.member_edit)
+        wrong = [edit for edit, name in zip(edits, names, strict=True)
+                 if info.error and name and name == info.key]
+        self._sync_column_fields(keep=wrong)
+        no_label = info.error and info.key == "label" and not editor.label() \
+            and self.label_edit not in wrong
+        if no_label:
+            wrong.append(self.label_edit)          # no column is named like a label: choose
+        for edit in wrong:
+            edit.setStyleSheet(ERROR_STYLE)
+        if info.error:
+            sentence = file_sentence(path, info.sentence)
+            if no_label:
+                sentence += " Type it under Label column, or set its role in the table below."
+            show_status(self.data_status, sentence, error=True)
+            editor.mark_key(info.key)
         else:
-            self._csv_classes, self._csv_records = classes, records
-            self._say(self.data_status, sentence)
+            self._csv_classes, self._csv_records = info.classes, info.records
+            show_status(self.data_status, info.sentence)
             clear_invalid(self.data_edit)
         self.update_cost()
+
+    # ------------------------------------------------------------------ label, members, table
+
+    def _sync_column_fields(self, keep=()) -> None:
+        """The label and members fields say what the table says (except the fields in
+        ``keep``, whose typed text is kept)."""
+        if not self.schema_editor.column_names():
+            return
+        for edit, name in ((self.label_edit, self.schema_editor.label()),
+                           (self.member_edit, self.schema_editor.member_column())):
+            if edit in keep:
+                continue
+            if edit.text().strip() != name:
+                edit.setText(name)
+            clear_invalid(edit)
+
+    def _apply_column_fields(self, empty_member_clears: bool = True) -> bool:
+        """Move the label and members roles in the table to the columns typed in their fields;
+        a name the file lacks is a sentence under the file and a marked field (kept as typed).
+        An empty label field keeps the table's label; a members field the user emptied means
+        no members column (``empty_member_clears``)."""
+        editor = self.schema_editor
+        problems = []
+        for edit, what, current, move in (
+                (self.label_edit, "label", editor.label, editor.set_label),
+                (self.member_edit, "members column", editor.member_column,
+                 editor.set_member_column)):
+            typed = edit.text().strip()
+            name = editor.find_column(typed) if typed else ""
+            if typed and not name:
+                problems.append((edit, typed, what))
+            elif name and name != current():
+                move(name)
+            elif not typed and current() and edit is self.member_edit and empty_member_clears:
+                move("")
+        self._sync_column_fields(keep=[edit for edit, _name, _what in problems])
+        if problems:
+            names = editor.column_names()
+            shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+            edit, typed, what = problems[0]
+            edit.setStyleSheet(ERROR_STYLE)
+            show_status(self.data_status, f"The file has no column '{typed}' for the {what}; "
+                        f"type one of its columns ({shown}), or choose the role in the table "
+                        f"below.", error=True)
+            return False
+        return True
+
+    def _columns_edited(self) -> None:
+        """The label or members field was edited: the table follows, and the file is read
+        again with it."""
+        if self._filling or self._records_choice() != "csv" \
+                or not self.data_edit.text().strip():
+            return
+        if not self.schema_editor.column_names():
+            self.preview_data()            # the first read uses the typed names
+            return
+        if self._apply_column_fields():
+            self.recheck_data()
+
+    def _schema_edited(self) -> None:
+        """A role or an encoding was changed in the table: the fields follow, and the file is
+        read again with the edited columns once the edits rest."""
+        self._sync_column_fields()
+        self._csv_classes = self._csv_records = None
+        self._recheck_timer.start()
+        self.update_cost()
+
+    def recheck_data(self) -> None:
+        """Read the file again with the columns as edited (small files; a large one is read
+        when the audit runs). An incomplete table is not read: its sentence says what to do."""
+        self._recheck_timer.stop()
+        text = self.data_edit.text().strip()
+        if self._records_choice() != "csv" or not text:
+            return
+        if not self.schema_editor.check():
+            show_status(self.data_status, "")
+            return
+        path = resolve_path(text)
+        if path.is_file() and path.stat().st_size > SYNC_BYTES:
+            show_status(self.data_status, f"{path.name}: a large file; it is read with these "
+                                          "columns when the audit runs.")
+            return
+        self.preview_data()
 
     def check_file(self, edit: QLineEdit, status: QLabel) -> None:
         """A predictions file that is not there is a sentence at once (its columns are
         checked when the audit runs)."""
         text = edit.text().strip()
         if not text:
-            self._say(status, "")
+            show_status(status, "")
         elif not resolve_path(text).is_file():
-            self._say(status, f"{text}: file not found; check the path.", error=True)
+            show_status(status, f"{text}: file not found; check the path.", error=True)
         else:
-            self._say(status, "")
+            show_status(status, "")
             clear_invalid(edit)
-
-    @staticmethod
-    def _say(label: QLabel, text: str, error: bool = False) -> None:
-        label.setStyleSheet("color: #c62828;" if error else "color: #444;")
-        label.setText(text)
-        label.setVisible(bool(text))
 
     def _update_source(self, *_args) -> None:
         if self._filling:
@@ -614,6 +759,7 @@ class ModelPage(AuditPage):
             widget.setEnabled(csv)
         self.synthetic_edit.setEnabled(not csv)
         self.data_status.setVisible(csv and bool(self.data_status.text()))
+        self._train_form.setRowVisible(self.columns_panel, csv)
         self.update_cost()
 
     def _update_family(self, *_args) -> None:
@@ -635,13 +781,23 @@ class ModelPage(AuditPage):
         label.setStyleSheet("color: #b26a00; font-weight: bold;" if warn else "color: #444;")
         label.setText("Cost before running: " + text)
 
+    def step_of_key(self, key: str) -> int | None:
+        step = super().step_of_key(key)
+        if step is None and key in self.schema_editor.column_names():
+            return STEP_DATA            # the engine names a column of the file
+        return step
+
     def reveal_key(self, key: str) -> None:
         super().reveal_key(key)
-        if key in ("data", "label", "member_column", "synthetic_records", "family",
-                   "architecture", "epochs", "batch_size", "weight_decay",
-                   "attacker_fraction", "train_fraction"):
+        column = key in self.schema_editor.column_names() or key.startswith("schema") \
+            or key in ("role", "columns")
+        if column or key in ("data", "label", "member_column", "synthetic_records", "family",
+                             "architecture", "epochs", "batch_size", "weight_decay",
+                             "attacker_fraction", "train_fraction"):
             self.source_train.setChecked(True)
-            if key in ("data", "label", "member_column"):
+            if column or key in ("data", "label", "member_column"):
                 select_data(self.records_combo, "csv")
+            if column:
+                self.schema_editor.mark_key(key)
         elif key in ("predictions", "reference_predictions", "prediction_kind"):
             self.source_predictions.setChecked(True)

@@ -14,31 +14,24 @@ engine's sentence names it and nothing is lost) and checks the schema with the e
 rules after every change, so a mistake is a sentence under the table, never a traceback. The
 sensitive-attribute chooser above the table and the role column are kept in step: one column at
 most is sensitive. :func:`inspect_records` reads a records file with the schema being edited
-(or infers one), so the Data step can say at once whether the file fits it.
+(or infers one), so the Data step can say at once whether the file fits it. The table mechanics
+it shares with the model page's editor are in :mod:`gui.widgets.schema_table`.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
-from engine.data.errors import InputError
 from engine.data.microdata import (
     KINDS,
     ROLES,
@@ -48,6 +41,7 @@ from engine.data.microdata import (
     unique_targets,
 )
 from gui.widgets.form import parse_value
+from gui.widgets.schema_table import SchemaTable, csv_header
 
 ROLE_TEXTS = {"quasi_identifier": "Quasi-identifier (attacker knows it)",
               "sensitive": "Sensitive (attacker tries to learn it)",
@@ -59,7 +53,6 @@ COL_NAME, COL_ROLE, COL_KIND, COL_SIZE, COL_DOMAIN = range(len(HEADERS))
 NO_SENSITIVE = ""
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:–|—|-|to|\.\.)\s*(-?\d+)\s*$")
 _MAX_CATEGORIES_FROM_RANGE = 1000     # integer → categorical lists at most this many values
-ERROR_BACKGROUND = QColor(255, 205, 210)
 
 
 # ====================================================================== text <-> column dict
@@ -162,20 +155,23 @@ def _number_text(value) -> str:
 
 # ====================================================================== the widget
 
-class SchemaEditor(QWidget):
+class SchemaEditor(SchemaTable):
     """The schema table with the sensitive-attribute chooser and a one-line check.
 
     ``changed`` is emitted after every edit by the user (not by :meth:`set_schema`).
     """
 
-    changed = Signal()
+    HEADERS = HEADERS
+    ROLE_COLUMN = COL_ROLE
+    STRETCH_COLUMN = COL_DOMAIN
+    MARKED_COLUMNS = (COL_NAME, COL_SIZE, COL_DOMAIN)
+    SCHEMA_VERSION = SCHEMA_VERSION
+    EMPTY_MESSAGE = ("No schema yet: choose a CSV file of records and it is inferred from the "
+                     "file.")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._columns: list[dict] = []
-        self._editable = True
-        self._filling = False
-
+        self._choices: tuple[str, ...] | None = None
         self.sensitive_combo = QComboBox()
         self.sensitive_combo.setToolTip(
             "The attribute the attacker tries to learn about a person (paper 003: e.g. race). "
@@ -183,25 +179,9 @@ class SchemaEditor(QWidget):
         self.sensitive_combo.currentIndexChanged.connect(self._on_sensitive_chosen)
         self.sensitive_combo.setMinimumWidth(220)
         self.sensitive_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.table = QTableWidget(0, len(HEADERS))
-        self.table.setHorizontalHeaderLabels(list(HEADERS))
-        self.table.verticalHeader().setVisible(False)
-        # One line per column of the file: a long category list is elided (its tooltip and the
-        # editor show it whole) — wrapped rows made the role and kind boxes grow tall.
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        header = self.table.horizontalHeader()
-        for col in (COL_NAME, COL_ROLE, COL_KIND, COL_SIZE):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(COL_DOMAIN, QHeaderView.ResizeMode.Stretch)
         self.table.setToolTip(
             "Double-click a domain to edit it: categories separated by '|' (Female | Male), a "
             "range of whole numbers (0 – 115) or bins (bins 0, 18, 65, 116).")
-        self.table.itemChanged.connect(self._on_item_changed)
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         chooser = QHBoxLayout()
         chooser.setContentsMargins(0, 0, 0, 0)
@@ -210,11 +190,7 @@ class SchemaEditor(QWidget):
         chooser.addWidget(label)
         chooser.addWidget(self.sensitive_combo)
         chooser.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(chooser)
-        layout.addWidget(self.table)
-        layout.addWidget(self.status_label)
+        self.main_layout.insertLayout(0, chooser)
         self.set_schema({})
 
     # ------------------------------------------------------------------ state in and out
@@ -229,31 +205,17 @@ class SchemaEditor(QWidget):
         attribute among ``sensitive_choices``.
         """
         self._editable = editable
-        columns = (schema or {}).get("columns") if isinstance(schema, dict) else None
-        self._columns = [dict(c) for c in columns if isinstance(c, dict)] \
-            if isinstance(columns, list) else []
+        self.load_columns(schema)
         self._choices = sensitive_choices
         if sensitive:
             self._make_sensitive(sensitive)
-        self._fill_table()
+        self.fill_table()
         self._fill_chooser()
         self.check()
-
-    def schema_dict(self) -> dict:
-        """The schema as typed ({} when there are no columns), ready for config["schema"]."""
-        if not self._columns:
-            return {}
-        return {"schema_version": SCHEMA_VERSION, "columns": [dict(c) for c in self._columns]}
 
     def sensitive(self) -> str:
         """The chosen sensitive attribute ("" for none)."""
         return str(self.sensitive_combo.currentData() or "")
-
-    def column_names(self) -> list[str]:
-        return [str(c.get("name", "")) for c in self._columns]
-
-    def is_editable(self) -> bool:
-        return self._editable
 
     def set_sensitive(self, name: str) -> None:
         """Make ``name`` the sensitive attribute (the previous one becomes a quasi-identifier)."""
@@ -261,16 +223,9 @@ class SchemaEditor(QWidget):
         if index >= 0:
             self.sensitive_combo.setCurrentIndex(index)
 
-    def set_role(self, name: str, role: str) -> None:
-        """Set the role of column ``name`` as if the user chose it in its combo."""
-        row = self.column_names().index(name)
-        combo = self.table.cellWidget(row, COL_ROLE)
-        combo.setCurrentIndex(combo.findData(role))
-
     def set_domain_text(self, name: str, text: str) -> None:
         """Type ``text`` into the domain cell of column ``name`` (as a user would)."""
-        row = self.column_names().index(name)
-        self.table.item(row, COL_DOMAIN).setText(text)
+        self.table.item(self.row_of(name), COL_DOMAIN).setText(text)
 
     def validated(self) -> Schema:
         """The schema with the engine's rules (InputError otherwise), sensitive applied."""
@@ -281,129 +236,35 @@ class SchemaEditor(QWidget):
 
     # ------------------------------------------------------------------ checking
 
-    def check(self) -> bool:
-        """Check the schema with the engine's rules; show the sentence (or a summary)."""
-        self._clear_marks()
-        if not self._columns:
-            self.show_message("No schema yet: choose a CSV file of records and it is inferred "
-                              "from the file.")
-            return False
-        try:
-            schema = self.validated()
-            schema.validate_for_audit()
-        except InputError as exc:
-            self.show_message(_sentence(exc), error=True)
-            self.mark_key(exc.key or "")
-            return False
-        self.show_message(schema_sentence(schema))
-        return True
-
-    def show_message(self, text: str, error: bool = False) -> None:
-        self.status_label.setStyleSheet("color: #c62828;" if error else "color: #444;")
-        self.status_label.setText(text)
-
-    def mark_key(self, key: str) -> bool:
-        """Shade the row of the column an engine error names (by name or "schema.columns[i]");
-        True if a row was found."""
-        match = re.search(r"columns\[(\d+)\]", key)
-        names = self.column_names()
-        row = int(match.group(1)) if match else (names.index(key) if key in names else -1)
-        if not 0 <= row < self.table.rowCount():
-            return False
-        was = self._filling
-        self._filling = True            # a colour change is not an edit by the user
-        for col in (COL_NAME, COL_SIZE, COL_DOMAIN):
-            item = self.table.item(row, col)
-            if item is not None:
-                item.setBackground(QBrush(ERROR_BACKGROUND))
-        self._filling = was
-        return True
-
-    def _clear_marks(self) -> None:
-        was = self._filling
-        self._filling = True
-        for row in range(self.table.rowCount()):
-            for col in (COL_NAME, COL_SIZE, COL_DOMAIN):
-                item = self.table.item(row, col)
-                if item is not None:
-                    item.setBackground(QBrush())
-        self._filling = was
+    def summary(self) -> str:
+        schema = self.validated()
+        schema.validate_for_audit()
+        return schema_sentence(schema)
 
     # ------------------------------------------------------------------ building the table
 
-    def _fill_table(self) -> None:
-        self._filling = True
-        self.table.setRowCount(len(self._columns))
-        for row, column in enumerate(self._columns):
-            name = QTableWidgetItem(str(column.get("name", "")))
-            name.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            self.table.setItem(row, COL_NAME, name)
-            self.table.setCellWidget(row, COL_ROLE, self._combo(
-                ROLES, ROLE_TEXTS, column.get("role", "quasi_identifier"),
-                lambda _i, r=row: self._on_role_changed(r),
-                "Quasi-identifier: the attacker knows it about the target. Sensitive: what the "
-                "attacker tries to learn. Ignore: not used by the audit."))
-            self.table.setCellWidget(row, COL_KIND, self._combo(
-                KINDS, KIND_TEXTS, column.get("kind", "categorical"),
-                lambda _i, r=row: self._on_kind_changed(r),
-                "Categories: a list of values. Whole numbers: a range or bins. Real numbers: "
-                "always cut into bins so the values fall in a finite domain."))
-            size = QTableWidgetItem()
-            size.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            self.table.setItem(row, COL_SIZE, size)
-            domain = QTableWidgetItem()
-            flags = Qt.ItemFlag.ItemIsEnabled
-            if self._editable:
-                flags |= Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsSelectable
-            domain.setFlags(flags)
-            self.table.setItem(row, COL_DOMAIN, domain)
-            self._show_row(row)
-        self._filling = False
-        self._fit_height()
-
-    def _combo(self, values, texts, current, on_change, tip) -> QComboBox:
-        combo = QComboBox()
-        for value in values:
-            combo.addItem(texts[value], value)
-        index = combo.findData(current)
-        if index < 0:                       # a value the engine will name in its sentence
-            combo.addItem(str(current), current)
-            index = combo.count() - 1
-        combo.setCurrentIndex(index)
-        combo.setEnabled(self._editable)
-        combo.setToolTip(tip)
-        combo.currentIndexChanged.connect(on_change)
-        return combo
+    def fill_row(self, row: int, column: dict) -> None:
+        self.table.setItem(row, COL_ROLE, self.choice_item(
+            ROLES, ROLE_TEXTS, column.get("role", "quasi_identifier"),
+            "Quasi-identifier: the attacker knows it about the target. Sensitive: what the "
+            "attacker tries to learn. Ignore: not used by the audit."))
+        self.table.setItem(row, COL_KIND, self.choice_item(
+            KINDS, KIND_TEXTS, column.get("kind", "categorical"),
+            "Categories: a list of values. Whole numbers: a range or bins. Real numbers: "
+            "always cut into bins so the values fall in a finite domain."))
+        self.table.setItem(row, COL_SIZE, self.text_item(""))
+        self.table.setItem(row, COL_DOMAIN, self.text_item("", editable=self._editable))
+        self._show_row(row)
 
     def _show_row(self, row: int) -> None:
         """Refresh the summary and domain cells of ``row`` from its dict."""
-        was = self._filling
-        self._filling = True
-        column = self._columns[row]
-        self.table.item(row, COL_SIZE).setText(domain_summary(column))
-        text = domain_text(column)
-        item = self.table.item(row, COL_DOMAIN)
-        item.setText(text)
-        item.setToolTip(text if len(text) > 40 else self.table.toolTip())
-        self._filling = was
-
-    def _fit_height(self) -> None:
-        """Every row visible: the table sits in a scrolling step page, and an inner scroll bar
-        would hide columns of the file."""
-        self.table.resizeRowsToContents()
-        for row in range(self.table.rowCount()):       # never squeeze the role/kind combos
-            combo = self.table.cellWidget(row, COL_ROLE)
-            if combo is not None:
-                self.table.setRowHeight(row, max(self.table.rowHeight(row),
-                                                 combo.sizeHint().height() + 2))
-        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        header = self.table.horizontalHeader().sizeHint().height()
-        self.table.setFixedHeight(max(rows + header + 2 * self.table.frameWidth() + 4, 90))
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        """The domain column takes the width left, so wrapped rows change height with it."""
-        super().resizeEvent(event)
-        self._fit_height()
+        with self.filling():
+            column = self._columns[row]
+            self.table.item(row, COL_SIZE).setText(domain_summary(column))
+            text = domain_text(column)
+            item = self.table.item(row, COL_DOMAIN)
+            item.setText(text)
+            item.setToolTip(text if len(text) > 40 else self.table.toolTip())
 
     def _fill_chooser(self) -> None:
         combo = self.sensitive_combo
@@ -445,12 +306,15 @@ class SchemaEditor(QWidget):
                 if column.get("role") == "sensitive":
                     column["role"] = "quasi_identifier"
         self._sync_role_combos()
-        self._edited()
+        self.edited()
 
-    def _on_role_changed(self, row: int) -> None:
-        if self._filling:
-            return
-        role = self.table.cellWidget(row, COL_ROLE).currentData()
+    def choice_changed(self, row: int, col: int, value) -> None:
+        if col == COL_ROLE:
+            self._on_role_changed(row, value)
+        elif col == COL_KIND:
+            self._on_kind_changed(row, value)
+
+    def _on_role_changed(self, row: int, role: str) -> None:
         column = self._columns[row]
         if role == "sensitive":
             self._make_sensitive(column["name"])
@@ -458,39 +322,30 @@ class SchemaEditor(QWidget):
             column["role"] = role
         self._sync_role_combos()
         self._sync_chooser()
-        self._edited()
+        self.edited()
 
-    def _on_kind_changed(self, row: int) -> None:
-        if self._filling:
-            return
-        kind = self.table.cellWidget(row, COL_KIND).currentData()
+    def _on_kind_changed(self, row: int, kind: str) -> None:
         self._columns[row] = convert_kind(self._columns[row], kind)
         self._show_row(row)
         self._fill_chooser()
-        self._edited()
+        self.edited()
 
-    def _on_item_changed(self, item: QTableWidgetItem) -> None:
-        if self._filling or item.column() != COL_DOMAIN:
+    def item_edited(self, item: QTableWidgetItem) -> None:
+        if item.column() != COL_DOMAIN:
             return
         row = item.row()
         column = self._columns[row]
         keep = {k: column[k] for k in ("name", "role", "kind") if k in column}
         self._columns[row] = {**keep, **parse_domain(column.get("kind", "categorical"),
                                                      item.text())}
-        self._filling = True
-        self.table.item(row, COL_SIZE).setText(domain_summary(self._columns[row]))
-        self._filling = False
+        with self.filling():
+            self.table.item(row, COL_SIZE).setText(domain_summary(self._columns[row]))
         self._fill_chooser()
-        self._edited()
+        self.edited()
 
     def _sync_role_combos(self) -> None:
-        self._filling = True
         for row, column in enumerate(self._columns):
-            combo = self.table.cellWidget(row, COL_ROLE)
-            index = combo.findData(column.get("role"))
-            if index >= 0:
-                combo.setCurrentIndex(index)
-        self._filling = False
+            self.select(row, COL_ROLE, column.get("role"))
 
     def _sync_chooser(self) -> None:
         current = next((str(c.get("name")) for c in self._columns
@@ -499,10 +354,6 @@ class SchemaEditor(QWidget):
         index = self.sensitive_combo.findData(current)
         self.sensitive_combo.setCurrentIndex(max(index, 0))
         self.sensitive_combo.blockSignals(False)
-
-    def _edited(self) -> None:
-        self.check()
-        self.changed.emit()
 
 
 def schema_sentence(schema: Schema) -> str:
@@ -522,14 +373,6 @@ def schema_sentence(schema: Schema) -> str:
     return text
 
 
-def _sentence(exc: InputError) -> str:
-    text = exc.one_line() if hasattr(exc, "one_line") else str(exc)
-    for prefix in ("schema: ", "settings: ", "config: "):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    return text
-
-
 # ====================================================================== reading a records file
 # (Qt-free: it also runs on the job runner for large files)
 
@@ -541,18 +384,6 @@ class RecordsInfo:
     schema: dict | None          # the inferred schema, or None when the user's schema fits
     unique: int | None           # records unique on the quasi-identifiers (None: unknown)
     qi: tuple[str, ...] = ()
-
-
-def csv_header(path: Path) -> list[str] | None:
-    """The column names of a CSV (None when the file cannot be read: loading says why)."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            for row in csv.reader(fh):
-                if any(cell.strip() for cell in row):
-                    return [cell.strip() for cell in row]
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
-    return None
 
 
 def inspect_records(path: Path, schema: dict, sensitive: str, reinfer: bool = False

@@ -1,17 +1,28 @@
 """Machine-learning model page (papers 001, 004): the page builds, the form round-trips the
 sample config, the home card opens it, a training CSV gets a one-line preview and a bad one a
-sentence beside the field, the cost estimate follows the attacks, a real (tiny) run renders
-with the Thm 2 line on the ROC, and the wheel scrolls the page over the ROC plot."""
+sentence beside the field, the CSV's columns are inferred into an editable table whose edits
+are the config's schema (saved with the project and restored), the label and members fields
+and the table follow each other, the cost estimate follows the attacks, a real (tiny) run
+renders with the Thm 2 line on the ROC, the wheel scrolls the page over the ROC plot, and a
+wheel turn over the columns table never changes a role."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QFileDialog
 
+import gui.pages.model_page as model_page
 from engine.audits.model import ModelConfig, demo_config
+from engine.data.tabular import TabularSchema
+from engine.project import load_project
 from gui.job_runner import JobRunner
+from gui.main_window import MainWindow
 from gui.pages.model_page import (
     SAMPLE_DATA,
     STEP_ATTACKS,
@@ -22,10 +33,13 @@ from gui.pages.model_page import (
 )
 from gui.pages.registry import AUDIT_PAGES
 from gui.widgets.model_results import BOUND_LABEL
+from gui.widgets.model_schema_editor import COL_ENCODING, COL_INPUTS, COL_ROLE
+from gui.widgets.schema_table import ChoiceCombo
 from tests.gui.test_plot_wheel import assert_wheel_scrolls_page
 
 RUN_TIMEOUT_MS = 90_000
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad_inputs"
+REPO = Path(__file__).resolve().parents[2]
 # Tiny but real: an overfit MLP on 800 purchase-style records, 2 shadow and 2 reference
 # models, four attacks (a few seconds on a CPU).
 TINY_RUN = {"synthetic_records": 800, "epochs": 10, "shadow_models": 2,
@@ -42,6 +56,17 @@ def page(qtbot, plots_configured):
 
 def config(**changes) -> dict:
     return ModelConfig.from_dict({"audit_type": "model", **changes}).to_dict()
+
+
+def columns(schema: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in schema["columns"]}
+
+
+def sample_with_label(page) -> None:
+    """The bundled mixed sample, its label ('defaulted') chosen in the table."""
+    page.choose_data_file(SAMPLE_DATA)
+    page.schema_editor.set_role("defaulted", "label")
+    page.recheck_data()
 
 
 def test_home_card_opens_the_page_and_the_sample_round_trips(main_window, qtbot):
@@ -166,3 +191,217 @@ def test_exposed_labels_shown_when_present(page):
     assert table.columnCount() == 4 and table.item(0, 3).text() == "yes"
     assert table.item(0, 1).text() == "12"
     assert "No attack was run" in page.results_view.gap_view.strongest_label.text()
+
+
+# ---------------------------------------------------------------------- the columns table
+
+def test_the_sample_csv_columns_are_inferred_into_the_table(page):
+    page.choose_data_file(SAMPLE_DATA)
+    editor = page.schema_editor
+    with open(REPO / SAMPLE_DATA, encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+    assert editor.column_names() == header
+    assert editor.table.rowCount() == len(header)
+    assert page.columns_panel.isVisibleTo(page)
+    # No column is named like a label: every column is shown, and the page asks for it.
+    assert "no column is named label" in page.data_status.text()
+    assert "set its role in the table below" in page.data_status.text()
+    assert "c62828" in page.label_edit.styleSheet()
+    assert "No column is the label" in editor.status_label.text()
+
+    cols = columns(editor.schema_dict())
+    assert cols["customer_id"]["role"] == "ignore"                  # an id
+    assert cols["age"]["kind"] == "numeric" and cols["age"]["scale"] is True
+    assert cols["sex"]["kind"] == "categorical" and cols["sex"]["categories"] == ["F", "M"]
+    assert cols["defaulted"]["role"] == "feature"
+    row = editor.row_of("region")
+    assert editor.value(row, COL_ROLE) == "feature"
+    assert editor.value(row, COL_ENCODING) == "onehot"
+    assert editor.table.item(row, COL_INPUTS).text() == "5"
+
+    # Choosing the label in the table fills the label field, and the file reads.
+    editor.set_role("defaulted", "label")
+    assert page.label_edit.text() == "defaulted" and "c62828" not in page.label_edit.styleSheet()
+    page.recheck_data()
+    text = page.data_status.text()
+    assert "2,000 records" in text and "24 features" in text and "2 classes" in text
+    assert "predicts 'defaulted' (2 classes)" in editor.status_label.text()
+    assert "Not used: customer_id" in editor.status_label.text()
+    d = page.form_dict()
+    assert d["label"] == "defaulted" and d["member_column"] == ""
+    assert TabularSchema.from_dict(d["schema"]).label == "defaulted"
+    assert ModelConfig.from_dict(d).schema == d["schema"]
+    assert page.validated_config().schema == d["schema"]
+
+
+def test_edits_in_the_table_change_the_config_schema(page):
+    sample_with_label(page)
+    editor = page.schema_editor
+
+    editor.set_encoding("credit_cards", "onehot")           # a count as categories
+    cols = columns(page.form_dict()["schema"])
+    assert cols["credit_cards"]["kind"] == "categorical" and "scale" not in cols["credit_cards"]
+    page.recheck_data()                                      # the categories come from the file
+    cols = columns(page.form_dict()["schema"])
+    assert cols["credit_cards"]["categories"] == [str(k) for k in range(7)]
+    assert editor.table.item(editor.row_of("credit_cards"), COL_INPUTS).text() == "7"
+    assert "30 features" in page.data_status.text()
+
+    editor.set_encoding("age", "raw")
+    editor.set_role("health", "ignore")
+    cols = columns(page.form_dict()["schema"])
+    assert cols["age"]["scale"] is False and cols["health"]["role"] == "ignore"
+    assert not editor.is_enabled(editor.row_of("health"), COL_ENCODING)
+
+    editor.set_encoding("sex", "scaled")                     # letters as numbers: a sentence
+    page.recheck_data()
+    text = page.data_status.text()
+    assert "column 'sex'" in text and "not a number" in text and "Traceback" not in text
+    editor.set_encoding("sex", "onehot")                     # and back: its values return
+    assert columns(page.form_dict()["schema"])["sex"]["categories"] == ["F", "M"]
+    page.recheck_data()
+    assert "2,000 records" in page.data_status.text()
+
+    # A second label moves the role; the old label becomes a feature (the engine's rule).
+    editor.set_role("sex", "label")
+    assert page.label_edit.text() == "sex"
+    cols = columns(page.form_dict()["schema"])
+    assert cols["sex"]["role"] == "label" and cols["defaulted"]["role"] == "feature"
+    # No label at all is a sentence under the table and at Run, at the Data step.
+    editor.set_role("sex", "feature")
+    assert "No column is the label" in editor.status_label.text()
+    page.step_list.setCurrentRow(STEP_ATTACKS)
+    page.run_button.click()
+    assert not page.is_running() and page.steps.currentIndex() == STEP_DATA
+    assert "No column is the label" in page.error_label.text()
+    assert "schema:" not in page.error_label.text()
+
+
+def test_the_label_and_members_fields_move_the_roles_in_the_table(page):
+    sample_with_label(page)
+    editor = page.schema_editor
+    page.label_edit.setText("Sex")                           # any case, as the engine reads it
+    page._columns_edited()
+    assert editor.label() == "sex" and page.label_edit.text() == "sex"
+    assert columns(page.form_dict()["schema"])["defaulted"]["role"] == "feature"
+
+    page.member_edit.setText("late_payments")                # counts are not 0/1: a sentence
+    page._columns_edited()
+    assert editor.member_column() == "late_payments"
+    assert "column 'late_payments'" in page.data_status.text()
+    assert "not 0 or 1" in page.data_status.text()
+    page.member_edit.setText("")                             # none: the old one is ignored
+    page._columns_edited()
+    assert editor.member_column() == ""
+    assert columns(page.form_dict()["schema"])["late_payments"]["role"] == "ignore"
+    assert page.form_dict()["member_column"] == ""
+
+    page.label_edit.setText("outcome")                       # not a column: kept, marked, said
+    page._columns_edited()
+    assert page.label_edit.text() == "outcome" and "c62828" in page.label_edit.styleSheet()
+    assert "no column 'outcome'" in page.data_status.text()
+    assert editor.label() == "sex"
+
+
+def test_the_schema_is_saved_with_the_project_and_restored(main_window, qtbot, tmp_path,
+                                                           monkeypatch):
+    page = main_window.audit_pages["model"]
+    main_window.show_audit("model")
+    sample_with_label(page)
+    page.schema_editor.set_encoding("age", "raw")
+    page.schema_editor.set_role("health", "ignore")
+    page.fields["epochs"].setText("12")
+    saved_schema = page.form_dict()["schema"]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *args, **kwargs: (str(tmp_path / "m"), "")))
+    main_window.save_action.trigger()
+    project = load_project(tmp_path / "m.praudit.json")
+    assert project.config["schema"] == saved_schema and project.config["label"] == "defaulted"
+
+    other = MainWindow()
+    qtbot.addWidget(other)
+    assert other.open_project(str(tmp_path / "m.praudit.json"))
+    restored = other.audit_pages["model"]
+    editor = restored.schema_editor
+    assert restored.records_combo.currentData() == "csv"
+    assert editor.schema_dict() == saved_schema
+    assert editor.label() == "defaulted" and restored.label_edit.text() == "defaulted"
+    assert editor.value(editor.row_of("age"), COL_ENCODING) == "raw"
+    assert editor.value(editor.row_of("health"), COL_ROLE) == "ignore"
+    assert "2,000 records" in restored.data_status.text()
+    assert restored.form_dict()["schema"] == saved_schema
+
+    # load_state straight from a config dict restores it too; a label typed in the config
+    # (a hand-edited project) moves the role, as the engine would; New clears it all.
+    page.load_state(project.config, None, [])
+    assert page.schema_editor.schema_dict() == saved_schema
+    page.load_state({**project.config, "label": "sex"}, None, [])
+    assert page.schema_editor.label() == "sex" and page.form_dict()["label"] == "sex"
+    assert columns(page.form_dict()["schema"])["defaulted"]["role"] == "feature"
+    main_window.new_project()
+    assert page.schema_editor.schema_dict() == {} and page.form_dict()["schema"] == {}
+
+
+def test_a_bad_csv_is_a_sentence_and_keeps_the_table_and_fields(page):
+    sample_with_label(page)
+    schema = page.form_dict()["schema"]
+    for bad in ("not_utf8.csv", "header_only.csv", "empty.csv", "extra_fields.csv"):
+        page.choose_data_file(str(BAD / "tabular" / bad))
+        text = page.data_status.text()
+        assert text and "Traceback" not in text, bad
+        assert text.startswith(bad), text                     # the file, not its folders
+        assert "c62828" in page.data_status.styleSheet()
+        assert page.data_edit.text().endswith(bad)             # the entry is kept
+        assert page.form_dict()["schema"] == schema            # the table is not lost
+        assert page.label_edit.text() == "defaulted"
+
+    page.choose_data_file(str(BAD / "tabular" / "label_missing.csv"))
+    assert "Traceback" not in page.data_status.text() and page.data_status.text()
+
+
+def test_a_click_opens_a_drop_down_and_the_wheel_never_changes_a_role(page, qtbot):
+    """Role and encoding cells are drawn as drop-downs; a click opens a real one (so even a
+    file of hundreds of columns builds fast), and it leaves the mouse wheel to the page."""
+    sample_with_label(page)
+    editor = page.schema_editor
+    table = editor.table
+    assert not any(table.cellWidget(r, c) for r in range(table.rowCount())
+                   for c in range(table.columnCount()))          # nothing to catch the wheel
+    row = editor.row_of("age")
+    index = table.model().index(row, COL_ENCODING)
+    table.edit(index)
+    combo = table.indexWidget(index)
+    assert isinstance(combo, ChoiceCombo) and combo.currentData() == "scaled"
+    centre = QPointF(combo.width() / 2, combo.height() / 2)
+    for delta in (-120, 120, 120):
+        event = QWheelEvent(centre, QPointF(combo.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                            QPoint(0, delta), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(combo, event)
+        assert not event.isAccepted()
+    assert combo.currentData() == "scaled"
+    qtbot.waitUntil(combo.view().isVisible)                    # one click opened the list
+    QTest.keyClick(combo.view(), Qt.Key.Key_Down)              # the user picks the next entry
+    QTest.keyClick(combo.view(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: table.indexWidget(index) is None)
+    assert editor.value(row, COL_ENCODING) == "raw"
+    assert columns(page.form_dict()["schema"])["age"]["scale"] is False
+    health = table.model().index(editor.row_of("customer_id"), COL_ENCODING)
+    table.edit(health)                                         # an ignored column: greyed
+    assert table.indexWidget(health) is None
+
+
+def test_a_large_file_is_read_on_the_job_runner(page, qtbot, monkeypatch):
+    """The window never freezes on a large CSV: its columns are read as a job."""
+    monkeypatch.setattr(model_page, "SYNC_BYTES", 0)
+    page.choose_data_file(SAMPLE_DATA)
+    assert page.data_status.text() == "Reading the file…"
+    qtbot.waitUntil(lambda: bool(page.schema_editor.column_names()), timeout=30_000)
+    qtbot.waitUntil(lambda: not page.runner.is_busy(), timeout=5_000)
+    assert "no column is named label" in page.data_status.text()
+    page.label_edit.setText("defaulted")
+    page._columns_edited()
+    assert page.schema_editor.label() == "defaulted"
+    assert "read with these columns when the audit runs" in page.data_status.text()
+    assert not page.runner.is_busy()
