@@ -115,6 +115,9 @@ PARTITION_CHOICES = (("PTL", "PTL: by true label"), ("PPL", "PPL: by predicted l
                      ("PPC", "PPC: by confidence in the predicted label"),
                      ("PTL+PTC", "PTL+PTC: true label × its confidence"),
                      ("PPL+PPC", "PPL+PPC: predicted label × its confidence"))
+ATTRIBUTE_CHOICES = (("logistic", "Logistic regression"),
+                     ("boosting", "Gradient boosting (slower, finds interactions)"))
+NO_SENSITIVE = "(not run)"
 # The attacks in plain words (the engine's labels carry the papers).
 ATTACK_TEXTS = {
     "btta": "BTTA: a record the model gets right is called a member (paper 001, Alg. 1)",
@@ -207,7 +210,24 @@ KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_
              "family": STEP_DATA, "architecture": STEP_DATA, "prediction_kind": STEP_DATA,
              "attacks": STEP_ATTACKS, "cbtta_partition": STEP_ATTACKS,
              "list_exposed_records": STEP_ATTACKS, "fpr_targets": STEP_ATTACKS,
+             "sensitive_feature": STEP_ATTACKS, "attribute_classifier": STEP_ATTACKS,
              "policy": STEP_ATTACKS}
+
+
+def sensitive_candidates(schema: dict | None, synthetic: str | None) -> list[str]:
+    """Feature columns worth offering for attribute inference, categories first: those of the
+    file's columns table, or of the bundled mixed table (the purchase sample's 600 yes/no items
+    are typed by name)."""
+    if synthetic == "mixed":
+        from engine.data.purchase import generate_mixed_table
+        from engine.data.tabular import tabular_from_frame
+
+        schema = tabular_from_frame(generate_mixed_table(0, 200), label="defaulted",
+                                    source="mixed sample").schema.to_dict()
+    columns = [c for c in (schema or {}).get("columns") or []
+               if isinstance(c, dict) and c.get("role") == "feature" and c.get("name")]
+    columns.sort(key=lambda c: c.get("kind") != "categorical")
+    return [str(c["name"]) for c in columns]
 
 
 def wide_combo(choices, tooltip: str) -> QComboBox:
@@ -440,6 +460,20 @@ class ModelPage(AuditPage):
             PARTITION_CHOICES, "How Categorical BTTA groups the records before it estimates "
                                "each group's train and test accuracy (paper 001).")
         form.addRow("CBTTA groups:", self.partition_combo)
+        self.sensitive_combo = QComboBox()
+        self.sensitive_combo.setEditable(True)
+        self.sensitive_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.sensitive_combo.setToolTip(
+            "Attribute inference: can an outsider who knows a person's other features learn "
+            "this one (a diagnosis, an ethnicity) from the model's outputs? Measured beside "
+            "the same guess without the model, for training records and others apart. "
+            f"{NO_SENSITIVE} = not run. Needs records (not a predictions file).")
+        self.sensitive_combo.currentTextChanged.connect(self.update_cost)
+        form.addRow("Sensitive feature:", self.sensitive_combo)
+        self.attribute_combo = wide_combo(
+            ATTRIBUTE_CHOICES, "The attacker's predictor for the sensitive feature (trained on "
+                               "its own records, where it knows the value).")
+        form.addRow("Its predictor:", self.attribute_combo)
         self.add_field_row(form, "exposed_count")
         self.list_records_box = QCheckBox("List the exposed records' labels in the results")
         self.list_records_box.setToolTip(
@@ -483,6 +517,9 @@ class ModelPage(AuditPage):
         d["attacks"] = [n for n, box in self.attack_boxes.items() if box.isChecked()]
         d["cbtta_partition"] = self.partition_combo.currentData()
         d["list_exposed_records"] = self.list_records_box.isChecked()
+        sensitive = self.sensitive_combo.currentText().strip()
+        d["sensitive_feature"] = "" if sensitive == NO_SENSITIVE else sensitive
+        d["attribute_classifier"] = self.attribute_combo.currentData()
         return d
 
     def fill_form(self, config: dict) -> None:
@@ -506,6 +543,8 @@ class ModelPage(AuditPage):
             for name, box in self.attack_boxes.items():
                 box.setChecked(name in chosen)
             self.list_records_box.setChecked(config.get("list_exposed_records") is True)
+            select_data(self.attribute_combo, config.get("attribute_classifier"))
+            self._refresh_sensitive(str(config.get("sensitive_feature") or ""))
             (self.source_predictions if config.get("source") == "predictions"
              else self.source_train).setChecked(True)
             for label in (self.data_status, self.predictions_status, self.reference_status):
@@ -650,6 +689,7 @@ class ModelPage(AuditPage):
             self._csv_classes, self._csv_records = info.classes, info.records
             show_status(self.data_status, info.sentence)
             clear_invalid(self.data_edit)
+        self._refresh_sensitive()
         self.update_cost()
 
     # ------------------------------------------------------------------ label, members, table
@@ -710,9 +750,25 @@ class ModelPage(AuditPage):
         if self._apply_column_fields():
             self.recheck_data()
 
+    def _refresh_sensitive(self, keep: str | None = None) -> None:
+        """Offer the feature columns as sensitive features, keeping what the user typed."""
+        combo = getattr(self, "sensitive_combo", None)
+        if combo is None:
+            return
+        current = combo.currentText().strip() if keep is None else keep
+        choice = self._records_choice()
+        names = sensitive_candidates(self.schema_editor.schema_dict() if choice == "csv"
+                                     else None, None if choice == "csv" else choice)
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems([NO_SENSITIVE, *names])
+        combo.setCurrentText(current or NO_SENSITIVE)
+        combo.blockSignals(False)
+
     def _schema_edited(self) -> None:
         """A role or an encoding was changed in the table: the fields follow, and the file is
         read again with the edited columns once the edits rest."""
+        self._refresh_sensitive()
         self._sync_column_fields()
         self._csv_classes = self._csv_records = None
         self._recheck_timer.start()
@@ -758,6 +814,9 @@ class ModelPage(AuditPage):
                        self.member_edit):
             widget.setEnabled(csv)
         self.synthetic_edit.setEnabled(not csv)
+        self.sensitive_combo.setEnabled(train)
+        self.attribute_combo.setEnabled(train)
+        self._refresh_sensitive()
         self.data_status.setVisible(csv and bool(self.data_status.text()))
         self._train_form.setRowVisible(self.columns_panel, csv)
         self.update_cost()

@@ -405,3 +405,29 @@ def test_a_large_file_is_read_on_the_job_runner(page, qtbot, monkeypatch):
     assert page.schema_editor.label() == "defaulted"
     assert "read with these columns when the audit runs" in page.data_status.text()
     assert not page.runner.is_busy()
+
+
+def test_sensitive_feature_is_offered_from_the_data_and_round_trips(page):
+    """Attribute inference (issue 8): the mixed sample's features are offered, categories
+    first; the choice reaches the config and comes back with it; predictions disable it."""
+    page.load_state(dict(demo_config().to_dict(), synthetic="mixed"), None, [])
+    items = [page.sensitive_combo.itemText(i) for i in range(page.sensitive_combo.count())]
+    assert items[0] == "(not run)" and "health" in items
+    assert items.index("health") < items.index("income")          # categories first
+    assert page.form_dict()["sensitive_feature"] == ""
+    page.sensitive_combo.setCurrentText("health")
+    page.attribute_combo.setCurrentIndex(page.attribute_combo.findData("boosting"))
+    d = page.form_dict()
+    assert d["sensitive_feature"] == "health" and d["attribute_classifier"] == "boosting"
+    assert ModelConfig.from_dict(d).sensitive_feature == "health"
+    page.load_state(d, None, [])
+    assert page.sensitive_combo.currentText() == "health"
+    page.source_predictions.setChecked(True)
+    assert not page.sensitive_combo.isEnabled()
+
+
+def test_sensitive_feature_from_the_csv_columns(page):
+    page.source_train.setChecked(True)
+    page.choose_data_file(str(SAMPLE_DATA))
+    items = [page.sensitive_combo.itemText(i) for i in range(page.sensitive_combo.count())]
+    assert "health" in items and "customer_id" not in items      # ignored columns are not
