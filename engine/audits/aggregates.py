@@ -663,6 +663,14 @@ def play_mia(config: AggregatesConfig, *, data: AuditData | None = None,
     space = record_space(domain)
     masks = [space.matches(q.conditions) for q in queries]
     member = g.integers(0, 2, targets.size).astype(bool)
+    if min(member.sum(), (~member).sum()) < 2:
+        # Each target is a member with probability ½ (Fig. 9); the metric layer needs two of
+        # each to choose a threshold on one half and measure it on the other.
+        raise InputError(f"The membership game drew {int(member.sum())} member(s) and "
+                         f"{int((~member).sum())} non-member(s) among its {targets.size} "
+                         "targets; at least two of each are needed to measure an attack. "
+                         "Raise 'max_targets' (20 or more) or switch 'membership' off.",
+                         key="max_targets")
     n = codes.shape[0] - 1
     noise = shadow_noise(spec, base.sensitivity)
     wanted = [a for a in config.mia_attacks if a in MIA_ATTACKS] or list(DEFAULT_MIA_ATTACKS)

@@ -235,3 +235,14 @@ def test_cli_run_with_a_missing_data_file_exits_2_with_one_line(tmp_path, capsys
     code = main.main(["run", str(config), "--out", str(tmp_path / "out"), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "nowhere.csv" in err[0]
+
+
+def test_a_membership_game_too_small_to_measure_is_a_sentence():
+    """Four targets can draw a single member (seed 7 does): a sentence naming max_targets,
+    not a ValueError from the metric layer (found by tests/engine/test_determinism.py)."""
+    from engine.audits.aggregates import run
+
+    with pytest.raises(InputError, match="max_targets") as e:
+        run(AggregatesConfig(**{**TINY, "max_targets": 4, "attacks": ("desia",),
+                                "mia_attacks": ("desia_mia",)}))
+    assert e.value.key == "max_targets"
