@@ -343,6 +343,35 @@ def test_lira_online_beats_offline_when_records_differ_in_memorisation():
     assert a_off > auc_score(conf.scores, target.member) + 0.05
 
 
+def test_lira_default_variance_is_global_with_few_reference_models():
+    """With R reference models each record has about R/2 in and out φ's; a per-record σ from
+    so few is noisy, and records whose σ comes out small get extreme scores — non-members
+    among them crowd the low-FPR end. The default ("auto") pools the variance below 64
+    reference models (Carlini et al. 2022's advice for few models) and keeps the attack's
+    name; from 64 on it is per record."""
+    target, refs = reference_setting(6000, 8, 73)
+    for online in (True, False):
+        auto = lira.attack(target, refs, online=online)
+        pooled = lira.attack(target, refs, online=online, variance="global")
+        per = lira.attack(target, refs, online=online, variance="per_example")
+        np.testing.assert_array_equal(auto.scores, pooled.scores)
+        assert auto.threshold == pooled.threshold
+        assert auto.name == per.name == ("lira_online" if online else "lira_offline")
+        assert auto.details["variance"] == "global"
+        assert auto.details["variance_requested"] == "auto"
+        # Noise of one law for every record (σ = 0.5): the pooled σ is right, the per-record
+        # ones from 4 samples are not, and it shows at 1 % FPR (0.5 against 0.1 here).
+        assert tpr_at(auto.scores, target.member, 0.01) > \
+            2 * tpr_at(per.scores, target.member, 0.01) + 0.05
+    many_t, many = reference_setting(500, lira.PER_EXAMPLE_FROM, 74)
+    auto = lira.attack(many_t, many)
+    assert auto.details["variance"] == "per_example"
+    np.testing.assert_array_equal(auto.scores,
+                                  lira.attack(many_t, many, variance="per_example").scores)
+    with pytest.raises(ValueError):
+        lira.attack(target, refs, variance="median")
+
+
 @pytest.mark.parametrize("variance", lira.VARIANCES)
 def test_lira_and_rmia_are_finite_with_probabilities_zero_and_one(variance):
     target, refs = reference_setting(800, 6, 81)
