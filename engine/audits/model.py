@@ -80,7 +80,7 @@ class ModelConfig:
     schema: dict = field(default_factory=dict)   # TabularSchema.to_dict(); {} = inferred
     label: str = ""                   # the label column ("" = a column named label/class/…)
     member_column: str = ""           # 0/1 column: 1 = trained on ("" = a seeded split)
-    attacker_fraction: float = 0.4    # records held by the attacker, never trained on
+    attacker_fraction: float = 0.5    # records held by the attacker, never trained on
     train_fraction: float = 0.5       # share of the rest the audited model trains on
     family: str = "mlp"               # mlp | logistic | random_forest | gradient_boosting
     architecture: str = "small"       # small | purchase (1024-512-256-128 tanh, paper 004)
@@ -687,7 +687,7 @@ def attribute_sentence(a: dict) -> str:
 
 def demo_config() -> ModelConfig:
     """The bundled example: an MLP trained on 4,000 purchase-style records (600 binary
-    features, 100 classes; paper 004 §4.1), the attacker holding 40 % of them, every attack
+    features, 100 classes; paper 004 §4.1), the attacker holding half of them, every attack
     with 8 shadow and 16 reference models."""
     return ModelConfig(name="Sample: MLP on purchase-style records", synthetic="purchase",
                        synthetic_records=4000, epochs=30, shadow_models=8,

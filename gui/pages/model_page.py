@@ -161,7 +161,7 @@ FIELDS: dict[str, FieldSpec] = {
     "attacker_fraction": FieldSpec(
         "Attacker's share", STEP_DATA,
         "The share of the records given to the attacker as data from the same population; "
-        "the model never trains on them (0.4 = 40 %)."),
+        "the model never trains on them (0.5 = half; then its look-alike models train on as many records as the audited one)."),
     "train_fraction": FieldSpec(
         "Training share", STEP_DATA,
         "The share of the other records the model trains on; the rest are the non-members "
