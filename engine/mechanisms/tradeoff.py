@@ -415,7 +415,9 @@ def dp_region_tpr_upper(fpr, epsilon: float, delta: float) -> np.ndarray:
                          key="epsilon")
     if not 0.0 <= dlt <= 1.0:
         raise InputError(f"Delta must lie between 0 and 1, got {delta!r}.", key="delta")
-    with np.errstate(over="ignore"):
-        first = np.exp(eps) * f + dlt
+    with np.errstate(over="ignore", invalid="ignore"):
+        # e^ε overflows to inf past ε ≈ 709 (DP-SGD with little noise gets there); inf·0 would
+        # be NaN at FPR 0, where the bound is δ.
+        first = np.where(f > 0, np.exp(eps) * f, 0.0) + dlt
     second = 1.0 - math.exp(-eps) * (1.0 - dlt - f)
     return np.minimum(1.0, np.minimum(first, second))

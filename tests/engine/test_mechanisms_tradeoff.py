@@ -257,3 +257,13 @@ def test_laplace_many_observations_matches_monte_carlo():
         fpr_mc + 4 * math.sqrt(fpr_mc / n))
     se_t = math.sqrt(tpr_mc * (1 - tpr_mc) / n)
     assert lo - 4 * se_t - curve.numerical_error <= tpr_mc <= hi + 4 * se_t + curve.numerical_error
+
+
+def test_dp_region_for_a_huge_epsilon_is_delta_at_zero_fpr():
+    """ε past exp's range (DP-SGD with σ = 0.1 reports ε ≈ 5,000): δ at FPR 0, not NaN."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tpr = dp_region_tpr_upper(np.array([0.0, 1e-4, 0.5]), 5326.0, 1e-5)
+    assert tpr.tolist() == [1e-5, 1.0, 1.0]
