@@ -169,6 +169,18 @@ class BatchedMLP:
         return np.stack([t.mask(n_rows) for t in self.tasks]) if self.tasks else \
             np.zeros((0, int(n_rows)), dtype=bool)
 
+    def at_epoch(self, epoch: int) -> BatchedMLP:
+        """The same models as they were after ``epoch`` (one of the ``snapshot_epochs`` they
+        were trained with)."""
+        snaps = self.details.get("snapshots") or {}
+        if int(epoch) not in snaps:
+            raise ValueError(f"No snapshot after epoch {epoch}; kept: {sorted(snaps) or 'none'}.")
+        details = {**{k: v for k, v in self.details.items() if k != "snapshots"},
+                   "history": {"loss": [row[:int(epoch)]
+                                        for row in self.details["history"]["loss"]]}}
+        return BatchedMLP(replace(self.spec, epochs=int(epoch)), self.n_classes,
+                          self.n_features, self.tasks, snaps[int(epoch)], self.device, details)
+
     def model(self, r: int):
         """Model at position ``r`` as a stand-alone :class:`~engine.models.train.MLPModel`."""
         from engine.models.train import MLPModel
@@ -184,6 +196,8 @@ class BatchedMLP:
 def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
                     tasks: Sequence[ReferenceTask] | None = None, device: str | None = None,
                     soft_targets=None, group_size: int | None = None,
+                    weight_decays: Sequence[float] | None = None,
+                    snapshot_epochs: Sequence[int] = (),
                     progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> BatchedMLP:
     """Train one MLP per task (or per row of ``masks``) as one stacked batch.
 
@@ -192,6 +206,9 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     in place of ``masks``) instead. X, y
     and ``soft_targets`` are the shared dataset (every model indexes its own rows).
     ``group_size``: train at most this many models at a time (memory), default all.
+    ``weight_decays``: one L2 strength per task in place of ``spec.weight_decay`` (a sweep of
+    weight decays in one stack; engine.defences). ``snapshot_epochs``: keep the weights after
+    these epochs as well; :meth:`BatchedMLP.at_epoch` returns them.
     ``spec.family`` must be ``"mlp"``.
     """
     from engine.models.mlp import train_stacked
@@ -219,6 +236,9 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     tasks = list(tasks)
     if not tasks:
         raise ValueError("No models to train.")
+    if weight_decays is not None and len(weight_decays) != len(tasks):
+        raise ValueError(f"weight_decays needs one value per model ({len(tasks)}); got "
+                         f"{len(weight_decays)}.")
     for t in tasks:
         if t.rows.size == 0:
             raise ValueError(f"Reference model {t.index} has no training rows.")
@@ -229,22 +249,33 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     start = time.perf_counter()
     size = len(tasks) if group_size is None else max(1, int(group_size))
     groups = [tasks[i: i + size] for i in range(0, len(tasks), size)]
-    params_parts, losses = [], []
+    params_parts, losses, snapshot_parts = [], [], []
     for gi, group in enumerate(groups):
         part = progress.span(gi / len(groups), (gi + 1) / len(groups))
+        decays = None if weight_decays is None else \
+            list(weight_decays)[gi * size: gi * size + len(group)]
         params, history = train_stacked(spec, X, y, n_classes, [t.rows for t in group],
                                         [t.seed for t in group], device=dev, soft_targets=soft,
-                                        what="reference model", progress=part, cancel=cancel)
+                                        what="reference model", weight_decays=decays,
+                                        snapshot_epochs=snapshot_epochs, progress=part,
+                                        cancel=cancel)
         params_parts.append(params)
         losses.extend(history["loss"])
-    if len(params_parts) == 1:
-        params = params_parts[0]
-    else:
-        import torch
-
-        params = [(torch.cat([p[li][0] for p in params_parts]),
-                   torch.cat([p[li][1] for p in params_parts]))
-                  for li in range(len(params_parts[0]))]
+        snapshot_parts.append(history.get("snapshots", {}))
+    params = _concat_params(params_parts)
     details = {"runtime_s": time.perf_counter() - start, "device": str(dev),
                "n_models": len(tasks), "history": {"loss": losses}}
+    if snapshot_epochs:
+        details["snapshots"] = {e: _concat_params([p[e] for p in snapshot_parts])
+                                for e in sorted(snapshot_parts[0])}
     return BatchedMLP(spec, n_classes, X.shape[1], tasks, params, str(dev), details)
+
+
+def _concat_params(parts: list) -> list:
+    """One stack of parameters from the stacks of several groups of models."""
+    if len(parts) == 1:
+        return parts[0]
+    import torch
+
+    return [(torch.cat([p[li][0] for p in parts]), torch.cat([p[li][1] for p in parts]))
+            for li in range(len(parts[0]))]

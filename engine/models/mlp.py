@@ -23,13 +23,18 @@ Per model r, with its own seed s_r:
   gradient is left untouched by the optimiser, moments and step count included.
 
 Defence hooks (spec.py): soft targets with ``soft_label_weight`` and ``temperature``, label
-smoothing, weight decay and a custom per-sample ``loss``.
+smoothing, weight decay and a custom per-sample ``loss``. For a sweep of one knob in one stack
+(engine.defences): ``weight_decays`` gives every model its own L2 strength, and
+``snapshot_epochs`` keeps the weights after chosen epochs (early stopping at several epoch
+counts from one run: a model trained for e epochs is the run's state after epoch e, since the
+batch order of the first e epochs does not depend on how many follow).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -192,6 +197,8 @@ def _epoch_order(rows_t: list, gens: list, batch: int, steps: int):
 
 def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.ndarray],
                   seeds: Sequence[int], *, device, soft_targets=None, what: str = "model",
+                  weight_decays: Sequence[float] | None = None,
+                  snapshot_epochs: Sequence[int] = (),
                   progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER):
     """Train R = len(rows) MLPs at once; model r on rows ``rows[r]`` of (X, y), seed ``seeds[r]``.
 
@@ -199,6 +206,11 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
     the stacked parameters (detached, on ``device``) and ``{"loss": (R, epochs) list}`` of each
     model's mean training loss per epoch. Cancel is checked before every step; progress is
     reported as the fraction of steps done (about 20 times an epoch).
+
+    ``weight_decays``: one L2 strength per model, used in place of ``spec.weight_decay`` and
+    applied as the optimiser would (added to the gradient for adam/sgd, decoupled for adamw).
+    ``snapshot_epochs``: epochs (1 … epochs) after which the stacked parameters are copied into
+    ``history["snapshots"][epoch]``.
     """
     import torch
 
@@ -230,6 +242,13 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
         # model can sit out a step, so each model's weights are separate leaf tensors viewing
         # the stacked memory, stepped with their own moments and step count.
         uniform = len({math.ceil(c / batch) for c in counts}) == 1
+        decay = _per_model_decay(spec, weight_decays, n_models, dev)
+        if decay is not None:
+            spec = replace(spec, weight_decay=0.0)   # the optimiser must not decay twice
+        snapshots: dict[int, list] = {}
+        wanted = {int(e) for e in snapshot_epochs}
+        if any(not 1 <= e <= epochs for e in wanted):
+            raise ValueError(f"Snapshot epochs must lie in 1 … {epochs}; got {sorted(wanted)}.")
         if uniform:
             leaves = None
             opt = make_optimizer(spec, [t.requires_grad_(True) for t in stacked])
@@ -271,6 +290,8 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
                     for r in np.flatnonzero(sitting_out[:, s]):
                         for t in leaves[r]:        # no step for a model whose epoch is over
                             t.grad = None
+                if decay is not None:
+                    _apply_decay(spec, decay, stacked, leaves, sitting_out[:, s])
                 opt.step()
                 epoch_loss += model_loss.detach().double() * cnt.double()
                 done = epoch * steps + s + 1
@@ -278,10 +299,57 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
                     progress(done / total, f"Training {label}: epoch {epoch + 1} of {epochs}")
             history[:, epoch] = (epoch_loss / torch.as_tensor(counts, dtype=torch.float64,
                                                                device=dev)).cpu()
+            if epoch + 1 in wanted:
+                snapshots[epoch + 1] = pairs([t.detach().clone() for t in stacked])
         if epochs == 0:
             progress(1.0, f"Training {label}: no epochs")
     detached = pairs([t.detach().clone() for t in stacked])
-    return detached, {"loss": history.numpy().tolist()}
+    out = {"loss": history.numpy().tolist()}
+    if wanted:
+        out["snapshots"] = snapshots
+    return detached, out
+
+
+def _per_model_decay(spec: TrainingSpec, weight_decays, n_models: int, dev):
+    """(R,) float32 tensor of per-model L2 strengths on ``dev``, or None when not given."""
+    if weight_decays is None:
+        return None
+    import torch
+
+    values = np.asarray(weight_decays, dtype=np.float64).reshape(-1)
+    if values.size != n_models:
+        raise ValueError(f"weight_decays needs one value per model ({n_models}); got "
+                         f"{values.size}.")
+    if not np.all(np.isfinite(values)) or (values < 0).any():
+        raise ValueError("Weight decays must be non-negative numbers.")
+    return torch.as_tensor(values, dtype=torch.float32, device=dev)
+
+
+def _apply_decay(spec: TrainingSpec, decay, stacked, leaves, sitting_out) -> None:
+    """Per-model L2 before the optimiser step, as torch's optimisers apply ``weight_decay``:
+    ``grad += λ_r·θ`` for adam and sgd (coupled), ``θ *= 1 − lr·λ_r`` for adamw (decoupled).
+    A model sitting out this step (``sitting_out[r]``) is left alone, decay included."""
+    import torch
+
+    decoupled = spec.optimizer == "adamw"
+    with torch.no_grad():
+        if leaves is None:
+            for t in stacked:
+                lam = decay.view((-1,) + (1,) * (t.dim() - 1))
+                if decoupled:
+                    t.mul_(1.0 - float(spec.lr) * lam)
+                else:
+                    t.grad.add_(t * lam)
+            return
+        for r, tensors in enumerate(leaves):
+            if sitting_out[r]:
+                continue
+            lam = float(decay[r])
+            for t in tensors:
+                if decoupled:
+                    t.mul_(1.0 - float(spec.lr) * lam)
+                else:
+                    t.grad.add_(t, alpha=lam)
 
 
 def iter_logits(params, activation: str, X, *, models: Sequence[int] | None = None,

@@ -14,9 +14,11 @@ Defences (the next issue) plug in here rather than through new keyword arguments
 * ``loss`` — a custom per-sample loss ``loss(logits, y, soft, T) -> per-sample tensor`` (leading
   axes are sample axes: ``(B,)`` for one model, ``(R, B)`` for stacked models), e.g. a confidence
   penalty. It is a runtime hook: it is not written by :meth:`to_dict`.
-* ``clip_norm`` / ``noise_multiplier`` — reserved for DP-SGD (per-sample clipping and Gaussian
-  noise); training refuses a spec that sets them until that code exists, rather than
-  silently ignoring them.
+* ``clip_norm`` / ``noise_multiplier`` — DP-SGD (per-sample clipping and Gaussian noise). Only
+  :func:`engine.defences.dp_sgd` trains with them (it owns the privacy accountant);
+  ``train_model`` and ``train_many_mlps`` refuse a spec that sets them rather than silently
+  training without privacy. A DP-SGD model's spec records both, so its card says how it was
+  trained.
 """
 
 from __future__ import annotations
@@ -180,6 +182,11 @@ class TrainingSpec:
                              f"{self.soft_label_weight}.")
         if not self.temperature > 0:
             raise ValueError(f"The temperature must be positive, got {self.temperature}.")
+        if self.clip_norm is not None and not self.clip_norm > 0:
+            raise ValueError(f"The clipping norm must be positive, got {self.clip_norm}.")
+        if self.noise_multiplier is not None and not self.noise_multiplier >= 0:
+            raise ValueError("The noise multiplier must be non-negative, got "
+                             f"{self.noise_multiplier}.")
 
     # ----------------------------------------------------------------- (de)serialisation
 

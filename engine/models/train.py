@@ -182,7 +182,8 @@ def check_training_data(X, y, n_classes: int, soft_targets=None):
 
 def _check_spec_supported(spec: TrainingSpec) -> None:
     if spec.clip_norm is not None or spec.noise_multiplier is not None:
-        raise NotImplementedError("DP-SGD (clip_norm / noise_multiplier) is not implemented yet.")
+        raise NotImplementedError("DP-SGD (clip_norm / noise_multiplier) trains with its privacy "
+                                  "accountant: use engine.defences.dp_sgd.")
 
 
 def train_model(spec: TrainingSpec, X, y, n_classes: int, *, device: str | None = None,

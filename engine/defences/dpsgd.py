@@ -1,0 +1,254 @@
+"""DP-SGD (Abadi et al. 2016) through Opacus: per-sample gradient clipping, Gaussian noise, and
+the accountant's ε at the user's δ — so a model trained "with ε = 3" can be audited against
+its own claim (issue 9): the attacks' empirical ε lower bound (engine.auditing, paper 002
+Thm 1, δ stated) must not exceed the accountant's ε.
+
+Each step samples every record independently with probability q = 1 / (steps per epoch)
+(Poisson sampling, what the accountant assumes), clips each record's gradient to L2 norm
+``clip_norm``, sums, adds N(0, (σ·clip_norm)²) per coordinate and divides by the expected
+batch size; the spec's optimiser (Adam by default: DP-Adam; the privacy is in the noisy
+gradient, the optimiser is post-processing) takes the step. The accountant (Opacus's RDP by
+default, or its PRV accountant) composes the T = epochs / q steps of the subsampled Gaussian
+mechanism.
+
+The network is the audited model's MLP with the same initial weights (seeded as
+engine.models.mlp seeds them); Opacus draws the batches and the noise from torch generators
+seeded from ``seed`` (``secure_mode`` off: reproducible numbers, which an audit needs; a
+production release would turn it on). The result is an ordinary
+:class:`~engine.models.MLPModel` whose spec records ``clip_norm`` and ``noise_multiplier``
+and whose ``details["defence"]`` holds ε, δ and the accountant.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import replace
+
+from engine.data.errors import InputError
+from engine.defences.common import check_inputs, check_positive
+from engine.models import MLPModel, TrainingSpec
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch
+
+ACCOUNTANTS = ("rdp", "prv")
+DEFAULT_DELTA = 1e-5
+DEFAULT_CLIP_NORM = 1.0
+OPACUS_VERSION = "1.6.0"
+
+
+def sampling(n_records: int, batch_size: int, epochs: int) -> tuple[float, int]:
+    """(q, T): Poisson sampling rate and number of steps, as Opacus derives them from a data
+    loader of ``batch_size`` over ``n_records`` (q = 1 / ⌈n / B⌉, T = epochs · ⌈n / B⌉)."""
+    per_epoch = math.ceil(int(n_records) / max(1, min(int(batch_size), int(n_records))))
+    return 1.0 / per_epoch, int(epochs) * per_epoch
+
+
+def accountant_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
+                       accountant: str = "rdp") -> float:
+    """ε after ``steps`` of the subsampled Gaussian mechanism at ``delta`` (Opacus's
+    accountant; RDP: Mironov 2017 with Mironov, Talwar & Zhang 2019's subsampling bound)."""
+    from opacus.accountants import create_accountant
+
+    if steps <= 0:
+        return 0.0
+    acc = create_accountant(mechanism=accountant)
+    acc.history = [(float(noise_multiplier), float(sample_rate), int(steps))]
+    with warnings.catch_warnings():
+        # "Optimal order is the largest alpha": the RDP bound is then valid but loose (very
+        # small noise); it is still the accountant's ε.
+        warnings.simplefilter("ignore")
+        return float(acc.get_epsilon(delta=float(delta)))
+
+
+def noise_for_epsilon(target_epsilon: float, delta: float, sample_rate: float, steps: int,
+                      accountant: str = "rdp") -> float:
+    """The smallest noise multiplier σ (to Opacus's 0.01 tolerance in ε) whose ε after
+    ``steps`` is at most ``target_epsilon``; InputError with a way forward when none is."""
+    from opacus.accountants.utils import get_noise_multiplier
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(get_noise_multiplier(target_epsilon=float(target_epsilon),
+                                              target_delta=float(delta), sample_rate=sample_rate,
+                                              steps=int(steps), accountant=accountant))
+    except ValueError:
+        raise InputError(f"DP-SGD cannot reach ε = {target_epsilon:g} at δ = {delta:g} in "
+                         f"{steps} steps: even a noise multiplier of a million does not get "
+                         "there. Allow a larger ε or δ, train fewer epochs, or use larger "
+                         "batches.", key="target_epsilon") from None
+
+
+def _max_epochs(noise_multiplier, sample_rate, per_epoch, delta, target, accountant, most):
+    """Largest number of epochs ≤ ``most`` whose ε stays at most ``target`` (0 if none)."""
+    lo, hi = 0, int(most)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if accountant_epsilon(noise_multiplier, sample_rate, mid * per_epoch, delta,
+                              accountant) <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def check_delta(delta, n_records: int) -> float:
+    try:
+        d = float(delta)
+    except (TypeError, ValueError):
+        raise InputError(f"DP-SGD's δ must be a number between 0 and 1; got {delta!r}.",
+                         key="delta") from None
+    if not 0.0 < d < 1.0:
+        raise InputError(f"DP-SGD's δ must lie strictly between 0 and 1 (typically well below "
+                         f"1 / {n_records} records); got {delta!r}.", key="delta")
+    return d
+
+
+def plan(n_records: int, spec: TrainingSpec, *, noise_multiplier: float | None = None,
+         target_epsilon: float | None = None, delta: float = DEFAULT_DELTA,
+         accountant: str = "rdp") -> dict:
+    """Check a DP-SGD setting before training and fill in what follows from it: the noise
+    multiplier for a target ε, or the ε of a noise multiplier. A target ε the given epochs
+    cannot meet at the given noise is an InputError with the two ways forward (more noise,
+    or fewer epochs)."""
+    spec = spec.resolved()
+    if accountant not in ACCOUNTANTS:
+        raise InputError(f"Unknown privacy accountant {accountant!r}; choose one of "
+                         f"{', '.join(ACCOUNTANTS)}.", key="accountant")
+    delta = check_delta(delta, n_records)
+    if noise_multiplier is None and target_epsilon is None:
+        raise InputError("DP-SGD needs a noise multiplier or a target ε.",
+                         key="noise_multiplier")
+    q, steps = sampling(n_records, spec.batch_size, spec.epochs)
+    per_epoch = round(1.0 / q)
+    if target_epsilon is not None:
+        target_epsilon = check_positive(target_epsilon, "target_epsilon", "The target ε")
+    if noise_multiplier is None:
+        noise_multiplier = noise_for_epsilon(target_epsilon, delta, q, steps, accountant)
+    noise_multiplier = check_positive(noise_multiplier, "noise_multiplier",
+                                      "DP-SGD's noise multiplier (noise std / clipping norm)")
+    eps = accountant_epsilon(noise_multiplier, q, steps, delta, accountant)
+    if target_epsilon is not None and eps > target_epsilon * (1 + 1e-6) + 0.01:
+        most = _max_epochs(noise_multiplier, q, per_epoch, delta, target_epsilon, accountant,
+                           spec.epochs)
+        try:
+            need = f"raise the noise multiplier to at least " \
+                   f"{noise_for_epsilon(target_epsilon, delta, q, steps, accountant):.3g}"
+        except InputError:
+            need = "no noise multiplier reaches it at these epochs"
+        fewer = (f"train at most {most} epoch{'s' if most != 1 else ''}" if most >= 1 else
+                 "not even one epoch stays within it")
+        raise InputError(f"With noise multiplier {noise_multiplier:g} and {spec.epochs} epochs "
+                         f"({steps} steps, sampling rate {q:.3g}) the accountant gives ε = "
+                         f"{eps:.3g} at δ = {delta:g}, above the target ε = {target_epsilon:g}: "
+                         f"{need}, or {fewer}.", key="target_epsilon")
+    warning = None
+    if delta >= 1.0 / n_records:
+        warning = (f"δ = {delta:g} is not below 1 / {n_records} records: a mechanism that "
+                   "publishes a few records in the clear can meet such a guarantee.")
+    return {"noise_multiplier": float(noise_multiplier), "epsilon": eps, "delta": delta,
+            "sample_rate": q, "steps": steps, "epochs": int(spec.epochs),
+            "accountant": accountant, "target_epsilon": target_epsilon, "warning": warning}
+
+
+def _module(sizes, activation: str, init: list):
+    """torch.nn MLP equal to engine.models.mlp's network, starting from ``init`` (the stacked
+    initial weights of one model: ``[W_0 (1, in, out), b_0 (1, out), …]``)."""
+    import torch
+    import torch.nn as nn
+
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:], strict=False)):
+        lin = nn.Linear(a, b)
+        with torch.no_grad():
+            lin.weight.copy_(init[2 * i][0].T)       # engine.models.mlp keeps W as (in, out)
+            lin.bias.copy_(init[2 * i + 1][0])
+        layers.append(lin)
+        if i < len(sizes) - 2:
+            layers.append(nn.Tanh() if activation == "tanh" else nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def dp_sgd(X, y, n_classes: int, spec: TrainingSpec, *, noise_multiplier: float | None = None,
+           target_epsilon: float | None = None, delta: float = DEFAULT_DELTA,
+           clip_norm: float = DEFAULT_CLIP_NORM, accountant: str = "rdp", seed: int = 0,
+           device: str | None = None, progress: Progress = NO_PROGRESS,
+           cancel: CancelToken = NEVER) -> MLPModel:
+    """An MLP trained with DP-SGD (module docstring). Give ``noise_multiplier`` σ, or
+    ``target_epsilon`` (σ is then the smallest that reaches it at ``delta`` in the spec's
+    epochs), or both (checked: the accountant's ε at σ must not exceed the target).
+    ``details["defence"]["epsilon"]`` is the accountant's ε after training."""
+    import torch
+    import torch.nn.functional as F
+
+    from engine.models.mlp import init_parameters
+    from engine.runtime import device as default_device
+    from engine.runtime import torch_generator, torch_threads
+
+    X, y, spec = check_inputs(X, y, n_classes, spec, "dp_sgd")
+    clip_norm = check_positive(clip_norm, "clip_norm", "DP-SGD's clipping norm")
+    setting = plan(y.size, spec, noise_multiplier=noise_multiplier,
+                   target_epsilon=target_epsilon, delta=delta, accountant=accountant)
+    sigma = setting["noise_multiplier"]
+    clock = Stopwatch()
+    dev = torch.device(device or default_device())
+    sizes = spec.layer_sizes(X.shape[1], n_classes)
+    init = init_parameters(sizes, [int(seed)], "cpu")
+    batch = int(min(spec.batch_size, y.size))
+    with warnings.catch_warnings(), torch_threads(1 if dev.type == "cpu" else None):
+        # Opacus warns that secure_mode is off (reproducible noise is the point here) and about
+        # backward hooks on inputs that need no gradient; neither is actionable.
+        warnings.simplefilter("ignore")
+        from opacus import PrivacyEngine
+
+        module = _module(sizes, spec.activation, init).to(dev)
+        kind = {"adam": torch.optim.Adam, "adamw": torch.optim.AdamW, "sgd": torch.optim.SGD}
+        kwargs = {"lr": float(spec.lr), "weight_decay": float(spec.weight_decay)}
+        if spec.optimizer == "sgd":
+            kwargs["momentum"] = float(spec.momentum)
+        optimizer = kind[spec.optimizer](module.parameters(), **kwargs)
+        data = torch.utils.data.TensorDataset(torch.as_tensor(X), torch.as_tensor(y))
+        loader = torch.utils.data.DataLoader(
+            data, batch_size=batch, generator=torch_generator(int(seed), "dp-sgd", "sampling"))
+        engine = PrivacyEngine(accountant=accountant, secure_mode=False)
+        private, optimizer, loader = engine.make_private(
+            module=module, optimizer=optimizer, data_loader=loader, noise_multiplier=sigma,
+            max_grad_norm=clip_norm, poisson_sampling=True,
+            noise_generator=torch_generator(int(seed), "dp-sgd", "noise",
+                                            device_name=str(dev)))
+        epochs = int(spec.epochs)
+        losses = []
+        progress(0.0, "Training with DP-SGD")
+        for epoch in range(epochs):
+            total, count = 0.0, 0
+            for xb, yb in loader:
+                cancel.check()
+                xb, yb = xb.to(dev), yb.to(dev)
+                optimizer.zero_grad(set_to_none=True)
+                out = private(xb)
+                # Sum / batch rather than mean: a Poisson batch can be empty, and the mean of
+                # nothing is NaN; the empty step still adds its noise (as the accountant counts).
+                loss = F.cross_entropy(out, yb, reduction="sum") / max(int(yb.numel()), 1)
+                loss.backward()
+                optimizer.step()
+                total += float(loss.detach()) * int(yb.numel())
+                count += int(yb.numel())
+            losses.append(total / max(count, 1))
+            progress((epoch + 1) / max(epochs, 1), f"DP-SGD: epoch {epoch + 1} of {epochs}")
+        eps = float(engine.get_epsilon(delta=setting["delta"])) if epochs else 0.0
+        linears = [m for m in module.modules() if isinstance(m, torch.nn.Linear)]
+        params = [(lin.weight.detach().T.contiguous().clone(), lin.bias.detach().clone())
+                  for lin in linears]
+    final = replace(spec, seed=int(seed), clip_norm=float(clip_norm),
+                    noise_multiplier=float(sigma))
+    details = {"runtime_s": clock.elapsed(), "device": str(dev), "n_train": int(y.size),
+               "history": {"loss": losses},
+               "defence": {"name": "dp_sgd", "noise_multiplier": float(sigma),
+                           "clip_norm": float(clip_norm), "epsilon": eps,
+                           "epsilon_planned": setting["epsilon"], "delta": setting["delta"],
+                           "target_epsilon": setting["target_epsilon"],
+                           "accountant": accountant, "sample_rate": setting["sample_rate"],
+                           "steps": setting["steps"], "poisson_sampling": True,
+                           "library": f"opacus {OPACUS_VERSION}",
+                           "warning": setting["warning"]}}
+    return MLPModel(final, n_classes, params, str(dev), details)

@@ -1,0 +1,587 @@
+"""Privacy–utility trade-off of the model defences, and the recommended setting (issue 9).
+
+:func:`tradeoff` takes the model audit's description of what is audited (a
+:class:`~engine.audits.model.ModelConfig`: data, split, architecture, epochs, seed) and a list
+of defence settings, trains each defended model on the audited model's training records, and
+measures every one the same way:
+
+* **utility** — accuracy on the audit's non-members (the records no model trained on), with
+  its Clopper–Pearson interval; training accuracy; the generalization gap;
+* **risk** — the model audit's attacks (engine.audits.model.run_attacks) under the
+  *supervised* threat model of paper 004 §4.3: the attacker knows half of the members and half
+  of the non-members (the same halves for every setting) and is measured on the other halves.
+  That is the setting paper 004 evaluates KCD and DMP in, and the attacker then queries the
+  defended model itself, so no shadow model has to be trained with each defence. Attacks
+  that need reference models (LiRA, RMIA) are not run. For each metric the *strongest* attack
+  is reported — the largest AUC, balanced accuracy, TPR at each FPR target (with the interval
+  of that attack) and empirical ε lower bound (engine.auditing, at the stated δ);
+* **DP-SGD only** — the accountant's ε beside the empirical lower bound, and the (ε, δ)-DP
+  region on the ROC (paper 002 Thm 1) with whether every attack's ROC stays inside it.
+
+:func:`recommend` picks the setting that keeps the strongest attack under the user's limit
+(e.g. TPR ≤ 2 % at 1 % FPR) at the least loss of test accuracy, or says plainly that none
+does and what to try instead.
+
+Speed: the undefended model is also DMP's teacher; KCD's teachers are shared by every α of a
+sweep; the students of all α, all L2 strengths and all DMP settings train as stacks; early
+stopping at several epoch counts is one run (engine.defences.baselines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.data.errors import InputError
+from engine.defences.common import DEFENCES
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch
+
+# Attacks that read only the model's outputs on the attacker's known records (paper 004 §4.4:
+# the metric attacks, ML-Leaks; plus BTTA/CBTTA of paper 001 and Shokri's per-class attack).
+SUPERVISED_ATTACKS = ("btta", "cbtta", "confidence", "entropy", "modified_entropy", "top1",
+                      "ml_leaks", "shokri")
+KNOBS = {"none": None, "kcd": "alpha", "dmp": "temperature", "dp_sgd": "noise_multiplier",
+         "l2": "weight_decay", "early_stopping": "epochs"}
+OPTIONS = {"none": (), "kcd": ("n_teachers", "temperature"),
+           "dmp": ("drop_high_entropy", "reference_size"),
+           "dp_sgd": ("clip_norm", "target_epsilon"), "l2": (), "early_stopping": ()}
+KNOB_SYMBOLS = {"alpha": "α", "temperature": "T", "noise_multiplier": "σ",
+                "weight_decay": "λ", "epochs": "epochs", "n_teachers": "teachers",
+                "drop_high_entropy": "drop", "reference_size": "reference",
+                "clip_norm": "C", "target_epsilon": "target ε"}
+RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
+KNOWN_FRACTION = 0.5          # the attacker's share of members and non-members (§4.3)
+_REGION_FPR = np.r_[0.0, np.logspace(-4, 0, 81)]
+
+
+# --------------------------------------------------------------------------- settings
+
+@dataclass(frozen=True)
+class DefenceSetting:
+    """One defence at one setting of its knob(s): ``knobs`` as sorted (name, value) pairs."""
+
+    defence: str
+    knobs: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, defence: str, knobs: dict | None = None, **more) -> DefenceSetting:
+        """Checked setting: the defence exists, its main knob is given, every knob is known."""
+        if defence not in DEFENCES:
+            raise InputError(f"Unknown defence {defence!r}; choose one of "
+                             f"{', '.join(DEFENCES)}.", key="defence")
+        values = {**(knobs or {}), **more}
+        main = KNOBS[defence]
+        allowed = ({main} if main else set()) | set(OPTIONS[defence])
+        unknown = sorted(set(values) - allowed)
+        if unknown:
+            raise InputError(f"The {defence} defence has no setting {unknown[0]!r}; its settings "
+                             f"are {', '.join(sorted(allowed)) or 'none'}.", key=unknown[0])
+        # DP-SGD may be asked for a target ε instead: the noise is then found for it.
+        if main and main not in values and not (defence == "dp_sgd"
+                                                and "target_epsilon" in values):
+            raise InputError(f"Give the {defence} defence its {main.replace('_', ' ')}.",
+                             key=main)
+        return cls(defence, tuple(sorted(values.items())))
+
+    def get(self, name: str, default=None):
+        return dict(self.knobs).get(name, default)
+
+    @property
+    def value(self):
+        """The main knob's value (None for no defence)."""
+        main = KNOBS[self.defence]
+        return self.get(main) if main else None
+
+    def label(self) -> str:
+        name = {"none": "No defence", "kcd": "KCD", "dmp": "DMP", "dp_sgd": "DP-SGD",
+                "l2": "L2", "early_stopping": "Early stopping"}[self.defence]
+        if not self.knobs:
+            return name
+        main = KNOBS[self.defence]
+        order = [k for k in [main] if self.get(k) is not None] + \
+            [k for k, _ in self.knobs if k != main]
+        parts = [f"{KNOB_SYMBOLS.get(k, k)} = {self.get(k):g}" if isinstance(self.get(k), float)
+                 else f"{KNOB_SYMBOLS.get(k, k)} = {self.get(k)}" for k in order
+                 if self.get(k) is not None]
+        return f"{name} {', '.join(parts)}"
+
+    def to_dict(self) -> dict:
+        return {"defence": self.defence, "knobs": dict(self.knobs), "label": self.label()}
+
+
+def as_settings(items: Iterable) -> list[DefenceSetting]:
+    """Settings from :class:`DefenceSetting`, ``(defence, {knob: value})``, ``(defence,
+    value-of-its-main-knob)`` or a bare defence name (``"none"``)."""
+    out = []
+    for item in items:
+        if isinstance(item, DefenceSetting):
+            out.append(DefenceSetting.of(item.defence, dict(item.knobs)))
+        elif isinstance(item, str):
+            out.append(DefenceSetting.of(item))
+        elif isinstance(item, tuple | list) and len(item) == 2:
+            defence, knobs = item
+            if isinstance(knobs, dict):
+                out.append(DefenceSetting.of(defence, knobs))
+            elif knobs is None:
+                out.append(DefenceSetting.of(defence))
+            else:
+                main = KNOBS.get(defence)
+                if main is None and defence in KNOBS:
+                    raise InputError("'none' takes no setting.", key="defence")
+                out.append(DefenceSetting.of(defence, {main: knobs} if main else None))
+        else:
+            raise InputError(f"Cannot read the defence setting {item!r}; give (defence, "
+                             "{knob: value}).", key="defence")
+    return out
+
+
+def default_sweep(*, alphas: Sequence[float] = (0.0, 0.25, 0.5, 0.75, 1.0),
+                  temperatures: Sequence[float] = (1.0, 2.0, 4.0),
+                  weight_decays: Sequence[float] = (1e-4, 1e-3, 1e-2),
+                  noise_multipliers: Sequence[float] = (0.5, 1.0, 2.0),
+                  epochs: Sequence[int] = (), n_teachers: int = 5) -> list[DefenceSetting]:
+    """The issue's benchmark sweep: no defence, KCD at 5 α, DMP at 3 temperatures, L2 at 3
+    strengths, DP-SGD at 3 noise levels (early stopping when ``epochs`` are given)."""
+    out = [DefenceSetting.of("none")]
+    teachers = {} if int(n_teachers) == 5 else {"n_teachers": int(n_teachers)}
+    out += [DefenceSetting.of("kcd", alpha=float(a), **teachers) for a in alphas]
+    out += [DefenceSetting.of("dmp", temperature=float(t)) for t in temperatures]
+    out += [DefenceSetting.of("l2", weight_decay=float(w)) for w in weight_decays]
+    out += [DefenceSetting.of("early_stopping", epochs=int(e)) for e in epochs]
+    out += [DefenceSetting.of("dp_sgd", noise_multiplier=float(s)) for s in noise_multipliers]
+    return out
+
+
+# --------------------------------------------------------------------------- result
+
+@dataclass
+class TradeOff:
+    """Rows (JSON-ready, one per setting, in the order given) and the fitted models, with what
+    export needs: the audit universe's features, labels and membership."""
+
+    rows: list[dict]
+    models: list = field(repr=False)
+    info: dict = field(default_factory=dict)
+    X: np.ndarray | None = field(default=None, repr=False)        # audit universe
+    y: np.ndarray | None = field(default=None, repr=False)
+    member: np.ndarray | None = field(default=None, repr=False)
+    class_labels: tuple = ()
+    feature_names: tuple = ()
+
+    def to_dict(self) -> dict:
+        from engine.audits.result import to_plain
+
+        return to_plain({**self.info, "rows": self.rows})
+
+    def export(self, index: int, directory: str | Path, *, name: str = "model") -> dict:
+        """Weights (safetensors), model card (JSON) and predictions (CSV, the format the
+        model audit's predictions path reads) of the model of row ``index``."""
+        from engine.defences.export import export_model, export_predictions
+
+        row = self.rows[index]
+        model = self.models[index]
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        risk = {k: row[k] for k in ("label", "test_accuracy", "test_accuracy_ci",
+                                    "train_accuracy", "generalization_gap", "risk")}
+        risk["threat_model"] = self.info.get("threat_model")
+        risk["delta"] = self.info.get("delta")
+        if "dp" in row:
+            risk["dp"] = {k: v for k, v in row["dp"].items() if k != "region"}
+        paths = export_model(model, directory / f"{name}.safetensors",
+                             training_data=self.info["data"], measured_risk=risk,
+                             class_labels=self.class_labels, feature_names=self.feature_names)
+        paths["predictions"] = export_predictions(model, self.X, self.y, self.member,
+                                                  directory / f"{name}_predictions.csv",
+                                                  class_names=self.class_labels)
+        return paths
+
+
+# --------------------------------------------------------------------------- training
+
+def _train_all(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int, delta: float,
+               reference, device, progress: Progress, cancel: CancelToken) -> list:
+    """A fitted model per setting; shared work is done once (module docstring)."""
+    from engine.defences.baselines import early_stopping_many, l2_many, undefended
+    from engine.defences.dmp import DMPSetting, dmp_many
+    from engine.defences.dpsgd import dp_sgd
+    from engine.defences.kcd import DEFAULT_TEACHERS, kcd_many
+
+    by = {d: [i for i, s in enumerate(settings) if s.defence == d] for d in DEFENCES}
+    kcd_groups: dict[tuple, list[int]] = {}
+    for i in by["kcd"]:
+        s = settings[i]
+        key = (int(s.get("n_teachers", DEFAULT_TEACHERS)), float(s.get("temperature", 1.0)))
+        kcd_groups.setdefault(key, []).append(i)
+    # Work estimate per job, in models trained (DP-SGD's per-sample gradients cost ~3 models).
+    jobs = [("none", None, 1.0)]
+    jobs += [("kcd", key, key[0] + len(idx)) for key, idx in kcd_groups.items()]
+    if by["dmp"]:
+        jobs.append(("dmp", None, len(by["dmp"])))
+    if by["l2"]:
+        jobs.append(("l2", None, len(by["l2"])))
+    if by["early_stopping"]:
+        jobs.append(("early_stopping", None, 1.0))
+    jobs += [("dp_sgd", i, 3.0) for i in by["dp_sgd"]]
+    total = sum(w for *_, w in jobs)
+    models: list = [None] * len(settings)
+    done = 0.0
+    teacher = None
+    for kind, key, weight in jobs:
+        cancel.check()
+        part = progress.span(done / total, (done + weight) / total)
+        done += weight
+        if kind == "none":
+            teacher = undefended(X, y, k, spec, seed=seed, device=device, progress=part,
+                                 cancel=cancel)
+            for i in by["none"]:
+                models[i] = teacher
+        elif kind == "kcd":
+            idx = kcd_groups[key]
+            got = kcd_many(X, y, k, spec, alphas=[settings[i].value for i in idx],
+                           n_teachers=key[0], temperature=key[1], seed=seed, device=device,
+                           progress=part, cancel=cancel)
+            for i, m in zip(idx, got, strict=True):
+                models[i] = m
+        elif kind == "dmp":
+            if reference is None:
+                raise InputError("DMP needs reference records: a held-out split of the data or "
+                                 "an unlabelled reference CSV.", key="reference")
+            dmp_settings = [DMPSetting(float(settings[i].value),
+                                       float(settings[i].get("drop_high_entropy", 0.0)),
+                                       settings[i].get("reference_size")) for i in by["dmp"]]
+            got = dmp_many(X, y, k, spec, reference, settings=dmp_settings, seed=seed,
+                           teacher=teacher, device=device, progress=part, cancel=cancel)
+            for i, m in zip(by["dmp"], got, strict=True):
+                models[i] = m
+        elif kind == "l2":
+            got = l2_many(X, y, k, spec, weight_decays=[settings[i].value for i in by["l2"]],
+                          seed=seed, device=device, progress=part, cancel=cancel)
+            for i, m in zip(by["l2"], got, strict=True):
+                models[i] = m
+        elif kind == "early_stopping":
+            got = early_stopping_many(X, y, k, spec,
+                                      epochs=[settings[i].value for i in by["early_stopping"]],
+                                      seed=seed, device=device, progress=part, cancel=cancel)
+            for i, m in zip(by["early_stopping"], got, strict=True):
+                models[i] = m
+        else:
+            s = settings[key]
+            models[key] = dp_sgd(X, y, k, spec, noise_multiplier=s.value,
+                                 target_epsilon=s.get("target_epsilon"), delta=delta,
+                                 clip_norm=s.get("clip_norm", 1.0), seed=seed, device=device,
+                                 progress=part, cancel=cancel)
+    return models
+
+
+# --------------------------------------------------------------------------- measuring
+
+def _compact(a: dict) -> dict:
+    """An attack's metrics without the bulky parts the trade-off table does not show."""
+    return {"name": a["name"], "label": a["label"], "auc": a["auc"], "auc_ci": a["auc_ci"],
+            "accuracy": a["accuracy"], "accuracy_ci": a["accuracy_ci"],
+            "advantage": a["advantage"], "advantage_ci": a["advantage_ci"],
+            "tpr_at_fpr": a["tpr_at_fpr"],
+            "epsilon_lower_bound": a["epsilon_lower_bound"]["value"],
+            "roc": a["roc"]}
+
+
+def _strongest(attacks: list[dict], fpr_targets: Sequence[float], delta: float) -> dict:
+    """Per metric, the attack that scores highest and its value with its interval."""
+    def best(metric: str) -> dict:
+        a = max(attacks, key=lambda r: r[metric])
+        return {"value": float(a[metric]), "ci": list(a[f"{metric}_ci"]), "attack": a["name"]}
+
+    risk = {"auc": best("auc"), "accuracy": best("accuracy"), "advantage": best("advantage")}
+    per_fpr = []
+    for t in fpr_targets:
+        rows = [(a["name"], r) for a in attacks for r in a["tpr_at_fpr"]
+                if abs(r["fpr_target"] - t) < 1e-12]
+        measurable = [(n, r) for n, r in rows if r.get("measurable", True)]
+        pool = measurable or rows
+        name, r = max(pool, key=lambda nr: nr[1]["tpr"])
+        per_fpr.append({"fpr": float(t), "value": float(r["tpr"]), "ci": list(r["tpr_ci"]),
+                        "attack": name, "measurable": bool(measurable)})
+    risk["tpr_at_fpr"] = per_fpr
+    eps = max(attacks, key=lambda a: a["epsilon_lower_bound"]["value"])
+    risk["epsilon"] = {"value": float(eps["epsilon_lower_bound"]["value"]), "ci": None,
+                       "attack": eps["name"], "delta": float(delta),
+                       "confidence": eps["epsilon_lower_bound"]["confidence"]}
+    return risk
+
+
+def measure(config, model, X_u, y_u, inside, *, attacks: Sequence[str], delta: float,
+            fpr_targets: Sequence[float], cancel: CancelToken = NEVER,
+            progress: Progress = NO_PROGRESS) -> dict:
+    """Utility and risk of one fitted model on the audit universe (module docstring)."""
+    from engine.attacks.model.base import AttackOutcome, ModelOutputs, evaluate, supervised_split
+    from engine.attacks.model.label_only import generalization_gap
+    from engine.audits.model import Outputs, run_attacks
+
+    probs = model.predict_proba(X_u)
+    target = ModelOutputs(probs, y_u, inside)
+    known, evaluated = supervised_split(target, KNOWN_FRACTION, config.seed)
+    out = Outputs(target=target, shadow=known, references=None, rows=np.arange(y_u.size),
+                  class_labels=tuple(), model={}, inputs=[], threat="supervised",
+                  evaluate_mask=evaluated)
+    outcomes = run_attacks(replace(config, attacks=tuple(attacks)), out, progress=progress,
+                           cancel=cancel)
+    member = np.asarray(inside, dtype=bool)
+    results = []
+    for o in outcomes:
+        sub = AttackOutcome(o.name, o.label, o.scores[evaluated], o.threshold, o.details)
+        results.append(evaluate(sub, member[evaluated], delta=delta,
+                                confidence=config.confidence, fpr_targets=tuple(fpr_targets)))
+    gap = generalization_gap(target, config.confidence)
+    risk = _strongest(results, fpr_targets, delta)
+    policy_fpr = config.policy.fpr
+    risk["tpr"] = next(r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - policy_fpr) < 1e-12)
+    return {"test_accuracy": gap["test_accuracy"], "test_accuracy_ci": gap["test_accuracy_ci"],
+            "train_accuracy": gap["train_accuracy"],
+            "train_accuracy_ci": gap["train_accuracy_ci"],
+            "generalization_gap": gap["gap"], "risk": risk,
+            "attacks": [_compact(a) for a in results]}
+
+
+def _dp_check(row: dict, defence: dict) -> dict:
+    """DP-SGD's claim against what the attacks show: the accountant's ε beside the largest
+    empirical lower bound (paper 002 Thm 1 at the same δ, with its confidence), and the
+    (ε, δ)-DP region of the ROC to draw.
+
+    The test of the claim is the lower bound (``within_claim``). ``roc_points_above_region``
+    only counts measured ROC points (estimates, no interval) above the region's edge: near
+    FPR = 0 the edge is δ, so one member found before the first false alarm already puts an
+    estimate above it — sampling noise, not evidence, which the lower bound accounts for.
+    """
+    from engine.mechanisms.tradeoff import dp_region_tpr_upper
+
+    eps, delta = float(defence["epsilon"]), float(defence["delta"])
+    upper = dp_region_tpr_upper(_REGION_FPR, eps, delta)
+    above = 0
+    for a in row["attacks"]:
+        f, t = np.asarray(a["roc"]["fpr"]), np.asarray(a["roc"]["tpr"])
+        above += int(np.sum(t > dp_region_tpr_upper(f, eps, delta) + 1e-12))
+    lower = row["risk"]["epsilon"]
+    return {"accountant_epsilon": eps, "delta": delta, "accountant": defence["accountant"],
+            "empirical_epsilon_lower_bound": lower["value"], "attack": lower["attack"],
+            "confidence": lower["confidence"], "within_claim": bool(lower["value"] <= eps),
+            "roc_points_above_region": above,
+            "region": {"fpr": _REGION_FPR.tolist(), "tpr": upper.tolist()}}
+
+
+# --------------------------------------------------------------------------- the sweep
+
+def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
+             delta: float | None = None, attacks: Sequence[str] = SUPERVISED_ATTACKS,
+             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> TradeOff:
+    """Train every defence setting on the audited model's training records and measure it
+    (module docstring). ``config``: a ModelConfig with ``source = "train"``; ``settings``: see
+    :func:`as_settings` (the undefended model is added first when missing). DMP's reference set
+    is ``reference_csv`` (unlabelled, the training data's columns) or else the attacker's
+    held-out share of the data (records neither member nor non-member of the audit). ``delta``:
+    δ of DP-SGD's accountant and of every empirical ε bound (default 1e-5, or 1 / (10 n) when
+    that is smaller)."""
+    from engine.audits.model import NEEDS_REFERENCE, ModelConfig, _load_training_data, split_records
+    from engine.defences.dmp import load_reference_csv
+    from engine.defences.export import training_data_sha256
+    from engine.runtime import device as default_device
+
+    if not isinstance(config, ModelConfig):
+        raise TypeError("tradeoff() needs a ModelConfig")
+    config.validate()
+    if config.source != "train":
+        raise InputError("Defences retrain the model, so they need its training data: set "
+                         "source = 'train' (a predictions file cannot be retrained).",
+                         key="source")
+    settings = as_settings(settings)
+    if not any(s.defence == "none" for s in settings):
+        settings.insert(0, DefenceSetting.of("none"))
+    unknown = [a for a in attacks if a in NEEDS_REFERENCE]
+    if unknown:
+        raise InputError(f"The trade-off uses the supervised threat model (paper 004 §4.3); "
+                         f"{', '.join(unknown)} need reference models trained with each defence "
+                         "and are not run here. Leave them out.", key="attacks")
+    clock = Stopwatch()
+    progress(0.0, "Loading the data")
+    data, inputs = _load_training_data(config)
+    X, y, k = data.X, data.y, data.n_classes
+    population, universe, inside = split_records(config, data.n_records, data.member)
+    members = universe[inside]
+    if inside.sum() < k or (~inside).sum() < 2:
+        raise InputError(f"{data.source or 'the data'}: {data.n_records:,} records are too few "
+                         "to train on and keep non-members; use more records.", key="data")
+    spec = config.training_spec()
+    n_members = int(members.size)
+    if delta is None:
+        delta = min(1e-5, 1.0 / (10 * n_members))
+    reference, reference_source = None, None
+    if any(s.defence == "dmp" for s in settings):
+        if reference_csv:
+            from engine.audits.model import resolve_path
+
+            reference = load_reference_csv(resolve_path(str(reference_csv)), data.schema)
+            reference_source = str(reference_csv)
+        else:
+            reference = X[population]
+            reference_source = (f"held-out split: the {population.size} records kept out of "
+                                "training and of the audit")
+    dev = default_device()
+    models = _train_all(settings, X[members], y[members], k, spec, seed=config.seed,
+                                 delta=delta, reference=reference, device=dev,
+                                 progress=progress.span(0.0, 0.6), cancel=cancel)
+    fprs = tuple(sorted(set(config.fpr_targets) | {config.policy.fpr}))
+    rows = []
+    span = progress.span(0.6, 1.0)
+    for i, (s, model) in enumerate(zip(settings, models, strict=True)):
+        cancel.check()
+        span(i / len(settings), f"Attacking {s.label()} ({i + 1} of {len(settings)})")
+        row = {"index": i, **s.to_dict(),
+               **measure(config, model, X[universe], y[universe], inside, attacks=attacks,
+                         delta=delta, fpr_targets=fprs, cancel=cancel,
+                         progress=span.span(i / len(settings), (i + 1) / len(settings)))}
+        defence = dict((model.details or {}).get("defence", {"name": "none"}))
+        row["defence_details"] = defence
+        row["training_runtime_s"] = float((model.details or {}).get("runtime_s", 0.0))
+        if s.defence == "dp_sgd":
+            row["dp"] = _dp_check(row, defence)
+        rows.append(row)
+    span(1.0, "Done")
+    info = {"threat_model": "supervised",
+            "threat_model_text": "The attacker knows half of the training records and half of "
+                                 "the others and queries each defended model on them (paper "
+                                 "004 §4.3, supervised inference); it is measured on the "
+                                 "other halves.",
+            "attacks": list(attacks), "delta": float(delta), "confidence": config.confidence,
+            "fpr_targets": list(fprs), "policy_fpr": config.policy.fpr, "seed": config.seed,
+            "spec": spec.to_dict(), "description": spec.describe(), "device": dev,
+            "data": {"sha256": training_data_sha256(X[members], y[members]),
+                     "source": data.source, "records": int(data.n_records),
+                     "members": n_members, "non_members": int((~inside).sum()),
+                     "features": int(X.shape[1]), "classes": int(k), "inputs": inputs},
+            "reference": reference_source,
+            "runtime_s": clock.elapsed()}
+    return TradeOff(rows, models, info, X[universe], y[universe], inside,
+                    tuple(data.class_labels), tuple(data.feature_names))
+
+
+# --------------------------------------------------------------------------- recommendation
+
+@dataclass(frozen=True)
+class RiskLimit:
+    """The most risk the user accepts from the strongest attack: ``metric`` ≤ ``value``.
+
+    ``metric``: ``tpr`` (TPR at ``fpr``), ``auc``, ``accuracy`` (balanced), ``advantage`` or
+    ``epsilon`` (the empirical lower bound). ``use_upper``: judge the upper end of the metric's
+    interval rather than its estimate (cautious: the limit must hold with 95 % confidence).
+    """
+
+    metric: str = "tpr"
+    value: float = 0.02
+    fpr: float = 0.01
+    use_upper: bool = False
+
+    def validate(self) -> RiskLimit:
+        if self.metric not in RISK_METRICS:
+            raise InputError(f"Unknown risk metric {self.metric!r} for the limit; choose one of "
+                             f"{', '.join(RISK_METRICS)}.", key="limit.metric")
+        v = float(self.value)
+        ranges = {"tpr": (0.0, 1.0), "auc": (0.5, 1.0), "accuracy": (0.5, 1.0),
+                  "advantage": (0.0, 1.0), "epsilon": (0.0, np.inf)}
+        lo, hi = ranges[self.metric]
+        if not np.isfinite(v) or not lo <= v <= hi:
+            raise InputError(f"A limit on {self.describe_metric()} must lie between {lo:g} and "
+                             f"{hi:g}; got {self.value!r}.", key="limit.value")
+        if self.metric == "tpr" and not 0.0 < float(self.fpr) < 1.0:
+            raise InputError(f"The limit's FPR must lie between 0 and 1; got {self.fpr!r}.",
+                             key="limit.fpr")
+        return self
+
+    def describe_metric(self) -> str:
+        return {"tpr": f"TPR at {self.fpr:.2%} FPR".replace(".00%", "%"),
+                "auc": "AUC", "accuracy": "balanced accuracy", "advantage": "advantage",
+                "epsilon": "the empirical ε lower bound"}[self.metric]
+
+    def describe(self) -> str:
+        value = f"{self.value:.1%}" if self.metric == "tpr" else f"{self.value:.3g}"
+        upper = " (upper end of its 95 % interval)" if self.use_upper else ""
+        return f"{self.describe_metric()}{upper} ≤ {value}"
+
+
+def row_risk(row: dict, limit: RiskLimit) -> tuple[float | None, str]:
+    """The strongest attack's value of the limit's metric for one row (None: not measurable),
+    and the attack's name."""
+    risk = row["risk"]
+    if limit.metric == "tpr":
+        entry = next((r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - limit.fpr) < 1e-12), None)
+        if entry is None:
+            got = ", ".join(f"{r['fpr']:.2%}" for r in risk["tpr_at_fpr"])
+            raise InputError(f"The trade-off measured TPR at {got} FPR, not at {limit.fpr:.2%}; "
+                             "set the limit at one of those, or add the FPR to the "
+                             "config's fpr_targets.", key="limit.fpr")
+        if not entry["measurable"]:
+            return None, entry["attack"]
+    else:
+        entry = risk[limit.metric]
+    value = entry["ci"][1] if limit.use_upper and entry.get("ci") else entry["value"]
+    return float(value), entry["attack"]
+
+
+def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = False) -> dict:
+    """The setting that keeps the strongest attack within ``limit`` at the least loss of test
+    accuracy (ties: the lower risk), or a plain statement that none does and what to try.
+
+    Returns ``{"met", "index", "label", "accuracy_cost", "risk", "statement", "candidates",
+    "not_measurable"}``; with ``raise_if_none`` an unmet limit is an InputError instead.
+    """
+    limit = limit.validate() if isinstance(limit, RiskLimit) else RiskLimit(**limit).validate()
+    if not rows:
+        raise InputError("There are no trade-off rows to choose from; run the trade-off first.",
+                         key="rows")
+    base = next((r for r in rows if r["defence"] == "none"), None)
+    base_acc = base["test_accuracy"] if base is not None else max(r["test_accuracy"]
+                                                                   for r in rows)
+    judged, not_measurable = [], []
+    for r in rows:
+        value, attack = row_risk(r, limit)
+        if value is None:
+            not_measurable.append(r["index"])
+        else:
+            judged.append((r, value, attack))
+    ok = [(r, v, a) for r, v, a in judged if v <= limit.value]
+    if ok:
+        r, v, a = max(ok, key=lambda t: (t[0]["test_accuracy"], -t[1]))
+        cost = base_acc - r["test_accuracy"]
+        statement = (f"{r['label']} keeps the strongest attack within the limit "
+                     f"({limit.describe_metric()} {_fmt(limit, v)}, by {a}) with test accuracy "
+                     f"{r['test_accuracy']:.1%}")
+        statement += (f", {cost:.1%} below the undefended model's {base_acc:.1%}."
+                      if base is not None and cost > 0 else
+                      f", no lower than the undefended model's {base_acc:.1%}."
+                      if base is not None else ".")
+        return {"met": True, "index": r["index"], "label": r["label"], "accuracy_cost": cost,
+                "risk": v, "attack": a, "limit": limit.describe(), "statement": statement,
+                "candidates": [t[0]["index"] for t in ok], "not_measurable": not_measurable}
+    if judged:
+        r, v, a = min(judged, key=lambda t: (t[1], -t[0]["test_accuracy"]))
+        closest = (f" The lowest is {r['label']} with {limit.describe_metric()} "
+                   f"{_fmt(limit, v)} ({a}), test accuracy {r['test_accuracy']:.1%}.")
+    else:
+        closest = (f" {limit.describe_metric()} could not be measured for any setting: too few "
+                   "non-members for that FPR.")
+    statement = (f"No setting meets the limit {limit.describe()}.{closest} Ways forward: accept "
+                 "a higher limit, try stronger settings (KCD with α = 1, a higher DMP "
+                 "temperature, a larger DP-SGD noise multiplier, stronger L2), or train on more "
+                 "records, which lowers every attack's advantage.")
+    if raise_if_none:
+        raise InputError(statement, key="limit")
+    return {"met": False, "index": None, "label": None, "accuracy_cost": None, "risk": None,
+            "attack": None, "limit": limit.describe(), "statement": statement,
+            "candidates": [], "not_measurable": not_measurable}
+
+
+def _fmt(limit: RiskLimit, v: float) -> str:
+    return f"{v:.1%}" if limit.metric == "tpr" else f"{v:.3f}"
