@@ -2,14 +2,27 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# Every runtime and test dependency, pinned with hashes (`make lock` regenerates them all);
+# LOCK=requirements/lock-linux-cuda.txt installs PyPI's CUDA build of torch instead.
+OS     := $(shell uname -s 2>/dev/null)
+LOCK   ?= requirements/lock-$(if $(filter Linux,$(OS)),linux,$(if $(filter Darwin,$(OS)),macos,windows)).txt
+# One stamp per lock, so that switching LOCK reinstalls.
+STAMP  := $(VENV)/.installed-$(basename $(notdir $(LOCK)))
+# Offline install: WHEELHOUSE=DIR (a folder `make wheelhouse` wrote); dist/wheelhouse is used
+# when present. Then pip gets --no-index --find-links DIR and never touches the network.
+WHEELHOUSE ?= $(patsubst %/SHA256SUMS,%,$(wildcard dist/wheelhouse/SHA256SUMS))
+APP    := dist/privacy-risk-auditor/privacy-risk-auditor
+# The tools that write the locks, in a venv of their own (build/ is ignored by git).
+LOCK_TOOLS := build/lock-tools
+PIP_TOOLS_VERSION := 7.6.2
+UV_VERSION := 0.13.9
 
-.PHONY: run test bench demo lint install clean
+.PHONY: run test bench demo lint install clean lock wheelhouse verify-wheelhouse app package-test
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK) packaging/install.py $(if $(WHEELHOUSE),$(wildcard $(WHEELHOUSE)/*))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python packaging/install.py --venv $(VENV) --lock $(LOCK) $(if $(WHEELHOUSE),--wheelhouse "$(WHEELHOUSE)")
+	rm -f $(VENV)/.installed*
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -29,6 +42,24 @@ demo: $(STAMP)          ## headless: writes demo-out/result.json and demo-out/re
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+lock:                   ## regenerate requirements/lock-*.txt from pyproject.toml (network)
+	test -x $(LOCK_TOOLS)/bin/python || $(PYTHON) -m venv $(LOCK_TOOLS)
+	$(LOCK_TOOLS)/bin/python -m pip install --quiet "pip-tools==$(PIP_TOOLS_VERSION)" "uv==$(UV_VERSION)"
+	$(LOCK_TOOLS)/bin/python packaging/lock.py
+
+wheelhouse:             ## on a connected machine: every wheel of the lock + SHA256SUMS in dist/wheelhouse
+	$(PYTHON) packaging/wheelhouse.py --out dist/wheelhouse $(if $(PLATFORMS),--platforms $(PLATFORMS)) $(if $(GPU),--cuda)
+
+verify-wheelhouse:      ## check a wheelhouse against SHA256SUMS and the lock, install nothing
+	$(PYTHON) packaging/install.py --verify-only --lock $(LOCK) --wheelhouse "$(or $(WHEELHOUSE),dist/wheelhouse)"
+
+app: $(STAMP)           ## frozen one-folder app (PyInstaller) in dist/privacy-risk-auditor
+	$(BIN)/python packaging/build_app.py
+
+package-test: $(STAMP)  ## the offline-install and frozen-app tests (minutes; not part of `make test`)
+	test -x $(APP) || $(MAKE) app
+	PRA_PACKAGE_TEST=1 QT_QPA_PLATFORM=offscreen PRA_DEVICE=cpu $(BIN)/python -m pytest -q -p no:cacheprovider -m packaging tests/packaging
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache

@@ -43,7 +43,7 @@ exit codes: 0 success; 2 bad input (one line on stderr says what to fix); 1 inte
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python main.py",
+        prog=Path(sys.executable).name if getattr(sys, "frozen", False) else "python main.py",
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
