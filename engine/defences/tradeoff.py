@@ -287,6 +287,7 @@ def _compact(a: dict) -> dict:
             "advantage": a["advantage"], "advantage_ci": a["advantage_ci"],
             "tpr_at_fpr": a["tpr_at_fpr"],
             "epsilon_lower_bound": a["epsilon_lower_bound"]["value"],
+            "epsilon_max_certifiable": a["epsilon_lower_bound"].get("max_certifiable"),
             "roc": a["roc"]}
 
 
@@ -308,9 +309,12 @@ def _strongest(attacks: list[dict], fpr_targets: Sequence[float], delta: float) 
                         "attack": name, "measurable": bool(measurable)})
     risk["tpr_at_fpr"] = per_fpr
     eps = max(attacks, key=lambda a: a["epsilon_lower_bound"]["value"])
+    ceiling = eps["epsilon_lower_bound"].get("max_certifiable")
     risk["epsilon"] = {"value": float(eps["epsilon_lower_bound"]["value"]), "ci": None,
                        "attack": eps["name"], "delta": float(delta),
-                       "confidence": eps["epsilon_lower_bound"]["confidence"]}
+                       "confidence": eps["epsilon_lower_bound"]["confidence"],
+                       # the largest bound a perfect attack could certify on these records
+                       "max_certifiable": None if ceiling is None else float(ceiling)}
     return risk
 
 
@@ -366,9 +370,18 @@ def _dp_check(row: dict, defence: dict) -> dict:
         f, t = np.asarray(a["roc"]["fpr"]), np.asarray(a["roc"]["tpr"])
         above += int(np.sum(t > dp_region_tpr_upper(f, eps, delta) + 1e-12))
     lower = row["risk"]["epsilon"]
+    ceiling = lower.get("max_certifiable")
+    # Above the ceiling no attack on this many records could contradict the claim: the check
+    # passes by construction and says nothing (paper 002 Cor. 1 needs enough trials).
+    testable = ceiling is None or eps < ceiling
     return {"accountant_epsilon": eps, "delta": delta, "accountant": defence["accountant"],
             "empirical_epsilon_lower_bound": lower["value"], "attack": lower["attack"],
             "confidence": lower["confidence"], "within_claim": bool(lower["value"] <= eps),
+            "max_certifiable": ceiling, "testable": bool(testable),
+            "verdict": ("consistent with the claim" if lower["value"] <= eps and testable
+                        else "not testable at this size: a perfect attack on these records "
+                             f"could certify at most ε = {ceiling:.2f}" if not testable
+                        else "the attacks contradict the claim"),
             "roc_points_above_region": above,
             "region": {"fpr": _REGION_FPR.tolist(), "tpr": upper.tolist()}}
 

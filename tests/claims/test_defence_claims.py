@@ -138,6 +138,7 @@ def test_dp_sgd_empirical_epsilon_never_exceeds_its_accountant_epsilon(sweeps):
         # The claim.
         assert check["empirical_epsilon_lower_bound"] <= eps, (seed, check)
         assert check["within_claim"]
+        assert check["testable"] and check["verdict"] == "consistent with the claim"
 
 
 def test_the_dp_check_can_fail(sweeps):
@@ -154,6 +155,7 @@ def test_the_dp_check_can_fail(sweeps):
         assert no_noise["risk"]["epsilon"]["value"] > eps, (seed, no_noise["risk"]["epsilon"])
         # (That model's own claim, ε in the millions, is of course kept.)
         assert no_noise["dp"]["within_claim"]
+        assert not no_noise["dp"]["testable"]            # ... and untestable, and says so
 
 
 def test_undefended_model_is_at_least_as_exposed_as_dp_sgd(sweeps):

@@ -285,6 +285,9 @@ def test_tradeoff_rows(small_tradeoff):
     dp = res.rows[-1]["dp"]
     assert dp["accountant_epsilon"] > 0 and dp["delta"] == 1e-4
     assert dp["within_claim"] == (dp["empirical_epsilon_lower_bound"] <= dp["accountant_epsilon"])
+    # whether the check could have failed at all on this many records (paper 002 Cor. 1)
+    assert dp["testable"] == (dp["accountant_epsilon"] < dp["max_certifiable"])
+    assert ("not testable" in dp["verdict"]) == (not dp["testable"])
     assert len(dp["region"]["fpr"]) == len(dp["region"]["tpr"])
     json.dumps(res.to_dict())                                   # JSON-ready
     assert res.info["threat_model"] == "supervised"
