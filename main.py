@@ -102,12 +102,21 @@ def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
     result = run_audit(config, progress=Progress(_StderrProgress(quiet)))
     result.write_json(out / "result.json")
     (out / "config.toml").write_text(config_to_toml(config.to_dict()), encoding="utf-8")
+    exported = None
+    defences = getattr(config, "defences", None)
+    if defences is not None and defences.enabled and defences.export_recommended:
+        from engine.defences.audit import export_recommended
+        exported = export_recommended(result, out / "recommended_model")
+        if exported is None and not quiet:
+            print("No setting met the defences' limit: no model exported.")
     if report:
         from engine.report import write_report
         write_report(result.to_dict(), out / "report.pdf", include_records=include_records)
     if not quiet:
         print(f"Verdict: {result.verdict['level'].upper()} risk. {result.summary}")
         print(f"Wrote {out / 'result.json'}" + (f" and {out / 'report.pdf'}" if report else ""))
+        if exported:
+            print(f"Wrote the recommended model to {out / 'recommended_model'}")
     return 0
 
 

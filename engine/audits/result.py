@@ -94,6 +94,9 @@ class AuditResult:
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.UTC)
                          .replace(microsecond=0).isoformat())
     schema_version: int = RESULT_SCHEMA_VERSION
+    # What a session can still use but result.json does not hold (e.g. the trade-off's fitted
+    # models, to export the recommended one): never written, never compared.
+    attachments: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return to_plain({
@@ -118,7 +121,7 @@ class AuditResult:
 
     @classmethod
     def from_dict(cls, d: dict) -> AuditResult:
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = {f.name for f in dataclasses.fields(cls)} - {"attachments"}
         return cls(**{k: v for k, v in d.items() if k in names})
 
     def write_json(self, path) -> None:

@@ -68,8 +68,12 @@ def export_model(model, path: str | Path, *, training_data: dict | str,
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {k: np.ascontiguousarray(v) for k, v in model.state_arrays().items()}
     defence = dict((model.details or {}).get("defence", {"name": "none"}))
-    save_file(arrays, str(path), metadata={"format": "pra-mlp", "card": path.with_suffix(
-        ".json").name, "defence": str(defence.get("name", "none"))})
+    # One metadata entry, its JSON sorted: safetensors keeps metadata in a hash map whose
+    # order changes from run to run, so several entries made the same weights hash
+    # differently and a model card could not be reproduced bit for bit.
+    save_file(arrays, str(path), metadata={"pra": json.dumps(
+        {"format": "pra-mlp", "card": path.with_suffix(".json").name,
+         "defence": str(defence.get("name", "none"))}, sort_keys=True)})
     data = {"sha256": training_data} if isinstance(training_data, str) else dict(training_data)
     if "sha256" not in data:
         raise ValueError("training_data needs the data's sha256")

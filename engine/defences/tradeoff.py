@@ -390,6 +390,7 @@ def _dp_check(row: dict, defence: dict) -> dict:
 
 def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
              delta: float | None = None, attacks: Sequence[str] = SUPERVISED_ATTACKS,
+             extra_fpr_targets: Sequence[float] = (),
              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> TradeOff:
     """Train every defence setting on the audited model's training records and measure it
     (module docstring). ``config``: a ModelConfig with ``source = "train"``; ``settings``: see
@@ -397,7 +398,8 @@ def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
     is ``reference_csv`` (unlabelled, the training data's columns) or else the attacker's
     held-out share of the data (records neither member nor non-member of the audit). ``delta``:
     δ of DP-SGD's accountant and of every empirical ε bound (default 1e-5, or 1 / (10 n) when
-    that is smaller)."""
+    that is smaller). ``extra_fpr_targets``: FPRs to measure TPR at besides the config's (a
+    risk limit's FPR)."""
     from engine.audits.model import NEEDS_REFERENCE, ModelConfig, _load_training_data, split_records
     from engine.defences.dmp import load_reference_csv
     from engine.defences.export import training_data_sha256
@@ -446,7 +448,8 @@ def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
     models = _train_all(settings, X[members], y[members], k, spec, seed=config.seed,
                                  delta=delta, reference=reference, device=dev,
                                  progress=progress.span(0.0, 0.6), cancel=cancel)
-    fprs = tuple(sorted(set(config.fpr_targets) | {config.policy.fpr}))
+    fprs = tuple(sorted(set(config.fpr_targets) | {config.policy.fpr}
+                        | {float(f) for f in extra_fpr_targets}))
     rows = []
     span = progress.span(0.6, 1.0)
     for i, (s, model) in enumerate(zip(settings, models, strict=True)):

@@ -53,6 +53,7 @@ from gui.pages.audit_page import (
     run_fields,
     show_status,
 )
+from gui.pages.model_defences import ENGINE_KEYS, DefencesStep, defence_fields
 from gui.widgets.form import (
     ERROR_STYLE,
     FieldSpec,
@@ -92,10 +93,16 @@ FORM_STEPS = (
              "An outsider queries the model and tries to tell whether a person's record was in "
              "its training data. The attacker learns from look-alike models (shadow models, "
              "trained on data from the same population) or, for LiRA and RMIA, from reference "
-             "models trained like the audited one. The defaults suit most audits."),
+             "models trained like the audited one. The defaults suit most audits.",
+             "Next: 3 Defences (optional), or Run audit."),
+    FormStep("Defences", "What would make the model safer, and at what cost?",
+             "Optional. The model is trained again with each defence below, every version is "
+             "attacked the same way, and all are placed on one chart of accuracy against risk, "
+             "with the setting that keeps the risk under your limit at the least cost in "
+             "accuracy (paper 004)."),
 )
 STEPS = audit_steps(FORM_STEPS)
-STEP_DATA, STEP_ATTACKS, STEP_RESULTS, STEP_REPORT = range(len(STEPS))
+STEP_DATA, STEP_ATTACKS, STEP_DEFENCES, STEP_RESULTS, STEP_REPORT = range(len(STEPS))
 
 RECORD_CHOICES = (("csv", "Records from a CSV file"),
                   ("purchase", "Synthetic purchase-style records (600 yes/no features, "
@@ -200,6 +207,7 @@ FIELDS: dict[str, FieldSpec] = {
         "(row numbers).", integer=True),
     **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
+    **defence_fields(STEP_DEFENCES),
 }
 # Fields the form assembles itself (paths by source).
 SPECIAL_KEYS = ("data", "predictions", "reference_predictions")
@@ -211,7 +219,7 @@ KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_
              "attacks": STEP_ATTACKS, "cbtta_partition": STEP_ATTACKS,
              "list_exposed_records": STEP_ATTACKS, "fpr_targets": STEP_ATTACKS,
              "sensitive_feature": STEP_ATTACKS, "attribute_classifier": STEP_ATTACKS,
-             "policy": STEP_ATTACKS}
+             "policy": STEP_ATTACKS, "defences": STEP_DEFENCES}
 
 
 def sensitive_candidates(schema: dict | None, synthetic: str | None) -> list[str]:
@@ -326,10 +334,18 @@ class ModelPage(AuditPage):
     # ================================================================== building the steps
 
     def build_step(self, index: int, layout: QVBoxLayout) -> None:
-        (self._build_data_step, self._build_attacks_step)[index](layout)
+        (self._build_data_step, self._build_attacks_step, self._build_defences_step)[index](
+            layout)
 
     def build_results_view(self) -> ModelResultsView:
-        return ModelResultsView()
+        view = ModelResultsView()
+        view.defences_view.export_requested.connect(self.export_defended_model)
+        return view
+
+    def _build_defences_step(self, layout: QVBoxLayout) -> None:
+        self._tradeoff = None           # the fitted defended models of this session's run
+        self._tradeoff_config = None
+        self.defences_step = DefencesStep(self, layout)
 
     def _build_data_step(self, layout: QVBoxLayout) -> None:
         # Built first (AuditPage.__init__ builds the steps before this class's __init__ would
@@ -520,6 +536,8 @@ class ModelPage(AuditPage):
         sensitive = self.sensitive_combo.currentText().strip()
         d["sensitive_feature"] = "" if sensitive == NO_SENSITIVE else sensitive
         d["attribute_classifier"] = self.attribute_combo.currentData()
+        if hasattr(self, "defences_step"):       # built after steps 1 and 2
+            self.defences_step.write(d)
         return d
 
     def fill_form(self, config: dict) -> None:
@@ -543,6 +561,8 @@ class ModelPage(AuditPage):
             for name, box in self.attack_boxes.items():
                 box.setChecked(name in chosen)
             self.list_records_box.setChecked(config.get("list_exposed_records") is True)
+            if hasattr(self, "defences_step"):
+                self.defences_step.read(config)
             select_data(self.attribute_combo, config.get("attribute_classifier"))
             self._refresh_sensitive(str(config.get("sensitive_feature") or ""))
             (self.source_predictions if config.get("source") == "predictions"
@@ -567,9 +587,71 @@ class ModelPage(AuditPage):
     # ================================================================== running
 
     @staticmethod
-    def run_audit(config: ModelConfig, progress, cancel) -> dict:
+    def run_audit(config: ModelConfig, progress, cancel, attachments: dict | None = None
+                  ) -> dict:
+        """The audit on the job runner; ``attachments`` receives what result.json does not
+        hold (the defended models, for their export)."""
         result = model_audit.run(config, progress=progress, cancel=cancel)
+        if attachments is not None:
+            attachments.update(getattr(result, "attachments", {}) or {})
         return result.to_dict() if hasattr(result, "to_dict") else result
+
+    def audit_job(self, config):
+        holder: dict = {}
+        self._pending = (holder, config)
+        run_audit = type(self).run_audit
+
+        def job(progress, cancel):
+            return run_audit(config, progress, cancel, holder)
+
+        return job
+
+    def _on_run_done(self, result: dict) -> None:
+        holder, config = getattr(self, "_pending", ({}, None))
+        self._tradeoff = holder.get("tradeoff")
+        self._tradeoff_config = config
+        super()._on_run_done(result)
+
+    # ================================================================== exporting a defended model
+
+    def export_defended_model(self, index: int) -> None:
+        """Save the model of trade-off row ``index`` (weights, card, predictions) in a folder
+        the user chooses, on the job runner. The models of this session's run are written as
+        they are; after the project was reopened the setting is trained again (the same seed
+        gives the same model)."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from engine.defences.audit import export_setting
+
+        result = self.result()
+        view = self.results_view.defences_view
+        if result is None or self.runner.is_busy():
+            view.show_export_status("Wait for the running job to finish, then export.", True)
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Choose a folder for the model files",
+                                                  str(Path.home()))
+        if not folder:
+            return
+        trade = self._tradeoff if (self._tradeoff is not None and self._tradeoff_config
+                                   is not None and self._tradeoff_config.to_dict()
+                                   == result.get("config")) else None
+        view.show_export_status("Exporting…" if trade is not None else
+                                "Training the setting again to export it (same seed, same "
+                                "model)…")
+
+        def job(progress, cancel):
+            return export_setting(result, index, folder, tradeoff=trade, progress=progress,
+                                  cancel=cancel)
+
+        def done(paths) -> None:
+            names = ", ".join(Path(v).name for v in paths.values())
+            view.show_export_status(f"Saved in {folder}: {names}.")
+
+        def failed(error) -> None:
+            view.show_export_status(plain_sentence(error.message), True)
+
+        self.runner.submit(job, done, failed, self._on_run_progress,
+                           label="Exporting the model")
 
     def validated_config(self):
         """The engine's rules, plus: "Records from a CSV file" with no file chosen is a
@@ -839,12 +921,40 @@ class ModelPage(AuditPage):
         text, warn = cost_estimate(d, classes, self._csv_records if d.get("data") else None)
         label.setStyleSheet("color: #b26a00; font-weight: bold;" if warn else "color: #444;")
         label.setText("Cost before running: " + text)
+        step = getattr(self, "defences_step", None)
+        if step is not None:
+            step.set_available(self.defences_unavailable(d))
+            step.update_cost()
+
+    def defence_records(self) -> int | None:
+        """How many records the data step gives (for the defences' cost estimate)."""
+        if self._records_choice() == "csv":
+            return self._csv_records
+        value = self.fields["synthetic_records"].text().strip()
+        return int(value) if value.isdigit() else None
+
+    @staticmethod
+    def defences_unavailable(d: dict) -> str:
+        """Why the defences cannot run with the data & model chosen ("" when they can)."""
+        if d.get("source") == "predictions":
+            return ("Defences retrain the model, so they need its training records: choose "
+                    "“Train the model here” in step 1 to test them.")
+        if d.get("family") != "mlp":
+            return ("The defences train neural networks: choose the model family “Neural "
+                    "network (MLP)” in step 1 to test them.")
+        return ""
 
     def step_of_key(self, key: str) -> int | None:
+        key = ENGINE_KEYS.get(key, key)
         step = super().step_of_key(key)
         if step is None and key in self.schema_editor.column_names():
             return STEP_DATA            # the engine names a column of the file
         return step
+
+    def show_error_at(self, text: str, key: str) -> None:
+        # An error raised while the defences train names the engine's knob; show it at the
+        # field that sets it.
+        super().show_error_at(text, ENGINE_KEYS.get(key, key))
 
     def reveal_key(self, key: str) -> None:
         super().reveal_key(key)

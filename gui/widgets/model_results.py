@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from engine.audits.model import attribute_sentence
 from gui.formatting import interval, is_number, number, pct
+from gui.widgets.defences_results import DefencesView
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
@@ -452,6 +453,9 @@ class ModelResultsView(ResultsView):
                          self.attribute_view, update=self.attribute_view.set_result)
         self.add_section("Most exposed training records", self.exposed_view,
                          update=self.exposed_view.set_result)
+        self.defences_view = DefencesView()
+        self.add_section("Defences: what retraining would change, and what it costs",
+                         self.defences_view, update=self.defences_view.set_result)
 
     def _swap(self, new: QWidget, attribute: str) -> None:
         """Put ``new`` in the place of the shared widget ``attribute`` (same box)."""
@@ -465,5 +469,5 @@ class ModelResultsView(ResultsView):
 
     def plots(self) -> dict[str, PlotView]:
         """Every plot of the view by name (for tests and screenshots)."""
-        return {"roc": self.roc_plot.view}
+        return {"roc": self.roc_plot.view, "tradeoff": self.defences_view.chart.view}
 

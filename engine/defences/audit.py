@@ -1,0 +1,146 @@
+"""The defences step of a model audit (issue 9): the ``[defences]`` table of a
+:class:`~engine.audits.model.ModelConfig` turned into a trade-off sweep, a recommendation and
+the plain sentences the page and the report show.
+
+``theory["defences"]`` of the model audit's result.json is :func:`run_defences`'s dict: the
+trade-off's rows and facts (engine.defences.tradeoff), the user's limit, the recommendation,
+the cost of the sweep in model trainings, and ``sentences`` — the recommendation and, for
+DP-SGD, what the attacks say about its accountant's ε.
+"""
+
+from __future__ import annotations
+
+from engine.data.errors import InputError
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
+
+# The trade-off's error keys (its knobs) → the [defences] key that sets each.
+CONFIG_KEYS = {"alpha": "defences.kcd_alphas", "n_teachers": "defences.kcd_teachers",
+               "temperature": "defences.dmp_temperatures", "reference": "defences.dmp_reference",
+               "reference_size": "defences.dmp_reference_size",
+               "drop_high_entropy": "defences.dmp_drop_high_entropy",
+               "noise_multiplier": "defences.dpsgd_noise_multipliers",
+               "target_epsilon": "defences.dpsgd_target_epsilons",
+               "limit": "defences.limit_value"}
+
+
+def run_defences(config, *, progress: Progress = NO_PROGRESS,
+                 cancel: CancelToken = NEVER):
+    """Train, attack and compare every setting of ``config.defences``; returns the
+    JSON-ready dict and the :class:`~engine.defences.tradeoff.TradeOff` (its models, to export
+    the recommended one)."""
+    from engine.defences.config import cost_in_models
+    from engine.defences.tradeoff import recommend, tradeoff
+
+    d = config.defences
+    limit = d.risk_limit()
+    try:
+        trade = tradeoff(config, d.settings(), reference_csv=d.dmp_reference,
+                         extra_fpr_targets=d.fpr_targets(), progress=progress, cancel=cancel)
+    except InputError as exc:
+        # The engine names its knob ("n_teachers"); the user set it as a [defences] key.
+        key = CONFIG_KEYS.get(exc.key or "", exc.key)
+        raise InputError(str(exc), source=exc.source, key=key) from None
+    rec = recommend(trade.rows, limit)
+    out = trade.to_dict()
+    for row in out["rows"]:
+        _keep_one_roc(row)
+    out["limit"] = {"metric": limit.metric, "value": limit.value, "fpr": limit.fpr,
+                    "use_upper": limit.use_upper, "text": limit.describe()}
+    out["recommendation"] = rec
+    out["cost_in_models"] = cost_in_models(d)
+    out["sentences"] = [rec["statement"]] + [dp_sentence(r) for r in out["rows"] if "dp" in r]
+    out["most_vulnerable"] = most_vulnerable(out["rows"])
+    return out, trade
+
+
+def dp_sentence(row: dict) -> str:
+    """DP-SGD's claim against what the attacks certify, in words (paper 002 Thm 1)."""
+    dp = row["dp"]
+    text = (f"{row['label']}: the accountant promises ε = {dp['accountant_epsilon']:.2f} at "
+            f"δ = {dp['delta']:.0e}; the attacks certify at least ε = "
+            f"{dp['empirical_epsilon_lower_bound']:.2f} ({dp['confidence']:.0%} confidence)")
+    if not dp["testable"]:
+        return text + (f" — not a test of the promise: on this many records even a perfect "
+                       f"attack could certify at most ε = {dp['max_certifiable']:.2f}.")
+    if dp["within_claim"]:
+        return text + " — consistent with the promise."
+    return text + " — the attacks contradict the promise: check how the model was trained."
+
+
+def most_vulnerable(rows: list[dict]) -> dict:
+    """The setting whose strongest attack has the largest AUC, and whether it is the
+    undefended model (the issue's sanity check on every chart)."""
+    top = max(rows, key=lambda r: r["risk"]["auc"]["value"])
+    base = next((r for r in rows if r["defence"] == "none"), None)
+    base_auc = None if base is None else base["risk"]["auc"]["value"]
+    return {"index": top["index"], "label": top["label"], "auc": top["risk"]["auc"]["value"],
+            "is_undefended": base is not None and top["index"] == base["index"],
+            # a defended setting above the undefended model only by sampling noise
+            "undefended_within_interval": base_auc is not None
+            and base_auc >= top["risk"]["auc"]["ci"][0]}
+
+
+def _keep_one_roc(row: dict) -> None:
+    """Keep the ROC of the row's strongest attack (by AUC) only — the chart's hover and the
+    report draw that one; every attack's ROC of a 15-setting sweep would be most of
+    result.json. DP-SGD rows keep all of them: their ROCs are drawn against the DP region."""
+    if "dp" in row or not row.get("attacks"):
+        return
+    best = row["risk"]["auc"]["attack"]
+    for a in row["attacks"]:
+        if a["name"] != best:
+            a.pop("roc", None)
+
+
+def export_recommended(result, directory) -> dict | None:
+    """Write the recommended setting's weights (safetensors), model card (JSON) and
+    predictions (CSV) into ``directory``; None when the audit ran no defences or no setting
+    met the limit. ``result``: the model audit's AuditResult of this session (the fitted
+    models are not in result.json)."""
+    trade = result.attachments.get("tradeoff")
+    defences = result.theory.get("defences")
+    if trade is None or not defences or not defences["recommendation"]["met"]:
+        return None
+    index = defences["recommendation"]["index"]
+    return trade.export(index, directory, name="recommended_model")
+
+
+def export_setting(result: dict, index: int, directory, *, tradeoff=None,
+                   progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> dict:
+    """Write the model of trade-off row ``index`` of a model audit's ``result`` (its dict) into
+    ``directory``: from ``tradeoff`` (this session's fitted models) when given, else trained
+    again from the result's config — the same seed and records give the same model (every
+    random stream comes from the config's seed) — and measured again for its card."""
+    from engine.audits.model import ModelConfig
+    from engine.defences.tradeoff import DefenceSetting
+    from engine.defences.tradeoff import tradeoff as run_tradeoff
+
+    block = (result.get("theory") or {}).get("defences") or {}
+    rows = block.get("rows") or []
+    row = next((r for r in rows if r.get("index") == index), None)
+    if row is None:
+        raise InputError(f"The result has no defence setting number {index}; run the audit "
+                         "with defences first.", key="defences")
+    name = _file_stem(row["label"])
+    if tradeoff is not None:
+        progress(0.5, f"Writing {row['label']}")
+        return tradeoff.export(index, directory, name=name)
+    config = ModelConfig.from_dict(result["config"], source="the result's config")
+    setting = DefenceSetting.of(row["defence"], row.get("knobs") or {})
+    d = config.defences
+    fprs = d.fpr_targets()
+    again = run_tradeoff(config, [setting], reference_csv=d.dmp_reference,
+                         extra_fpr_targets=fprs, progress=progress, cancel=cancel)
+    position = next(i for i, r in enumerate(again.rows) if r["label"] == row["label"])
+    return again.export(position, directory, name=name)
+
+
+def _file_stem(label: str) -> str:
+    """'KCD α = 0.5' → 'model_KCD_alpha_0.5' (a file name that every system accepts)."""
+    words = {"α": "alpha", "σ": "sigma", "λ": "lambda", "ε": "epsilon"}
+    for symbol, word in words.items():
+        label = label.replace(symbol, word)
+    safe = "".join(c if c.isalnum() or c in ".-" else "_" for c in label)
+    while "__" in safe:
+        safe = safe.replace("__", "_")
+    return "model_" + safe.strip("_")[:80]
