@@ -681,7 +681,7 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
 
         theory["defences"], attachments["tradeoff"] = run_defences(
             config, progress=progress.span(0.35, 1.0), cancel=cancel)
-        summary += " Defences: " + theory["defences"]["recommendation"]["statement"]
+        summary += " " + theory["defences"]["summary"]
     progress(1.0, "Done")
     return AuditResult(
         audit_type="model", name=config.name, seed=config.seed, config=config.to_dict(),

@@ -50,7 +50,23 @@ def run_defences(config, *, progress: Progress = NO_PROGRESS,
     out["cost_in_models"] = cost_in_models(d)
     out["sentences"] = [rec["statement"]] + [dp_sentence(r) for r in out["rows"] if "dp" in r]
     out["most_vulnerable"] = most_vulnerable(out["rows"])
+    out["summary"] = summary_sentence(out)
     return out, trade
+
+
+def summary_sentence(block: dict) -> str:
+    """The defences in one sentence for the verdict banner (the details are in their own
+    section)."""
+    rec = block["recommendation"]
+    n = sum(1 for r in block["rows"] if r["defence"] != "none")
+    limit = block["limit"]["text"]
+    if rec["met"]:
+        cost = rec.get("accuracy_cost") or 0.0
+        return (f"Of {n} defence settings tried, {rec['label']} keeps the strongest attack "
+                f"within {limit}" + (f" at a cost of {cost:.1%} test accuracy." if cost > 0
+                                     else " without losing test accuracy."))
+    return f"None of the {n} defence settings tried keeps the strongest attack within {limit}."
+
 
 
 def dp_sentence(row: dict) -> str:

@@ -63,7 +63,8 @@ def l2_many(X, y, n_classes: int, spec: TrainingSpec, *, weight_decays: Sequence
     tasks = [ReferenceTask(j, int(seed), np.arange(y.size, dtype=np.int64))
              for j in range(len(decays))]
     many = train_many_mlps(spec, X, y, n_classes, tasks=tasks, device=device,
-                           weight_decays=decays, progress=progress, cancel=cancel)
+                           weight_decays=decays, what="model with L2 weight decay",
+                           progress=progress, cancel=cancel)
     runtime = clock.elapsed()
     return [model_from_stack(many, j, replace(spec, seed=int(seed), weight_decay=lam),
                              {"runtime_s": runtime,
@@ -104,8 +105,8 @@ def early_stopping_many(X, y, n_classes: int, spec: TrainingSpec, *, epochs: Seq
     longest = max(stops)
     task = [ReferenceTask(0, int(seed), np.arange(y.size, dtype=np.int64))]
     many = train_many_mlps(replace(spec, epochs=longest), X, y, n_classes, tasks=task,
-                           device=device, snapshot_epochs=sorted(set(stops)), progress=progress,
-                           cancel=cancel)
+                           device=device, snapshot_epochs=sorted(set(stops)),
+                           what="model for early stopping", progress=progress, cancel=cancel)
     runtime = clock.elapsed()
     return [model_from_stack(many.at_epoch(e), 0, replace(spec, seed=int(seed), epochs=e),
                              {"runtime_s": runtime,

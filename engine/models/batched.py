@@ -198,6 +198,7 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
                     soft_targets=None, group_size: int | None = None,
                     weight_decays: Sequence[float] | None = None,
                     snapshot_epochs: Sequence[int] = (),
+                    what: str = "reference model",
                     progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> BatchedMLP:
     """Train one MLP per task (or per row of ``masks``) as one stacked batch.
 
@@ -208,7 +209,8 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     ``group_size``: train at most this many models at a time (memory), default all.
     ``weight_decays``: one L2 strength per task in place of ``spec.weight_decay`` (a sweep of
     weight decays in one stack; engine.defences). ``snapshot_epochs``: keep the weights after
-    these epochs as well; :meth:`BatchedMLP.at_epoch` returns them.
+    these epochs as well; :meth:`BatchedMLP.at_epoch` returns them. ``what``: what the models
+    are, for the progress line ("KCD teacher" → "Training 5 KCD teachers: epoch 3 of 30").
     ``spec.family`` must be ``"mlp"``.
     """
     from engine.models.mlp import train_stacked
@@ -256,7 +258,7 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
             list(weight_decays)[gi * size: gi * size + len(group)]
         params, history = train_stacked(spec, X, y, n_classes, [t.rows for t in group],
                                         [t.seed for t in group], device=dev, soft_targets=soft,
-                                        what="reference model", weight_decays=decays,
+                                        what=what, weight_decays=decays,
                                         snapshot_epochs=snapshot_epochs, progress=part,
                                         cancel=cancel)
         params_parts.append(params)

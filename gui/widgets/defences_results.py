@@ -213,7 +213,9 @@ class TradeoffChart(QWidget):
             # The ends of each curve carry their setting (the rest are said on hover): with
             # ~15 settings, many of them near the same corner, every label would overlap.
             for x, y, row in (points if len(points) <= 2 else (points[0], points[-1])):
-                label = pg.TextItem(knob_text(row), color=color, anchor=(0, 1))
+                # right of the point, or left of it near the right edge (kept on the plot)
+                anchor = (1, 1) if x > x_lo + 0.75 * (x_hi - x_lo) else (0, 1)
+                label = pg.TextItem(knob_text(row), color=color, anchor=anchor)
                 label.setPos(x, y)
                 self.plot_item.addItem(label)
         base = by.get("none")
