@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
@@ -648,7 +649,7 @@ def _csv_rows(text: str, src: str) -> tuple[list[str], list[tuple[int, list[str]
     if header_at is None:
         raise InputError(f"{src}: the file is empty; it needs a header row naming the columns "
                          f"and one row per query.", source=src)
-    header = [h.strip() for h in raw[header_at]]
+    header = [restore(h.strip()) for h in raw[header_at]]
     rows = []
     for i, r in enumerate(raw[header_at + 1:], start=header_at + 2):
         if not any(c.strip() for c in r):
@@ -657,7 +658,7 @@ def _csv_rows(text: str, src: str) -> tuple[list[str], list[tuple[int, list[str]
             raise InputError(f"{src}: row {i} has {len(r)} fields but the header has "
                              f"{len(header)}; remove the extra commas or quote values that "
                              f"contain commas.", source=src)
-        rows.append((i, [c.strip() for c in r]))
+        rows.append((i, [restore(c.strip()) for c in r]))
     if not rows:
         raise InputError(f"{src}: has a header but no data rows; add one row per query below "
                          f"the header.", source=src)
@@ -845,7 +846,7 @@ def write_published_csv(queries: Sequence[CountingQuery], counts, domain: Domain
     used = sorted({c for q in queries for c, _ in q.conditions})
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow([domain.columns[c] for c in used] + ["label", "count"])
+    w.writerow([neutralise(domain.columns[c]) for c in used] + ["label", "count"])
     for q, count in zip(queries, np.asarray(counts).tolist(), strict=True):
         cond = dict(q.conditions)
         cells = []
@@ -859,6 +860,6 @@ def write_published_csv(queries: Sequence[CountingQuery], counts, domain: Domain
                 cells.append(f"{ints[allowed[0]]}-{ints[allowed[-1]]}")
             else:
                 cells.append("|".join(domain.labels[c][k] for k in allowed))
-        w.writerow(cells + [q.label, int(count)])
+        w.writerow([neutralise(c) for c in cells + [q.label]] + [int(count)])
     out.write_text(buf.getvalue(), encoding="utf-8")
     return out

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
 from engine.data.microdata import (
     _ID_NAME,
@@ -272,10 +273,11 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
 
     values = _values(p, df, value_cols, index)
     member = _member(p, df[member_col], member_col, index)
-    label_text = _norm_text(_as_text(df[label_col]))
+    label_text = _norm_text(np.asarray([restore(t) for t in _as_text(df[label_col])],
+                                       dtype=object))
     ids = None
     if id_col is not None:
-        ids = _as_text(df[id_col])
+        ids = np.asarray([restore(t) for t in _as_text(df[id_col])], dtype=object)
         _check_unique_ids(p, ids, id_col, index, p)
 
     if kind == "loss":
@@ -484,9 +486,11 @@ def write_predictions_csv(path: str | Path, *, labels: np.ndarray, member: np.nd
                                              else int(labels.max(initial=0)) + 1)]
     names = [str(c) for c in class_names]
     data: dict[str, object] = {}
+    # Text cells are written so a spreadsheet never runs them as formulas (csv_safety); the
+    # class columns' names start with p_ / logit_ and are safe as they are.
     if ids is not None:
-        data[id_col] = np.asarray(ids, dtype=object)
-    data[label_col] = np.asarray(names, dtype=object)[labels]
+        data[id_col] = np.asarray([neutralise(i) for i in ids], dtype=object)
+    data[label_col] = np.asarray([neutralise(n) for n in names], dtype=object)[labels]
     data[member_col] = np.asarray(member, dtype=bool).astype(np.int64)
     frame = pd.DataFrame(data)
     if block is not None:
