@@ -127,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         from engine import __version__
         print(f"Privacy Risk Auditor {__version__}")
         return 0
+    from engine.private_tmp import use_private_tmp
+    try:
+        use_private_tmp()        # every temporary file of this session in a 0700 folder
+    except OSError as exc:
+        print(f"error: cannot make a private folder for temporary files ({exc}).",
+              file=sys.stderr)
+        return 2
     if args.command is None:
         from gui.app import main as gui_main
         return gui_main(argv, open_sample=args.sample)
