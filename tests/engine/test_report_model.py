@@ -325,3 +325,207 @@ def test_loss_only_result_has_no_bound_and_says_why(tmp_path):
     assert "No generalization-gap bound" in flat and "0.250 / 1.50" in flat
     assert "sees its loss on the record" in flat
     assert "The weakest informed attacker" not in flat and "Solid black line" not in flat
+
+
+# --------------------------------------------------------------------------- issue 9: defences
+
+def _risk(auc: float, tpr: float | None, eps: float, fpr: float = 0.01) -> dict:
+    """A row's ``risk`` as engine.defences.tradeoff._strongest writes it (trimmed)."""
+    entries = [{"fpr": t, "value": tpr if tpr is not None else 0.0,
+                "ci": [max(0.0, (tpr or 0) - 0.05), min(1.0, (tpr or 0) + 0.05)],
+                "attack": "metric_confidence", "measurable": tpr is not None}
+               for t in (0.001, 0.01, 0.1)]
+    return {"auc": {"value": auc, "ci": [auc - 0.02, min(1.0, auc + 0.02)], "attack": "shokri"},
+            "accuracy": {"value": auc - 0.05, "ci": [auc - 0.08, auc - 0.02],
+                         "attack": "metric_confidence"},
+            "advantage": {"value": 2 * auc - 1.1, "ci": [2 * auc - 1.2, 2 * auc - 1.0],
+                          "attack": "metric_confidence"},
+            "tpr_at_fpr": entries, "tpr": next(e for e in entries if e["fpr"] == fpr),
+            "epsilon": {"value": eps, "ci": None, "attack": "ml_leaks", "delta": 1e-5,
+                        "confidence": 0.95, "max_certifiable": 4.21}}
+
+
+def _row(index, defence, knobs, label, acc, auc, tpr, eps, **more) -> dict:
+    return {"index": index, "defence": defence, "knobs": knobs, "label": label,
+            "test_accuracy": acc, "test_accuracy_ci": [acc - 0.03, acc + 0.03],
+            "train_accuracy": 1.0, "train_accuracy_ci": [0.99, 1.0],
+            "generalization_gap": 1.0 - acc, "risk": _risk(auc, tpr, eps),
+            "attacks": [{"name": "ml_leaks", "label": "ML-Leaks adversary 1 (paper 004)",
+                         "auc": auc}], **more}
+
+
+def defences_theory(*, met: bool = True) -> dict:
+    """A trimmed ``theory["defences"]`` of the shape engine.defences.audit.run_defences gives
+    (values like the bundled demo's: every defence but DP-SGD leaves the risk near the top)."""
+    dp = {"accountant_epsilon": 15.41, "delta": 1e-5, "accountant": "rdp",
+          "empirical_epsilon_lower_bound": 0.24, "attack": "ml_leaks", "confidence": 0.95,
+          "within_claim": True, "max_certifiable": 4.21, "testable": False,
+          "verdict": "not testable at this size: a perfect attack on these records could "
+                     "certify at most ε = 4.21"}
+    rows = [
+        _row(0, "none", {}, "No defence", 0.40, 1.0, 1.0, 4.2),
+        _row(1, "kcd", {"alpha": 0.5}, "KCD α = 0.5", 0.41, 1.0, 1.0, 4.21),
+        _row(2, "kcd", {"alpha": 1.0}, "KCD α = 1", 0.17, 0.96, 0.67, 3.5),
+        _row(3, "dmp", {"temperature": 2.0}, "DMP T = 2", 0.39, 0.999, 0.99, 3.77),
+        _row(4, "l2", {"weight_decay": 0.01}, "L2 λ = 0.01", 0.409, 0.997, 0.958, 3.58),
+        _row(5, "early_stopping", {"epochs": 5}, "Early stopping epochs = 5", 0.35, 0.9,
+             0.4, 2.9),
+        _row(6, "dp_sgd", {"noise_multiplier": 1.0}, "DP-SGD σ = 1", 0.25, 0.69, 0.015,
+             0.24, dp=dp),
+    ]
+    limit = {"metric": "tpr", "value": 0.02, "fpr": 0.01, "use_upper": False,
+             "text": "TPR at 1% FPR ≤ 2.0%"}
+    if met:
+        rec = {"met": True, "index": 6, "label": "DP-SGD σ = 1", "accuracy_cost": 0.15,
+               "risk": 0.015, "attack": "metric_confidence", "limit": limit["text"],
+               "statement": "DP-SGD σ = 1 keeps the strongest attack within the limit (TPR at "
+                            "1% FPR 1.5%, by metric_confidence) with test accuracy 25.0%, "
+                            "15.0% below the undefended model's 40.0%.",
+               "candidates": [6], "not_measurable": []}
+    else:
+        rec = {"met": False, "index": None, "label": None, "accuracy_cost": None,
+               "risk": None, "attack": None, "limit": limit["text"],
+               "statement": "No setting meets the limit TPR at 1% FPR ≤ 2.0%. The lowest is "
+                            "DP-SGD σ = 1 with TPR at 1% FPR 1.5% (metric_confidence). Ways "
+                            "forward: accept a higher limit.",
+               "candidates": [], "not_measurable": []}
+    dp_sentence = ("DP-SGD σ = 1: the accountant promises ε = 15.41 at δ = 1e-05; the attacks "
+                   "certify at least ε = 0.24 (95% confidence) — not a test of the promise.")
+    return {"threat_model": "supervised",
+            "threat_model_text": "The attacker knows half of the training records and half "
+                                 "of the others (paper 004 §4.3, supervised inference).",
+            "attacks": ["btta", "ml_leaks"], "delta": 1e-5, "confidence": 0.95,
+            "fpr_targets": [0.001, 0.01, 0.1], "policy_fpr": 0.01, "seed": 7,
+            "data": {"source": "synthetic purchases (seed 7)", "records": 4000,
+                     "members": 1000, "non_members": 1000},
+            "reference": "held-out split: the 2000 records kept out of training and of the "
+                         "audit",
+            "runtime_s": 37.5, "limit": limit, "recommendation": rec,
+            "cost_in_models": {"none": 1.0, "kcd": 10.0, "dmp": 3.0, "l2": 3.0,
+                               "dp_sgd": 9.0},
+            "sentences": [rec["statement"], dp_sentence],
+            "most_vulnerable": {"index": 0, "label": "No defence", "auc": 1.0,
+                                "is_undefended": True, "undefended_within_interval": True},
+            "rows": rows}
+
+
+def _flat(result: dict, path) -> str:
+    return " ".join(pdf_text(result, path).split())
+
+
+def _defences_part(flat: str) -> str:
+    assert "Defences: retraining the model to leak less" in flat
+    return flat.split("Defences: retraining the model to leak less")[1].split("6. Comparison")[0]
+
+
+def test_defences_section_with_recommendation_chart_and_table(tmp_path):
+    result = model_result()
+    result["theory"]["defences"] = defences_theory()
+    flat = _flat(result, tmp_path / "def.pdf")
+    part = _defences_part(flat)
+    assert "Recommendation: DP-SGD σ = 1 keeps the strongest attack within the limit" in part
+    assert "may find at most 2.0% of the members" in part
+    assert "How to read this." in part
+    assert "Privacy against utility of each defence setting" in part      # the chart
+    assert "KCD, by α" in part and "DP-SGD, by noise multiplier σ" in part
+    assert "Every setting measured" in part and "TPR at 1.0% FPR" in part
+    assert part.index("No defence undefended") < part.index("KCD α = 0.5")   # undefended first
+    assert "DP-SGD σ = 1 recommended" in part
+    assert "supervised inference" in part and "In plain words" in part
+    assert "DMP's reference data" in part and "held-out split" in part
+    assert "DP-SGD: the promise against the evidence" in part
+    assert "Not testable at this size" in part and "15.41" in part
+    # The limitations name the defences' threat model and what was not re-run.
+    limits = flat.split("8. Limitations")[1].split("9. Exposed records")[0]
+    assert "Defences: the retrained models were attacked only under the supervised" in limits
+    assert "LiRA and RMIA" in limits
+
+
+def test_defences_chart_draws_every_curve_the_limit_and_the_ring():
+    from reportlab.graphics.shapes import Circle, Group, PolyLine
+
+    from engine.report.model import defences_chart
+
+    drawing, close_up, metric, missing = defences_chart(defences_theory())
+    assert metric == "tpr" and missing == []
+
+    def walk(node):
+        for x in getattr(node, "contents", None) or node.getContents():
+            yield x
+            if isinstance(x, Group):
+                yield from walk(x)
+
+    items = list(walk(drawing))
+    strings = " ".join(getattr(x, "text", "") for x in items)
+    assert "your limit" in strings and "(recommended)" in strings and "no defence" in strings
+    # the KCD curve joins its two settings; the ring is a wide circle around the recommended
+    assert sum(isinstance(x, PolyLine) for x in items) >= 3
+    assert any(isinstance(x, Circle) and x.r > 6 for x in items)
+
+
+def test_no_defences_section_without_defences(full):
+    result, text = full
+    assert "defences" not in result["theory"]
+    flat = " ".join(text.split())
+    assert "Defences: retraining" not in flat and "Privacy against utility" not in flat
+    assert "Defences: the retrained models" not in flat
+    from engine.report.model import defences_section
+
+    assert defences_section({"theory": {"defences": {"rows": []}}}) == []
+    assert defences_section({"theory": {"defences": "broken"}}) == []
+
+
+def test_defences_limit_not_met(tmp_path):
+    result = model_result()
+    result["theory"]["defences"] = defences_theory(met=False)
+    part = _defences_part(_flat(result, tmp_path / "unmet.pdf"))
+    assert "No setting meets the limit TPR at 1% FPR ≤ 2.0%. The lowest is DP-SGD" in part
+    assert "Recommendation:" not in part and "recommended" not in part.split("Setting")[1]
+
+
+def test_defences_tpr_not_measurable(tmp_path):
+    from engine.report.model import defences_chart
+
+    block = defences_theory(met=False)
+    for row in block["rows"][2:4]:                  # two settings: TPR not measurable
+        row["risk"] = _risk(row["risk"]["auc"]["value"], None, 3.0)
+    result = model_result()
+    result["theory"]["defences"] = block
+    part = _defences_part(_flat(result, tmp_path / "nm.pdf"))
+    assert "not measurable needs ≥ 300 non-members" in part
+    assert "Not drawn (its risk could not be measured): KCD α = 1, DMP T = 2." in part
+    # No setting measurable at the limit's FPR: the chart falls back on the AUC.
+    for row in block["rows"]:
+        row["risk"] = _risk(row["risk"]["auc"]["value"], None, 3.0)
+    _, _, metric, missing = defences_chart(block)
+    assert metric == "auc" and missing == []
+    part = _defences_part(_flat(result, tmp_path / "none_measurable.pdf"))
+    assert "could not be measured for any setting" in part
+
+
+def test_defences_single_setting_sweep(tmp_path):
+    block = defences_theory(met=False)
+    block["rows"] = block["rows"][:2]
+    result = model_result()
+    result["theory"]["defences"] = block
+    part = _defences_part(_flat(result, tmp_path / "one.pdf"))
+    assert "1 defence setting — KCD" in part and "DP-SGD: the promise" not in part
+    block["rows"] = block["rows"][:1]                 # only the undefended model
+    part = _defences_part(_flat(result, tmp_path / "none.pdf"))
+    assert "0 defence settings" in part and "No defence" in part
+
+
+def test_defences_hostile_labels_are_escaped(tmp_path):
+    block = defences_theory()
+    bad = "KCD <b>α</b> & <font size=40>x</font>"
+    block["rows"][1]["label"] = bad
+    block["rows"][1]["knobs"] = {}                    # the chart label comes from the label
+    block["recommendation"]["statement"] = "Use <i>this</i> & that < 2."
+    block["reference"] = "file <evil>.csv & co"
+    block["threat_model_text"] = "<para>knows & sees</para>"
+    result = model_result()
+    result["theory"]["defences"] = block
+    part = _defences_part(_flat(result, tmp_path / "hostile.pdf"))
+    assert bad in part
+    assert "Use <i>this</i> & that < 2." in part
+    assert "file <evil>.csv & co" in part and "<para>knows & sees</para>" in part
