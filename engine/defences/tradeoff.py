@@ -293,9 +293,12 @@ def _compact(a: dict) -> dict:
 
 def _strongest(attacks: list[dict], fpr_targets: Sequence[float], delta: float) -> dict:
     """Per metric, the attack that scores highest and its value with its interval."""
+    short = {a["name"]: short_attack_name(a) for a in attacks}
+
     def best(metric: str) -> dict:
         a = max(attacks, key=lambda r: r[metric])
-        return {"value": float(a[metric]), "ci": list(a[f"{metric}_ci"]), "attack": a["name"]}
+        return {"value": float(a[metric]), "ci": list(a[f"{metric}_ci"]), "attack": a["name"],
+                "attack_label": short[a["name"]]}
 
     risk = {"auc": best("auc"), "accuracy": best("accuracy"), "advantage": best("advantage")}
     per_fpr = []
@@ -306,16 +309,23 @@ def _strongest(attacks: list[dict], fpr_targets: Sequence[float], delta: float) 
         pool = measurable or rows
         name, r = max(pool, key=lambda nr: nr[1]["tpr"])
         per_fpr.append({"fpr": float(t), "value": float(r["tpr"]), "ci": list(r["tpr_ci"]),
-                        "attack": name, "measurable": bool(measurable)})
+                        "attack": name, "attack_label": short[name],
+                        "measurable": bool(measurable)})
     risk["tpr_at_fpr"] = per_fpr
     eps = max(attacks, key=lambda a: a["epsilon_lower_bound"]["value"])
     ceiling = eps["epsilon_lower_bound"].get("max_certifiable")
     risk["epsilon"] = {"value": float(eps["epsilon_lower_bound"]["value"]), "ci": None,
-                       "attack": eps["name"], "delta": float(delta),
+                       "attack": eps["name"], "attack_label": short[eps["name"]],
+                       "delta": float(delta),
                        "confidence": eps["epsilon_lower_bound"]["confidence"],
                        # the largest bound a perfect attack could certify on these records
                        "max_certifiable": None if ceiling is None else float(ceiling)}
     return risk
+
+
+def short_attack_name(attack: dict) -> str:
+    """"ML-Leaks adversary 1: one attack model on …" → "ML-Leaks adversary 1" (for sentences)."""
+    return str(attack.get("label") or attack["name"]).split(":")[0].split(" (")[0].strip()
 
 
 def measure(config, model, X_u, y_u, inside, *, attacks: Sequence[str], delta: float,
@@ -539,11 +549,11 @@ def row_risk(row: dict, limit: RiskLimit) -> tuple[float | None, str]:
                              "set the limit at one of those, or add the FPR to the "
                              "config's fpr_targets.", key="limit.fpr")
         if not entry["measurable"]:
-            return None, entry["attack"]
+            return None, entry.get("attack_label", entry["attack"])
     else:
         entry = risk[limit.metric]
     value = entry["ci"][1] if limit.use_upper and entry.get("ci") else entry["value"]
-    return float(value), entry["attack"]
+    return float(value), entry.get("attack_label", entry["attack"])
 
 
 def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = False) -> dict:
