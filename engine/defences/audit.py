@@ -37,8 +37,11 @@ def run_defences(config, *, progress: Progress = NO_PROGRESS,
         trade = tradeoff(config, d.settings(), reference_csv=d.dmp_reference,
                          extra_fpr_targets=d.fpr_targets(), progress=progress, cancel=cancel)
     except InputError as exc:
-        # The engine names its knob ("n_teachers"); the user set it as a [defences] key.
+        # The engine names its knob ("n_teachers"); the user set it as a [defences] key. A
+        # problem inside the reference file (a missing column) is the reference's to fix.
         key = CONFIG_KEYS.get(exc.key or "", exc.key)
+        if d.dmp_reference and exc.source and _same_file(exc.source, d.dmp_reference):
+            key = "defences.dmp_reference"
         raise InputError(str(exc), source=exc.source, key=key) from None
     rec = recommend(trade.rows, limit)
     out = trade.to_dict()
@@ -67,6 +70,15 @@ def summary_sentence(block: dict) -> str:
                                      else " without losing test accuracy."))
     return f"None of the {n} defence settings tried keeps the strongest attack within {limit}."
 
+
+
+def _same_file(a: str, b: str) -> bool:
+    from engine.audits.model import resolve_path
+
+    try:
+        return resolve_path(str(a)).resolve() == resolve_path(str(b)).resolve()
+    except OSError:
+        return False
 
 
 def dp_sentence(row: dict) -> str:

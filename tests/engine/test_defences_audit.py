@@ -135,6 +135,17 @@ def test_trade_off_errors_name_the_defences_key(tmp_path):
     with pytest.raises(InputError) as err:
         run(config)
     assert err.value.key == "defences.dmp_reference" and "does not exist" in str(err.value)
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"height": [1.0] * 40, "weight": [2.0] * 40}).to_csv(other, index=False)
+    with pytest.raises(InputError) as err:
+        run(_config(path, dmp_reference=str(other)))
+    assert err.value.key == "defences.dmp_reference" and "columns differ" in str(err.value)
+    # an epsilon the epochs cannot reach: the noise it would need is named, and what to change
+    with pytest.raises(InputError) as err:
+        run(_config(path, kcd_alphas=[], dmp_temperatures=[], l2_weight_decays=[],
+                    dpsgd_target_epsilons=[1e-4]))
+    assert err.value.key == "defences.dpsgd_target_epsilons", err.value.key
+    assert "cannot reach" in str(err.value)
 
 
 def test_export_again_gives_the_same_model(audited, tmp_path):
