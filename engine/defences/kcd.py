@@ -13,10 +13,33 @@ undefended model (§3.2) — here exactly so, since the student shares the undef
 seed. Every α of a sweep uses the same teachers and the same partition, and all students train
 as one stack (engine.models.batched), as do the n teachers.
 
-Parts are drawn per class (each class's records dealt in turn to the n parts, in a seeded
-random order): the parts then have "almost the same size" (Alg. 2) *and* every teacher has
-seen every class that its part holds, as long as each class has at least two records (a class
-with one record gets a warning: its record's teacher never saw it).
+How each step of Alg. 2 is read (checked against the paper's text, §3.2 and Alg. 2; its
+results section, §5, is not in the copy we have, so no hyperparameter is taken from it):
+
+* Step 1, "n randomly selected disjoint subsets {D_i} with almost the same size": parts are
+  drawn per class (each class's records dealt in turn to the n parts, in a seeded random
+  order). That is one of the random partitions step 1 allows — sizes differ by at most one —
+  restricted so that every teacher has seen every class its part holds, as long as each class
+  has at least two records (a class with one record gets a warning: its record's teacher never
+  saw it).
+* Steps 2–4, "train F_i by using D \\ D_i … until the training converges": the teachers use the
+  audited model's own recipe (architecture, optimiser, epochs), as F itself is trained; "the
+  same structure as that of the model F" (§3.2).
+* Step 5, D̄_i = {(x, F_i(x))}: record x of part i gets the softmax output of teacher i, the
+  only teacher that never saw it. Paper 004 gives KCD no temperature; ``temperature`` (the
+  teachers' softmax temperature, DMP's first knob of §2.3) defaults to 1, i.e. F_i(x) itself.
+* Step 6, Eq. 1: y is the record's *true* label and y' its soft label. Since D̄ and D hold the
+  same records, the two sums of Eq. 1 are one sum of per-record terms
+  α·CE(y', softmax(H(x))) + (1 − α)·CE(y, H(x)); training takes the mean over each batch
+  (a constant factor of the sum, absorbed in the learning rate). The student learns the soft
+  labels at temperature 1 whatever the caller's spec says (as DMP's student, Alg. 1 step 3);
+  it gets no regulariser of its own (Alg. 2 has none) and the audited model's epochs.
+
+What this does *not* give at small sizes (measured, docs/methods/defences.md): at α = 1 the
+student still fits its members' soft labels more closely than it generalises (training
+accuracy above the teachers' held-out accuracy), and the supervised attacks of §4.3 see that
+gap — paper 004's "α = 1 protects the privacy" is a statement about its data sizes, not
+something Alg. 2 guarantees.
 """
 
 from __future__ import annotations
@@ -131,7 +154,10 @@ def kcd_many(X, y, n_classes: int, spec: TrainingSpec, *, alphas: Sequence[float
         held_out_accuracy.append(float(np.mean(np.argmax(z, axis=1) == y[rows])))
 
     # Step 6: the students, one per α, on every record with Eq. 1 — one stack, one seed.
-    student_spec = replace(spec, loss=per_model_alpha_loss(alphas, spec.label_smoothing))
+    # The soft term at temperature 1 (step 6 learns F_i(x) itself); the hard term ignores it, so
+    # α = 0 stays the undefended model (up to the stacked training's rounding, ~1e-5).
+    student_spec = replace(spec, temperature=1.0,
+                           loss=per_model_alpha_loss(alphas, spec.label_smoothing))
     tasks = [ReferenceTask(j, int(seed), np.arange(y.size, dtype=np.int64))
              for j in range(len(alphas))]
     students = train_many_mlps(student_spec, X, y, n_classes, tasks=tasks, device=dev,
@@ -140,7 +166,7 @@ def kcd_many(X, y, n_classes: int, spec: TrainingSpec, *, alphas: Sequence[float
     runtime = clock.elapsed()
     out = []
     for j, alpha in enumerate(alphas):
-        final = replace(spec, seed=int(seed), soft_label_weight=float(alpha))
+        final = replace(spec, seed=int(seed), soft_label_weight=float(alpha), temperature=1.0)
         details = {"runtime_s": runtime, "defence": {
             "name": "kcd", "alpha": float(alpha), "n_teachers": n,
             "teacher_temperature": float(temperature),
