@@ -53,8 +53,68 @@ def run_defences(config, *, progress: Progress = NO_PROGRESS,
     out["cost_in_models"] = cost_in_models(d)
     out["sentences"] = [rec["statement"]] + [dp_sentence(r) for r in out["rows"] if "dp" in r]
     out["most_vulnerable"] = most_vulnerable(out["rows"])
+    out["more_exposed"] = more_exposed(out["rows"], limit.fpr)
+    if out["more_exposed"]:
+        out["sentences"].append(more_exposed_sentence(out["more_exposed"]))
     out["summary"] = summary_sentence(out)
     return out, trade
+
+
+# Below this, a defended setting "above" the undefended model is rounding (KCD at α = 0 is the
+# undefended model up to ~1e-5 in its outputs).
+EXPOSURE_MARGIN = 0.005
+
+
+def more_exposed(rows: list[dict], fpr: float) -> list[dict]:
+    """Defended settings the strongest attack does *better* against than the undefended model,
+    per measure (TPR at ``fpr``, AUC, balanced accuracy): a defence may lower the average
+    exposure and still raise it for the records an attack is surest about (measured: KCD at
+    α = 1 finds more members at 1 % FPR than no defence on every seed tried; docs/methods/
+    defences.md). ``beyond_interval``: the setting's interval lies wholly above the
+    undefended estimate."""
+    base = next((r for r in rows if r["defence"] == "none"), None)
+    if base is None:
+        return []
+
+    def entry(row, metric):
+        risk = row["risk"]
+        if metric == "tpr":
+            e = next((t for t in risk["tpr_at_fpr"] if abs(t["fpr"] - fpr) < 1e-12), None)
+            return None if e is None or not e.get("measurable", True) else e
+        return risk[metric]
+
+    out = []
+    for metric in ("tpr", "auc", "accuracy"):
+        b = entry(base, metric)
+        if b is None:
+            continue
+        for row in rows:
+            e = entry(row, metric)
+            if row is base or e is None or e["value"] <= b["value"] + EXPOSURE_MARGIN:
+                continue
+            ci = e.get("ci") or [None, None]
+            out.append({"metric": metric, "index": row["index"], "label": row["label"],
+                        "value": float(e["value"]), "undefended": float(b["value"]),
+                        "beyond_interval": ci[0] is not None and ci[0] > b["value"],
+                        "fpr": fpr if metric == "tpr" else None})
+    return out
+
+
+def more_exposed_sentence(items: list[dict]) -> str:
+    """The settings that make some attack more successful than no defence, in one sentence."""
+    words = {"tpr": "members spotted at {fpr:.0%} false positives", "auc": "AUC",
+             "accuracy": "balanced accuracy"}
+    parts = []
+    for it in items:
+        what = words[it["metric"]].format(fpr=it["fpr"] or 0)
+        fmt = (lambda v: f"{v:.1%}") if it["metric"] == "tpr" else (lambda v: f"{v:.3f}")
+        parts.append(f"{it['label']} on {what} ({fmt(it['value'])} against "
+                     f"{fmt(it['undefended'])}"
+                     + (", beyond its interval)" if it["beyond_interval"] else
+                        ", within its interval)"))
+    return ("Watch out: some settings make the strongest attack more successful than with no "
+            "defence — " + "; ".join(parts) + ". A defence can lower the average exposure "
+            "and still expose the records an attack is surest about.")
 
 
 def summary_sentence(block: dict) -> str:

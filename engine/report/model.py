@@ -1210,6 +1210,10 @@ def defences_section(result: dict) -> list[Flowable]:
             f"{fmt3(mv.get('auc'))}), a defended setting, beyond the undefended model's "
             "interval. A defence should not make the model easier to attack; look at how "
             "this setting was trained before relying on the sweep.", "small"))
+    exposed = [t for t in (block.get("sentences") or [])[1:]
+               if isinstance(t, str) and t.startswith("Watch out:")]
+    for text in exposed:
+        first.append(para(markup(text), "small"))
     how = para(
         "<b>How to read this.</b> Each point is the model retrained with one defence at one "
         "setting. <i>Up</i> means more accurate on people the model never saw (what the model "

@@ -166,3 +166,24 @@ def test_export_again_gives_the_same_model(audited, tmp_path):
     assert "alpha" in str(now["weights"]) and str(now["weights"]).endswith(".safetensors")
     with pytest.raises(InputError, match="no defence setting number 99"):
         export_setting(d, 99, tmp_path / "x")
+
+
+def test_a_setting_more_exposed_than_no_defence_is_said():
+    from engine.defences.audit import more_exposed, more_exposed_sentence
+
+    def row(i, defence, label, tpr, auc, tpr_ci=(0.0, 1.0)):
+        return {"index": i, "defence": defence, "label": label,
+                "risk": {"tpr_at_fpr": [{"fpr": 0.01, "value": tpr, "ci": list(tpr_ci),
+                                         "measurable": True}],
+                         "auc": {"value": auc, "ci": [auc - 0.01, auc + 0.01]},
+                         "accuracy": {"value": 0.6, "ci": [0.55, 0.65]}}}
+
+    rows = [row(0, "none", "No defence", 0.12, 0.90), row(1, "kcd", "KCD α = 0", 0.122, 0.901),
+            row(2, "kcd", "KCD α = 1", 0.27, 0.80, tpr_ci=(0.2, 0.35))]
+    items = more_exposed(rows, 0.01)
+    assert [(i["label"], i["metric"]) for i in items] == [("KCD α = 1", "tpr")]  # α = 0: rounding
+    assert items[0]["beyond_interval"]
+    text = more_exposed_sentence(items)
+    assert "KCD α = 1 on members spotted at 1% false positives (27.0% against 12.0%, beyond" \
+        in text
+    assert more_exposed(rows[:2], 0.01) == []
