@@ -201,6 +201,10 @@ class TradeoffChart(QWidget):
                                    label=f"your limit {value_text(metric, v)}",
                                    labelOpts={"position": 0.95, "color": LIMIT_COLOR})
             self.plot_item.addItem(line)
+        placed: list[tuple[float, float]] = []
+        if by.get("none"):                 # the star's own place is taken
+            placed += [(x, y) for x, y, _r in by["none"]]
+        y_span = max(max(ys), 0.05)
         for name in DEFENCE_ORDER:
             points = by.get(name)
             if not points:
@@ -213,6 +217,12 @@ class TradeoffChart(QWidget):
             # The ends of each curve carry their setting (the rest are said on hover): with
             # ~15 settings, many of them near the same corner, every label would overlap.
             for x, y, row in (points if len(points) <= 2 else (points[0], points[-1])):
+                # A label near one already placed is left out (hover still names the point).
+                near = [(px, py) for px, py in placed
+                        if abs(px - x) < 0.12 * (x_hi - x_lo) and abs(py - y) < 0.04 * y_span]
+                if near:
+                    continue
+                placed.append((x, y))
                 # right of the point, or left of it near the right edge (kept on the plot)
                 anchor = (1, 1) if x > x_lo + 0.75 * (x_hi - x_lo) else (0, 1)
                 label = pg.TextItem(knob_text(row), color=color, anchor=anchor)
