@@ -108,8 +108,17 @@ def _numbered_canvas(footer: str):
             page = f"Page {self._pageNumber} of {total}"
             room = w - 2 * MARGIN - text_width(page, 7.5) - 20
             label = footer
-            while text_width(label, 7.5) > room and len(label) > 10:
-                label = label[:-2] + "…"
+            if text_width(label, 7.5) > room:
+                # The longest prefix that fits, by bisection: a 10,000-character audit name
+                # must not cost a width measurement per character on every page.
+                lo, hi = 10, len(label)
+                while lo < hi:
+                    mid = (lo + hi + 1) // 2
+                    if text_width(label[:mid] + "…", 7.5) <= room:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                label = label[:lo] + "…"
             from reportlab.graphics import renderPDF
             from reportlab.graphics.shapes import Drawing
 

@@ -105,11 +105,24 @@ def _fallback(ch: str) -> str:
     return "?"
 
 
+def without_controls(text: str) -> str:
+    """Drop control characters (NUL, bell, escape, form feed…; newline and tab are kept) and
+    bidirectional overrides/isolates: text a user typed or a file carried must reach the page
+    as readable characters, never as invisible codes that reorder or hide the text around
+    them (issue 11)."""
+    return "".join(ch for ch in str(text)
+                   if ch in "\n\t" or not (unicodedata.category(ch) == "Cc"
+                                           or "\u202a" <= ch <= "\u202e"
+                                           or "\u2066" <= ch <= "\u2069"))
+
+
 def plain_text(text: str) -> str:
     """Replace characters that neither embedded font can draw (used for canvas strings)."""
     register_fonts()
     return "".join(ch if (ord(ch) in _sans_chars or ch in _symbol_chars or ch in "\n\t")
-                   else _fallback(ch) for ch in str(text))
+                   else _fallback(ch)
+                   # a canvas string has no tab stops: a tab would print as a missing glyph
+                   for ch in without_controls(text).replace("\t", " "))
 
 
 def runs(text: str) -> list[tuple[str, bool]]:
@@ -151,7 +164,7 @@ def markup(text: object) -> str:
 
     ``<b>&`` in an audit name must appear literally in the PDF, never be parsed as a tag.
     """
-    return fonted(escape(str(text)))
+    return fonted(escape(without_controls(str(text))))
 
 
 # --------------------------------------------------------------------------- styles
