@@ -636,6 +636,11 @@ def reproducibility(result: dict) -> list[Flowable]:
     out.append(para("Save the configuration below as CONFIG.toml and run (same software "
                     "versions and device give the same numbers; the seed drives every random "
                     "stream):"))
+    if "cuda" in str(sw.get("device", "")).lower():
+        out.append(para("This audit ran on a GPU. GPU arithmetic sums in an order that can "
+                        "change from run to run, so a repeat on a GPU — or on the CPU — may "
+                        "differ in the last digits of the numbers; on the CPU the same "
+                        "configuration gives byte-identical results.", "small"))
     out.append(_wrapped_mono("python main.py run CONFIG.toml --out DIR"))
     out.append(Spacer(1, 6))
     out.append(sub("Configuration"))

@@ -75,3 +75,12 @@ def test_hostile_strings_are_printed_as_typed(build, tmp_path):
     assert "<b>bold</b>" in flat, "markup was interpreted instead of printed"
     assert "<fontsize=40>big</font>" in flat
     assert "\x00" not in text and "\x07" not in text and "\x1b" not in text
+
+
+def test_a_gpu_run_says_its_last_digits_may_differ(tmp_path):
+    result = _model()
+    write_report(result, tmp_path / "cpu.pdf")
+    assert "may differ in the last digits" not in pdf_text(tmp_path / "cpu.pdf")
+    result["software"] = {**(result.get("software") or {}), "device": "cuda:0"}
+    write_report(result, tmp_path / "gpu.pdf")
+    assert "may differ in the last digits" in " ".join(pdf_text(tmp_path / "gpu.pdf").split())
