@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.data.errors import InputError
+from engine.data.text_input import read_text
 
 PROJECT_SCHEMA_VERSION = 1
 PROJECT_SUFFIX = ".praudit.json"
@@ -30,24 +31,24 @@ def read_config_file(path) -> dict:
                          "resources/configs/mechanism_demo.toml.", source=str(p))
     if p.is_dir():
         raise InputError(f"{p}: is a folder, not a config file.", source=str(p))
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=str(p)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 TOML.",
-                         source=str(p)) from None
+    text = read_text(p, kind="config file", save_as="UTF-8 TOML").text
     if p.suffix.lower() == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
                              f"{exc.msg}.", source=str(p)) from None
+        except RecursionError:
+            raise InputError(f"{p}: its lists or tables are nested too deeply to be a config; "
+                             f"write the config as flat keys and values.", source=str(p)
+                             ) from None
     else:
         try:
             data = tomllib.loads(text)
+        except RecursionError:
+            raise InputError(f"{p}: its lists or tables are nested too deeply to be a config; "
+                             f"write the config as flat keys and values.", source=str(p)
+                             ) from None
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{p}: invalid TOML: {exc}. Fix that line (strings need quotes, "
                              "e.g. mechanism = \"laplace\").", source=str(p)) from None
@@ -220,17 +221,51 @@ def load_project(path) -> Project:
     if not p.exists():
         raise InputError(f"{p}: project file not found.", source=str(p))
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = read_text(p, kind="project file", save_as="a project from this app").text
+    except InputError as exc:
+        raise InputError(f"{p}: is not a Privacy Risk Auditor project file "
+                         f"({str(exc).removeprefix(f'{p}: ').rstrip('.')}).",
+                         source=str(p)) from None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{p}: is not a Privacy Risk Auditor project file (not valid JSON: "
                          f"{exc}).", source=str(p)) from None
     if not isinstance(data, dict) or "audit_type" not in data or "config" not in data:
         raise InputError(f"{p}: is not a Privacy Risk Auditor project file (no 'audit_type' "
                          "or 'config').", source=str(p))
     version = data.get("schema_version", 1)
-    if not isinstance(version, int) or version > PROJECT_SCHEMA_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise InputError(f"{p}: is damaged — 'schema_version' must be a whole number of at "
+                         f"least 1, got {version!r}; open the last good version of the "
+                         f"project, or start a new one.", source=str(p), key="schema_version")
+    if version > PROJECT_SCHEMA_VERSION:
         raise InputError(f"{p}: was written by a newer version of the app (project schema "
                          f"{version}); this version reads schema {PROJECT_SCHEMA_VERSION}.",
                          source=str(p))
+    _check_project_fields(p, data)
     known = {"audit_type", "config", "result", "decision_log", "schema_version", "name", "saved"}
     return Project(**{k: v for k, v in data.items() if k in known})
+
+
+def _check_project_fields(p: Path, data: dict) -> None:
+    """Each field of a project file has the type the app saves, or one sentence naming it."""
+    def bad(key: str, want: str) -> InputError:
+        return InputError(f"{p}: is damaged — '{key}' must be {want}, got "
+                          f"{type(data[key]).__name__} {str(data[key])[:40]!r}; open the last "
+                          f"good version of the project, or start a new one.", source=str(p),
+                          key=key)
+    if not isinstance(data["audit_type"], str):
+        raise bad("audit_type", "the name of an audit type")
+    if not isinstance(data["config"], dict):
+        raise bad("config", "a table of settings")
+    if data.get("result") is not None and not isinstance(data["result"], dict):
+        raise bad("result", "a table (the last result) or null")
+    for key in ("name", "saved"):
+        if key in data and not isinstance(data[key], str):
+            raise bad(key, "text")
+    log = data.get("decision_log", [])
+    if not isinstance(log, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("text"), str)
+            and isinstance(e.get("time", ""), str) for e in log):
+        raise bad("decision_log", "a list of entries with a 'time' and a 'text'")

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
+from engine.data.text_input import TextInput, number_hint, read_text
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 _PREVIEW = 12           # how many allowed values an error message lists before "and N more"
@@ -581,23 +582,10 @@ def marginals(domain: Domain, ways: Sequence[int] = (1, 2),
 
 # =========================================================================== files
 
-def _read_text(path: str | Path) -> str:
-    p = str(path)
-    fp = Path(path)
-    if not fp.exists():
-        raise InputError(f"{p}: file not found; check the path.", source=p)
-    if fp.is_dir():
-        raise InputError(f"{p}: is a folder, not a file; choose the file inside it.", source=p)
-    try:
-        text = fp.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8.", source=p) from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
-    if not text.strip():
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per query.", source=p)
-    return text
+def _read_text(path: str | Path, *, sniff: bool = False) -> TextInput:
+    return read_text(path, kind="file", save_as="UTF-8", sniff=sniff,
+                     empty="the file is empty; it needs a header row naming the columns and "
+                           "one row per query.")
 
 
 def _parse_values(domain: Domain, j: int, parts: Sequence[str], where: str, src: str
@@ -638,8 +626,8 @@ def _parse_values(domain: Domain, j: int, parts: Sequence[str], where: str, src:
     return frozenset(allowed)
 
 
-def _csv_rows(text: str, src: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    reader = csv.reader(io.StringIO(text))
+def _csv_rows(inp: TextInput, src: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    reader = csv.reader(io.StringIO(inp.text), delimiter=inp.delimiter)
     try:
         raw = list(reader)
     except csv.Error as exc:
@@ -707,10 +695,11 @@ def load_queries_file(path: str | Path, domain: Domain) -> list[CountingQuery]:
     optional ``label`` key names the query.
     """
     src = str(path)
-    text = _read_text(path)
-    if Path(path).suffix.lower() == ".toml":
-        return _load_queries_toml(text, src, domain)
-    header, rows = _csv_rows(text, src)
+    toml = Path(path).suffix.lower() == ".toml"
+    inp = _read_text(path, sniff=not toml)
+    if toml:
+        return _load_queries_toml(inp.text, src, domain)
+    header, rows = _csv_rows(inp, src)
     skip = {"label"} - set(domain.columns)
     cols = _header_columns(domain, header, src, skip)
     li = header.index("label") if "label" in skip and "label" in header else None
@@ -723,6 +712,10 @@ def _load_queries_toml(text: str, src: str, domain: Domain) -> list[CountingQuer
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{src}: is not valid TOML ({exc}); fix the syntax.", source=src
+                         ) from None
+    except RecursionError:
+        raise InputError(f"{src}: its lists are nested too deeply to be queries; give each "
+                         f"attribute a value, a list of values or a range.", source=src
                          ) from None
     qs = doc.get("query")
     if not isinstance(qs, list) or not qs or not all(isinstance(q, dict) for q in qs):
@@ -788,8 +781,7 @@ def load_published_table(path: str | Path, domain: Domain
 def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
     """:func:`load_published_table` with the CSV row number of every query (header = row 1)."""
     src = str(path)
-    text = _read_text(path)
-    header, rows = _csv_rows(text, src)
+    header, rows = _csv_rows(_read_text(path, sniff=True), src)
     if "count" not in header:
         raise InputError(f"{src}: has no 'count' column; add a column named 'count' with the "
                          f"published number of each row.", source=src, key="count")
@@ -807,8 +799,9 @@ def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
         try:
             value = float(raw)
         except ValueError:
-            raise InputError(f"{src}: row {line}, column 'count': '{raw}' is not a number; "
-                             f"write the published count as a whole number.", source=src,
+            raise InputError(f"{src}: row {line}, column 'count': '{raw}' is not a number"
+                             f"{number_hint(raw)}; write the published count as a whole "
+                             f"number.", source=src,
                              key="count") from None
         if not math.isfinite(value) or value != round(value):
             raise InputError(f"{src}: row {line}, column 'count': '{raw}' is not a whole "

@@ -52,7 +52,7 @@ def config_from_dict(d: dict, source: str = "config"):
     if audit_type is None:
         raise InputError(f"{source}: missing key 'audit_type'; allowed values: "
                          f"{', '.join(AUDIT_TYPES)}.", source=source, key="audit_type")
-    if audit_type not in AUDIT_TYPES:
+    if not isinstance(audit_type, str) or audit_type not in AUDIT_TYPES:
         raise InputError(f"{source}: 'audit_type' must be one of {', '.join(AUDIT_TYPES)} "
                          f"(got {audit_type!r}).", source=source, key="audit_type")
     module = AUDIT_TYPES[audit_type].load()

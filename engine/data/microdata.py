@@ -19,7 +19,6 @@ attributes A' and that the target is the only record of D with those values (§2
 
 from __future__ import annotations
 
-import csv
 import difflib
 import io
 import math
@@ -33,6 +32,14 @@ import numpy as np
 import pandas as pd
 
 from engine.data.errors import InputError
+from engine.data.text_input import (
+    check_header,
+    header_mismatch,
+    header_names,
+    localized_number,
+    number_hint,
+    read_text,
+)
 
 ROLES = ("quasi_identifier", "sensitive", "ignore")
 KINDS = ("categorical", "integer", "continuous")
@@ -547,6 +554,7 @@ def infer_schema(df: pd.DataFrame, *, max_categories: int = 50, source: str = ""
     """
     text = _as_text(df)
     _check_no_missing(text, source or "the table", None)
+    _check_localized_numbers(text, source or "the table")
     cols = []
     for name in text.columns:
         cols.append(_infer_column(str(name), text[name], max_categories))
@@ -570,6 +578,32 @@ def _as_text(df: pd.DataFrame) -> pd.DataFrame:
         t[missing] = ""
         out[str(name).strip()] = t
     return pd.DataFrame(out, index=df.index)
+
+
+def _check_localized_numbers(text: pd.DataFrame, p: str) -> None:
+    """A column of numbers some of which are written with a decimal comma or a thousands
+    separator would be inferred as categories (silently wrong); name the first such cell."""
+    for name in text.columns:
+        s = text[name]
+        num = pd.to_numeric(s, errors="coerce").notna().to_numpy()
+        if num.all():
+            continue
+        local = s.map(localized_number).to_numpy(dtype=bool)
+        words = ~num & ~local
+        if num.sum() >= 2 * words.sum() and 0 < words.sum() <= max(1, len(s) // 100) \
+                and not s.str.fullmatch(r"[-+]?0\d+").any():
+            i = int(np.flatnonzero(words)[0])      # numbers with a stray word: a typo
+            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+                             f"{s.iloc[i]!r} is not a number, but the other values of the "
+                             f"column are numbers; correct the value or delete the row (if "
+                             f"the column is categories, give a schema that lists them).",
+                             source=p, key=str(name))
+        if local.any() and (num | local).all():
+            i = int(np.flatnonzero(local)[0])
+            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+                             f"{s.iloc[i]!r} is not a number as written{number_hint(s.iloc[i])}; "
+                             f"the column holds numbers, so every value must be a plain "
+                             f"number.", source=p, key=str(name))
 
 
 def _float_text(x: float) -> str:
@@ -717,7 +751,7 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
-                else "is not a number")
+                else "is not a number" + number_hint(value))
         raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} {what}; "
                          f"the column holds {_domain_text(col)} — write a plain number or "
                          f"delete the row.", source=p, key=col.name)
@@ -804,34 +838,13 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
 
 
 def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
-    fp = Path(p)
-    if not fp.exists():
-        raise InputError(f"{p}: file not found; check the path.", source=p)
-    if fp.is_dir():
-        raise InputError(f"{p}: is a folder, not a CSV file; choose the file inside it.", source=p)
-    try:
-        raw = fp.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
-    if not raw.strip():
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per record.", source=p)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.",
-                         source=p) from None
-    first = next(csv.reader(io.StringIO(text.lstrip("\r\n").splitlines()[0])), [])
-    header = [h.strip() for h in first]
-    blank = [k for k, h in enumerate(header) if not h]
-    if blank:
-        raise InputError(f"{p}: column {blank[0] + 1} of the header has no name; name every "
-                         f"column (or delete the empty column).", source=p)
-    dup = [h for k, h in enumerate(header) if h in header[:k]]
-    if dup:
-        raise InputError(f"{p}: the header names column '{dup[0]}' twice; give each column a "
-                         f"distinct name.", source=p, key=dup[0])
-    opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, index_col=False)
+    inp = read_text(p, sniff=True, empty="the file is empty; it needs a header row naming the "
+                                          "columns and one row per record.")
+    text = inp.text.lstrip("\n")
+    header = header_names(inp)
+    check_header(p, header)
+    opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, index_col=False,
+                sep=inp.delimiter)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -853,6 +866,8 @@ def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
                          f"one row per record.", source=p) from None
+    if len(df.columns) != len(header):
+        raise header_mismatch(p, header, len(df.columns))
     df.columns = header
     if max_rows is not None and len(df) > max_rows:
         raise InputError(f"{p}: has more than max_rows={max_rows:,} data rows; raise max_rows "

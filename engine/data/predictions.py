@@ -50,6 +50,7 @@ from engine.data.tabular import (
     _numbers,
     _read_table,
 )
+from engine.data.text_input import number_hint
 
 KINDS = ("probabilities", "logits", "loss")
 SUM_TOLERANCE = 1e-3            # |row sum − 1| allowed for probabilities (then renormalised)
@@ -338,7 +339,8 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
         elif low in MISSING_MARKERS:
             what, fix = "looks like a missing value", "fill it in or delete the row"
         else:
-            what, fix = "is not a number", "write a plain number (e.g. 0.25) or delete the row"
+            what = "is not a number" + number_hint(text)
+            fix = "write a plain number (e.g. 0.25) or delete the row"
         raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {text!r} {what}; "
                          f"{fix}.", source=p, key=cols[j])
     return block

@@ -33,7 +33,6 @@ a deployed model meets an unseen value.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 import re
@@ -54,6 +53,14 @@ from engine.data.microdata import (
     _preview,
     _row,
     _short,
+)
+from engine.data.text_input import (
+    check_header,
+    header_mismatch,
+    header_names,
+    localized_number,
+    number_hint,
+    read_text,
 )
 from engine.runtime import rng
 
@@ -461,34 +468,11 @@ def _read_table(p: str, *, max_cells: int | None = None,
     text is kept as written, stripped. The index is the data line (row = index + 2); blank
     lines are dropped without renumbering. ``max_cells`` with ``n_features`` (a lower bound on
     the encoded width) refuses a file too big for memory before it is parsed."""
-    fp = Path(p)
-    if not fp.exists():
-        raise InputError(f"{p}: file not found; check the path.", source=p)
-    if fp.is_dir():
-        raise InputError(f"{p}: is a folder, not a CSV file; choose the file inside it.", source=p)
-    try:
-        raw = fp.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
-    if not raw.strip():
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per record.", source=p)
-    try:
-        text = raw.decode("utf-8-sig").lstrip("\r\n")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.",
-                         source=p) from None
-    del raw
-    first = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
-    header = [h.strip() for h in first]
-    blank = [k for k, h in enumerate(header) if not h]
-    if blank:
-        raise InputError(f"{p}: column {blank[0] + 1} of the header has no name; name every "
-                         f"column (or delete the empty column).", source=p)
-    dup = [h for k, h in enumerate(header) if h in header[:k]]
-    if dup:
-        raise InputError(f"{p}: the header names column '{dup[0]}' twice; give each column a "
-                         f"distinct name.", source=p, key=dup[0])
+    inp = read_text(p, sniff=True, empty="the file is empty; it needs a header row naming "
+                                          "the columns and one row per record.")
+    text = inp.text.lstrip("\n")
+    header = header_names(inp, skipinitialspace=True)
+    check_header(p, header)
     if max_cells is not None:
         lines = text.count("\n") + (not text.endswith("\n")) - 1
         width = len(header) - 2 if n_features is None else n_features
@@ -496,7 +480,7 @@ def _read_table(p: str, *, max_cells: int | None = None,
             raise InputError(_too_big(p, lines, width, max_cells, (), exact=False), source=p,
                              key="max_cells")
     opts = dict(keep_default_na=False, na_values=[""], skip_blank_lines=False, index_col=False,
-                skipinitialspace=True, low_memory=False)
+                skipinitialspace=True, low_memory=False, sep=inp.delimiter)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -518,6 +502,8 @@ def _read_table(p: str, *, max_cells: int | None = None,
         raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
                          f"one row per record.", source=p) from None
     del text
+    if len(df.columns) != len(header):
+        raise header_mismatch(p, header, len(df.columns))
     df.columns = header
     for name in df.columns:
         s = df[name]
@@ -570,6 +556,10 @@ def _mostly_numbers(s: pd.Series) -> bool:
         return False
     num = pd.to_numeric(vals.astype(str), errors="coerce")
     bad = vals[num.isna() | ~np.isfinite(num.to_numpy(dtype=float, na_value=np.nan))]
+    local = bad.astype(str).map(localized_number).to_numpy(dtype=bool)
+    if local.any() and (local | bad.astype(str).str.lower().isin(MISSING_MARKERS)
+                        .to_numpy(dtype=bool)).all():
+        return True                 # 1,5 or 1 000: numbers in a locale's writing, named at load
     words = (~bad.astype(str).str.lower().isin(MISSING_MARKERS)).sum()
     return bool(num.notna().sum() >= 2 * len(bad) and words <= max(1, len(vals) // 100))
 
@@ -980,9 +970,10 @@ def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], inde
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS else
                 "is not a finite number" if value.lower().lstrip("+-") in ("inf", "infinity")
                 else "is not a number")
-        raise InputError(f"{p}: row {_row(index[i])}, column '{names[col]}': {value!r} {what}; "
-                         f"the column is a numeric feature — write a plain number, delete the "
-                         f"row, or make the column categorical (or 'ignore') in the schema.",
+        raise InputError(f"{p}: row {_row(index[i])}, column '{names[col]}': {value!r} {what}"
+                         f"{number_hint(value)}; the column is a numeric feature — write a "
+                         f"plain number, delete the row, or make the column categorical (or "
+                         f"'ignore') in the schema.",
                          source=src, key=names[col])
     return block
 

@@ -15,6 +15,7 @@ wrong, and what to do (ARCHITECTURE §4, §7).
 from __future__ import annotations
 
 import difflib
+import io
 import math
 import re
 import warnings
@@ -27,6 +28,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from engine.data.errors import InputError
+from engine.data.text_input import (
+    check_header,
+    header_mismatch,
+    header_names,
+    number_hint,
+    read_text,
+)
 
 EPOCH_UNITS = ("hour", "day")
 # An integer epoch column whose values run past this is almost surely a Unix time, not an epoch
@@ -215,28 +223,12 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) ->
     what a spreadsheet shows) and dropped afterwards.
     """
     p = str(path)
-    fp = Path(path)
-    if not fp.exists():
-        raise InputError(f"{p}: file not found; check the path.", source=p)
-    if fp.is_dir():
-        raise InputError(f"{p}: is a folder, not a CSV file; choose the file inside it.", source=p)
-    try:
-        with open(fp, "rb") as fh:
-            head = fh.read(1 << 16)
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror}).", source=p) from None
-    if not head.strip():
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns "
-                         f"and one data row per observation.", source=p)
-    opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, encoding="utf-8-sig")
-    try:
-        header = pd.read_csv(fp, nrows=0, **opts)
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.", source=p) from None
-    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:
-        raise InputError(f"{p}: cannot be read as CSV ({_short(exc)}); save it as "
-                         f"comma-separated text with a header row.", source=p) from None
-    found = {str(c).strip(): c for c in header.columns}
+    inp = read_text(p, sniff=True, empty="the file is empty; it needs a header row naming the "
+                                          "columns and one data row per observation.")
+    text = inp.text.lstrip("\n")
+    header = header_names(inp)
+    check_header(p, header, allow_blank=True)   # an unnamed column is ignored, as any other
+    found = {h: k for k, h in enumerate(header) if h}
     for role, name in wanted.items():
         if name not in found:
             close = difflib.get_close_matches(name, list(found), n=1)
@@ -245,22 +237,26 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) ->
                 f"{p}: column '{name}' (the {role} column) is missing{hint}; columns found: "
                 f"{', '.join(repr(c) for c in found) or 'none'} — rename the column or set "
                 f"{role}_col to one of these.", source=p, key=f"{role}_col")
+    opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, sep=inp.delimiter)
     try:
         # All columns, not usecols: with usecols pandas silently drops the extra fields of a
         # ragged row, and a shifted row would be read as wrong values instead of an error.
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(fp, nrows=None if max_rows is None else max_rows + 1,
+            df = pd.read_csv(io.StringIO(text), nrows=None if max_rows is None else max_rows + 1,
                              index_col=False, **opts)
     except pd.errors.ParserWarning:
         raise InputError(f"{p}: the data rows have more fields than the header names; remove "
                          f"the extra commas or add the missing column names to the header.",
                          source=p) from None
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: is not a UTF-8 text file; save it as UTF-8 CSV.", source=p) from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns "
+                         f"and one data row per observation.", source=p) from None
     except pd.errors.ParserError as exc:
         raise InputError(f"{p}: {_parser_message(exc)}", source=p) from None
-    df = df.rename(columns={orig: name for name, orig in found.items()})
+    if len(df.columns) != len(header):
+        raise header_mismatch(p, header, len(df.columns))
+    df.columns = [h if h else f"(column {k + 1})" for k, h in enumerate(header)]
     if max_rows is not None and len(df) > max_rows:
         raise InputError(f"{p}: has more than max_rows={max_rows} data rows; raise max_rows or "
                          f"load a sample of the users.", source=p, key="max_rows")
@@ -300,7 +296,8 @@ def _whole_numbers(p: str, df: pd.DataFrame, col: str, what: str, fix: str) -> n
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
-                         f"a number; {what} must be whole numbers — {fix}.", source=p, key=col)
+                         f"a number{number_hint(raw.iloc[i])}; {what} must be whole numbers — "
+                         f"{fix}.", source=p, key=col)
     frac = num != np.round(num)
     if frac.any():
         i = int(np.flatnonzero(frac)[0])
@@ -498,7 +495,8 @@ def _grid_sites(p: str, df: pd.DataFrame, lat_col: str, lon_col: str, n_rows: in
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is "
-                             f"not a number; write the {name} in decimal degrees.",
+                             f"not a number{number_hint(raw.iloc[i])}; write the {name} in "
+                             f"decimal degrees.",
                              source=p, key=col)
         out = np.abs(v) > limit
         if out.any():
@@ -560,6 +558,8 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
     for bad, what, fix in checks:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
+            if what == "is not a number":
+                what += number_hint(raw.iloc[i])
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{count_col}': "
                              f"{raw.iloc[i]!r} {what}; {fix}.", source=p, key=count_col)
 

@@ -1,0 +1,299 @@
+"""Reading a user's text file before any parser sees it (issue 11, "Bad input").
+
+Every loader (training tables, predictions, microdata, traces and releases, query files and
+published tables, configs and projects) reads its file through :func:`read_text`, so that the
+same mistakes get the same sentence everywhere and none reaches a parser that would answer
+with a traceback, a hang or a silently wrong table:
+
+* a binary file renamed ``.csv`` (a NUL byte, or mostly control characters), and archives and
+  workbooks by their first bytes — a ZIP (also an ``.xlsx``), gzip, bzip2, xz, 7-Zip, an old
+  ``.xls``, a PDF, Parquet — are refused *without* decompressing anything (a zip bomb costs
+  nothing);
+* a first line (the header) longer than :data:`MAX_LINE_CHARS` without a line break, or any
+  line that long, is refused after reading at most that much of the header (a 1 GB line is
+  never read whole into a parser);
+* text that is not UTF-8 gets the row of the first bad byte and, when the file reads as
+  Latin-1 / Windows-1252, the word as it would read, so the officer knows what to re-save;
+* what is usable is read correctly and said (logged): a UTF-8 byte-order mark is dropped,
+  UTF-16 / UTF-32 with a byte-order mark are decoded, CRLF and old-Mac CR line ends become
+  LF, and a file whose header is separated by ``;`` or tabs (Excel in many European locales)
+  is read with that delimiter (:func:`sniff_delimiter`).
+
+:func:`number_hint` turns a cell that is not a number into the reason a person can act on:
+a decimal comma, a thousands separator, a percent sign.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.data.errors import InputError
+
+log = logging.getLogger("engine.data")
+
+MAX_LINE_CHARS = 4_000_000      # a line longer than this is not a row of a table
+MAX_COLUMNS = 100_000           # a header naming more columns is not a table's header
+DELIMITERS = (",", ";", "\t")
+_DELIMITER_NAMES = {",": "commas", ";": "semicolons (;)", "\t": "tabs"}
+_SIGNATURES = (
+    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one too)"),
+    (b"PK\x05\x06", "an empty ZIP archive"),
+    (b"PK\x07\x08", "a ZIP archive"),
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel .xls workbook (or another Office file)"),
+    (b"%PDF-", "a PDF document"),
+    (b"PAR1", "a Parquet file"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8 with a byte-order mark"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+@dataclass
+class TextInput:
+    """A user's text file, decoded: ``text`` has LF line ends and no byte-order mark;
+    ``delimiter`` is the field separator of its first line (:func:`sniff_delimiter`, "," unless
+    asked); ``notes`` say what was assumed to read it (also logged)."""
+
+    path: str
+    text: str
+    delimiter: str = ","
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        log.info("%s: %s", self.path, text)
+
+
+def read_text(path, *, kind: str = "CSV file", save_as: str = "UTF-8 CSV",
+              empty: str | None = None, sniff: bool = False) -> TextInput:
+    """The decoded text of ``path`` or one :class:`InputError` sentence (module docstring).
+
+    ``kind`` names the file in messages ("CSV file", "config file"); ``save_as`` is what to
+    save it as; ``empty`` is the end of the sentence for an empty file (None: an empty text is
+    returned); ``sniff``: find the delimiter of a CSV's first line.
+    """
+    p = str(path)
+    fp = Path(path)
+    if not fp.exists():
+        raise InputError(f"{p}: file not found; check the path.", source=p)
+    if fp.is_dir():
+        raise InputError(f"{p}: is a folder, not a {kind}; choose the file inside it.", source=p)
+    try:
+        with open(fp, "rb") as fh:
+            head = fh.read(MAX_LINE_CHARS + 1)
+            _check_signature(p, head, kind, save_as)
+            bom = next(((b, enc, name) for b, enc, name in _BOMS if head.startswith(b)), None)
+            wide = bom is not None and bom[1].startswith(("utf-16", "utf-32"))
+            if not wide and len(head) > MAX_LINE_CHARS and not _has_line_end(head):
+                raise InputError(f"{p}: row 1 is longer than {MAX_LINE_CHARS:,} characters "
+                                 f"without a line break, so it is not the header row of a "
+                                 f"table; check that this is the right file, saved as "
+                                 f"{save_as} with one row per line.", source=p)
+            raw = head + fh.read()
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror or exc}).", source=p) from None
+    del head
+    notes = []
+    if wide and not _plausible(raw[len(bom[0]):], bom[1]):
+        bom = None                      # FF FE by chance, not UTF-16 text: judged as UTF-8
+    if bom is not None:
+        raw = raw[len(bom[0]):]
+        if bom[1] != "utf-8":
+            notes.append(f"read as {bom[2]} text (it starts with a byte-order mark)")
+    encoding = "utf-8" if bom is None else bom[1]
+    if encoding == "utf-8" and b"\x00" in raw:
+        row = raw[:raw.index(b"\x00")].count(b"\n") + 1
+        raise InputError(f"{p}: contains binary data (a NUL byte in row {row}), so it is not a "
+                         f"text {kind}; choose the file itself, or export the data again as "
+                         f"{save_as}.", source=p)
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(_not_utf8(p, raw, exc, kind, save_as, encoding), source=p) from None
+    del raw
+    if "\r" in text:
+        if "\n" not in text:
+            notes.append("its lines end with CR (an old Mac format); read as ordinary lines")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if empty is not None and not text.strip():
+        raise InputError(f"{p}: {empty}", source=p)
+    out = TextInput(p, text)
+    for n in notes:
+        out.note(n)
+    if len(text) > MAX_LINE_CHARS:
+        longest = max(text.split("\n"), key=len)
+        if len(longest) > MAX_LINE_CHARS:
+            row = text[:text.index(longest)].count("\n") + 1
+            raise InputError(f"{p}: row {row:,} is {len(longest):,} characters long, more than "
+                             f"{MAX_LINE_CHARS:,}, so it is not a row of a table; check that "
+                             f"the file has one row per line (a missing line break or an "
+                             f"unclosed quote joins rows).", source=p)
+    if _CONTROL.search(text[:4096]) and len(_CONTROL.findall(text[:4096])) > 8:
+        raise InputError(f"{p}: contains binary data (control characters), so it is not a "
+                         f"text {kind}; choose the file itself, or export the data again as "
+                         f"{save_as}.", source=p)
+    if sniff:
+        out.delimiter = sniff_delimiter(text)
+        if out.delimiter != ",":
+            out.note(f"its columns are separated by {_DELIMITER_NAMES[out.delimiter]}, not "
+                     f"commas; read with that separator")
+    return out
+
+
+def _plausible(data: bytes, encoding: str) -> bool:
+    """True when ``data`` reads as text in ``encoding`` (UTF-16/32): it decodes, and at least
+    half of it is ASCII, as the names and numbers of a table or a config are."""
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return sum(ch.isascii() for ch in text) >= len(text) / 2
+
+
+def _has_line_end(data: bytes) -> bool:
+    return b"\n" in data or b"\r" in data
+
+
+def _check_signature(p: str, head: bytes, kind: str, save_as: str) -> None:
+    for magic, what in _SIGNATURES:
+        if head.startswith(magic):
+            fix = ("unzip it and choose the file inside, or open the workbook and save it as "
+                   f"{save_as}" if "ZIP" in what else
+                   f"open it in the program that made it and save the data as {save_as}")
+            raise InputError(f"{p}: is {what}, not a text {kind}; {fix}.", source=p)
+
+
+def _not_utf8(p: str, raw: bytes, exc: UnicodeDecodeError, kind: str, save_as: str,
+              encoding: str) -> str:
+    row = raw[:exc.start].count(b"\n") + raw[:exc.start].count(b"\r") \
+        - raw[:exc.start].count(b"\r\n") + 1
+    if encoding != "utf-8":
+        return (f"{p}: is not valid {encoding.upper()} text (row {row:,}); save it as "
+                f"{save_as}.")
+    latin = raw.decode("cp1252", errors="replace")
+    if len(_CONTROL.findall(latin[:4096])) > 8 or latin.count("\ufffd") > 8:
+        return (f"{p}: contains binary data, so it is not a text {kind} (row {row:,} has "
+                f"byte 0x{raw[exc.start]:02X}); choose the file itself, or export the data "
+                f"again as {save_as}.")
+    start = max(raw.rfind(b" ", 0, exc.start), raw.rfind(b",", 0, exc.start),
+                raw.rfind(b"\n", 0, exc.start), raw.rfind(b";", 0, exc.start)) + 1
+    end = min((i for i in (raw.find(c, exc.start) for c in (b" ", b",", b"\n", b"\r", b";"))
+               if i >= 0), default=len(raw))
+    word = raw[start:min(end, start + 40)].decode("cp1252", errors="replace")
+    return (f"{p}: is not a UTF-8 text file — row {row:,} has byte 0x{raw[exc.start]:02X} "
+            f"({word!r} if read as Latin-1 / Windows-1252); save it as {save_as}"
+            f"{' (in Excel: Save As, CSV UTF-8)' if 'CSV' in save_as else ''}.")
+
+
+def sniff_delimiter(text: str) -> str:
+    """The separator of the first line: the most frequent of ``,``, ``;`` and tab outside
+    quotes (commas win a tie, and a line with none of them is one comma-separated column)."""
+    counts = dict.fromkeys(DELIMITERS, 0)
+    quoted = False
+    for ch in text[:MAX_LINE_CHARS]:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted:
+            if ch == "\n":
+                break
+            if ch in counts:
+                counts[ch] += 1
+    best = max(DELIMITERS, key=lambda d: (counts[d], d == ","))
+    return best if counts[best] else ","
+
+
+def header_names(inp: TextInput, *, skipinitialspace: bool = False) -> list[str]:
+    """The names of the first row, stripped (read like the parser reads them: quoted names
+    may hold line breaks and delimiters); an error sentence for a header that is not one."""
+    reader = csv.reader(io.StringIO(inp.text.lstrip("\n")), delimiter=inp.delimiter,
+                        skipinitialspace=skipinitialspace)
+    try:
+        first = next(reader, [])
+    except csv.Error as exc:
+        raise InputError(f"{inp.path}: row 1 (the header) cannot be read as CSV ({exc}); "
+                         f"check its quotes, or save the file again as CSV.",
+                         source=inp.path) from None
+    if len(first) > MAX_COLUMNS:
+        raise InputError(f"{inp.path}: row 1 names {len(first):,} columns, more than "
+                         f"{MAX_COLUMNS:,}, so it is not a table's header; check that this is "
+                         f"the right file and that row 1 names the columns.", source=inp.path)
+    return [h.strip() for h in first]
+
+
+def check_header(p: str, header: list[str], *, allow_blank: bool = False) -> None:
+    """A sentence for an empty or repeated column name (which column, and the fix)."""
+    if not allow_blank:
+        blank = [k for k, h in enumerate(header) if not h]
+        if blank:
+            raise InputError(f"{p}: column {blank[0] + 1} of the header has no name; name every "
+                             f"column (or delete the empty column).", source=p)
+    seen: dict[str, int] = {}
+    for k, h in enumerate(header):
+        if h and h in seen:
+            raise InputError(f"{p}: the header names column '{h}' twice (columns "
+                             f"{seen[h] + 1} and {k + 1}); give each column a distinct name.",
+                             source=p, key=h)
+        seen.setdefault(h, k)
+
+
+def header_mismatch(p: str, header: list[str], found: int) -> InputError:
+    """The sentence for a header the table parser reads with another number of columns."""
+    return InputError(f"{p}: row 1 (the header) names {len(header)} columns but is read as "
+                      f"{found}; check the quotes in the header, or save the file again as "
+                      f"CSV.", source=p)
+
+
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}([,.\s\u00a0\u202f'’]\d{3})+([.,]\d+)?$")
+
+
+def number_hint(value) -> str:
+    """Why a cell is not a number, when a person wrote one: '' if nothing is recognised,
+    else a clause to put after the value (it starts with '; ' and ends without a stop)."""
+    text = str(value).strip()
+    thousands, decimal = bool(_THOUSANDS.match(text)), bool(_DECIMAL_COMMA.match(text))
+    if thousands and decimal:
+        return (f"; it looks like a number written with a comma (a decimal comma or a "
+                f"thousands separator) — write it with a decimal point and no separators, "
+                f"e.g. {text.replace(',', '.')} or {text.replace(',', '')}")
+    if thousands:
+        plain = re.sub(r"[,.\s\u00a0\u202f'’](?=\d{3}(\D|$))", "", text).replace(",", ".")
+        return (f"; it looks like a number written with a thousands separator — write it "
+                f"without separators, e.g. {plain}")
+    if decimal:
+        return (f"; it looks like a number written with a decimal comma — write "
+                f"{text.replace(',', '.')} (a decimal point), or export the file with '.' "
+                f"as the decimal separator")
+    if text.endswith("%") and _is_float(text[:-1]):
+        return f"; it is a percentage — write it as a plain number (e.g. {text[:-1].strip()})"
+    return ""
+
+
+def localized_number(value) -> bool:
+    """True for a cell that is a number only in a locale's writing (1,5 or 1 000)."""
+    text = str(value).strip()
+    return bool(_DECIMAL_COMMA.match(text) or (_THOUSANDS.match(text)
+                                               and not _is_float(text)))
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
