@@ -36,6 +36,10 @@ model_demo.toml. Minimal example:
   observations = 10          # k observations per person
   seed = 7
 
+before a run: its estimated time and peak memory are printed; a run that would not fit
+in the free memory is refused (exit 2, naming the setting to lower), and one estimated
+above 10 minutes or half the free memory needs --yes.
+
 exit codes: 0 success; 2 bad input (one line on stderr says what to fix); 1 internal error;
 3 cancelled. Set PRA_DEVICE=cpu to keep torch off the GPU.
 """
@@ -58,10 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     run_p.add_argument("--include-records", action="store_true",
                        help="print exposed records in the report (redacted by default)")
     run_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run_p.add_argument("--yes", action="store_true",
+                       help="start a run estimated above 10 minutes (or above half the free "
+                            "memory) without asking")
     demo_p = sub.add_parser("demo", help="run a bundled example audit, headless")
     demo_p.add_argument("name", choices=DEMOS, help="which example")
     demo_p.add_argument("--out", required=True, help="output folder (created if missing)")
     demo_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    demo_p.add_argument("--yes", action="store_true", help="as for run")
     return parser
 
 
@@ -92,12 +100,32 @@ class _StderrProgress:
             _StderrProgress.end_line()
 
 
+def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
+    """Print the run's estimated time and memory; refuse one that cannot fit in memory (exit
+    2, naming the setting to lower) and one above the confirmation line without ``--yes``."""
+    from engine.estimates import estimate, preflight
+
+    check = preflight(estimate(config))
+    if not quiet:
+        print(f"Estimated: {check.estimate.sentence()}", file=sys.stderr)
+    if check.refusal is not None:
+        raise check.refusal
+    if check.question is not None and not yes:
+        print(f"error: {check.concern} Run the same command with --yes to start it, or "
+              "lower the setting named.", file=sys.stderr)
+        return 2
+    return None
+
+
 def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
-                include_records: bool = False) -> int:
+                include_records: bool = False, yes: bool = False) -> int:
     from engine.audits.registry import run_audit
     from engine.project import config_to_toml
     from engine.runtime import Progress
 
+    refused = _check_cost(config, quiet=quiet, yes=yes)
+    if refused is not None:
+        return refused
     out.mkdir(parents=True, exist_ok=True)
     result = run_audit(config, progress=Progress(_StderrProgress(quiet)))
     result.write_json(out / "result.json")
@@ -146,9 +174,11 @@ def main(argv: list[str] | None = None) -> int:
             from engine.project import load_config
             config = load_config(args.config)
             return _run_config(config, Path(args.out), quiet=args.quiet,
-                               report=not args.no_report, include_records=args.include_records)
+                               report=not args.no_report, include_records=args.include_records,
+                               yes=args.yes)
         from engine.audits.registry import demo_config
-        return _run_config(demo_config(args.name), Path(args.out), quiet=args.quiet)
+        return _run_config(demo_config(args.name), Path(args.out), quiet=args.quiet,
+                           yes=args.yes)
     except InputError as exc:
         _StderrProgress.end_line()
         print(f"error: {exc.one_line()}", file=sys.stderr)

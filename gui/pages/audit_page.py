@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QStackedWidget,
     QToolButton,
@@ -186,6 +187,7 @@ class AuditPage(QWidget):
     KEY_STEPS: ClassVar[dict[str, int]] = {}        # step of every other config key
     SAMPLE_CONFIG: ClassVar[Path | None] = None     # bundled sample (TOML), if any
     BROWSE_FOLDER: ClassVar[Path] = Path.home()     # where Browse… opens for an empty field
+    ESTIMATE_MS: ClassVar[int] = 700                # how often the run's estimate is refreshed
 
     def build_step(self, index: int, layout: QVBoxLayout) -> None:
         """Add the form of form step ``index`` to ``layout`` (below the step's title)."""
@@ -302,6 +304,14 @@ class AuditPage(QWidget):
         self.set_config(self._base_config)
         self.runner.busy_changed.connect(lambda _busy: self._refresh_controls())
         self._refresh_controls()
+        # The estimate follows the form: a cheap look at the settings every ESTIMATE_MS while
+        # the page is shown (no signal covers every widget a page builds, rows added later
+        # included); the estimate is recomputed only when the settings changed.
+        self._estimated_form: dict | None = None
+        self._estimate_timer = QTimer(self)
+        self._estimate_timer.setInterval(self.ESTIMATE_MS)
+        self._estimate_timer.timeout.connect(self.update_estimate)
+        self._estimate_timer.start()
 
     def _build_form_step(self, index: int, step: FormStep) -> QWidget:
         page, layout = step_page(step.title, step.intro)
@@ -551,8 +561,64 @@ class AuditPage(QWidget):
 
         return job
 
+    # ------------------------------------------------------------ cost before running
+
+    def update_estimate(self, force: bool = False) -> None:
+        """Show the run's estimated time and memory under the form (engine.estimates); a
+        sentence saying why there is none while the settings do not validate."""
+        if not force and (not self.isVisible() or self.is_running()):
+            return
+        try:
+            form = self.form_dict()
+        except Exception:  # noqa: BLE001 - a half-built form: try again at the next tick
+            return
+        if not force and form == self._estimated_form:
+            return
+        self._estimated_form = form
+        from engine.estimates import estimate, preflight
+        try:
+            config = self.CONFIG_CLASS.from_dict(form, source="settings")
+            check = preflight(estimate(config))
+        except InputError:
+            self.run_bar.show_estimate("The time and memory of the run are estimated once "
+                                       "the settings are valid.")
+            return
+        except Exception:  # noqa: BLE001 - an estimate must never break the page
+            self.run_bar.show_estimate("")
+            return
+        if check.refusal is not None:
+            self.run_bar.show_estimate(plain_sentence(str(check.refusal)), warn=True)
+        else:
+            self.run_bar.show_estimate("Estimated: " + check.estimate.sentence(),
+                                       warn=check.concern is not None)
+
+    def confirm_long_run(self, question: str) -> bool:
+        """Ask before a run estimated above the confirmation line (tests replace this)."""
+        answer = QMessageBox.question(self, "A long run", question,
+                                      QMessageBox.StandardButton.Yes
+                                      | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def preflight_allows(self, config) -> bool:
+        """Refuse a run that cannot fit in memory (a sentence at the setting to lower) and ask
+        before a long one; True when the run may start."""
+        from engine.estimates import estimate, preflight
+        try:
+            check = preflight(estimate(config))
+        except InputError as exc:
+            self.show_input_error(exc)
+            return False
+        except Exception:  # noqa: BLE001 - no estimate is no reason to refuse the run
+            return True
+        if check.refusal is not None:
+            self.show_input_error(check.refusal)
+            return False
+        return check.question is None or self.confirm_long_run(check.question)
+
     def start_run(self) -> None:
-        """Validate the form with the engine's rules, then run the audit on the job runner."""
+        """Validate the form with the engine's rules, check its cost, then run the audit on
+        the job runner."""
         if self.is_running() or self.runner.is_busy():
             return
         self.clear_error()
@@ -560,6 +626,8 @@ class AuditPage(QWidget):
             config = self.validated_config()
         except InputError as exc:
             self.show_input_error(exc)
+            return
+        if not self.preflight_allows(config):
             return
         self._base_config = {**self._base_config, **config.to_dict()}
         self.run_bar.set_fraction(0.0)

@@ -1,5 +1,5 @@
-"""The run bar at the bottom of every audit page: Run, Cancel, progress with ETA, status, and
-the inline error sentence above them.
+"""The run bar at the bottom of every audit page: Run, Cancel, progress with ETA, status, the
+run's estimated time and memory, and the inline error sentence above them.
 
 It is only a view: the page decides what Run and Cancel do and when they are enabled. Keeping
 the error sentence here, next to the Run button, means the user reads why nothing started
@@ -48,6 +48,14 @@ class RunBar(QFrame):
         self.progress_bar.setRange(0, PROGRESS_STEPS)
         self.progress_bar.setTextVisible(True)
         self.progress_bar.setFormat("%p %")
+        self.estimate_label = QLabel("")
+        self.estimate_label.setObjectName("runEstimate")
+        self.estimate_label.setWordWrap(True)
+        self.estimate_label.setStyleSheet("color: #555;")
+        self.estimate_label.setToolTip(
+            "Estimated from the sizes of the run (people, aggregates, targets, records × "
+            "epochs × models) with times measured on a 2-core computer without a GPU; a faster "
+            "computer or a GPU takes less. The peak memory is what the run adds to the app.")
         self.status_label = QLabel("Ready.")
         self.status_label.setSizePolicy(QSizePolicy.Policy.Expanding,
                                         QSizePolicy.Policy.Preferred)
@@ -59,6 +67,7 @@ class RunBar(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.error_label)
+        layout.addWidget(self.estimate_label)
         layout.addLayout(row)
 
     def set_fraction(self, fraction: float) -> None:
@@ -70,6 +79,11 @@ class RunBar(QFrame):
         self.set_fraction(update.fraction)
         eta = format_eta(update.eta_s)
         self.status_label.setText(f"{update.message} — {eta}" if eta else update.message)
+
+    def show_estimate(self, text: str, warn: bool = False) -> None:
+        """The run's estimated time and memory (orange when it would ask before starting)."""
+        self.estimate_label.setText(text)
+        self.estimate_label.setStyleSheet("color: #b26a00;" if warn else "color: #555;")
 
     def set_status(self, text: str) -> None:
         self.status_label.setText(text)

@@ -1,0 +1,289 @@
+"""Cost estimates (engine/estimates) against measured runs — and their calibration.
+
+``python -m bench.bench_estimates`` runs held-out configs of every audit type (sizes the
+calibration did not use) in fresh processes and prints, per case, the estimated against the
+measured time and peak memory:
+
+    estimate mechanism laplace k=500: ours 12.1 s, reference 10.3 s, ratio 0.9 | memory ...
+
+(ratio = measured / estimated: 1 is exact, 0.5 means the estimate was twice too long.)
+
+``python -m bench.bench_estimates --calibrate [TYPE ...]`` measures the tables and constants
+the cost models read and rewrites ``engine/estimates/calibration.py``. Run it on a quiet
+machine (nothing else using the cores): the estimates are wall-clock times on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import pprint
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from bench.measured_run import measure
+
+ROOT = Path(__file__).resolve().parents[1]
+CALIBRATION = ROOT / "engine" / "estimates" / "calibration.py"
+MECHANISMS = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
+
+
+def _say(*args) -> None:
+    print(*args, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- mechanism
+
+def _mechanism(**kw) -> dict:
+    from engine.audits.mechanism import MechanismConfig
+    return {**MechanismConfig().to_dict(), **kw}
+
+
+def calibrate_mechanism() -> dict:
+    """Theory tables per mechanism and sweep (trials = 100, so the game is negligible and is
+    subtracted), then the game's costs from two large games per mechanism (a 2 × 2 solve)."""
+    ks = (1, 3, 10, 30, 100, 300, 1000, 3000)
+    theory: dict = {}
+    for m in MECHANISMS:
+        theory[m] = {}
+        for sweep in ("epsilon", "observations"):
+            rows = []
+            for k in ks:
+                r = measure(_mechanism(mechanism=m, observations=k, trials=100, sweep=sweep))
+                rows.append([k, round(r["wall_s"], 4), int(r["peak_bytes"])])
+                _say(f"mechanism theory {m} {sweep} k={k}: {r['wall_s']:.2f} s, "
+                     f"{r['peak_bytes'] / 1e6:.0f} MB")
+            theory[m][sweep] = rows
+    from engine.estimates.scaling import loglog
+    batch_values = 1 << 21
+    game_value, per_trial, per_trial_bytes, per_value_bytes = {}, [], [], []
+    for m in MECHANISMS:
+        cases = [(400_000, 2), (40_000, 100)]
+        a, t, b_rows, b = [], [], [], []
+        for n, k in cases:
+            r = measure(_mechanism(mechanism=m, observations=k, trials=n))
+            theory_s = loglog(theory[m]["epsilon"], k, 1)
+            a.append([2 * n * k, n])
+            t.append(max(r["wall_s"] - theory_s, 1e-3))
+            batch = min(n, max(1, batch_values // k)) * k
+            b_rows.append([n, batch])
+            b.append(r["peak_bytes"])
+            _say(f"mechanism game {m} N={n} k={k}: {r['wall_s']:.2f} s, "
+                 f"{r['peak_bytes'] / 1e6:.0f} MB")
+        cv, ct = np.linalg.lstsq(np.array(a, float), np.array(t), rcond=None)[0]
+        game_value[m] = float(max(cv, 1e-10))
+        per_trial.append(max(ct, 0.0))
+        bt, bv = np.linalg.lstsq(np.array(b_rows, float), np.array(b, float), rcond=None)[0]
+        per_trial_bytes.append(max(bt, 0.0))
+        per_value_bytes.append(max(bv, 0.0))
+    return {"theory": theory, "game_seconds_per_value": game_value,
+            "seconds_per_trial": float(np.mean(per_trial)),
+            "bytes_per_trial": float(np.max(per_trial_bytes)),
+            "bytes_per_batch_value": float(np.max(per_value_bytes)),
+            "batch_values": batch_values}
+
+
+def mechanism_cases() -> list[tuple[str, dict]]:
+    return [("laplace k=50 N=50000", _mechanism(observations=50, trials=50_000)),
+            ("laplace k=500 sweep=observations",
+             _mechanism(observations=500, trials=20_000, sweep="observations")),
+            ("gaussian k=20 N=1000000", _mechanism(mechanism="gaussian", observations=20,
+                                                   trials=1_000_000)),
+            ("discrete_gaussian k=200", _mechanism(mechanism="discrete_gaussian",
+                                                   observations=200, trials=20_000)),
+            ("discrete_laplace k=2000", _mechanism(mechanism="discrete_laplace",
+                                                   observations=2000, trials=20_000))]
+
+
+# --------------------------------------------------------------------------- model
+
+def _model(**kw) -> dict:
+    from engine.audits.model import ModelConfig
+    d = {**ModelConfig().to_dict(), **kw}
+    d["defences"] = {**ModelConfig().defences.to_dict(), **kw.get("defences", {})}
+    return d
+
+
+def _step_time(models: int, d: int, k: int, hidden: tuple, batch: int = 128) -> tuple:
+    """(multiply-adds of one stacked step, seconds per step): one epoch of ``models`` MLPs on
+    20 batches of random binary rows, through engine.models.train_many_mlps."""
+    import time
+
+    from engine.estimates.model import macs_per_row
+    from engine.models import TrainingSpec, train_many_mlps
+
+    g = np.random.default_rng(0)
+    rows = 20 * batch
+    X = (g.random((rows, d)) < 0.2).astype(np.float32)
+    y = g.integers(0, k, rows)
+    spec = TrainingSpec(family="mlp", hidden=hidden, activation="tanh", epochs=1,
+                        batch_size=batch, seed=0).resolved()
+    masks = np.ones((models, rows), dtype=bool)
+    t0 = time.perf_counter()
+    train_many_mlps(spec, X, y, k, masks, device="cpu")
+    seconds = (time.perf_counter() - t0) / 20
+    return models * batch * macs_per_row((d, *hidden, k)), seconds
+
+
+def calibrate_model() -> dict:
+    """Step times over four decades of step sizes, prediction speed, the attacks' cost per
+    (record × class), the other families' fits, DP-SGD's factor and the memory factor, from
+    whole audits of held-apart sizes."""
+    import time
+
+    from engine.estimates import calibration as old
+    from engine.estimates.model import data_size, layer_sizes, macs_per_row
+
+    steps = []
+    for models, d, k, hidden in [(1, 24, 2, (128,)), (4, 24, 2, (128,)), (1, 600, 100, (128,)),
+                                 (4, 600, 100, (128,)), (16, 600, 100, (128,)),
+                                 (64, 600, 100, (128,)), (4, 600, 100, (1024, 512, 256, 128)),
+                                 (16, 600, 100, (1024, 512, 256, 128)),
+                                 (48, 600, 100, (1024, 512, 256, 128))]:
+        macs, seconds = _step_time(models, d, k, hidden)
+        steps.append([macs, seconds])
+        _say(f"model step {models} × {d}-{hidden}-{k}: {macs:.3g} MACs, {seconds * 1e3:.2f} ms")
+    steps.sort()
+    # Prediction: every model on every record (engine.models.mlp.iter_logits).
+    from engine.models import TrainingSpec, train_many_mlps
+    g = np.random.default_rng(1)
+    X = (g.random((20_000, 600)) < 0.2).astype(np.float32)
+    spec = TrainingSpec(family="mlp", architecture="small", epochs=1, seed=0).resolved()
+    many = train_many_mlps(spec, X[:256], g.integers(0, 100, 256), 100,
+                           np.ones((16, 256), bool), device="cpu")
+    t0 = time.perf_counter()
+    many.predict_proba(X)
+    predict = (time.perf_counter() - t0) / (16 * 20_000 * macs_per_row((600, 128, 100)))
+    _say(f"model predict: {predict:.3g} s per multiply-add")
+    table = {"step_seconds": steps, "predict_seconds_per_mac": predict,
+             "load_seconds_per_cell": 2e-8, "attack_seconds_per_cell": 1e-6,
+             "reference_attack_seconds_per_cell": 1e-8, "dpsgd_factor": 3.0,
+             "bytes_factor": 1.0,
+             "family_seconds": getattr(old, "MODEL", {}).get("family_seconds", {})}
+    # Whole audits: the attacks' and loading's constants from what training does not explain.
+    import engine.estimates.calibration as cal
+    cal.MODEL = table
+    residual_rows, residual_t = [], []
+    for kw in [dict(synthetic_records=4000, attacks=["btta", "confidence", "ml_leaks", "shokri",
+                                                    "label_only"], shadow_models=4),
+               dict(synthetic_records=8000, shadow_models=4, reference_models=8,
+                    attacks=["lira_online", "rmia"]),
+               dict(synthetic_records=20_000, epochs=2, shadow_models=2,
+                    attacks=["confidence"])]:
+        d = _model(**kw)
+        from engine.audits.registry import config_from_dict
+        from engine.estimates import estimate
+        config = config_from_dict(d, "bench")
+        n, width, k = data_size(config)
+        r = measure(d)
+        est = estimate(config)
+        known = est.seconds_of("training")
+        plain = [a for a in config.attacks if a not in ("lira_online", "lira_offline", "rmia")]
+        refs = len(config.attacks) - len(plain)
+        universe = n * (1 - config.attacker_fraction)
+        residual_rows.append([n * width, universe * k * len(plain),
+                              universe * k * config.reference_models * refs])
+        residual_t.append(max(r["wall_s"] - known, 0.0))
+        _say(f"model audit {kw}: {r['wall_s']:.1f} s, training estimate {known:.1f} s, "
+             f"{r['peak_bytes'] / 1e6:.0f} MB (estimated {est.peak_bytes / 1e6:.0f} MB)")
+    from scipy.optimize import nnls
+    coef, _ = nnls(np.array(residual_rows, float), np.array(residual_t))
+    table["load_seconds_per_cell"] = float(max(coef[0], 1e-9))
+    table["attack_seconds_per_cell"] = float(max(coef[1], 1e-8))
+    table["reference_attack_seconds_per_cell"] = float(max(coef[2], 1e-10))
+    # Other families: one model each at two sizes.
+    fam = {}
+    from engine.models import train_model
+    for family in ("logistic", "random_forest", "gradient_boosting"):
+        rows = []
+        for n_rows, k in ((1000, 10), (4000, 10)):
+            Xf = (g.random((n_rows, 100)) < 0.3).astype(np.float32)
+            yf = g.integers(0, k, n_rows)
+            spec = TrainingSpec(family=family, seed=0).resolved()
+            t0 = time.perf_counter()
+            train_model(spec, Xf, yf, k, device="cpu")
+            rows.append([n_rows * 100 * k, time.perf_counter() - t0])
+        fam[family] = rows
+        _say(f"model family {family}: {rows}")
+    table["family_seconds"] = fam
+    # DP-SGD: one model against the plain model of the same size.
+    from engine.defences.dpsgd import dp_sgd
+    Xd = (g.random((2000, 600)) < 0.2).astype(np.float32)
+    yd = g.integers(0, 100, 2000)
+    spec = TrainingSpec(family="mlp", architecture="small", epochs=3, seed=0).resolved()
+    t0 = time.perf_counter()
+    train_model(spec, Xd, yd, 100, device="cpu")
+    plain_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    dp_sgd(Xd, yd, 100, spec, noise_multiplier=1.0, seed=0, device="cpu")
+    table["dpsgd_factor"] = float((time.perf_counter() - t0) / plain_s)
+    _say(f"model DP-SGD factor: {table['dpsgd_factor']:.2f}")
+    # Memory: measured peaks against the analytic sum.
+    return table
+
+
+def model_cases() -> list[tuple[str, dict]]:
+    return [("purchase 4000 default", _model()),
+            ("purchase 10000 purchase-architecture 16 refs",
+             _model(synthetic_records=10_000, architecture="purchase", epochs=10)),
+            ("mixed 20000 boosting", _model(synthetic="mixed", synthetic_records=20_000,
+                                            family="gradient_boosting", shadow_models=4,
+                                            attacks=["confidence", "btta"])),
+            ("purchase 2000 defences", _model(synthetic_records=2000,
+                                              defences={"enabled": True}))]
+
+
+# --------------------------------------------------------------------------- driver
+
+CALIBRATORS = {"mechanism": calibrate_mechanism, "model": calibrate_model}
+CASES = {"mechanism": mechanism_cases, "model": model_cases}
+
+
+def write_calibration(tables: dict) -> None:
+    from engine.estimates import calibration as old
+    merged = {name: getattr(old, name.upper(), {}) for name in CALIBRATORS}
+    merged.update(tables)
+    machine = (f"{platform.processor() or platform.machine()}, "
+               f"{__import__('os').cpu_count()} cores, CPU only, measured "
+               f"{datetime.date.today().isoformat()}")
+    lines = ['"""Constants of the cost models (engine/estimates), measured on the reference',
+             'machine by `python -m bench.bench_estimates --calibrate` — do not edit by hand;',
+             're-run that command on a quiet machine after a change that makes an audit faster',
+             'or slower."""', "", f"REFERENCE_MACHINE = {machine!r}", ""]
+    for name, table in merged.items():
+        lines.append(f"{name.upper()} = {pprint.pformat(table, width=96, sort_dicts=True)}")
+        lines.append("")
+    CALIBRATION.write_text("\n".join(lines), encoding="utf-8")
+
+
+def check(types) -> None:
+    from engine.audits.registry import config_from_dict
+    from engine.estimates import estimate
+    for t in types:
+        for name, d in CASES[t]():
+            est = estimate(config_from_dict(d, "bench"))
+            r = measure(d)
+            print(f"estimate {t} {name}: ours {est.seconds:.1f} s, reference {r['wall_s']:.1f} s,"
+                  f" ratio {r['wall_s'] / max(est.seconds, 1e-9):.2f} | memory ours "
+                  f"{est.peak_bytes / 1e6:.0f} MB, reference {r['peak_bytes'] / 1e6:.0f} MB, "
+                  f"ratio {r['peak_bytes'] / max(est.peak_bytes, 1):.2f}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("types", nargs="*", default=list(CALIBRATORS))
+    args = parser.parse_args(argv if argv is not None else [])
+    if args.calibrate:
+        write_calibration({t: CALIBRATORS[t]() for t in args.types})
+        _say(json.dumps({"written": str(CALIBRATION)}))
+    check(args.types)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

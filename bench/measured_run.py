@@ -1,0 +1,60 @@
+"""Run one audit in a fresh process and measure what the cost estimates predict.
+
+``measure(config_dict)`` starts ``python -m bench.measured_run`` with the config as JSON on
+stdin; the child imports what the app imports before a run (engine, torch, the audit module),
+reads its resident memory, runs the audit and reports the wall time of the run and its peak
+resident memory above that baseline (``ru_maxrss`` is the process's high-water mark, so each
+measurement needs a process of its own). Used by ``bench/bench_estimates.py``; never by the app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure(config: dict, *, timeout: float = 3600.0, threads: int | None = None) -> dict:
+    """{"wall_s", "peak_bytes", "baseline_bytes"} of one run of ``config`` (a config dict)."""
+    env = dict(os.environ, PRA_DEVICE=os.environ.get("PRA_DEVICE", "cpu"))
+    if threads:
+        env["OMP_NUM_THREADS"] = str(threads)
+    out = subprocess.run([sys.executable, "-m", "bench.measured_run"], input=json.dumps(config),
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError(f"measured run failed: {out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _child() -> None:
+    config_dict = json.loads(sys.stdin.read())
+    import torch  # noqa: F401 - the app has it loaded before any run
+
+    from engine.audits.registry import AUDIT_TYPES, config_from_dict, run_audit
+    AUDIT_TYPES[config_dict["audit_type"]].load()
+    config = config_from_dict(config_dict, "bench")
+    baseline = _rss_bytes()
+    t0 = time.perf_counter()
+    run_audit(config)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # kB on Linux
+    print(json.dumps({"wall_s": wall, "peak_bytes": max(0, peak - baseline),
+                      "baseline_bytes": baseline}))
+
+
+if __name__ == "__main__":
+    _child()

@@ -1,0 +1,217 @@
+"""Cost model of the machine-learning model audit (engine/audits/model.py) and its defences
+(engine/defences).
+
+Sizes: n records (the synthetic table's or the CSV's, :mod:`engine.estimates.probe`), d
+encoded features, k classes; the split of engine.audits.model.split_records (the attacker's
+population, the audit universe, the audited model's members); the architecture's layers.
+
+* **Training an MLP** is steps × the time of one step. A step of a stack of m models
+  (engine.models.batched: shadows and references train together) multiplies
+  m × batch × (multiply-adds of one row), forward and backward; its time was measured over that
+  product (``step_seconds``: small steps are overhead, large ones run at the cores' speed) —
+  so the estimate follows the thread choice and stacking of engine.models.mlp.
+  Steps = epochs × ⌈largest model's records / batch⌉.
+* **Predictions** of every model on every record: multiply-adds × ``predict_seconds_per_mac``.
+* **Attacks**: per attack, seconds per (record × class) (the attack classifiers of ML-Leaks
+  and Shokri, the thresholds, the per-class breakdown, the intervals); LiRA and RMIA also read
+  every reference model's output (× references).
+* **Other families** (logistic regression, random forest, gradient boosting): seconds per
+  model per (record × feature × class), measured on scikit-learn's fits.
+* **Defences** (issue 9): the trade-off trains, per defence, the stacks of
+  engine.defences.tradeoff._train_all (KCD: n teachers on (n−1)/n of the members, then one
+  student per α; DMP: one student per temperature on the reference records; L2: one per
+  strength; early stopping: one; DP-SGD: one per setting at ``dpsgd_factor`` times a plain
+  model, per-sample gradients being its cost) and attacks each setting with the 8 supervised
+  attacks.
+
+Memory: the data (n × d float32, twice: the table and the training tensor), the stacked
+parameters with their gradients and Adam moments (4 copies), a step's activations, and the
+(models × records × classes) float64 probabilities every model's outputs are kept as — the
+largest item when there are many reference models — scaled by ``bytes_factor`` (what numpy and
+torch allocate beside the arrays named here).
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.estimates import CostEstimate, CostPart
+from engine.estimates.calibration import MODEL as CAL
+from engine.estimates.probe import csv_shape
+from engine.estimates.scaling import loglog
+
+NEEDS_REFERENCE = ("lira_online", "lira_offline", "rmia")
+SUPERVISED_ATTACKS = 8           # engine.defences.tradeoff.SUPERVISED_ATTACKS
+
+
+def data_size(config) -> tuple[int, int, int]:
+    """(records, encoded features, classes) without reading the data."""
+    if config.source == "predictions":
+        shape = csv_shape(_path(config.predictions))
+        if shape is None:
+            return 1000, 0, 10
+        classes = max(2, len(shape.columns) - 3)     # id, label, member + a column per class
+        return max(shape.rows, 1), 0, classes
+    if not config.data:
+        if config.synthetic == "purchase":
+            return int(config.synthetic_records), 600, 100
+        return int(config.synthetic_records), 24, 2
+    shape = csv_shape(_path(config.data))
+    if shape is None:
+        return 1000, 10, 2
+    label = config.label or _guess_label(shape.columns)
+    schema = (config.schema or {}).get("columns") or []
+    width, classes = 0, 2
+    if schema:
+        for col in schema:
+            role, kind = col.get("role"), col.get("kind", "numeric")
+            if role == "feature":
+                width += max(1, len(col.get("categories") or [])) if kind == "categorical" else 1
+            elif role == "label":
+                classes = max(2, len(col.get("categories") or []) or classes)
+    for name, distinct, numeric in zip(shape.columns, shape.distinct, shape.numeric,
+                                       strict=False):
+        if name == label:
+            classes = max(classes, distinct)
+        elif not schema and name != config.member_column:
+            # Inferred schemas one-hot a text column (and drop an id-like one).
+            width += 1 if numeric or distinct > 0.9 * max(shape.rows, 1) else distinct
+    return max(shape.rows, 1), max(width, 1), max(classes, 2)
+
+
+def _guess_label(columns) -> str:
+    for name in columns:
+        if name.strip().lower() in ("label", "class", "target", "y", "outcome"):
+            return name
+    return columns[-1] if columns else ""
+
+
+def _path(path: str):
+    from engine.audits.model import resolve_path
+    return resolve_path(path)
+
+
+def layer_sizes(config, d: int, k: int) -> tuple[int, ...]:
+    from engine.models.spec import ARCHITECTURES
+    return (d, *ARCHITECTURES[config.architecture].hidden, k)
+
+
+def macs_per_row(sizes) -> int:
+    return int(sum(a * b for a, b in zip(sizes[:-1], sizes[1:], strict=False)))
+
+
+def training_seconds(models: int, records: float, epochs: int, batch: int, macs: int) -> float:
+    """Time to train a stack of ``models`` MLPs on ``records`` rows each (engine.models.mlp)."""
+    if models <= 0 or records <= 0:
+        return 0.0
+    b = int(min(batch, max(records, 1)))
+    steps = epochs * math.ceil(records / b)
+    return steps * loglog(CAL["step_seconds"], models * b * macs)
+
+
+def training_bytes(models: int, batch: int, sizes) -> float:
+    params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=False))
+    activations = batch * sum(sizes[1:]) * 3            # forward values, their gradients
+    return 4.0 * models * (4 * params + activations)
+
+
+def estimate(config) -> CostEstimate:
+    n, d, k = data_size(config)
+    parts: list[CostPart] = []
+    resident = CAL["bytes_factor"] * 8.0 * n * max(d, 1)
+    attacks = [a for a in config.attacks]
+    if config.source == "predictions":
+        parts.append(CostPart(f"Reading the predictions ({n:,} records)",
+                              CAL["load_seconds_per_cell"] * n * k, 8.0 * n * k, "predictions",
+                              "load"))
+        parts.append(_attacks_part(attacks, n, k, 0))
+        return CostEstimate.from_parts("model", 8.0 * n * k, "predictions", parts)
+
+    parts.append(CostPart(f"Reading or drawing the data ({n:,} records)",
+                          CAL["load_seconds_per_cell"] * n * max(d, 1), 0.0,
+                          "synthetic_records" if not config.data else "data", "load"))
+    population = config.attacker_fraction * n
+    universe = n - population
+    members = config.train_fraction * universe
+    n_ref = config.reference_models if set(attacks) & set(NEEDS_REFERENCE) else 0
+    n_shadow = config.shadow_models
+    stacked_models = n_shadow + n_ref
+    if config.family == "mlp":
+        sizes = layer_sizes(config, d, k)
+        macs = macs_per_row(sizes)
+        target_s = training_seconds(1, members, config.epochs, config.batch_size, macs)
+        # Stacked shadows (half the population each) and references (about half the universe).
+        stack_rows = max(population / 2 if n_shadow else 0, universe / 2 if n_ref else 0)
+        stack_s = training_seconds(stacked_models, stack_rows, config.epochs,
+                                   config.batch_size, macs)
+        predict_s = CAL["predict_seconds_per_mac"] * (stacked_models + 1) * n * macs
+        parts.append(CostPart(f"Training the audited model ({members:,.0f} records × "
+                              f"{config.epochs} epochs)", target_s,
+                              training_bytes(1, config.batch_size, sizes), "epochs",
+                              "training"))
+        setting = "reference_models" if n_ref >= n_shadow else "shadow_models"
+        parts.append(CostPart(f"Training {stacked_models:,} shadow and reference models "
+                              f"together ({config.epochs} epochs)", stack_s + predict_s,
+                              training_bytes(stacked_models, config.batch_size, sizes)
+                              + 8.0 * stacked_models * n * k, setting, "training"))
+    else:
+        per_model = loglog(CAL["family_seconds"][config.family], n / 2 * max(d, 1) * k)
+        parts.append(CostPart(f"Training {stacked_models + 1:,} {config.family.replace('_', ' ')}"
+                              " models one after another", per_model * (stacked_models + 1),
+                              8.0 * (stacked_models + 1) * n * k,
+                              "shadow_models" if n_shadow >= n_ref else "reference_models",
+                              "training"))
+    parts.append(_attacks_part(attacks, universe, k, n_ref))
+    if config.sensitive_feature:
+        parts.append(CostPart("Attribute inference", CAL["attack_seconds_per_cell"] * 4 * n * k,
+                              8.0 * n * (d + k), "sensitive_feature", "attribute"))
+    if config.defences.enabled and config.family == "mlp":
+        parts.append(_defences_part(config, members, universe - members, d, k))
+    return CostEstimate.from_parts("model", resident,
+                                   "synthetic_records" if not config.data else "data", parts)
+
+
+def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
+    plain = [a for a in attacks if a not in NEEDS_REFERENCE]
+    with_ref = [a for a in attacks if a in NEEDS_REFERENCE] if n_ref else []
+    cells = records * k
+    seconds = CAL["attack_seconds_per_cell"] * cells * len(plain) \
+        + CAL["reference_attack_seconds_per_cell"] * cells * n_ref * len(with_ref)
+    memory = 8.0 * cells * (4 + (n_ref * 2 if with_ref else 0))
+    return CostPart(f"{len(plain) + len(with_ref)} attacks on {records:,.0f} records", seconds,
+                    memory, "reference_models" if with_ref else "attacks", "attacks")
+
+
+def _defences_part(config, members: float, held_out: float, d: int, k: int) -> CostPart:
+    """The trade-off sweep of engine.defences.tradeoff (module docstring)."""
+    dc = config.defences
+    sizes = layer_sizes(config, d, k)
+    macs = macs_per_row(sizes)
+    e, b = config.epochs, config.batch_size
+    seconds = training_seconds(1, members, e, b, macs)                      # undefended
+    settings = 1
+    if dc.kcd_alphas:
+        t = dc.kcd_teachers
+        seconds += training_seconds(t, members * (t - 1) / t, e, b, macs)
+        seconds += training_seconds(len(dc.kcd_alphas), members, e, b, macs)
+        settings += len(dc.kcd_alphas)
+    if dc.dmp_temperatures:
+        ref = dc.dmp_reference_size or held_out
+        seconds += training_seconds(len(dc.dmp_temperatures), ref, e, b, macs)
+        settings += len(dc.dmp_temperatures)
+    if dc.l2_weight_decays:
+        seconds += training_seconds(len(dc.l2_weight_decays), members, e, b, macs)
+        settings += len(dc.l2_weight_decays)
+    if dc.early_stopping_epochs:
+        seconds += training_seconds(1, members, max(dc.early_stopping_epochs), b, macs)
+        settings += len(dc.early_stopping_epochs)
+    n_dp = len(dc.dpsgd_noise_multipliers) + len(dc.dpsgd_target_epsilons)
+    seconds += n_dp * CAL["dpsgd_factor"] * training_seconds(1, members, e, b, macs)
+    settings += n_dp
+    attack_s = settings * SUPERVISED_ATTACKS * CAL["attack_seconds_per_cell"] * \
+        (members + held_out) * k
+    biggest_stack = max([1, dc.kcd_teachers if dc.kcd_alphas else 1, len(dc.kcd_alphas),
+                         len(dc.dmp_temperatures), len(dc.l2_weight_decays)])
+    return CostPart(f"Defences: {settings} settings trained and attacked", seconds + attack_s,
+                    training_bytes(biggest_stack, b, sizes) + 8.0 * settings * members * k * 2,
+                    "defences.enabled", "defences")

@@ -1,0 +1,137 @@
+"""Cost estimates before a run (issue 11, "Long jobs"): engine/estimates.
+
+What is checked here is the logic — tables read monotonically, a run that cannot fit refused
+with the setting to lower, a long run needing a confirmation, estimates that grow with the
+sizes that drive them, the command line's --yes. How close the estimates come to measured runs
+is a benchmark, not a test (bench/bench_estimates.py prints estimated against measured time and
+memory for held-out configs; the ratios are in docs/dev/hardening_status.md)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import engine.estimates as est
+from engine.audits.registry import AUDIT_TYPES, demo_config
+from engine.data.errors import InputError
+from engine.estimates import CostEstimate, CostPart, estimate, preflight
+from engine.estimates.scaling import loglog
+
+
+def test_loglog_reads_a_power_law_exactly_and_never_decreases():
+    table = [(10, 1.0), (100, 10.0), (1000, 50.0), (3000, 40.0)]
+    assert loglog(table, 10) == pytest.approx(1.0)
+    assert loglog(table, 31.6227766) == pytest.approx(10 ** 0.5, rel=1e-6)
+    assert loglog(table, 5) == pytest.approx(1.0)                 # below: the first value
+    values = [loglog(table, x) for x in (10, 50, 100, 500, 1000, 2000, 3000, 10_000)]
+    assert values == sorted(values)                                # a dip is flattened
+    # Beyond the table: the last slope, at most 2 (here 0: the table ends flat).
+    assert loglog(table, 30_000) == pytest.approx(50.0)
+    steep = [(1, 1.0), (2, 64.0)]                                  # slope 6 measured
+    assert loglog(steep, 4) == pytest.approx(64.0 * 4)            # extrapolated at slope 2
+
+
+def _cost(seconds=1.0, nbytes=1e6, resident=0.0, setting="trials"):
+    return CostEstimate.from_parts("mechanism", resident, "data",
+                                   [CostPart("The game", seconds, nbytes, setting, "game")])
+
+
+def test_a_run_that_cannot_fit_is_refused_naming_the_setting_to_lower():
+    check = preflight(_cost(nbytes=30e9), available=8e9)
+    assert isinstance(check.refusal, InputError)
+    assert check.refusal.key == "trials"
+    text = str(check.refusal)
+    assert "30.0 GB" in text and "8.0 GB" in text and "lower 'trials'" in text
+    # The data held for the whole run is named when it is the biggest item.
+    check = preflight(_cost(nbytes=1e9, resident=20e9), available=8e9)
+    assert check.refusal.key == "data"
+    assert preflight(_cost(nbytes=1e9), available=8e9).refusal is None
+
+
+def test_long_or_memory_hungry_runs_ask_first():
+    assert preflight(_cost(seconds=30), available=8e9).question is None
+    long = preflight(_cost(seconds=3600), available=8e9)
+    assert long.refusal is None
+    assert "about 60 minutes" in long.question and long.question.endswith("Start it anyway?")
+    assert "('trials')" in long.question
+    hungry = preflight(_cost(nbytes=5e9), available=8e9)
+    assert "5.0 GB of the 8.0 GB" in hungry.question
+    assert preflight(_cost(seconds=3600), available=8e9, confirm_seconds=7200).question is None
+
+
+def test_words_for_durations_and_sizes():
+    assert est.format_duration(3) == "under 10 seconds"
+    assert est.format_duration(44) == "40 seconds"
+    assert est.format_duration(600) == "10 minutes"
+    assert est.format_duration(3 * 3600) == "3.0 hours"
+    assert est.format_bytes(2.5e8) == "250 MB" and est.format_bytes(3.2e9) == "3.2 GB"
+
+
+@pytest.mark.parametrize("name", list(AUDIT_TYPES))
+def test_every_demo_has_a_finite_estimate(name):
+    cost = estimate(demo_config(name))
+    assert 0 < cost.seconds < 3600 and 0 < cost.peak_bytes < 16e9
+    assert cost.parts and all(p.what and p.seconds >= 0 for p in cost.parts)
+    assert cost.sentence().startswith("About ")
+    d = cost.to_dict()
+    assert d["seconds"] == round(cost.seconds, 1) and d["reference_machine"]
+
+
+def test_estimates_grow_with_what_drives_them():
+    mech = demo_config("mechanism")
+    base = estimate(mech)
+    assert estimate(replace(mech, trials=20 * mech.trials)).seconds > base.seconds
+    assert estimate(replace(mech, trials=100 * mech.trials)).peak_bytes > base.peak_bytes
+    assert estimate(replace(mech, observations=50 * mech.observations)).seconds > base.seconds
+    model = demo_config("model")
+    base = estimate(model)
+    assert estimate(replace(model, synthetic_records=4 * model.synthetic_records)).seconds \
+        > base.seconds
+    assert estimate(replace(model, epochs=4 * model.epochs)).seconds > base.seconds
+    assert estimate(replace(model, architecture="purchase")).seconds > base.seconds
+    many = estimate(replace(model, reference_models=256))
+    assert many.peak_bytes > base.peak_bytes and many.seconds > base.seconds
+    assert many.memory_setting() == "reference_models"
+    with_defences = replace(model, defences=replace(model.defences, enabled=True))
+    assert estimate(with_defences).seconds > base.seconds
+
+
+def test_a_huge_model_audit_is_refused_before_it_starts():
+    model = replace(demo_config("model"), synthetic_records=1_000_000, reference_models=1024,
+                    attacks=("lira_online",))
+    check = preflight(estimate(model), available=16e9)
+    assert check.refusal is not None and check.refusal.key == "reference_models"
+
+
+# --------------------------------------------------------------------------- command line
+
+def _config_file(tmp_path, **kw):
+    from engine.project import config_to_toml
+    config = replace(demo_config("mechanism"), trials=1000, **kw)
+    path = tmp_path / "audit.toml"
+    path.write_text(config_to_toml(config.to_dict()), encoding="utf-8")
+    return path
+
+
+def test_the_command_line_needs_yes_above_the_line(tmp_path, monkeypatch, capsys):
+    import main
+    path = _config_file(tmp_path)
+    monkeypatch.setattr(est, "CONFIRM_SECONDS", 0.0)
+    assert main.main(["run", str(path), "--out", str(tmp_path / "a"), "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert "Estimated: About" in err and "--yes" in err
+    assert not (tmp_path / "a" / "result.json").exists()
+    assert main.main(["run", str(path), "--out", str(tmp_path / "b"), "--no-report",
+                      "--yes"]) == 0
+    assert (tmp_path / "b" / "result.json").exists()
+
+
+def test_the_command_line_refuses_a_run_that_cannot_fit(tmp_path, monkeypatch, capsys):
+    import main
+    path = _config_file(tmp_path)
+    monkeypatch.setattr(est, "available_memory_bytes", lambda: 1e6)
+    assert main.main(["run", str(path), "--out", str(tmp_path / "a"), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "lower 'trials'" in err and "free" in err
+    assert not (tmp_path / "a").exists()
