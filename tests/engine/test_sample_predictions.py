@@ -56,15 +56,42 @@ def test_bundled_files_are_what_the_generator_writes(generated, bundled, tmp_pat
         assert path.name == ref.name
         if path.read_bytes() == ref.read_bytes():
             continue
-        # Another CPU or thread library may move a last decimal; nothing else may differ.
+        # Another CPU's matrix kernels round the training's sums in another order, and 30
+        # epochs carry that into the 4th decimal of some outputs. Measured on a CPU other than
+        # the one that wrote the files: 25 % of the rows differ somewhere, by at most 6e-4, and
+        # 2 of 1,200 predicted classes; every attack's AUC within 0.001. Records, labels and
+        # membership may not differ at all; the outputs only in those last decimals, and not
+        # in what the audit concludes from them (test_regenerated_files_audit_the_same).
         new = load_predictions_csv(path, id_col="id")
         old = load_predictions_csv(ref, id_col="id")
         assert np.array_equal(new.ids, old.ids)
         assert np.array_equal(new.labels, old.labels)
         assert np.array_equal(new.member, old.member)
         assert new.class_names == old.class_names
-        diff = np.abs(new.probs - old.probs)
-        assert diff.max() < 2e-3 and np.mean(diff > 0) < 0.01
+        assert np.abs(new.probs - old.probs).max() < 2e-3
+        assert np.mean(new.probs.argmax(axis=1) != old.probs.argmax(axis=1)) < 0.01
+
+
+def test_regenerated_files_audit_the_same(generated, tmp_path):
+    """Whatever CPU regenerates the sample, an audit of it reads as an audit of the bundled
+    files: every attack's AUC within 0.005 (0.001 measured across two CPUs). The attacks that
+    train no classifier of their own, so that only the files differ."""
+    paths = sp.write_sample_predictions(tmp_path, sample=generated)
+    new = _aucs(*paths)
+    old = _aucs(BUNDLED, BUNDLED_SHADOW)
+    assert new.keys() == old.keys()
+    for name in new:
+        assert abs(new[name] - old[name]) < 0.005, name
+
+
+def _aucs(predictions, shadow) -> dict:
+    from engine.audits.model import ModelConfig, run
+
+    result = run(ModelConfig(source="predictions", predictions=str(predictions),
+                             reference_predictions=str(shadow),
+                             attacks=("btta", "cbtta", "confidence", "modified_entropy",
+                                      "label_only")))
+    return {a["name"]: a["auc"] for a in result.attacks}
 
 
 def test_bundled_files_load_with_the_expected_shape(bundled):
