@@ -195,14 +195,17 @@ def _roc_from_ordered(p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.nd
 def _concave_majorant(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Least concave majorant of the piecewise-linear curve through points sorted by x.
 
-    Points sharing an x keep only the highest one (a vertical run can only matter at x = 0).
+    Points sharing an x keep only the highest one (a vertical run can only matter at x = 0);
+    x values closer than the smallest normal double count as shared (a near-perfect attack's
+    ROC has FPR steps of 1e-323, whose slopes would overflow to inf and then give NaN).
     The majorant's slopes are the antitonic regression of the segment slopes weighted by the
     segment widths (Barlow, Bartholomew, Bremner & Brunk 1972, Thm 1.1; the Grenander
     construction) — computed by scipy's pool-adjacent-violators in O(n). Only the corners
     (where the pooled slope changes) are returned.
     """
-    last = np.concatenate((np.diff(x) > 0, [True]))     # top point of each equal-x run
-    x, y = x[last], np.maximum.accumulate(y)[last]
+    apart = np.diff(x) > np.finfo(float).tiny
+    first, last = np.concatenate(([True], apart)), np.concatenate((apart, [True]))
+    x, y = x[first], np.maximum.accumulate(y)[last]     # each run: its x, its top point
     if x.size <= 2:
         return x, y
     dx, dy = np.diff(x), np.diff(y)

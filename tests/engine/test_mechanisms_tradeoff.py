@@ -267,3 +267,21 @@ def test_dp_region_for_a_huge_epsilon_is_delta_at_zero_fpr():
         warnings.simplefilter("error")
         tpr = dp_region_tpr_upper(np.array([0.0, 1e-4, 0.5]), 5326.0, 1e-5)
     assert tpr.tolist() == [1e-5, 1.0, 1.0]
+
+
+def test_a_near_perfect_attack_gives_a_finite_curve_without_warnings():
+    """Discrete Gaussian noise at ε = 10 over 300 observations: the exact ROC has FPR steps of
+    1e-323, whose slopes overflowed to inf (a RuntimeWarning on the user's console, and NaN
+    one subtraction later) before such steps were merged."""
+    import warnings
+
+    from engine.mechanisms.calibration import noise_scale
+    from engine.mechanisms.tradeoff import mechanism_tradeoff
+
+    scale = noise_scale("discrete_gaussian", 10.0, 1e-5, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve = mechanism_tradeoff("discrete_gaussian", scale, 1.0, 300)
+        fpr, tpr = curve.fpr, curve.tpr
+    assert np.all(np.isfinite(fpr)) and np.all(np.isfinite(tpr))
+    assert fpr[0] == 0.0 and fpr[-1] == 1.0 and curve.accuracy() == pytest.approx(1.0)
