@@ -78,10 +78,6 @@ RECHECK_DELAY_MS = 400          # the file is read again with edited columns onc
 COMBO_WIDTH = 620
 COMBO_MIN_CHARACTERS = 28       # a drop-down may shrink to this many characters
 SYNTHETIC_CLASSES = {"purchase": 100, "mixed": 2}
-# The sample (4,000 purchase-style records, 1 + 8 + 16 MLPs, 30 epochs) is about 0.8 million
-# record-passes and takes about a minute and a half on a laptop CPU, attacks included.
-SAMPLE_PASSES = 800_000
-SAMPLE_SECONDS = 90
 
 FORM_STEPS = (
     FormStep("Data & model", "Which model, trained on which records?",
@@ -287,12 +283,8 @@ def cost_estimate(config: dict, classes: int | None, records: int | None = None
     if isinstance(n, int) and n > 0:
         passes = epochs * n * ((1 - attacker) * train + shadows * attacker / 2
                                + references * (1 - attacker) / 2)
-        text += f", about {passes / 1e6:,.2g} million record-passes (records × epochs)"
-        if config.get("family") == "mlp":
-            seconds = SAMPLE_SECONDS * passes / SAMPLE_PASSES
-            text += (f": roughly {_duration(seconds)} on a laptop CPU, less on a GPU "
-                     f"(the sample: about {SAMPLE_SECONDS // 60} to 2 minutes)")
-        text += "."
+        text += (f", about {passes / 1e6:,.2g} million record-passes (records × epochs); "
+                 "the time and memory this takes are estimated beside the Run button.")
     else:
         text += "; the time grows with the records × epochs of your file."
     if config.get("family") == "gradient_boosting" and (classes or 2) > 10:
@@ -303,14 +295,6 @@ def cost_estimate(config: dict, classes: int | None, records: int | None = None
         text += " Forests and boosting train one model after another: this may take minutes."
         warn = True
     return text, warn
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return "under a minute"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} minutes"
-    return f"{seconds / 3600:.1f} hours"
 
 
 # ====================================================================== the page
