@@ -50,7 +50,7 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
-from engine.audits.result import AuditResult, file_sha256, software_versions
+from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
 from engine.metrics import clopper_pearson, evaluate_attack
@@ -362,8 +362,9 @@ def load_data(config: AggregatesConfig) -> AuditData:
         schema = None
     records = load_microdata_csv(path, schema)
     records = _with_sensitive(records, config.sensitive, str(path))
-    inputs = [{"path": str(path), "sha256": file_sha256(path), "rows": records.n_records,
-               "role": "published_sample" if config.release == "published" else "protected"}]
+    inputs = [input_entry(path, rows=records.n_records,
+                          role="published_sample" if config.release == "published"
+                          else "protected")]
     if config.release == "published":
         need = 2 * config.published_records
         if records.n_records < need:
@@ -379,8 +380,7 @@ def load_data(config: AggregatesConfig) -> AuditData:
     if apath is None:
         return AuditData(records, None, "protected_records", inputs)
     aux = load_microdata_csv(apath, records.schema)
-    inputs.append({"path": str(apath), "sha256": file_sha256(apath), "rows": aux.n_records,
-                   "role": "auxiliary"})
+    inputs.append(input_entry(apath, rows=aux.n_records, role="auxiliary"))
     return AuditData(records, aux, "file", inputs)
 
 
@@ -1013,9 +1013,8 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     if has_sweeps:
         aia_end *= 0.7
     if config.release == "published":
-        inputs.append({"path": str(resolve_path(str(config.release_options["path"]))),
-                       "sha256": file_sha256(resolve_path(str(config.release_options["path"]))),
-                       "role": "published_table"})
+        inputs.append(input_entry(resolve_path(str(config.release_options["path"])),
+                                  role="published_table"))
         published, exposed = published_findings(config, data, progress=progress.span(0.0, 0.1),
                                                  cancel=cancel)
     outcome = play_aia(config, data=data, progress=progress.span(0.1, aia_end), cancel=cancel)
@@ -1113,7 +1112,8 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         attacks=attacks, baselines=[_random_guess(config, outcome)], theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
                  "reasons": reasons},
-        summary=summary, warnings=warnings, inputs=inputs, exposed_records=exposed)
+        summary=summary, warnings=warnings + input_warnings(inputs), inputs=inputs,
+        exposed_records=exposed)
 
 
 def _warnings(config: AggregatesConfig, attacks: list[dict], theory: dict) -> list[str]:

@@ -44,7 +44,7 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
-from engine.audits.result import AuditResult, file_sha256, software_versions
+from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
 from engine.data.errors import InputError
 from engine.games.location import AggregateSet, CellPool, play
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
@@ -214,8 +214,7 @@ def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         traces = load_traces_csv(path, user_col=config.user_col, site_col=config.site_col,
                                  epoch_col=config.epoch_col, count_col=config.count_col or None,
                                  epoch_unit=config.epoch_unit or None)
-        return traces, [{"path": str(path), "sha256": file_sha256(path),
-                         "rows": int(traces.matrix.nnz)}]
+        return traces, [input_entry(path, rows=int(traces.matrix.nnz))]
     traces = generate_city(config.seed, n_users=config.city_users, n_epochs=config.city_epochs,
                            progress=progress, cancel=cancel)
     return traces, []
@@ -234,8 +233,7 @@ def load_published(config: LocationConfig, traces) -> tuple[np.ndarray, dict]:
                                                                         "discrete_gaussian"),
                                     allow_negative=config.mechanism != "none",
                                     fill_missing=True)
-    return values.ravel(), {"path": str(path), "sha256": file_sha256(path),
-                            "rows": int(values.size)}
+    return values.ravel(), input_entry(path, rows=int(values.size))
 
 
 def sampling_device(dev: str) -> str:
@@ -635,7 +633,8 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
                  "reasons": reasons},
-        summary=summary, warnings=warnings, inputs=inputs, exposed_records=[exposed])
+        summary=summary, warnings=warnings + input_warnings(inputs), inputs=inputs,
+        exposed_records=[exposed])
 
 
 def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, release_rows,

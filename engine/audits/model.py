@@ -40,7 +40,7 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
-from engine.audits.result import AuditResult, file_sha256, software_versions
+from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
 from engine.data.errors import InputError
 from engine.defences.config import DefenceConfig
 from engine.policy import VerdictPolicy
@@ -234,8 +234,7 @@ def _load_training_data(config: ModelConfig):
         if config.schema else None
     data = load_tabular_csv(path, schema, label=config.label or None,
                             member_column=config.member_column or None)
-    return data, [{"path": str(path), "sha256": file_sha256(path), "rows": data.n_records,
-                   "role": "training data"}]
+    return data, [input_entry(path, rows=data.n_records, role="training data")]
 
 
 def split_records(config: ModelConfig, n: int, member_column: np.ndarray | None):
@@ -454,15 +453,13 @@ def read_predictions(config: ModelConfig) -> Outputs:
                          "from it. Add it to the attacks, or export every class's "
                          "probability (or logit).", source=str(path), key="attacks")
     target = ModelOutputs(_outputs_from(pred), pred.labels, pred.member)
-    inputs = [{"path": str(path), "sha256": file_sha256(path), "rows": pred.n_records,
-               "role": "predictions"}]
+    inputs = [input_entry(path, rows=pred.n_records, role="predictions")]
     evaluate_mask = None
     if config.reference_predictions:
         rpath = resolve_path(config.reference_predictions)
         ref = load_predictions_csv(rpath, kind=config.prediction_kind, like=pred)
         shadow = ModelOutputs(_outputs_from(ref), ref.labels, ref.member)
-        inputs.append({"path": str(rpath), "sha256": file_sha256(rpath),
-                       "rows": ref.n_records, "role": "shadow predictions"})
+        inputs.append(input_entry(rpath, rows=ref.n_records, role="shadow predictions"))
         threat = "shadow"
     else:
         shadow, evaluate_mask = supervised_split(target, 0.5, config.seed)
@@ -689,7 +686,8 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         attacks=attacks, baselines=[], theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
                  "reasons": reasons},
-        summary=summary, warnings=warnings, inputs=out.inputs, exposed_records=exposed,
+        summary=summary, warnings=warnings + input_warnings(out.inputs), inputs=out.inputs,
+        exposed_records=exposed,
         attachments=attachments)
 
 

@@ -50,6 +50,32 @@ def software_versions(device: str) -> dict:
     return out
 
 
+def input_entry(path, *, rows: int | None = None, role: str | None = None) -> dict:
+    """One ``inputs`` record of result.json: the file, its SHA-256, its rows and role, and —
+    when reading it needed an assumption (a ';' separator, a byte-order mark, CR line ends) —
+    what was assumed (``read_as``, from engine.data.text_input.read_notes)."""
+    from engine.data.text_input import read_notes
+
+    entry = {"path": str(path), "sha256": file_sha256(path)}
+    if rows is not None:
+        entry["rows"] = int(rows)
+    if role is not None:
+        entry["role"] = role
+    notes = read_notes(path)
+    if notes:
+        entry["read_as"] = notes
+    return entry
+
+
+def input_warnings(inputs: list[dict]) -> list[str]:
+    """A sentence per input file read with an assumption, for the result's warnings (shown on
+    the results page and in the report)."""
+    from pathlib import Path
+
+    return [f"{Path(i['path']).name}: {'; '.join(i['read_as'])}."
+            for i in inputs if i.get("read_as")]
+
+
 def to_plain(obj: Any):
     """Recursively turn numpy values, tuples and dataclasses into JSON-ready Python values.
 

@@ -29,7 +29,10 @@ import codecs
 import csv
 import io
 import logging
+import os
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,6 +80,43 @@ class TextInput:
     def note(self, text: str) -> None:
         self.notes.append(text)
         log.info("%s: %s", self.path, text)
+        _remember(self.path, self.notes)
+
+
+# What was assumed to read each file, by the file's identity (path, size, modification time),
+# so that the audit's result and the page that read the file can say it (issue 11: "load it
+# correctly instead and say what was assumed") without every loader returning its notes.
+_NOTES: OrderedDict[tuple, tuple[str, ...]] = OrderedDict()
+_NOTES_LOCK = threading.Lock()
+_NOTES_KEPT = 64
+
+
+def _identity(path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return os.path.realpath(path), st.st_size, st.st_mtime_ns
+
+
+def _remember(path, notes) -> None:
+    key = _identity(path)
+    if key is None:
+        return
+    with _NOTES_LOCK:
+        _NOTES[key] = tuple(notes)
+        _NOTES.move_to_end(key)
+        while len(_NOTES) > _NOTES_KEPT:
+            _NOTES.popitem(last=False)
+
+
+def read_notes(path) -> list[str]:
+    """What was assumed to read ``path`` the last time it was read, as it is now (a file
+    changed since has no notes): e.g. "its columns are separated by semicolons (;), not
+    commas; read with that separator"."""
+    key = _identity(path)
+    with _NOTES_LOCK:
+        return list(_NOTES.get(key, ())) if key is not None else []
 
 
 def read_text(path, *, kind: str = "CSV file", save_as: str = "UTF-8 CSV",
@@ -133,6 +173,7 @@ def read_text(path, *, kind: str = "CSV file", save_as: str = "UTF-8 CSV",
     if empty is not None and not text.strip():
         raise InputError(f"{p}: {empty}", source=p)
     out = TextInput(p, text)
+    _remember(p, ())                    # a file read again without surprises has no notes
     for n in notes:
         out.note(n)
     if len(text) > MAX_LINE_CHARS:

@@ -17,6 +17,7 @@ import datetime as _dt
 import math
 import textwrap
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from reportlab.graphics.shapes import Drawing, Polygon, Rect, String
 from reportlab.lib import colors
@@ -261,7 +262,12 @@ def inputs_table(result: dict, empty: str = "No input files were read.") -> list
                      f'<font face="{st.FONT_MONO}" size="7">{markup(i.get("sha256", st.DASH))}'
                      "</font>",
                      fmt_count(i.get("rows")) if i.get("rows") is not None else st.DASH))
-    return [table(rows, [6.0 * cm, 9.0 * cm, 2.0 * cm])]
+    out: list[Flowable] = [table(rows, [6.0 * cm, 9.0 * cm, 2.0 * cm])]
+    for i in inputs:
+        if i.get("read_as"):       # what was assumed to read it (engine.data.text_input)
+            out.append(para(f"<b>{markup(Path(str(i.get('path', ''))).name)}</b> was read "
+                            f"with an assumption: {markup('; '.join(i['read_as']))}."))
+    return out
 
 
 def standard_limitations(result: dict) -> list[str]:

@@ -130,6 +130,22 @@ def plain_sentence(message: str) -> str:
     return message
 
 
+def read_notes_sentence(path) -> str:
+    """"How the file was read: …" when reading it needed an assumption (a ';' separator, a
+    byte-order mark, old-Mac line ends; engine.data.text_input), else ""."""
+    from engine.data.text_input import read_notes
+
+    notes = read_notes(path)
+    return f"How the file was read: {'; '.join(notes)}." if notes else ""
+
+
+def add_read_notes(label: QLabel, path) -> None:
+    """Append :func:`read_notes_sentence` to a status line (not to an error sentence)."""
+    extra = read_notes_sentence(path)
+    if extra and ERROR_COLOUR not in label.styleSheet():
+        label.setText(f"{label.text()} {extra}".strip())
+
+
 def status_label() -> QLabel:
     """The sentence under a field: wrapped, hidden while there is nothing to say (so it takes
     no space); set it with :func:`show_status`."""
@@ -395,7 +411,8 @@ class AuditPage(QWidget):
         """Read a data file at once when it is small, on the job runner when it is larger
         than ``sync_bytes`` (the window never freezes). ``read()`` must use only what it was
         given (it may run off the main thread); ``done(result)`` or ``failed(sentence, key)``
-        run on the main thread; ``status`` says "Reading the file…" meanwhile."""
+        run on the main thread; ``status`` says "Reading the file…" meanwhile, then whatever
+        ``done`` says plus what was assumed to read the file (:func:`add_read_notes`)."""
         if self._read_job is not None:
             return
         if not (path.is_file() and path.stat().st_size > sync_bytes):
@@ -405,6 +422,7 @@ class AuditPage(QWidget):
                 failed(exc.one_line(), exc.key or "")
                 return
             done(result)
+            add_read_notes(status, path)
             return
         if self.runner.is_busy():
             show_status(status, "Another job is running; the file is read when it has "
@@ -414,6 +432,7 @@ class AuditPage(QWidget):
         def finished(result) -> None:
             self._read_job = None
             done(result)
+            add_read_notes(status, path)
 
         def stopped(error: JobError) -> None:
             self._read_job = None

@@ -38,6 +38,7 @@ from gui.pages.audit_page import (
     audit_steps,
     plain_sentence,
     policy_fields,
+    read_notes_sentence,
     resolve_path,
     run_fields,
 )
@@ -228,21 +229,23 @@ class DataPreview:
     n_epochs: int
     median_observations: float
     source: str
+    read_as: str = ""              # what was assumed to read the file (read_notes_sentence)
 
     def sentence(self) -> str:
         return (f"{self.n_people:,} people, {self.n_sites:,} sites, {self.n_epochs:,} epochs, "
                 f"median {self.median_observations:g} observations per person "
-                f"({self.source}).")
+                f"({self.source}). {self.read_as}").strip()
 
 
 def load_preview(data: dict, progress=None, cancel=None) -> DataPreview:
     """Validate the data settings with the engine's rules and load them (any thread)."""
     config = LocationConfig.from_dict(data, source="settings")
-    traces, _inputs = location_audit.load_population(config)
+    traces, inputs = location_audit.load_population(config)
     k = traces.observations_per_user()
     source = os.path.basename(config.traces) if config.traces else "synthetic city"
+    read_as = read_notes_sentence(inputs[0]["path"]) if inputs else ""
     return DataPreview(traces.aggregate(), traces.n_users, traces.n_sites, traces.n_epochs,
-                       float(np.median(k)) if k.size else 0.0, source)
+                       float(np.median(k)) if k.size else 0.0, source, read_as)
 
 
 class DataPreviewPlot(QWidget):

@@ -431,3 +431,18 @@ def test_sensitive_feature_from_the_csv_columns(page):
     page.choose_data_file(str(SAMPLE_DATA))
     items = [page.sensitive_combo.itemText(i) for i in range(page.sensitive_combo.count())]
     assert "health" in items and "customer_id" not in items      # ignored columns are not
+
+
+def test_a_semicolon_file_is_read_and_the_page_says_how(main_window, qtbot, tmp_path):
+    """Issue 11: a file that is usable with an assumption is read, and the status line under
+    the file says what was assumed (engine.data.text_input's notes)."""
+    import pandas as pd
+
+    page = main_window.audit_pages["model"]
+    main_window.show_audit("model")
+    path = tmp_path / "credit;separated.csv"
+    frame = pd.read_csv(SAMPLE_DATA).rename(columns={"defaulted": "label"})
+    frame.to_csv(path, sep=";", index=False)
+    page.choose_data_file(str(path))
+    qtbot.waitUntil(lambda: "How the file was read" in page.data_status.text(), timeout=10_000)
+    assert "semicolons (;)" in page.data_status.text()
