@@ -105,7 +105,13 @@ def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
     2, naming the setting to lower) and one above the confirmation line without ``--yes``."""
     from engine.estimates import estimate, preflight
 
-    check = preflight(estimate(config))
+    try:
+        check = preflight(estimate(config))
+    except Exception as exc:  # noqa: BLE001 - an estimate is advice: its failure stops nothing
+        if not quiet:
+            print(f"No estimate of the run's time and memory ({type(exc).__name__}).",
+                  file=sys.stderr)
+        return None
     if not quiet:
         print(f"Estimated: {check.estimate.sentence()}", file=sys.stderr)
     if check.refusal is not None:

@@ -136,7 +136,7 @@ def calibrate_model() -> dict:
     import time
 
     from engine.estimates import calibration as old
-    from engine.estimates.model import data_size, layer_sizes, macs_per_row
+    from engine.estimates.model import data_size, macs_per_row
 
     steps = []
     for models, d, k, hidden in [(1, 24, 2, (128,)), (4, 24, 2, (128,)), (1, 600, 100, (128,)),
@@ -281,6 +281,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate:
         write_calibration({t: CALIBRATORS[t]() for t in args.types})
         _say(json.dumps({"written": str(CALIBRATION)}))
+        # The cost models read the constants at import: load the new ones before checking.
+        import importlib
+        import sys as _sys
+
+        import engine.estimates.calibration
+        importlib.reload(engine.estimates.calibration)
+        for name in [m for m in _sys.modules if m.startswith("engine.estimates.")
+                     and m != "engine.estimates.calibration"]:
+            importlib.reload(_sys.modules[name])
     check(args.types)
     return 0
 
