@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         from gui.app import main as gui_main
         return gui_main(argv, open_sample=args.sample)
 
-    from engine.data.errors import InputError
+    from engine.data.errors import InputError, internal_error_text
     from engine.runtime import JobCancelled
 
     try:
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
         _StderrProgress.end_line()
-        print(f"internal error: {type(exc).__name__}: {exc}. Please report it with the config "
+        print(f"internal error: {internal_error_text(exc)}. Please report it with the config "
               "file.", file=sys.stderr)
         return 1
 

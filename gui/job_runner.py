@@ -21,13 +21,12 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, internal_error_text, internal_traceback
 from engine.runtime import CancelToken, JobCancelled, Progress
 
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second
@@ -94,10 +93,11 @@ def describe_exception(exc: BaseException) -> JobError:
     if isinstance(exc, InputError):
         return JobError(message=exc.one_line(), details="", is_input_error=True,
                         key=exc.key or "")
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    message = (f"The audit stopped because of an internal error ({type(exc).__name__}: {exc}). "
+    # Neither the sentence nor the details quote the values an exception's message may carry
+    # (a cell, an id): the details are meant to be sent to support (engine.data.errors).
+    message = (f"The audit stopped because of an internal error ({internal_error_text(exc)}). "
                "Your settings are unchanged; please send the details to your support contact.")
-    return JobError(message=message, details=text)
+    return JobError(message=message, details=internal_traceback(exc))
 
 
 class _JobSignals(QObject):

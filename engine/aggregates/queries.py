@@ -37,7 +37,7 @@ import scipy.sparse as sp
 
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
-from engine.data.text_input import TextInput, number_hint, read_text
+from engine.data.text_input import TextInput, cell_text, number_hint, read_text
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 _PREVIEW = 12           # how many allowed values an error message lists before "and N more"
@@ -799,23 +799,22 @@ def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
         try:
             value = float(raw)
         except ValueError:
-            raise InputError(f"{src}: row {line}, column 'count': '{raw}' is not a number"
-                             f"{number_hint(raw)}; write the published count as a whole "
-                             f"number.", source=src,
-                             key="count") from None
+            raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} is not a "
+                             f"number{number_hint(raw)}; write the published count as a whole "
+                             f"number.", source=src, key="count") from None
         if not math.isfinite(value) or value != round(value):
-            raise InputError(f"{src}: row {line}, column 'count': '{raw}' is not a whole "
-                             f"number; published counts are whole numbers (round them or check "
-                             f"the column).", source=src, key="count")
+            raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} is not a "
+                             f"whole number; published counts are whole numbers (round them or "
+                             f"check the column).", source=src, key="count")
         if value < 0:
-            raise InputError(f"{src}: row {line}, column 'count': {raw} is negative; counts "
-                             f"cannot be below 0 (clamp noisy counts at 0 before publishing).",
-                             source=src, key="count")
+            raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} is negative; "
+                             f"counts cannot be below 0 (clamp noisy counts at 0 before "
+                             f"publishing).", source=src, key="count")
         if value > MAX_PUBLISHED_COUNT:
-            raise InputError(f"{src}: row {line}, column 'count': {raw} is more people than "
-                             f"any table counts (above {MAX_PUBLISHED_COUNT:,}); check the "
-                             f"column (is it a count, not an amount or an id?).", source=src,
-                             key="count")
+            raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} is more "
+                             f"people than any table counts (above {MAX_PUBLISHED_COUNT:,}); "
+                             f"check the column (is it a count, not an amount or an id?).",
+                             source=src, key="count")
         q = _csv_query(domain, cols, header, line, cells, src,
                        cells[li] if li is not None else "")
         if q.conditions in seen:

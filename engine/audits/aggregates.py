@@ -50,7 +50,13 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
-from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
+from engine.audits.result import (
+    REDACTED,
+    AuditResult,
+    input_entry,
+    input_warnings,
+    software_versions,
+)
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
 from engine.metrics import clopper_pearson, evaluate_attack
@@ -737,8 +743,8 @@ def exposed_records(outcome: AiaOutcome, *, list_records: bool = False) -> list[
     """The deterministically vulnerable targets — provably determined by the tables — each
     with the released cells that pin it down: the released queries that can count a record
     with the target's quasi-identifiers (whatever its sensitive value), and their tables, so
-    the officer sees which tables to coarsen or suppress. Records are redacted by default;
-    with ``list_records`` the entry shows the quasi-identifiers and the inferred value."""
+    the officer sees which tables to coarsen or suppress. Records are redacted by default
+    (:func:`exposed_entry`)."""
     if not outcome.queries:
         return []
     domain = outcome.details.get("domain")
@@ -748,22 +754,32 @@ def exposed_records(outcome: AiaOutcome, *, list_records: bool = False) -> list[
         codes = outcome.target_codes[i]
         cells = [q for q in outcome.queries
                  if all(codes[c] in allowed for c, allowed in q.conditions if c != s)]
-        # Cells that condition on the sensitive value say what it is; list them first.
-        cells.sort(key=lambda q: not any(c == s for c, _ in q.conditions))
-        record: object = "(redacted)"
-        value: object = "(redacted)"
-        if list_records and domain is not None:
-            record = {domain.columns[c]: domain.labels[c][int(codes[c])] for c in range(s)}
-            value = domain.labels[s][int(outcome.determined_value[i])]
-        out.append({
-            "record": record,
-            "value": value,
-            "determined": True,
-            "value_correct": bool(outcome.determined_value[i] == outcome.truth[i]),
-            "pinning_cells": [q.label for q in cells],
-            "tables": sorted({q.table for q in cells if q.table}),
-        })
+        out.append(exposed_entry(domain, codes, int(outcome.determined_value[i]), cells, s,
+                                 listed=list_records and domain is not None,
+                                 value_correct=bool(outcome.determined_value[i]
+                                                    == outcome.truth[i])))
     return out
+
+
+def exposed_entry(domain, codes, value: int, cells: list, s: int, *, listed: bool,
+                  value_correct: bool | None) -> dict:
+    """One exposed record of result.json. The tables of the released cells that pin it down
+    are always kept (what to coarsen first, as the report counts them per table). The record's
+    quasi-identifiers, its value and the cells themselves — whose labels spell out the
+    quasi-identifiers ("P12: sex=Male, age=21") — are kept only with ``listed`` (the user's
+    list_exposed_records); otherwise the record and the value read "(redacted)" and only the
+    number of cells is kept."""
+    # Cells that condition on the sensitive value say what it is; list them first.
+    cells = sorted(cells, key=lambda q: not any(c == s for c, _ in q.conditions))
+    entry = {"record": REDACTED, "value": REDACTED, "determined": True,
+             "value_correct": value_correct, "pinning_count": len(cells),
+             "tables": sorted({q.table for q in cells if q.table})}
+    if listed:
+        entry["record"] = {domain.columns[c]: domain.labels[c][int(codes[c])]
+                           for c in range(s)}
+        entry["value"] = domain.labels[s][value]
+        entry["pinning_cells"] = [q.label for q in cells]
+    return entry
 
 
 def _member_matrix(truth: np.ndarray, n_values: int) -> np.ndarray:
@@ -971,16 +987,9 @@ def published_findings(config: AggregatesConfig, data: AuditData, *, progress: P
         if out.status == "determined":
             cells = [q for q in queries
                      if all(combo[c] in allowed for c, allowed in q.conditions if c != s)]
-            cells.sort(key=lambda q: not any(c == s for c, _ in q.conditions))
-            exposed.append({
-                "record": ({domain.columns[c]: domain.labels[c][int(combo[c])]
-                            for c in range(s)} if config.list_exposed_records
-                           else "(redacted)"),
-                "value": (domain.labels[s][out.value] if config.list_exposed_records
-                          else "(redacted)"),
-                "value_correct": None, "determined": True,
-                "pinning_cells": [q.label for q in cells],
-                "tables": sorted({q.table for q in cells if q.table})})
+            exposed.append(exposed_entry(domain, combo, out.value, cells, s,
+                                         listed=config.list_exposed_records,
+                                         value_correct=None))
         progress((i + 1) / combos.shape[0], f"Published table: combination {i + 1:,} of "
                                              f"{combos.shape[0]:,}")
     findings = {"path": str(path), "rows": len(queries), "records": n,

@@ -44,7 +44,13 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
-from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
+from engine.audits.result import (
+    REDACTED,
+    AuditResult,
+    input_entry,
+    input_warnings,
+    software_versions,
+)
 from engine.data.errors import InputError
 from engine.games.location import AggregateSet, CellPool, play
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
@@ -619,7 +625,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                    f"({best['label']}). {summary}")
     theory.update({"target": {"rule": config.target,
                               "id": traces.user_ids[target_row] if config.list_exposed_ids or
-                              config.target == "id" else "(redacted)",
+                              config.target == "id" else REDACTED,
                               "observations": scenario.k, "epochs": scenario.k_epochs},
                    "attacker": config.attacker, "unknown_people": config.unknown_size(),
                    "population": traces.n_users, "sites": traces.n_sites,

@@ -13,6 +13,12 @@ from typing import Any
 import numpy as np
 
 RESULT_SCHEMA_VERSION = 1
+# What result.json holds in place of anything that describes a person the user did not ask to
+# list (issue 11): an exposed record's id, values or label, the audited target's id.
+REDACTED = "(redacted)"
+# Configuration keys whose value names a person (typed by the user, so kept in result.json and
+# config.toml, which reproduce the run; a report written without records withholds them).
+PERSONAL_CONFIG_KEYS = ("target_id",)
 
 
 def config_sha256(config_dict: dict) -> str:

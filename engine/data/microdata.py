@@ -13,7 +13,8 @@ attributes A' and that the target is the only record of D with those values (§2
   ``records × columns`` matrix, so count queries and uniqueness are plain integer operations;
 * :func:`load_microdata_csv` — reads a CSV with or without a schema; every mistake a user can
   make in a file becomes one :class:`InputError` sentence naming the file, the row (numbered as a
-  spreadsheet shows it: the header is row 1), the column, the value, what is allowed and the fix;
+  spreadsheet shows it: the header is row 1), the column, what is allowed and the fix (a cell is
+  shown by :func:`engine.data.text_input.cell_text`, not quoted as it is);
 * :func:`unique_targets` — the records the game of §2.3 can target (unique on A').
 """
 
@@ -33,6 +34,8 @@ import pandas as pd
 
 from engine.data.errors import InputError
 from engine.data.text_input import (
+    MISSING_MARKERS,
+    cell_text,
     check_header,
     header_mismatch,
     header_names,
@@ -47,9 +50,6 @@ SCHEMA_VERSION = 1
 # A column with more possible values than this cannot be audited exactly: the attacks of paper
 # 003 enumerate the sensitive domain and build count tables over the quasi-identifiers.
 MAX_DOMAIN = 1_000_000
-# Cells that look like a missing value. Empty cells are always an error; these are an error in
-# numeric columns and in categorical ones unless the schema lists them as real categories.
-MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "missing"})
 _PREVIEW = 5           # how many example values an error message lists
 _ID_ROWS = 20          # a text/integer column unique in at least this many rows is an id
 _FEW_FLOATS = 10       # non-whole numbers with at most this many distinct values stay categories
@@ -594,16 +594,16 @@ def _check_localized_numbers(text: pd.DataFrame, p: str) -> None:
                 and not s.str.fullmatch(r"[-+]?0\d+").any():
             i = int(np.flatnonzero(words)[0])      # numbers with a stray word: a typo
             raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
-                             f"{s.iloc[i]!r} is not a number, but the other values of the "
-                             f"column are numbers; correct the value or delete the row (if "
+                             f"{cell_text(s.iloc[i])} is not a number, but the other values "
+                             f"of the column are numbers; correct the value or delete the row (if "
                              f"the column is categories, give a schema that lists them).",
                              source=p, key=str(name))
         if local.any() and (num | local).all():
             i = int(np.flatnonzero(local)[0])
             raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
-                             f"{s.iloc[i]!r} is not a number as written{number_hint(s.iloc[i])}; "
-                             f"the column holds numbers, so every value must be a plain "
-                             f"number.", source=p, key=str(name))
+                             f"{cell_text(s.iloc[i])} is not a number as written"
+                             f"{number_hint(s.iloc[i])}; the column holds numbers, so every "
+                             f"value must be a plain number.", source=p, key=str(name))
 
 
 def _float_text(x: float) -> str:
@@ -681,10 +681,10 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None) -> None
         if marker.any():
             i = int(np.flatnonzero(marker)[0])
             raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
-                             f"{text[name].iloc[i]!r} looks like a missing value; every record "
-                             f"needs a known value — fill it in or delete the row (if it is a "
-                             f"real category, give a schema that lists it).", source=p,
-                             key=str(name))
+                             f"{cell_text(text[name].iloc[i])} looks like a missing value; "
+                             f"every record needs a known value — fill it in or delete the "
+                             f"row (if it is a real category, give a schema that lists it).",
+                             source=p, key=str(name))
 
 
 def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str) -> Microdata:
@@ -725,15 +725,16 @@ def _code_categorical(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
         if value.lower() in MISSING_MARKERS:
-            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} looks "
-                             f"like a missing value; every record needs a known value — fill it "
-                             f"in or delete the row.", source=p, key=col.name)
+            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+                             f"{cell_text(value)} looks like a missing value; every record "
+                             f"needs a known value — fill it in or delete the row.", source=p,
+                             key=col.name)
         close = difflib.get_close_matches(value, list(col.categories), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} is not "
-                         f"one of its {col.domain_size} categories ({_preview(col.categories)})"
-                         f"{hint}; correct the value or add it to the column's categories in "
-                         f"the schema.", source=p, key=col.name)
+        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+                         f"{cell_text(value)} is not one of its {col.domain_size} categories "
+                         f"({_preview(col.categories)}){hint}; correct the value or add it to "
+                         f"the column's categories in the schema.", source=p, key=col.name)
     return idx.to_numpy(dtype=np.int64)
 
 
@@ -752,16 +753,17 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         value = s.iloc[i]
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
                 else "is not a number" + number_hint(value))
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {value!r} {what}; "
-                         f"the column holds {_domain_text(col)} — write a plain number or "
-                         f"delete the row.", source=p, key=col.name)
+        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+                         f"{cell_text(value)} {what}; the column holds {_domain_text(col)} — "
+                         f"write a plain number or delete the row.", source=p, key=col.name)
     if col.kind == "integer" and col.bins is None:
         frac = (num != np.round(num)) & ~is_label
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {s.iloc[i]!r} is "
-                             f"not a whole number; the column holds {_domain_text(col)} — round "
-                             f"the values or give the column bins (kind 'continuous').",
+            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+                             f"{cell_text(s.iloc[i])} is not a whole number; the column "
+                             f"holds {_domain_text(col)} — round the values or give the "
+                             f"column bins (kind 'continuous').",
                              source=p, key=col.name)
         lo, hi = float(col.low), float(col.high)
     else:
@@ -771,10 +773,10 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
     if out.any():
         i = int(np.flatnonzero(out)[0])
         side = "high" if num[i] > hi else "low"
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': {s.iloc[i]!r} is "
-                         f"outside the column's domain {_domain_text(col)}; correct the value "
-                         f"or widen the domain in the schema (its {side} "
-                         f"{'edge' if col.bins is not None else 'value'}).",
+        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+                         f"{cell_text(s.iloc[i])} is outside the column's domain "
+                         f"{_domain_text(col)}; correct the value or widen the domain in the "
+                         f"schema (its {side} {'edge' if col.bins is not None else 'value'}).",
                          source=p, key=col.name)
     if col.bins is None:
         return (num - lo).astype(np.int64)
@@ -804,7 +806,7 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
     With a ``schema`` every column it names must be in the file and every file column in the
     schema; each value is checked against its column's domain. Without one, the schema is
     inferred (:func:`infer_schema`). ``max_rows`` refuses larger files (a memory guard, never a
-    silent cut). Values are read as text, so messages quote them exactly as written.
+    silent cut). Values are read as text, so a number is read exactly as written.
     """
     p = str(path)
     if max_rows is not None and (isinstance(max_rows, bool) or not _is_whole(max_rows)

@@ -36,7 +36,6 @@ from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
 from engine.data.microdata import (
     _ID_NAME,
-    MISSING_MARKERS,
     _did_you_mean,
     _natural_key,
     _preview,
@@ -50,7 +49,7 @@ from engine.data.tabular import (
     _numbers,
     _read_table,
 )
-from engine.data.text_input import number_hint
+from engine.data.text_input import MISSING_MARKERS, cell_text, number_hint
 
 KINDS = ("probabilities", "logits", "loss")
 SUM_TOLERANCE = 1e-3            # |row sum − 1| allowed for probabilities (then renormalised)
@@ -286,10 +285,10 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         neg = np.flatnonzero(loss < 0)
         if neg.size:
             i = int(neg[0])
-            raise InputError(f"{p}: row {_row(index[i])}, column '{loss_col}': {loss[i]:g} is "
-                             f"negative; a cross-entropy loss is never negative — if the column "
-                             f"holds log-probabilities of the true class, negate them.",
-                             source=p, key=loss_col)
+            raise InputError(f"{p}: row {_row(index[i])}, column '{loss_col}': "
+                             f"{cell_text(f'{loss[i]:g}')} is negative; a cross-entropy loss "
+                             f"is never negative — if the column holds log-probabilities of the "
+                             f"true class, negate them.", source=p, key=loss_col)
         names = tuple(sorted(set(label_text), key=_natural_key))
         labels = _codes(label_text, names)
         probs = None
@@ -341,8 +340,8 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
         else:
             what = "is not a number" + number_hint(text)
             fix = "write a plain number (e.g. 0.25) or delete the row"
-        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {text!r} {what}; "
-                         f"{fix}.", source=p, key=cols[j])
+        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {cell_text(text)} "
+                         f"{what}; {fix}.", source=p, key=cols[j])
     return block
 
 
@@ -351,10 +350,10 @@ def _member(p: str, s: pd.Series, name: str, index: np.ndarray) -> np.ndarray:
     bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {_as_text(s)[i]!r} is not "
-                         f"0 or 1; the member column says whether the model was trained on the "
-                         f"record — write 1 for a training record and 0 for any other.",
-                         source=p, key=name)
+        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': "
+                         f"{cell_text(_as_text(s)[i])} is not 0 or 1; the member column says "
+                         f"whether the model was trained on the record — write 1 for a training "
+                         f"record and 0 for any other.", source=p, key=name)
     member = num == 1.0
     if member.all() or not member.any():
         v, other = ("1", "0") if member.all() else ("0", "1")
@@ -384,8 +383,8 @@ def _match_labels(p: str, label_text: np.ndarray, cols: Sequence[str], label_col
     i = int(np.flatnonzero(unmatched)[0]) if unmatched.any() else 0
     value = label_text[i]
     example = f"'{cols[0]}' for class '{short[0]}'"
-    raise InputError(f"{p}: row {_row(index[i])}, column '{label_col}': {value!r} is not among "
-                     f"the {len(short)} classes of the class columns ({_preview(short)})"
+    raise InputError(f"{p}: row {_row(index[i])}, column '{label_col}': {cell_text(value)} is "
+                     f"not among the {len(short)} classes of the class columns ({_preview(short)})"
                      f"{_did_you_mean(value, short)}; each label must name a class that has a "
                      f"column (e.g. {example}) — correct the label, add the class's column, or "
                      f"say which columns are the classes.", source=p, key=label_col)
@@ -411,8 +410,9 @@ def _check_probabilities(p: str, values: np.ndarray, cols: Sequence[str],
     if out.any():
         i = int(np.flatnonzero(out.any(axis=1))[0])
         j = int(np.flatnonzero(out[i])[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {values[i, j]:g} is not "
-                         f"a probability (between 0 and 1); {hint}.", source=p, key=cols[j])
+        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': "
+                         f"{cell_text(f'{values[i, j]:g}')} is not a probability (between 0 "
+                         f"and 1); {hint}.", source=p, key=cols[j])
     off = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
     if off.size:
         i = int(off[0])
@@ -540,8 +540,8 @@ def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | 
         if missing.size:
             many = missing.size > 1
             raise InputError(f"{p}: {missing.size:,} record{'s' if many else ''} of "
-                             f"{data_source} {'have' if many else 'has'} no prediction "
-                             f"(id{'s' if many else ''} {_preview(data_ids[missing])}); add "
+                             f"{data_source} {'have' if many else 'has'} no prediction (the "
+                             f"first is its record number {missing[0] + 1:,}); add "
                              f"{'their rows' if many else 'its row'} to the predictions file, "
                              f"or remove {'them' if many else 'it'} from the data.", source=p,
                              key="id")
@@ -550,7 +550,7 @@ def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | 
             i = int(extra[0])
             raise InputError(f"{p}: {extra.size:,} prediction row{'s' if extra.size > 1 else ''} "
                              f"{'have ids' if extra.size > 1 else 'has an id'} not in "
-                             f"{data_source} (row {pred.rows[i]}: {pred.ids[i]!r}"
+                             f"{data_source} (row {pred.rows[i]}"
                              f"{', …' if extra.size > 1 else ''}); remove "
                              f"{'them' if extra.size > 1 else 'it'}, or check that both files "
                              f"use the same id column.", source=p, key="id")
@@ -572,8 +572,9 @@ def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | 
         diff = np.flatnonzero(want != have)
         if diff.size:
             i = int(diff[0])
-            raise InputError(f"{p}: row {pred.rows[i]} has label {have[i]!r} but the matching "
-                             f"record of {data_source} has {want[i]!r} ({diff.size:,} "
+            raise InputError(f"{p}: row {pred.rows[i]} has label {cell_text(have[i])} but the "
+                             f"matching record of {data_source} has {cell_text(want[i])} "
+                             f"({diff.size:,} "
                              f"difference{'s' if diff.size > 1 else ''}); the rows are probably "
                              f"not in the same order — add an id column to both files so that "
                              f"they are matched by id.", source=p, key="label")

@@ -47,7 +47,6 @@ import pandas as pd
 from engine.data.errors import InputError
 from engine.data.microdata import (
     _ID_NAME,
-    MISSING_MARKERS,
     _did_you_mean,
     _natural_key,
     _preview,
@@ -55,6 +54,8 @@ from engine.data.microdata import (
     _short,
 )
 from engine.data.text_input import (
+    MISSING_MARKERS,
+    cell_text,
     check_header,
     header_mismatch,
     header_names,
@@ -883,8 +884,8 @@ def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
         bad = np.flatnonzero(codes < 0)
         if bad.size:
             i = int(bad[0])
-            raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {text[i]!r} is not one "
-                             f"of the {len(classes)} classes ({_preview(classes)})"
+            raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {cell_text(text[i])} "
+                             f"is not one of the {len(classes)} classes ({_preview(classes)})"
                              f"{_did_you_mean(text[i], classes)}; correct the value or add the "
                              f"class to the label's categories in the schema.", source=src,
                              key=name)
@@ -910,11 +911,11 @@ def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
         i = int(np.flatnonzero(codes == c)[0])
         more = (f" (and {single.size - 1} other class{'es' if single.size > 2 else ''} with one "
                 f"record)" if single.size > 1 else "")
-        raise InputError(f"{p}: class {classes[c]!r} of the label column '{name}' has only 1 "
-                         f"record (row {_row(index[i])}){more}; every class needs at least 2 "
-                         f"records, so that it can be in both the training and the test part — "
-                         f"add records of that class, merge it with a similar class, or delete "
-                         f"the row.", source=src, key=name)
+        raise InputError(f"{p}: class {cell_text(classes[c])} of the label column '{name}' has "
+                         f"only 1 record (row {_row(index[i])}){more}; every class needs at "
+                         f"least 2 records, so that it can be in both the training and the test "
+                         f"part — add records of that class, merge it with a similar class, or "
+                         f"delete the row.", source=src, key=name)
     return codes, tuple(classes)
 
 
@@ -924,10 +925,10 @@ def _code_member(p: str, s: pd.Series, name: str, index: np.ndarray, src) -> np.
     bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {_as_text(s)[i]!r} is not "
-                         f"0 or 1; the members column says whether the model was trained on the "
-                         f"record — write 1 for a training record and 0 for any other.",
-                         source=src, key=name)
+        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': "
+                         f"{cell_text(_as_text(s)[i])} is not 0 or 1; the members column says "
+                         f"whether the model was trained on the record — write 1 for a "
+                         f"training record and 0 for any other.", source=src, key=name)
     member = num == 1.0
     if member.all() or not member.any():
         v, other = ("1", "0") if member.all() else ("0", "1")
@@ -944,9 +945,9 @@ def _check_unique_ids(p: str, ids: np.ndarray, name: str, index: np.ndarray, src
     if dup.any():
         first = int(np.flatnonzero(dup)[0])
         second = int(np.flatnonzero(dup & (ids == ids[first]))[1])
-        raise InputError(f"{p}: id {ids[first]!r} of column '{name}' appears in rows "
-                         f"{_row(index[first])} and {_row(index[second])}; each record needs "
-                         f"its own id — correct one of them or choose another id column.",
+        raise InputError(f"{p}: rows {_row(index[first])} and {_row(index[second])} have the "
+                         f"same id in column '{name}'; each record needs its own id — correct "
+                         f"one of them or choose another id column.",
                          source=src, key=name)
 
 
@@ -970,7 +971,8 @@ def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], inde
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS else
                 "is not a finite number" if value.lower().lstrip("+-") in ("inf", "infinity")
                 else "is not a number")
-        raise InputError(f"{p}: row {_row(index[i])}, column '{names[col]}': {value!r} {what}"
+        raise InputError(f"{p}: row {_row(index[i])}, column '{names[col]}': "
+                         f"{cell_text(value)} {what}"
                          f"{number_hint(value)}; the column is a numeric feature — write a "
                          f"plain number, delete the row, or make the column categorical (or "
                          f"'ignore') in the schema.",
@@ -984,10 +986,12 @@ def _code_categories(p: str, text: np.ndarray, col: TabularColumn, index: np.nda
     bad = np.flatnonzero(codes < 0)
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{col.name}': {text[i]!r} is not one "
-                         f"of its {len(col.categories)} categories ({_preview(col.categories)})"
-                         f"{_did_you_mean(text[i], col.categories)}; correct the value or add it "
-                         f"to the column's categories in the schema.", source=src, key=col.name)
+        raise InputError(f"{p}: row {_row(index[i])}, column '{col.name}': "
+                         f"{cell_text(text[i])} is not one of its {len(col.categories)} "
+                         f"categories ({_preview(col.categories)})"
+                         f"{_did_you_mean(text[i], col.categories)}; correct the value or add "
+                         f"it to the column's categories in the schema.", source=src,
+                         key=col.name)
     return codes
 
 

@@ -20,7 +20,9 @@ with a traceback, a hang or a silently wrong table:
   is read with that delimiter (:func:`sniff_delimiter`).
 
 :func:`number_hint` turns a cell that is not a number into the reason a person can act on:
-a decimal comma, a thousands separator, a percent sign.
+a decimal comma, a thousands separator, a percent sign. :func:`cell_text` is the one rule for
+showing a cell's content in an error sentence (issue 11, "Personal data stays where it
+belongs"): every loader quotes a cell through it, and names duplicates by their rows alone.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Cells that mean "no value" (compared lower-case): an error in a numeric column, and in a
+# categorical one unless a schema lists them as real categories.
+MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "missing"})
+_NO_VALUE = MISSING_MARKERS | {"inf", "infinity"}     # what the rule below may always quote
+SHORT_CELL = 3                  # a cell this short is quoted (it hardly tells who it is about)
 
 
 @dataclass
@@ -231,13 +238,10 @@ def _not_utf8(p: str, raw: bytes, exc: UnicodeDecodeError, kind: str, save_as: s
         return (f"{p}: contains binary data, so it is not a text {kind} (row {row:,} has "
                 f"byte 0x{raw[exc.start]:02X}); choose the file itself, or export the data "
                 f"again as {save_as}.")
-    start = max(raw.rfind(b" ", 0, exc.start), raw.rfind(b",", 0, exc.start),
-                raw.rfind(b"\n", 0, exc.start), raw.rfind(b";", 0, exc.start)) + 1
-    end = min((i for i in (raw.find(c, exc.start) for c in (b" ", b",", b"\n", b"\r", b";"))
-               if i >= 0), default=len(raw))
-    word = raw[start:min(end, start + 40)].decode("cp1252", errors="replace")
+    # The character, not the word around it: the word is a cell of a record (a name, a town).
+    char = raw[exc.start:exc.start + 1].decode("cp1252", errors="replace")
     return (f"{p}: is not a UTF-8 text file — row {row:,} has byte 0x{raw[exc.start]:02X} "
-            f"({word!r} if read as Latin-1 / Windows-1252); save it as {save_as}"
+            f"({char!r} if read as Latin-1 / Windows-1252); save it as {save_as}"
             f"{' (in Excel: Save As, CSV UTF-8)' if 'CSV' in save_as else ''}.")
 
 
@@ -323,6 +327,31 @@ def number_hint(value) -> str:
     if text.endswith("%") and _is_float(text[:-1]):
         return f"; it is a percentage — write it as a plain number (e.g. {text[:-1].strip()})"
     return ""
+
+
+def cell_text(value) -> str:
+    """A cell of a user's data as an error sentence shows it — the one rule of every loader.
+
+    Error messages reach logs, screenshots and support e-mails, so a record's content stays out
+    of them unless it is the fix itself. A cell is quoted only when its characters are what the
+    user must change and say next to nothing about a person: a number written in a locale's way
+    or as a percentage ('1,5', '1 000', '12 %'), a missing-value marker ('n/a', 'NaN', '-',
+    'inf'), or a value of at most :data:`SHORT_CELL` characters ('x', 'M', '2.5'). Anything
+    else — a name, an id, an address, a date, a long number — is described by its length and
+    the kinds of characters in it ("a 17-character text of letters and digits"); the sentence's
+    row and column say where to look. Ids and duplicated rows are named by their rows alone.
+    """
+    text = str(value).strip()
+    if len(text) <= SHORT_CELL or text.lower().lstrip("+-") in _NO_VALUE or number_hint(text):
+        return repr(text)
+    if _is_float(text):
+        return f"a {len(text)}-character number"
+    kinds = [name for name, has in (("letters", str.isalpha), ("digits", str.isdigit))
+             if any(has(c) for c in text)]
+    if any(not (c.isalnum() or c.isspace()) for c in text):
+        kinds.append("other characters")
+    words = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
+    return f"a {len(text)}-character text of {words}"
 
 
 def localized_number(value) -> bool:

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from engine.data.errors import InputError
 from engine.data.text_input import (
+    cell_text,
     check_header,
     header_mismatch,
     header_names,
@@ -292,27 +293,28 @@ def _whole_numbers(p: str, df: pd.DataFrame, col: str, what: str, fix: str) -> n
     """Parse a column of non-negative whole numbers ("3" or "3.0"), or name the first bad row."""
     raw = df[col]
     num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+
+    def cell(i: int) -> str:
+        return f"{p}: row {_row(df.index[i])}, column '{col}': {cell_text(raw.iloc[i])}"
+
     bad = ~np.isfinite(num)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
-                         f"a number{number_hint(raw.iloc[i])}; {what} must be whole numbers — "
-                         f"{fix}.", source=p, key=col)
+        raise InputError(f"{cell(i)} is not a number{number_hint(raw.iloc[i])}; {what} must be "
+                         f"whole numbers — {fix}.", source=p, key=col)
     frac = num != np.round(num)
     if frac.any():
         i = int(np.flatnonzero(frac)[0])
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
-                         f"a whole number; {what} must be whole numbers — {fix}.",
-                         source=p, key=col)
+        raise InputError(f"{cell(i)} is not a whole number; {what} must be whole numbers — "
+                         f"{fix}.", source=p, key=col)
     neg = num < 0
     if neg.any():
         i = int(np.flatnonzero(neg)[0])
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is "
-                         f"negative; {what} must be 0 or more — {fix}.", source=p, key=col)
+        raise InputError(f"{cell(i)} is negative; {what} must be 0 or more — {fix}.",
+                         source=p, key=col)
     if num.size and num.max() > 2**62:
         i = int(np.argmax(num))
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is too "
-                         f"large — {fix}.", source=p, key=col)
+        raise InputError(f"{cell(i)} is too large — {fix}.", source=p, key=col)
     return num.astype(np.int64)
 
 
@@ -404,9 +406,9 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
         epochs = raw_epochs
         if n_epochs > MAX_EPOCHS:
             i = int(np.argmax(raw_epochs))
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{epoch_col}': epoch "
-                             f"{raw_epochs[i]} would make over {MAX_EPOCHS:,} epochs; number "
-                             f"epochs from 0, or set epoch_unit if these are times.",
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{epoch_col}': "
+                             f"{cell_text(raw_epochs[i])} would make over {MAX_EPOCHS:,} epochs; "
+                             f"number epochs from 0, or set epoch_unit if these are times.",
                              source=p, key=epoch_col)
         epoch_labels = tuple(str(k) for k in range(n_epochs))
     else:
@@ -446,9 +448,8 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
             a, b = (_row(df.index[i]) for i in dup)
             fix = ("keep one row per user, site and epoch with the total count" if count_col
                    else "remove the duplicates, or add a count column and set count_col")
-            raise InputError(f"{p}: rows {a} and {b} repeat the same user, site and epoch "
-                             f"({df[user_col].iloc[dup[0]]!r}, {df[site_col].iloc[dup[0]]!r}, "
-                             f"epoch {epochs[dup[0]]}); {fix}.", source=p, key=epoch_col)
+            raise InputError(f"{p}: rows {a} and {b} repeat the same user, site and epoch; "
+                             f"{fix}.", source=p, key=epoch_col)
 
     cells = np.unique(key[present])
     rows, cols = np.divmod(cells, n_cells)
@@ -467,9 +468,10 @@ def _bin_timestamps(p: str, df: pd.DataFrame, col: str, unit: str) -> tuple[np.n
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         example = "2024-03-01T14:00" if unit == "hour" else "2024-03-01"
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is not "
-                         f"a timestamp; write ISO dates/times such as {example}, or drop "
-                         f"epoch_unit if the column holds epoch numbers.", source=p, key=col)
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+                         f"{cell_text(raw.iloc[i])} is not a timestamp; write ISO dates/times "
+                         f"such as {example}, or drop epoch_unit if the column holds epoch "
+                         f"numbers.", source=p, key=col)
     freq = "h" if unit == "hour" else "D"
     binned = ts.dt.floor(freq)
     start = binned.min()
@@ -494,17 +496,17 @@ def _grid_sites(p: str, df: pd.DataFrame, lat_col: str, lon_col: str, n_rows: in
         bad = ~np.isfinite(v)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]!r} is "
-                             f"not a number{number_hint(raw.iloc[i])}; write the {name} in "
-                             f"decimal degrees.",
-                             source=p, key=col)
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+                             f"{cell_text(raw.iloc[i])} is not a number"
+                             f"{number_hint(raw.iloc[i])}; write the {name} in decimal "
+                             f"degrees.", source=p, key=col)
         out = np.abs(v) > limit
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {raw.iloc[i]} is "
-                             f"out of range; a {name} lies between -{limit:g} and {limit:g} "
-                             f"(check that latitude and longitude are not swapped).",
-                             source=p, key=col)
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+                             f"{cell_text(raw.iloc[i])} is out of range; a {name} lies "
+                             f"between -{limit:g} and {limit:g} (check that latitude and "
+                             f"longitude are not swapped).", source=p, key=col)
         coords[name] = v
     lat, lon = coords["latitude"], coords["longitude"]
 
@@ -561,7 +563,7 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
             if what == "is not a number":
                 what += number_hint(raw.iloc[i])
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{count_col}': "
-                             f"{raw.iloc[i]!r} {what}; {fix}.", source=p, key=count_col)
+                             f"{cell_text(raw.iloc[i])} {what}; {fix}.", source=p, key=count_col)
 
     s_idx, site_labels = _release_axis(p, df, site_col, sites, "site", numeric_range=False)
     e_idx, epoch_labels = _release_axis(p, df, epoch_col, epochs, "epoch", numeric_range=True)
@@ -570,8 +572,8 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
     dup = _first_duplicate(key)
     if dup is not None:
         a, b = (_row(df.index[i]) for i in dup)
-        raise InputError(f"{p}: rows {a} and {b} both give site {df[site_col].iloc[dup[0]]!r} "
-                         f"at epoch {df[epoch_col].iloc[dup[0]]!r}; keep one row per cell.",
+        raise InputError(f"{p}: rows {a} and {b} give the same site and epoch; keep one row "
+                         f"per cell.",
                          source=p, key=site_col)
     values = np.zeros(n_e * n_s, dtype=float)
     values[key] = val
@@ -595,9 +597,9 @@ def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | 
         num = raw.astype(np.int64).to_numpy()
         if num.max() >= MAX_EPOCHS:
             i = int(np.argmax(num))
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': epoch {num[i]} "
-                             f"would make over {MAX_EPOCHS:,} epochs; number epochs from 0.",
-                             source=p, key=col)
+            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+                             f"{cell_text(raw.iloc[i])} would make over {MAX_EPOCHS:,} epochs; "
+                             f"number epochs from 0.", source=p, key=col)
         return num, tuple(str(k) for k in range(int(num.max()) + 1))
     if expected is None:
         labels = tuple(sorted(raw.unique(), key=_natural_key))
@@ -608,9 +610,9 @@ def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | 
     unknown = idx.isna().to_numpy()
     if unknown.any():
         i = int(np.flatnonzero(unknown)[0])
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': {what} "
-                         f"{raw.iloc[i]!r} is not one of the {len(labels)} expected {what}s "
-                         f"({_preview(labels)}); fix the label or load the matching data.",
+        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+                         f"{cell_text(raw.iloc[i])} is not one of the {len(labels)} expected "
+                         f"{what}s ({_preview(labels)}); fix the label or load the matching data.",
                          source=p, key=col)
     return idx.to_numpy(dtype=np.int64), labels
 
@@ -653,5 +655,8 @@ def find_user(traces: Traces, user_id: str | int) -> int:
         return traces.user_ids.index(uid)
     except ValueError:
         where = traces.source or "the loaded traces"
-        raise InputError(f"target id {uid!r} is not in {where}; e.g. ids present: "
-                         f"{_preview(traces.user_ids)}.", key="target_id") from None
+        # Neither the id typed nor the ids present are repeated: they name people.
+        raise InputError(f"the target id (target_id) is not among the {traces.n_users:,} user "
+                         f"ids of {where}; ids are compared as text exactly as written (case, "
+                         f"spaces and leading zeros count) — copy it from the file.",
+                         key="target_id") from None

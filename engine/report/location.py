@@ -212,7 +212,8 @@ class LocationSections(AuditSections):
         shown = tid not in (None, "", "(redacted)")
         rows = [("Chosen as", who),
                 ("Identifier", markup(tid) if shown else
-                 "redacted (set list_exposed_ids = true in the configuration to print it)"),
+                 "redacted (printed only from an audit run with list_exposed_ids = true, or "
+                 "target = \"id\", in a report written with records included)"),
                 ("Positive observations k", fmt_num(tg.get("observations"))
                  + " cells (site, hour) after clipping"),
                 ("Epochs E", fmt_num(tg.get("epochs"))
@@ -521,7 +522,7 @@ def mlp_words(a: dict) -> str:
 
 def exposed_people(result: dict, include_records: bool = False) -> list[Flowable]:
     """Section 9: how many people are as exposed as the policy's high-risk line, and (only
-    when the audit was asked to list them) who they are."""
+    when the audit was asked to list them and the report includes records) who they are."""
     records = [r for r in result.get("exposed_records") or [] if isinstance(r, dict)]
     if records and not all("count" in r for r in records):
         # Not the location audit's summary rows (e.g. an older result listing records one by
@@ -551,10 +552,16 @@ def exposed_people(result: dict, include_records: bool = False) -> list[Flowable
             + (f" (k ≥ {fmt_num(kmin)})" if kmin is not None else "")
             + " separates everyone."))
         people = rec.get("people")
-        if rec.get("ids_listed") and isinstance(people, list) and people:
-            out.append(para(f"The audit was run with list_exposed_ids = true, so the "
-                            f"{fmt_count(len(people))} listed people are named below, most "
-                            "observations first. Treat this page as personal data.", "small"))
+        if rec.get("ids_listed") and not include_records:
+            out.append(para("Identifiers are withheld: the result holds them (the audit ran "
+                            "with list_exposed_ids = true), but this report was written without "
+                            "records, as it may travel further than the data. Write it with "
+                            "records included to name them.", "small"))
+        elif rec.get("ids_listed") and isinstance(people, list) and people:
+            out.append(para(f"The audit was run with list_exposed_ids = true and this report "
+                            f"includes records, so the {fmt_count(len(people))} listed people "
+                            "are named below, most observations first. Treat this page as "
+                            "personal data.", "small"))
             out.append(_people_table(people))
             if isinstance(count, int) and count > len(people):
                 out.append(para(f"… and {fmt_count(count - len(people))} more with fewer "

@@ -31,6 +31,7 @@ from engine.report.sections import (
     results,
     sub,
     verdict,
+    without_personal_fields,
 )
 
 #: audit_type → its section hooks; unknown types get the generic ones.
@@ -46,7 +47,10 @@ FOOTER_Y = 1.1 * cm
 
 
 def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
-    """The flowables of the whole report, sections 1–10 in order."""
+    """The flowables of the whole report, sections 1–10 in order. Without ``include_records``
+    no section sees a field that names a person (:func:`without_personal_fields`)."""
+    if not include_records:
+        result = without_personal_fields(result)
     hooks = AUDIT_SECTIONS.get(str(result.get("audit_type")), AuditSections)()
     story: list[Flowable] = []
     story += cover(result)                                            # 1

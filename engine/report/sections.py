@@ -34,6 +34,7 @@ from reportlab.platypus import (
     XPreformatted,
 )
 
+from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
 from engine.project import config_to_toml
 from engine.report import styles as st
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
@@ -317,6 +318,23 @@ def exposed_records_generic(result: dict, include_records: bool) -> list[Flowabl
     if len(records) > 200:
         out.append(para(f"… and {fmt_count(len(records) - 200)} more (see result.json).",
                         "small"))
+    return out
+
+
+def without_personal_fields(result: dict) -> dict:
+    """``result`` as a report written without records sees it. Besides its exposed records
+    (withheld by each audit's section 9, which says how many there are), a result may name a
+    person in a configuration key the user typed an id into (PERSONAL_CONFIG_KEYS: the location
+    audit's target_id) and in the audited target's id: both read "(redacted)"."""
+    out = dict(result)
+    cfg = out.get("config")
+    if isinstance(cfg, dict):
+        out["config"] = {k: REDACTED if k in PERSONAL_CONFIG_KEYS and v else v
+                         for k, v in cfg.items()}
+    th = out.get("theory")
+    target = th.get("target") if isinstance(th, dict) else None
+    if isinstance(target, dict) and target.get("id") not in (None, ""):
+        out["theory"] = {**th, "target": {**target, "id": REDACTED}}
     return out
 
 
@@ -650,7 +668,13 @@ def reproducibility(result: dict) -> list[Flowable]:
     out.append(_wrapped_mono("python main.py run CONFIG.toml --out DIR"))
     out.append(Spacer(1, 6))
     out.append(sub("Configuration"))
-    out.append(_wrapped_mono(config_to_toml(result.get("config") or {})))
+    cfg = result.get("config") or {}
+    out.append(_wrapped_mono(config_to_toml(cfg)))
+    withheld = [k for k in PERSONAL_CONFIG_KEYS if cfg.get(k) == REDACTED]
+    if withheld:
+        out.append(para(f"{markup(', '.join(withheld))} names a person and is withheld, as this "
+                        "report was written without records; copy it from result.json (or the "
+                        "configuration file) to reproduce the run.", "small"))
     return out
 
 

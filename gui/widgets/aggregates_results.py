@@ -184,11 +184,12 @@ class ExposedRecordsView(QWidget):
             self.tables_label.setText("")
         rows = []
         for r in records[:MAX_EXPOSED_ROWS]:
-            cells = r.get("pinning_cells") or []
+            cells = r.get("pinning_cells") or []       # listed only with the records
+            count = r.get("pinning_count", len(cells))
             rows.append([record_text(r.get("record")), str(r.get("value", "(redacted)")),
                          "yes" if r.get("value_correct") else "no",
                          ", ".join(r.get("tables") or []),
-                         f"{len(cells):,}: " + "; ".join(cells)])
+                         f"{count:,}" + (": " + "; ".join(cells) if cells else "")])
         fill_table(self.table, rows)
         self.table.setVisible(True)
 

@@ -270,7 +270,12 @@ def test_exposed_records_name_the_cells_that_pin_them_down():
     assert len(exposed) == int(outcome.determined.sum())
     for entry in exposed:
         assert entry["record"] == "(redacted)" and entry["value_correct"]
-        assert entry["pinning_cells"] and entry["tables"]
+        assert entry["pinning_count"] and entry["tables"]
+        assert "pinning_cells" not in entry          # their labels spell out the record
+    listed = exposed_records(outcome, list_records=True)
+    for entry, full in zip(exposed, listed, strict=True):
+        assert len(full["pinning_cells"]) == entry["pinning_count"]
+        assert full["tables"] == entry["tables"] and isinstance(full["record"], dict)
 
 
 def mia_game(block=0):

@@ -164,7 +164,7 @@ def test_exposed_people_rule_is_the_exact_k_threshold():
     ({"aggregate_size": 5000}, "aggregate_size", "traces hold only 599"),
     ({"aggregate_size": 400}, "aggregate_size", "left for releases"),
     ({"auxiliary_size": 599}, "auxiliary_size", "leaves nobody"),
-    ({"target": "id", "target_id": "nobody"}, "target_id", "not in"),
+    ({"target": "id", "target_id": "nobody"}, "target_id", "not among"),
 ])
 def test_impossible_sizes_and_targets_get_sentences(change, key, words):
     with pytest.raises(InputError) as err:

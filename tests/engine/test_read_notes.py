@@ -70,8 +70,9 @@ def test_the_report_prints_it_beside_the_input_files(tmp_path):
     path = tmp_path / "people.csv"
     path.write_text("a;b\n1;2\n", encoding="utf-8")
     read_text(path, sniff=True)
-    from engine.audits.registry import demo_config, run_audit
     from dataclasses import replace
+
+    from engine.audits.registry import demo_config, run_audit
     result = run_audit(replace(demo_config("mechanism"), trials=1000)).to_dict()
     result["inputs"] = [input_entry(path, rows=1, role="data")]
     write_report(result, tmp_path / "r.pdf")

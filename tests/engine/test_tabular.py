@@ -213,12 +213,12 @@ def test_saved_schema_reproduces_the_encoding(tmp_path):
     assert np.allclose(again.X, first.X[5:25])
     bad = other.copy()
     bad.loc[3, "town"] = "town 3"
-    with pytest.raises(InputError, match="row 5, column 'town': 'town 3' is not one of its 3 "
+    with pytest.raises(InputError, match="row 5, column 'town': a 6-character text of letters and digits is not one of its 3 "
                                          "categories"):
         load_tabular_csv(_write(tmp_path, bad, "bad.csv"), first.schema)
     bad = other.copy()
     bad.loc[1, "Class"] = "hihg"
-    with pytest.raises(InputError, match="'hihg' is not one of the 2 classes .*did you mean "
+    with pytest.raises(InputError, match="a 4-character text of letters is not one of the 2 classes .*did you mean "
                                          "'high'"):
         load_tabular_csv(_write(tmp_path, bad, "bad.csv"), first.schema)
     with pytest.raises(InputError, match="column 'town' of the schema is missing"):
@@ -288,7 +288,7 @@ BAD_CASES = [
                                     "write 1 for a training record"]),
     ("members_all_one.csv", {}, ["every record has member = 1", "add records with member = 0",
                                  "split the records at random"]),
-    ("not_a_number.csv", {}, ["row 5, column 'age': 'fifty' is not a number",
+    ("not_a_number.csv", {}, ["row 5, column 'age': a 5-character text of letters is not a number",
                               "numeric feature", "make the column categorical"]),
     ("missing_value.csv", {}, ["row 3, column 'income': 'NA' looks like a missing value"]),
     ("empty_cell.csv", {}, ["row 4, column 'sex' is empty", "fill it in, delete the row"]),
@@ -313,7 +313,7 @@ def test_bad_inputs_give_one_sentence(name, kwargs, phrases):
 def test_non_number_in_a_declared_numeric_feature():
     schema = TabularSchema((TabularColumn("age"), TabularColumn("sex", kind="categorical"),
                             TabularColumn("label", "label", "categorical")))
-    with pytest.raises(InputError, match="row 5, column 'age': 'fifty' is not a number"):
+    with pytest.raises(InputError, match="row 5, column 'age': a 5-character text of letters is not a number"):
         load_tabular_csv(BAD / "not_a_number.csv", schema)
 
 

@@ -243,20 +243,20 @@ TRACES_CASES = [
     ("negative_epoch.csv", {}, ["row 4", "column 'epoch'", "'-3'", "negative",
                                 "number epochs 0, 1, 2"]),
     ("non_integer_epoch.csv", {}, ["row 3", "column 'epoch'", "'2.5'", "not a whole number"]),
-    ("non_numeric_epoch.csv", {}, ["row 4", "'monday'", "not a number", "epoch_unit"]),
-    ("unix_time_epoch.csv", {}, ["row 4", "1700000000", "epoch_unit"]),
-    ("duplicated_rows.csv", {}, ["rows 3 and 5", "same user, site and epoch", "'b'",
+    ("non_numeric_epoch.csv", {}, ["row 4", "a 6-character text of letters", "not a number", "epoch_unit"]),
+    ("unix_time_epoch.csv", {}, ["row 4", "a 10-character number", "epoch_unit"]),
+    ("duplicated_rows.csv", {}, ["rows 3 and 5", "same user, site and epoch",
                                  "remove the duplicates", "count column"]),
     ("duplicated_counted.csv", {"count_col": "count"}, ["rows 3 and 4", "one row per user, "
                                                         "site and epoch with the total count"]),
     ("bad_timestamp.csv", {"epoch_col": "time", "epoch_unit": "hour"},
-     ["row 4", "column 'time'", "'2024-13-45T99:00'", "not a timestamp", "2024-03-01T14:00"]),
+     ["row 4", "column 'time'", "a 16-character text of letters, digits and other characters", "not a timestamp", "2024-03-01T14:00"]),
     ("negative_count.csv", {"count_col": "count"}, ["row 3", "column 'count'", "'-2'",
                                                     "negative"]),
     ("non_integer_count.csv", {"count_col": "count"}, ["row 4", "column 'count'", "'1.5'",
                                                        "not a whole number"]),
     ("lat_out_of_range.csv", {"lat_col": "lat", "lon_col": "lon"},
-     ["row 4", "column 'lat'", "95.2", "between -90 and 90", "swapped"]),
+     ["row 4", "column 'lat'", "a 4-character number", "between -90 and 90", "swapped"]),
     ("lon_out_of_range.csv", {"lat_col": "lat", "lon_col": "lon"},
      ["row 3", "column 'lon'", "200", "between -180 and 180"]),
     ("empty_user.csv", {}, ["row 3", "column 'user_id' is empty", "fill it in"]),
@@ -314,9 +314,9 @@ def test_release_with_expected_labels_and_fill_missing(tmp_path):
 def test_release_noisy_values_need_the_flags(tmp_path):
     p = write(tmp_path, "noisy.csv", "site,epoch,count\na,2024-03-01T10:00,-1.5\n"
               "a,2024-03-01T09:00,2.25\n")
-    with pytest.raises(InputError, match="row 2, column 'count': '-1.5' is not a whole"):
+    with pytest.raises(InputError, match="row 2, column 'count': a 4-character number is not a whole"):
         load_release_csv(p)
-    with pytest.raises(InputError, match="row 2, column 'count': '-1.5' is negative"):
+    with pytest.raises(InputError, match="row 2, column 'count': a 4-character number is negative"):
         load_release_csv(p, integer_counts=False)
     values, _, epochs = load_release_csv(p, integer_counts=False, allow_negative=True)
     assert epochs == ("2024-03-01T09:00", "2024-03-01T10:00")  # ISO labels sort by time
@@ -324,14 +324,14 @@ def test_release_noisy_values_need_the_flags(tmp_path):
 
 
 RELEASE_CASES = [
-    ("release_non_integer.csv", {}, ["row 3", "column 'count'", "'12.5'", "not a whole number",
+    ("release_non_integer.csv", {}, ["row 3", "column 'count'", "a 4-character number", "not a whole number",
                                      "integer_counts"]),
     ("release_negative.csv", {}, ["row 4", "column 'count'", "'-2'", "negative",
                                   "allow_negative"]),
     ("release_not_number.csv", {}, ["row 3", "column 'count'", "'n/a'", "not a number"]),
     ("release_missing_cell.csv", {}, ["1 of 4", "missing", "site 's2' at epoch '1'",
                                       "fill_missing"]),
-    ("release_duplicated_cell.csv", {}, ["rows 2 and 4", "site 's1' at epoch '0'",
+    ("release_duplicated_cell.csv", {}, ["rows 2 and 4", "give the same site and epoch",
                                          "one row per cell"]),
     ("release_unknown_site.csv", {"sites": ["s1", "s2"]}, ["row 4", "column 'site'", "'s9'",
                                                            "expected sites (s1, s2)"]),
@@ -377,5 +377,8 @@ def test_find_user():
     assert find_user(t, "c") == 2
     with pytest.raises(InputError) as info:
         find_user(t, "zoe")
-    assert str(info.value) == "target id 'zoe' is not in small.csv; e.g. ids present: a, b, c."
+    assert str(info.value) == ("the target id (target_id) is not among the 3 user ids of "
+                               "small.csv; ids are compared as text exactly as written (case, "
+                               "spaces and leading zeros count) — copy it from the file.")
+    assert "zoe" not in str(info.value) and "'a'" not in str(info.value)   # ids name people
     assert info.value.one_line() == str(info.value)

@@ -114,6 +114,36 @@ def test_input_error_is_a_sentence_other_errors_have_details(qtbot, runner):
     assert "Traceback" in errors[1].details and "crash" in errors[1].details
 
 
+def test_error_dialog_shows_no_record_of_the_data(qtbot, runner, tmp_path):
+    """A bad file's sentence and a crash whose message quotes a record reach the dialog (and
+    its Details) without the planted values (issue 11; tests/engine/test_sentinel_scan.py)."""
+    from engine.data.traces import load_traces_csv
+    from gui.error_dialog import show_job_error
+
+    planted = "zqxidJane Doe, 3 Elm Street"
+    path = tmp_path / "traces.csv"
+    path.write_text(f"user_id,site,epoch\nzqxida,s1,0\nzqxidb,s2,\"{planted}\"\n")
+    errors = []
+
+    def bad_file(progress, cancel):
+        load_traces_csv(path)
+
+    def crash(progress, cancel):
+        raise ValueError(f"could not convert string to float: '{planted}'")
+
+    for n, job in enumerate((bad_file, crash), start=1):
+        runner.submit(job, on_error=errors.append)
+        qtbot.waitUntil(lambda n=n: len(errors) == n, timeout=5000)
+    assert errors[0].is_input_error and "row 3, column 'epoch'" in errors[0].message
+    assert "could not convert string to float: '…'" in errors[1].message
+    assert "in crash" in errors[1].details
+    for error in errors:
+        box = show_job_error(None, "The audit stopped", error)
+        shown = box.text() + box.detailedText()
+        box.close()
+        assert "zqxid" not in shown, shown
+
+
 def test_eta_estimate():
     assert estimate_eta(0.001, 10.0) is None       # too early
     assert estimate_eta(0.5, 10.0) == pytest.approx(10.0)

@@ -35,7 +35,8 @@ def redacted(tmp_path_factory):
 @pytest.fixture(scope="module")
 def listed(tmp_path_factory):
     result = location.run(_config(list_exposed_ids=True)).to_dict()
-    path = write_report(result, tmp_path_factory.mktemp("loc") / "listed.pdf")
+    path = write_report(result, tmp_path_factory.mktemp("loc") / "listed.pdf",
+                        include_records=True)
     return result, path, pdf_text(path)
 
 
@@ -103,7 +104,8 @@ def test_numbers_auc_composed_epsilon_and_exposed_count(redacted):
     assert f"{result['verdict']['level'].upper()} RISK" in text
 
 
-def test_ids_only_when_the_audit_listed_them(redacted, listed):
+def test_ids_only_when_the_audit_listed_them_and_the_report_includes_records(redacted, listed,
+                                                                            tmp_path):
     r_off, _, text_off = redacted
     r_on, _, text_on = listed
     people = r_on["exposed_records"][0]["people"]
@@ -115,6 +117,11 @@ def test_ids_only_when_the_audit_listed_them(redacted, listed):
         assert not re.search(rf"(?<![\w]){re.escape(i)}(?![\w])", text_off), i
     assert f"Identifier {r_on['theory']['target']['id']}" in text_on
     assert "list_exposed_ids = false" in text_off
+    # The same listed result in a report written without records: no id (issue 11).
+    text = pdf_text(write_report(r_on, tmp_path / "withheld.pdf"))
+    for i in ids:
+        assert not re.search(rf"(?<![\w]){re.escape(i)}(?![\w])", text), i
+    assert "Identifiers are withheld" in text and "Identifier redacted" in text
 
 
 def test_include_records_cannot_reveal_ids_the_result_does_not_hold(redacted, tmp_path):
