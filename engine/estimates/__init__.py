@@ -102,8 +102,19 @@ class CostEstimate:
 
 
 def reference_machine() -> str:
-    from engine.estimates.calibration import REFERENCE_MACHINE
-    return REFERENCE_MACHINE
+    from engine.estimates import calibration
+    return calibration.REFERENCE_MACHINE
+
+
+def constants(audit_type: str) -> dict:
+    """The measured constants of one cost model, read at each call (so that a calibration
+    run sees the constants it has just measured)."""
+    from engine.estimates import calibration
+    table = getattr(calibration, audit_type.upper(), None)
+    if not table:
+        raise RuntimeError(f"the {audit_type} cost model is not calibrated; run "
+                           f"`python -m bench.bench_estimates --calibrate {audit_type}`")
+    return table
 
 
 def estimate(config) -> CostEstimate:

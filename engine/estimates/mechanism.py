@@ -16,12 +16,12 @@ Two parts, measured separately by ``bench/bench_estimates.py --calibrate``:
 
 from __future__ import annotations
 
-from engine.estimates import CostEstimate, CostPart
-from engine.estimates.calibration import MECHANISM as CAL
+from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.scaling import loglog
 
 
 def estimate(config) -> CostEstimate:
+    CAL = constants("mechanism")
     m, k, n = config.mechanism, int(config.observations), int(config.trials)
     table = CAL["theory"][m][config.sweep]
     theory = CostPart(f"The exact optimal attacker and the what-if sweep over {config.sweep} "

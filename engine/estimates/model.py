@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import math
 
-from engine.estimates import CostEstimate, CostPart
-from engine.estimates.calibration import MODEL as CAL
+from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
 from engine.estimates.scaling import loglog
 
@@ -102,6 +101,7 @@ def macs_per_row(sizes) -> int:
 
 def training_seconds(models: int, records: float, epochs: int, batch: int, macs: int) -> float:
     """Time to train a stack of ``models`` MLPs on ``records`` rows each (engine.models.mlp)."""
+    CAL = constants("model")
     if models <= 0 or records <= 0:
         return 0.0
     b = int(min(batch, max(records, 1)))
@@ -116,6 +116,7 @@ def training_bytes(models: int, batch: int, sizes) -> float:
 
 
 def estimate(config) -> CostEstimate:
+    CAL = constants("model")
     n, d, k = data_size(config)
     parts: list[CostPart] = []
     resident = CAL["bytes_factor"] * 8.0 * n * max(d, 1)
@@ -172,6 +173,7 @@ def estimate(config) -> CostEstimate:
 
 
 def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
+    CAL = constants("model")
     plain = [a for a in attacks if a not in NEEDS_REFERENCE]
     with_ref = [a for a in attacks if a in NEEDS_REFERENCE] if n_ref else []
     cells = records * k
@@ -184,6 +186,7 @@ def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
 
 def _defences_part(config, members: float, held_out: float, d: int, k: int) -> CostPart:
     """The trade-off sweep of engine.defences.tradeoff (module docstring)."""
+    CAL = constants("model")
     dc = config.defences
     sizes = layer_sizes(config, d, k)
     macs = macs_per_row(sizes)

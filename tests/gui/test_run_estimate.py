@@ -1,0 +1,67 @@
+"""The run's estimated time and memory on every audit page (issue 11, "Long jobs"): shown
+beside the Run button as the form changes; a run that cannot fit in memory is refused at the
+setting to lower; a long one asks first, and No starts nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine.estimates as est
+
+TIMEOUT_MS = 30_000
+
+
+@pytest.mark.parametrize("audit_type", ["mechanism", "location", "aggregates", "model"])
+def test_every_page_shows_its_estimate_and_follows_the_form(main_window, qtbot, audit_type):
+    page = main_window.audit_pages[audit_type]
+    main_window.show_audit(audit_type)
+    label = page.run_bar.estimate_label
+    qtbot.waitUntil(lambda: label.text().startswith("Estimated: About"), timeout=TIMEOUT_MS)
+    assert "of memory" in label.text()
+
+
+def test_the_estimate_follows_typing_and_waits_for_valid_settings(main_window, qtbot):
+    page = main_window.mechanism_page
+    main_window.show_audit("mechanism")
+    label = page.run_bar.estimate_label
+    qtbot.waitUntil(lambda: label.text().startswith("Estimated: About"), timeout=TIMEOUT_MS)
+    page.fields["trials"].setText("many")
+    qtbot.waitUntil(lambda: "once the settings are valid" in label.text(), timeout=TIMEOUT_MS)
+    page.fields["trials"].setText("2000000")
+    page.fields["observations"].setText("5000")
+    qtbot.waitUntil(lambda: label.text().startswith("Estimated: About"), timeout=TIMEOUT_MS)
+    assert "minutes" in label.text() or "hours" in label.text()
+
+
+def test_a_run_that_cannot_fit_is_refused_at_its_setting(main_window, qtbot, monkeypatch):
+    page = main_window.mechanism_page
+    main_window.show_audit("mechanism")
+    monkeypatch.setattr(est, "available_memory_bytes", lambda: 1e6)
+    submitted = []
+    monkeypatch.setattr(page.runner, "submit", lambda *a, **k: submitted.append(a))
+    page.run_button.click()
+    assert not submitted and not page.is_running()
+    assert page.error_label.isVisible()
+    assert "lower 'trials'" in page.error_label.text()
+    assert "c62828" in page.fields["trials"].styleSheet()        # the field is marked
+
+
+def test_a_long_run_asks_and_no_starts_nothing(main_window, qtbot, monkeypatch):
+    page = main_window.mechanism_page
+    main_window.show_audit("mechanism")
+    page.fields["trials"].setText("1000")
+    monkeypatch.setattr(est, "CONFIRM_SECONDS", 0.0)
+    asked = []
+
+    def answer(question, reply):
+        asked.append(question)
+        return reply
+
+    monkeypatch.setattr(page, "confirm_long_run", lambda q: answer(q, False))
+    page.run_button.click()
+    assert asked and asked[0].endswith("Start it anyway?") and not page.is_running()
+    monkeypatch.setattr(page, "confirm_long_run", lambda q: answer(q, True))
+    page.run_button.click()
+    assert len(asked) == 2
+    qtbot.waitUntil(lambda: page.result() is not None and not page.is_running(),
+                    timeout=TIMEOUT_MS)
