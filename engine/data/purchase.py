@@ -70,8 +70,23 @@ def purchase_schema(n_features: int = 600, n_classes: int = 100) -> TabularSchem
 
 
 def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 600,
-                      n_classes: int = 100, *, contrast: float = 0.6) -> TabularData:
+                      n_classes: int = 100, *, contrast: float = 0.6,
+                      labels: str = "prototype", n_styles: int | None = None) -> TabularData:
     """A Purchase100-like dataset (paper 004 §4.1) as :class:`TabularData` (member None).
+
+    ``labels`` chooses how a customer gets its class:
+
+    * ``"prototype"`` (the default, the app's sample data): labels are drawn first and the
+      purchases from the class's prototype, described below — classes overlap, so the label is
+      *not* a function of the purchases (there is Bayes error) and a model that fits its
+      training records memorises labels its features cannot explain;
+    * ``"kmeans"``: Purchase100's own construction (Shokri et al. 2017, §"Data"; paper 004 §4.1:
+      "the data are clustered into 100 classes representing different purchase styles") —
+      customers first, labels after, by k-means on the purchase vectors, so the label is a
+      deterministic function of the features: :func:`generate_purchase_kmeans`, whose
+      docstring says how and why. ``n_styles`` is used only there.
+
+    The ``"prototype"`` construction:
 
     Item j has popularity π_j ~ Beta(1, 5); class c's prototype buys it with probability
     ``sigmoid(logit(π_j) + contrast · z_cj)``, z_cj ~ N(0, 1) (larger ``contrast``: more
@@ -81,13 +96,19 @@ def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 
     ``X`` is 0/1 float32, ``rows`` are the rows of the CSV :func:`write_purchase_csv` writes.
     Deterministic per ``seed`` (stream ``rng(seed, "purchase")``).
     """
+    if labels == "kmeans":
+        return generate_purchase_kmeans(seed, n_records, n_features, n_classes,
+                                        contrast=contrast, n_styles=n_styles)
+    if labels != "prototype":
+        raise InputError(f"'labels' must be 'prototype' or 'kmeans', got {labels!r}.",
+                         key="labels")
+    if n_styles is not None:
+        raise InputError("'n_styles' is a setting of the k-means construction only; give "
+                         "labels='kmeans' with it, or leave it out.", key="n_styles")
     n_features = _check_count(n_features, "n_features", 1)
     n_classes = _check_count(n_classes, "n_classes", 2)
     n_records = _check_count(n_records, "n_records", 2 * n_classes)
-    if isinstance(contrast, bool) or not isinstance(contrast, int | float) or contrast < 0 \
-            or not np.isfinite(contrast):
-        raise InputError(f"'contrast' must be a number of at least 0, got {contrast!r}.",
-                         key="contrast")
+    contrast = _check_contrast(contrast)
     g = rng(seed, "purchase")
     pi = g.beta(*_POPULARITY, size=n_features)
     pi = np.clip(pi, 1e-4, 1 - 1e-4)
@@ -101,6 +122,87 @@ def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 
                        feature_names=schema.encoded_names(),
                        rows=np.arange(2, n_records + 2, dtype=np.int64), member=None,
                        schema=schema, source=f"synthetic purchases (seed {seed})")
+
+
+def _check_contrast(contrast) -> float:
+    if isinstance(contrast, bool) or not isinstance(contrast, int | float) or contrast < 0 \
+            or not np.isfinite(contrast):
+        raise InputError(f"'contrast' must be a number of at least 0, got {contrast!r}.",
+                         key="contrast")
+    return float(contrast)
+
+
+KMEANS_FIT_RECORDS = 20_000   # k-means is fitted on at most this many records (then predicts)
+
+
+def generate_purchase_kmeans(seed: int = 0, n_records: int = 10_000, n_features: int = 600,
+                             n_classes: int = 100, *, contrast: float = 0.6,
+                             n_styles: int | None = None) -> TabularData:
+    """Purchase100 as Shokri et al. (2017) built it, on synthetic customers: purchases first,
+    then labels by k-means clustering of the purchase vectors (paper 004 §4.1: "the data are
+    clustered into 100 classes representing different purchase styles").
+
+    Why a second construction. In :func:`generate_purchase`'s default the label is drawn first
+    and the purchases from that class's prototype, so two customers with the same purchases can
+    have different labels: part of every label is noise the features cannot explain, and a
+    model that fits its training records has to memorise it — an irreducible member/non-member
+    difference that no defence which keeps the fit can remove. In the real Purchase100 the label
+    *is* a function of the purchases (the index of the nearest k-means centroid), so a model
+    can generalise to every record, and membership is exposed only by what it has not yet
+    learnt. Defences such as KCD (paper 004 §3) were measured there.
+
+    Construction (deterministic per ``seed``; streams ``rng(seed, "purchase-kmeans", …)``):
+
+    1. Item popularities π_j ~ Beta(1, 5) as in the default construction.
+    2. ``n_styles`` latent purchase styles (default 2 · ``n_classes``: more styles than classes,
+       so a class is a region of purchase space that holds several styles, or part of one, not
+       a copy of a single generating distribution), style s buying item j with probability
+       ``sigmoid(logit(π_j) + contrast · z_sj)``, z_sj ~ N(0, 1).
+    3. Each customer draws one style uniformly and buys every item independently with its
+       probabilities (0/1 features).
+    4. k-means (scikit-learn ``KMeans``, Lloyd, k-means++ initialisation, one run,
+       ``random_state`` drawn from the seed) clusters the purchase vectors into ``n_classes``
+       clusters — fitted on all records, or on a seeded subsample of
+       ``KMEANS_FIT_RECORDS`` when there are more (then every record gets its nearest
+       centroid) — and each record's label is its cluster: a deterministic function of its
+       features. Clusters are numbered by decreasing size (ties by centroid order), so label
+       0 is the largest class. Classes are not balanced, as in Purchase100.
+
+    A cluster may come out empty only in degenerate data; the class then has no records (the
+    schema still lists it). ``n_records`` must be at least 2 · ``n_classes``.
+    """
+    from sklearn.cluster import KMeans
+
+    n_features = _check_count(n_features, "n_features", 1)
+    n_classes = _check_count(n_classes, "n_classes", 2)
+    n_records = _check_count(n_records, "n_records", 2 * n_classes)
+    contrast = _check_contrast(contrast)
+    n_styles = 2 * n_classes if n_styles is None else _check_count(n_styles, "n_styles", 1)
+    g = rng(seed, "purchase-kmeans", "customers")
+    pi = np.clip(g.beta(*_POPULARITY, size=n_features), 1e-4, 1 - 1e-4)
+    logits = np.log(pi / (1 - pi)) + contrast * g.standard_normal((n_styles, n_features))
+    styles = (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+    style = g.integers(0, n_styles, size=n_records)
+    X = (g.random((n_records, n_features), dtype=np.float32) < styles[style]).astype(np.float32)
+
+    k = rng(seed, "purchase-kmeans", "clustering")
+    fit_rows = (np.arange(n_records) if n_records <= KMEANS_FIT_RECORDS
+                else np.sort(k.choice(n_records, KMEANS_FIT_RECORDS, replace=False)))
+    km = KMeans(n_clusters=n_classes, init="k-means++", n_init=1, algorithm="lloyd",
+                random_state=int(k.integers(0, 2**31 - 1)))
+    km.fit(X[fit_rows].astype(np.float64))
+    cluster = km.predict(X.astype(np.float64)).astype(np.int64)
+    sizes = np.bincount(cluster, minlength=n_classes)
+    order = np.lexsort((np.arange(n_classes), -sizes))       # largest cluster first
+    relabel = np.empty(n_classes, dtype=np.int64)
+    relabel[order] = np.arange(n_classes)
+    y = relabel[cluster]
+    schema = purchase_schema(n_features, n_classes)
+    return TabularData(X=X, y=y, class_labels=schema.class_labels,
+                       feature_names=schema.encoded_names(),
+                       rows=np.arange(2, n_records + 2, dtype=np.int64), member=None,
+                       schema=schema,
+                       source=f"synthetic purchases, k-means labels (seed {seed})")
 
 
 def write_purchase_csv(data: TabularData, path: str | Path) -> Path:

@@ -21,11 +21,20 @@ its own soft labels. The students share one seed, drawn for them and *not* the t
 (Alg. 1 initialises F and H separately): a student starting from the teacher's own initial
 weights would have an easy path back to the teacher's weights, and so to its memory of D.
 
-What distillation cannot remove: when the reference records span the input space (600 binary
-features, a few thousand records), matching the teacher's outputs on them recovers the
-teacher's *function*, memory of D included — on the Purchase-like sample at T = 1 the student
-is right on 100 % of D, which it never saw, against 41 % of other records. The knobs (higher T,
-dropping high-entropy records, a smaller reference set) are what trade that back.
+The student trains "until the training converges" (step 3): past the audited recipe's epochs
+until its mean KL to its soft labels is within ``STUDENT_TOLERANCE`` nats, or no longer falls
+(engine.models.mlp.Convergence). Trained for the recipe's epochs only, as before, the student
+was under-trained — an early-stopped copy of its teacher, less accurate and less exposed than
+a converged one (docs/methods/defences.md: test accuracy 0.440–0.496 and the strongest attack's
+balanced accuracy 0.638–0.678 on the 20-class k-means table, against 0.582–0.625 and
+0.746–0.795 converged), which is early stopping's effect, not distillation's.
+
+What distillation cannot remove: when the reference records span the input space (200–600
+binary features, a few hundred to a few thousand records), matching the teacher's outputs on
+them recovers the teacher's *function*, memory of D included — converged on 500 reference
+records of the 20-class k-means table the student is right on 98–99.5 % of D, which it never
+saw, and within 0.02 of the teacher's test accuracy. The knobs (higher T, dropping high-entropy
+records, a smaller reference set) are what trade that back.
 """
 
 from __future__ import annotations
@@ -38,12 +47,16 @@ import numpy as np
 
 from engine.data.errors import InputError
 from engine.defences.common import (
+    STUDENT_MAX_EPOCHS,
+    STUDENT_TOLERANCE,
     check_inputs,
     check_positive,
     check_unit_interval,
     helper_seed,
+    mixture_entropy,
     model_from_stack,
     soft_labels,
+    student_convergence,
 )
 from engine.models import MLPModel, ReferenceTask, TrainingSpec, train_many_mlps, train_model
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
@@ -127,17 +140,25 @@ def select_reference(teacher_logits: np.ndarray, setting: DMPSetting, seed: int,
 
 def dmp_many(X, y, n_classes: int, spec: TrainingSpec, reference, *,
              settings: Sequence[DMPSetting], seed: int = 0, teacher: MLPModel | None = None,
+             student_epochs: str = "converge", tolerance: float = STUDENT_TOLERANCE,
+             max_epochs: int = STUDENT_MAX_EPOCHS,
              device: str | None = None, progress: Progress = NO_PROGRESS,
              cancel: CancelToken = NEVER) -> list[MLPModel]:
     """DMP students (paper 004 Alg. 1) for several knob settings from one teacher.
 
     ``reference``: (m, d) encoded features of the reference records (no labels needed).
     ``teacher``: the undefended model if already trained (Alg. 1 step 1 trains exactly that
-    model: ``spec`` with ``seed`` on (X, y)); trained here otherwise.
+    model: ``spec`` with ``seed`` on (X, y)); trained here otherwise. ``student_epochs``:
+    ``"converge"`` (step 3, "until the training converges": a mean KL of at most
+    ``tolerance`` nats to the soft labels, or no longer falling, at most ``max_epochs``;
+    engine.models.mlp.Convergence) or ``"recipe"`` (the audited model's epochs only).
     """
     from engine.runtime import device as default_device
 
     X, y, spec = check_inputs(X, y, n_classes, spec, "dmp")
+    if student_epochs not in ("converge", "recipe"):
+        raise InputError(f"DMP's student_epochs must be 'converge' or 'recipe'; got "
+                         f"{student_epochs!r}.", key="student_epochs")
     R = check_reference(reference, X.shape[1])
     settings = [s.check(R.shape[0]) for s in settings]
     if not settings:
@@ -169,32 +190,48 @@ def dmp_many(X, y, n_classes: int, spec: TrainingSpec, reference, *,
     # arg-max stands in where a label array is required.
     ys = np.argmax(soft, axis=1).astype(np.int64)
     # Step 3: students on the soft labels alone (Eq. 1 with α = 1, student temperature 1).
+    # "Until the training converges" (step 3): past the recipe's epochs until each student is
+    # within STUDENT_TOLERANCE nats (mean KL) of its soft labels, whose mean entropy is the
+    # floor of its loss (common.student_convergence).
     student_spec = replace(spec, soft_label_weight=1.0, temperature=1.0)
+    floors = [mixture_entropy(soft[t.rows], ys[t.rows], 1.0) for t in tasks]
+    converge = (None if student_epochs == "recipe" else
+                student_convergence(floors, [1.0] * len(tasks), spec, tolerance=tolerance,
+                                    max_epochs=max_epochs))
     students = train_many_mlps(student_spec, Xs, ys, n_classes, tasks=tasks, device=dev,
-                               soft_targets=soft, progress=progress.span(0.3, 1.0),
-                               cancel=cancel)
+                               soft_targets=soft, converge=converge,
+                               progress=progress.span(0.3, 1.0), cancel=cancel)
+    history = students.details["history"]
     runtime = clock.elapsed()
     out = []
     for j, s in enumerate(settings):
+        trained = int(history.get("epochs", [spec.epochs] * len(settings))[j])
         details = {"runtime_s": runtime, "defence": {
             "name": "dmp", **s.to_dict(), "reference_records": m,
             "reference_records_used": kept[j], "models_trained": len(settings) + 1,
+            "student_epochs": trained,
+            "student_converged": history.get("converged", ["recipe"] * len(settings))[j],
+            "student_excess_loss": float(history["loss"][j][-1] - floors[j])
+            if history["loss"][j] else None,
             "paper": "004 §2.3, Alg. 1"}}
-        out.append(model_from_stack(students, j, replace(student_spec, seed=student_seed),
-                                    details))
+        out.append(model_from_stack(students, j, replace(student_spec, seed=student_seed,
+                                                         epochs=trained), details))
     return out
 
 
 def dmp(X, y, n_classes: int, spec: TrainingSpec, reference, *, temperature: float = 1.0,
         drop_high_entropy: float = 0.0, reference_size: int | None = None, seed: int = 0,
-        teacher: MLPModel | None = None, device: str | None = None,
-        progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> MLPModel:
+        teacher: MLPModel | None = None, student_epochs: str = "converge",
+        tolerance: float = STUDENT_TOLERANCE, max_epochs: int = STUDENT_MAX_EPOCHS,
+        device: str | None = None, progress: Progress = NO_PROGRESS,
+        cancel: CancelToken = NEVER) -> MLPModel:
     """One DMP student (paper 004 Alg. 1) at one setting of the §2.3 knobs; see
     :func:`dmp_many`."""
     return dmp_many(X, y, n_classes, spec, reference,
                     settings=[DMPSetting(temperature, drop_high_entropy, reference_size)],
-                    seed=seed, teacher=teacher, device=device, progress=progress,
-                    cancel=cancel)[0]
+                    seed=seed, teacher=teacher, student_epochs=student_epochs,
+                    tolerance=tolerance, max_epochs=max_epochs, device=device,
+                    progress=progress, cancel=cancel)[0]
 
 
 # --------------------------------------------------------------------------- reference CSV

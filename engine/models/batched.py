@@ -197,7 +197,7 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
                     tasks: Sequence[ReferenceTask] | None = None, device: str | None = None,
                     soft_targets=None, group_size: int | None = None,
                     weight_decays: Sequence[float] | None = None,
-                    snapshot_epochs: Sequence[int] = (),
+                    snapshot_epochs: Sequence[int] = (), converge=None,
                     what: str = "reference model",
                     progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> BatchedMLP:
     """Train one MLP per task (or per row of ``masks``) as one stacked batch.
@@ -211,6 +211,10 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     weight decays in one stack; engine.defences). ``snapshot_epochs``: keep the weights after
     these epochs as well; :meth:`BatchedMLP.at_epoch` returns them. ``what``: what the models
     are, for the progress line ("KCD teacher" → "Training 5 KCD teachers: epoch 3 of 30").
+    ``converge``: an :class:`engine.models.mlp.Convergence` — every model trains past
+    ``spec.epochs`` until its loss has converged (distilled students, paper 004 Alg. 1 step 3,
+    Alg. 2 step 6); ``details["history"]`` then also holds each model's ``"epochs"`` and why
+    it stopped (``"converged"``). Not with ``group_size``.
     ``spec.family`` must be ``"mlp"``.
     """
     from engine.models.mlp import train_stacked
@@ -249,6 +253,8 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
                              f"(0 … {n - 1}).")
     dev = device or default_device()
     start = time.perf_counter()
+    if converge is not None and group_size is not None and int(group_size) < len(tasks):
+        raise ValueError("Training until convergence needs all models in one group.")
     size = len(tasks) if group_size is None else max(1, int(group_size))
     groups = [tasks[i: i + size] for i in range(0, len(tasks), size)]
     params_parts, losses, snapshot_parts = [], [], []
@@ -259,14 +265,18 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
         params, history = train_stacked(spec, X, y, n_classes, [t.rows for t in group],
                                         [t.seed for t in group], device=dev, soft_targets=soft,
                                         what=what, weight_decays=decays,
-                                        snapshot_epochs=snapshot_epochs, progress=part,
-                                        cancel=cancel)
+                                        snapshot_epochs=snapshot_epochs, converge=converge,
+                                        progress=part, cancel=cancel)
         params_parts.append(params)
         losses.extend(history["loss"])
+        if converge is not None:
+            stopped = {"epochs": history["epochs"], "converged": history["converged"]}
         snapshot_parts.append(history.get("snapshots", {}))
     params = _concat_params(params_parts)
     details = {"runtime_s": time.perf_counter() - start, "device": str(dev),
                "n_models": len(tasks), "history": {"loss": losses}}
+    if converge is not None:
+        details["history"].update(stopped)
     if snapshot_epochs:
         details["snapshots"] = {e: _concat_params([p[e] for p in snapshot_parts])
                                 for e in sorted(snapshot_parts[0])}

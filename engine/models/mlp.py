@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,6 +43,67 @@ from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_gene
 
 _PREDICT_BUDGET = 64 * 2**20     # bytes of activations per prediction chunk
 _SMALL_STEP = 30_000_000         # multiply-adds per CPU training step below which 1 thread wins
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """Train past ``spec.epochs`` until the loss has converged — paper 004 Alg. 1 step 3 and
+    Alg. 2 step 6 train the distilled student "until the training converges".
+
+    Per model r: ``floors[r]`` is the least value its mean training loss can take (for a
+    cross-entropy against targets q, the mean entropy H(q) of the targets: the loss minus it is
+    the mean KL(q ‖ p) between targets and outputs, the *excess*). The excess the model must get
+    down to is ``shares[r] · tolerance + (1 − shares[r]) · max(recipe_excess, e_r)``, where e_r
+    is its own excess after ``spec.epochs`` (the audited recipe) and ``recipe_excess`` the
+    excess the recipe leaves when it trains on hard labels (KCD: its teachers' final training
+    loss — they are trained exactly as the audited model). ``shares[r] = 1`` asks for a fit of
+    the targets to within ``tolerance`` nats on average; ``shares[r] = 0`` for no more than the
+    recipe gives, so KCD's α = 0 student stops where the undefended model does (§3.2: it
+    "becomes the same as the unprotected ML"); in between, the share of the loss that comes
+    from soft labels is held to the tolerance and the hard-label share to the recipe's own
+    standard — a student with α = 0.5 is not trained to memorise its hard labels further than
+    the audited model did. KCD passes α, the weight of the soft labels in Eq. 1.
+
+    A model also counts as converged when its excess stopped falling — the mean over the last
+    ``window`` epochs above ``1 − plateau`` times the mean over the ``window`` epochs before
+    (a network too small to reproduce its targets to ``tolerance``) — and training ends after
+    ``max_epochs`` in any case. Every model is checked after each epoch from ``spec.epochs`` on
+    and keeps the weights it had when it converged (the others train on).
+    """
+
+    floors: tuple[float, ...]
+    shares: tuple[float, ...]
+    recipe_excess: float = 0.0
+    tolerance: float = 0.002
+    max_epochs: int = 2000
+    window: int = 50
+    plateau: float = 0.01
+
+    def check(self, n_models: int, epochs: int) -> None:
+        if len(self.floors) != n_models or len(self.shares) != n_models:
+            raise ValueError(f"Convergence needs one floor and one share per model ({n_models}).")
+        if not all(0.0 <= float(a) <= 1.0 for a in self.shares):
+            raise ValueError("Convergence shares must lie in [0, 1].")
+        if not self.tolerance > 0 or self.window < 1 or not 0.0 <= self.plateau < 1.0:
+            raise ValueError("Convergence needs a positive tolerance and window and a plateau "
+                             "share in [0, 1).")
+        if int(self.max_epochs) < int(epochs):
+            raise ValueError(f"Convergence's max_epochs ({self.max_epochs}) is below the "
+                             f"recipe's {epochs} epochs.")
+
+
+def _converged(conv: Convergence, excess: list[float], target: float) -> str | None:
+    """Why a model has converged after the epochs in ``excess`` (its excess per epoch), or
+    None: "tolerance" (within its target), "plateau" (no longer falling)."""
+    if excess[-1] <= target:
+        return "tolerance"
+    w = int(conv.window)
+    if len(excess) >= 2 * w:
+        recent = float(np.mean(excess[-w:]))
+        before = float(np.mean(excess[-2 * w:-w]))
+        if recent > (1.0 - float(conv.plateau)) * before:
+            return "plateau"
+    return None
 
 
 def activation_fn(torch, name: str):
@@ -198,7 +259,7 @@ def _epoch_order(rows_t: list, gens: list, batch: int, steps: int):
 def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.ndarray],
                   seeds: Sequence[int], *, device, soft_targets=None, what: str = "model",
                   weight_decays: Sequence[float] | None = None,
-                  snapshot_epochs: Sequence[int] = (),
+                  snapshot_epochs: Sequence[int] = (), converge: Convergence | None = None,
                   progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER):
     """Train R = len(rows) MLPs at once; model r on rows ``rows[r]`` of (X, y), seed ``seeds[r]``.
 
@@ -211,6 +272,10 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
     applied as the optimiser would (added to the gradient for adam/sgd, decoupled for adamw).
     ``snapshot_epochs``: epochs (1 … epochs) after which the stacked parameters are copied into
     ``history["snapshots"][epoch]``.
+    ``converge``: train each model past ``spec.epochs`` until its loss has converged
+    (:class:`Convergence`); the history then also holds ``"epochs"`` (per model, the epochs it
+    trained) and ``"converged"`` (per model, "tolerance", "plateau", "recipe" when
+    ``spec.epochs`` sufficed, or "max_epochs"), and ``"loss"`` lists each model's own epochs.
     """
     import torch
 
@@ -228,6 +293,11 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
     batch = int(min(spec.batch_size, max(counts)))
     steps = max(math.ceil(c / batch) for c in counts)
     epochs = int(spec.epochs)
+    if converge is not None:
+        converge.check(n_models, epochs)
+        if snapshot_epochs:
+            raise ValueError("Snapshots and training until convergence cannot be combined.")
+    last_epoch = epochs if converge is None else int(converge.max_epochs)
     work = n_models * batch * macs_per_row(sizes)
     threads = 1 if dev.type == "cpu" and work < _SMALL_STEP else None
     with torch_threads(threads):
@@ -258,12 +328,22 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
             opt = make_optimizer(spec, [t for tensors in leaves for t in tensors])
         rows_t = [torch.as_tensor(np.asarray(r, dtype=np.int64)) for r in rows]
         gens = [torch_generator(int(s), "mlp", "batches") for s in seeds]
-        history = torch.zeros((n_models, epochs), dtype=torch.float64)
+        history = []                                   # per epoch: (R,) mean losses
         report_every = max(1, steps // 20)
-        total = max(1, epochs * steps)
+        total = max(1, last_epoch * steps)
         label = f"{n_models} {what}s" if n_models > 1 else f"the {what}"
         progress(0.0, f"Training {label}")
-        for epoch in range(epochs):
+        # Training until convergence: per model, the epoch it stopped at, why, and its weights
+        # then (a stopped model's slice of the stack keeps moving with the others' steps —
+        # the optimiser updates each element on its own — and is put back at the end).
+        stopped_at: list[int | None] = [None] * n_models
+        why: list[str | None] = [None] * n_models
+        kept: dict[int, list] = {}
+        targets: list[float] = []
+        excess: list[np.ndarray] = []                  # per epoch from spec.epochs: loss − floor
+        floors = None if converge is None else np.asarray(converge.floors, dtype=np.float64)
+        epoch = 0
+        while epoch < last_epoch:
             order, weight = _epoch_order(rows_t, gens, batch, steps)
             order, weight = order.to(dev), weight.to(dev)
             per_step = weight.view(n_models, steps, batch).sum(dim=2)      # rows per model/step
@@ -296,15 +376,48 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
                 epoch_loss += model_loss.detach().double() * cnt.double()
                 done = epoch * steps + s + 1
                 if (s + 1) % report_every == 0 or s + 1 == steps:
-                    progress(done / total, f"Training {label}: epoch {epoch + 1} of {epochs}")
-            history[:, epoch] = (epoch_loss / torch.as_tensor(counts, dtype=torch.float64,
-                                                               device=dev)).cpu()
-            if epoch + 1 in wanted:
-                snapshots[epoch + 1] = pairs([t.detach().clone() for t in stacked])
-        if epochs == 0:
+                    progress(done / total, f"Training {label}: epoch {epoch + 1} of {epochs}"
+                             if converge is None else f"Training {label} until converged: "
+                             f"epoch {epoch + 1} (at most {last_epoch})")
+            history.append((epoch_loss / torch.as_tensor(counts, dtype=torch.float64,
+                                                          device=dev)).cpu().numpy())
+            epoch += 1
+            if epoch in wanted:
+                snapshots[epoch] = pairs([t.detach().clone() for t in stacked])
+            if converge is None or epoch < epochs:
+                continue
+            excess.append(history[-1] - floors)
+            if epoch == epochs:
+                targets = [float(a) * float(converge.tolerance) + (1.0 - float(a))
+                           * max(float(converge.recipe_excess), float(e))
+                           for a, e in zip(converge.shares, excess[-1], strict=True)]
+            for r in range(n_models):
+                if stopped_at[r] is not None:
+                    continue
+                reason = _converged(converge, [float(e[r]) for e in excess], targets[r])
+                if reason is not None:
+                    stopped_at[r], why[r] = epoch, ("recipe" if epoch == epochs else reason)
+                    kept[r] = [t[r].detach().clone() for t in stacked]
+            if all(e is not None for e in stopped_at):
+                break
+        if last_epoch == 0:
             progress(1.0, f"Training {label}: no epochs")
+        elif converge is not None:
+            progress(1.0, f"Training {label}: done after {epoch} epochs")
+    if kept:
+        with torch.no_grad():
+            for r, tensors in kept.items():
+                for t, v in zip(stacked, tensors, strict=True):
+                    t[r].copy_(v)
     detached = pairs([t.detach().clone() for t in stacked])
-    out = {"loss": history.numpy().tolist()}
+    losses = np.asarray(history, dtype=np.float64).reshape(len(history), n_models).T
+    if converge is None:
+        out = {"loss": losses.tolist()}
+    else:
+        trained = [epoch if e is None else e for e in stopped_at]
+        out = {"loss": [losses[r, :trained[r]].tolist() for r in range(n_models)],
+               "epochs": trained,
+               "converged": [w if w is not None else "max_epochs" for w in why]}
     if wanted:
         out["snapshots"] = snapshots
     return detached, out

@@ -39,7 +39,14 @@ from engine.defences import (
     training_data_sha256,
     undefended,
 )
-from engine.models import MLPModel, TrainingSpec, reference_tasks, train_many_mlps, train_model
+from engine.models import (
+    MLPModel,
+    ReferenceTask,
+    TrainingSpec,
+    reference_tasks,
+    train_many_mlps,
+    train_model,
+)
 from engine.runtime import CancelToken, JobCancelled, Progress, RecordingProgress, rng
 
 K = 3
@@ -62,7 +69,9 @@ def _close(a: MLPModel, b: MLPModel, X, atol=1e-5) -> bool:
 
 def test_kcd_returns_a_fitted_model_like_train_model():
     X, y = _data()
-    model = kcd(X, y, K, SPEC, alpha=1.0, n_teachers=3, seed=4)
+    # At most 100 student epochs: this 16-unit network reaches its plateau only after ~430
+    # (test_kcd_student_trains_until_it_converges checks convergence itself).
+    model = kcd(X, y, K, SPEC, alpha=1.0, n_teachers=3, seed=4, max_epochs=100)
     assert isinstance(model, MLPModel)
     p = model.predict_proba(X)
     assert p.shape == (len(X), K) and np.allclose(p.sum(axis=1), 1.0)
@@ -71,7 +80,8 @@ def test_kcd_returns_a_fitted_model_like_train_model():
     assert d["name"] == "kcd" and d["alpha"] == 1.0 and d["n_teachers"] == 3
     assert sum(d["part_sizes"]) == len(y) and len(d["teacher_held_out_accuracy"]) == 3
     assert model.spec.soft_label_weight == 1.0 and model.spec.loss is None
-    again = kcd(X, y, K, SPEC, alpha=1.0, n_teachers=3, seed=4)
+    assert d["student_epochs"] == 100 and d["student_converged"] == "max_epochs"
+    again = kcd(X, y, K, SPEC, alpha=1.0, n_teachers=3, seed=4, max_epochs=100)
     assert np.array_equal(p, again.predict_proba(X))        # the seed decides everything
 
 
@@ -143,6 +153,49 @@ def test_cancel_and_progress():
     assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
 
 
+def _kl(p, q) -> float:
+    """Mean KL(p ‖ q) over rows."""
+    p, q = np.clip(p, 1e-300, 1.0), np.clip(q, 1e-300, 1.0)
+    return float((p * (np.log(p) - np.log(q))).sum(axis=1).mean())
+
+
+def _kcd_soft_labels(X, y, spec, n_teachers, seed):
+    """Alg. 2 steps 1–5 written out here (not through kcd_many): teacher i on D \\ D_i, the soft
+    labels of D_i from teacher i at temperature 1."""
+    from engine.defences.common import helper_seed, soft_labels
+    from engine.models import ReferenceTask
+
+    parts = kcd_parts(y, n_teachers, seed)
+    tasks = [ReferenceTask(i, helper_seed(seed, "kcd-teacher", i), np.flatnonzero(parts != i))
+             for i in range(n_teachers)]
+    teachers = train_many_mlps(spec, X, y, K, tasks=tasks)
+    soft = np.empty((len(y), K))
+    for i in range(n_teachers):
+        rows = np.flatnonzero(parts == i)
+        soft[rows] = soft_labels(teachers.logits(X[rows], models=[i])[0], 1.0)
+    return soft
+
+
+def test_kcd_student_trains_until_it_converges():
+    # Alg. 2 step 6: "Train H … until the training converges". The recipe's 8 epochs leave the
+    # α = 1 student 0.024 nats (mean KL) from its soft labels — half-way between them and its
+    # own generalisation, the state that exposes members most (docs/methods/defences.md);
+    # trained on, it gets within STUDENT_TOLERANCE of its loss floor (here 0.003 at the end).
+    X, y = _data()
+    spec = replace(SPEC, hidden=(64,))
+    soft = _kcd_soft_labels(X, y, spec, 3, 4)
+    model = kcd(X, y, K, spec, alpha=1.0, n_teachers=3, seed=4)
+    d = model.details["defence"]
+    assert d["student_epochs"] > spec.epochs and d["student_converged"] in ("tolerance",
+                                                                          "plateau")
+    assert model.spec.epochs == d["student_epochs"]
+    assert _kl(soft, model.predict_proba(X)) <= 0.01
+    # The recipe alone (the behaviour before the fix) is not converged.
+    recipe = kcd(X, y, K, spec, alpha=1.0, n_teachers=3, seed=4, student_epochs="recipe")
+    assert recipe.details["defence"]["student_epochs"] == spec.epochs
+    assert _kl(soft, recipe.predict_proba(X)) > 0.02
+
+
 # --------------------------------------------------------------------------- DMP
 
 def test_dmp_knobs_and_stack():
@@ -160,6 +213,25 @@ def test_dmp_knobs_and_stack():
     assert _close(single, models[1], X)
     assert models[0].details["defence"]["name"] == "dmp"
     assert models[0].spec.seed != teacher.spec.seed        # Alg. 1: H initialised apart from F
+
+
+def test_dmp_student_trains_until_it_converges():
+    # Alg. 1 step 3: "Train H by using R̄ until the training converges": the student reproduces
+    # the teacher's soft labels on the reference records to within STUDENT_TOLERANCE nats
+    # (mean KL; 0.0018 here), where the recipe's 8 epochs leave 0.0078.
+    from engine.defences.common import STUDENT_TOLERANCE, soft_labels
+
+    X, y = _data(n=300)
+    spec = replace(SPEC, hidden=(64,))
+    Xd, yd, R = X[:120], y[:120], X[120:]
+    teacher = undefended(Xd, yd, K, spec, seed=3)
+    soft = soft_labels(teacher.logits(R), 1.0)
+    model = dmp(Xd, yd, K, spec, R, seed=3, teacher=teacher)
+    d = model.details["defence"]
+    assert d["student_converged"] == "tolerance" and d["student_epochs"] > spec.epochs
+    assert _kl(soft, model.predict_proba(R)) <= STUDENT_TOLERANCE
+    recipe = dmp(Xd, yd, K, spec, R, seed=3, teacher=teacher, student_epochs="recipe")
+    assert _kl(soft, recipe.predict_proba(R)) > 2 * STUDENT_TOLERANCE
 
 
 def test_dmp_bad_reference():
@@ -254,6 +326,48 @@ def test_snapshots_and_per_model_decay_in_the_stack():
     assert np.allclose(many.predict_proba(X), plain.predict_proba(X), atol=1e-6)
     with pytest.raises(ValueError, match="No snapshot"):
         many.at_epoch(1)
+
+
+def test_training_until_convergence_in_the_stack():
+    """engine.models.mlp.Convergence: a share-0 model stops at the recipe's epochs (the plain
+    model), a share-1 model trains on until it is within the tolerance and keeps the weights
+    it had then (the model trained alone for that many epochs); the cap and the plateau."""
+    from engine.defences.common import mixture_entropy, soft_labels
+    from engine.models.mlp import Convergence
+
+    X, y = _data()
+    spec = replace(SPEC, hidden=(64,), soft_label_weight=1.0)
+    soft = soft_labels(X @ rng(1, "soft").normal(size=(X.shape[1], K)), 1.0)   # learnable
+    rows = np.arange(len(y))
+    tasks = [ReferenceTask(0, 11, rows), ReferenceTask(1, 12, rows)]
+    floor = mixture_entropy(soft, y, 1.0)
+    conv = Convergence((floor, floor), (0.0, 1.0), tolerance=1e-3, max_epochs=400)
+    many = train_many_mlps(spec, X, y, K, tasks=tasks, soft_targets=soft, converge=conv)
+    hist = many.details["history"]
+    assert hist["epochs"][0] == spec.epochs and hist["converged"][0] == "recipe"
+    assert spec.epochs < hist["epochs"][1] < 400 and hist["converged"][1] == "tolerance"
+    assert len(hist["loss"][1]) == hist["epochs"][1] and hist["loss"][1][-1] - floor <= 1e-3
+    for r, epochs in enumerate(hist["epochs"]):
+        alone = train_many_mlps(replace(spec, epochs=epochs), X, y, K, tasks=[tasks[r]],
+                                soft_targets=soft)
+        assert np.allclose(many.predict_proba(X, models=[r]), alone.predict_proba(X),
+                           atol=1e-5), r
+    # The cap: a tolerance no network reaches and no plateau check (a window too long).
+    capped = train_many_mlps(spec, X, y, K, tasks=tasks[1:], soft_targets=soft,
+                             converge=Convergence((floor,), (1.0,), tolerance=1e-9,
+                                                  max_epochs=12, window=100))
+    assert capped.details["history"]["epochs"] == [12]
+    assert capped.details["history"]["converged"] == ["max_epochs"]
+    # The plateau: a network with one hidden unit cannot reproduce these soft labels.
+    tiny = train_many_mlps(replace(spec, hidden=(1,)), X, y, K, tasks=tasks[1:],
+                           soft_targets=soft,
+                           converge=Convergence((floor,), (1.0,), tolerance=1e-3,
+                                                max_epochs=2000, window=20))
+    assert tiny.details["history"]["converged"] == ["plateau"]
+    assert tiny.details["history"]["epochs"][0] < 2000
+    with pytest.raises(ValueError, match="one floor and one share"):
+        train_many_mlps(spec, X, y, K, tasks=tasks, soft_targets=soft,
+                        converge=Convergence((floor,), (1.0,)))
 
 
 # --------------------------------------------------------------------------- trade-off

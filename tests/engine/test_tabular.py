@@ -383,6 +383,37 @@ def test_purchase_generator_shapes_determinism_and_classes():
         generate_purchase(0, 100, 60, 1)
 
 
+def test_purchase_generator_kmeans_labels_like_purchase100():
+    # Purchase100's construction (Shokri et al. 2017; paper 004 §4.1): purchases first, labels
+    # by k-means, so a record's label is its nearest cluster centre — a function of its
+    # purchases, unlike the default construction (labels first, classes overlapping).
+    d = generate_purchase(3, 1500, 60, 10, labels="kmeans")
+    assert d.X.shape == (1500, 60) and set(np.unique(d.X)) <= {0.0, 1.0}
+    assert d.class_labels == tuple(str(k) for k in range(10)) and d.member is None
+    sizes = np.bincount(d.y, minlength=10)
+    assert sizes.min() > 0 and list(sizes) == sorted(sizes, reverse=True)   # 0 = largest
+    assert len(set(sizes.tolist())) > 1                       # not balanced, as Purchase100
+    centres = np.stack([d.X[d.y == k].mean(axis=0) for k in range(10)])
+    nearest = ((d.X[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+    assert (nearest == d.y).mean() > 0.99
+    p = generate_purchase(3, 1500, 60, 10)                    # labels drawn first
+    centres = np.stack([p.X[p.y == k].mean(axis=0) for k in range(10)])
+    nearest = ((p.X[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+    assert (nearest == p.y).mean() < 0.95
+    again = generate_purchase(3, 1500, 60, 10, labels="kmeans")
+    assert np.array_equal(d.X, again.X) and np.array_equal(d.y, again.y)
+    assert not np.array_equal(d.X, generate_purchase(4, 1500, 60, 10, labels="kmeans").X)
+    # The default construction is untouched by the option (the bundled samples depend on it).
+    assert np.array_equal(p.X, generate_purchase(3, 1500, 60, 10, labels="prototype").X)
+    assert generate_purchase(3, 1500, 60, 10, labels="kmeans", n_styles=10).y.max() == 9
+    with pytest.raises(InputError, match="'labels' must be 'prototype' or 'kmeans'"):
+        generate_purchase(0, 100, 60, 10, labels="random")
+    with pytest.raises(InputError, match="k-means construction only"):
+        generate_purchase(0, 100, 60, 10, n_styles=20)
+    with pytest.raises(InputError, match="'n_styles' must be a whole number of at least 1"):
+        generate_purchase(0, 100, 60, 10, labels="kmeans", n_styles=0)
+
+
 def test_purchase_csv_round_trip(tmp_path):
     d = generate_purchase(seed=0, n_records=200, n_features=30, n_classes=10)
     d = split_members(d, 0.5, 0)
