@@ -19,7 +19,8 @@ population, the audit universe, the audited model's members); the architecture's
   model per (record × feature × class), measured on scikit-learn's fits.
 * **Defences** (issue 9): the trade-off trains, per defence, the stacks of
   engine.defences.tradeoff._train_all (KCD: n teachers on (n−1)/n of the members, then one
-  student per α; DMP: one student per temperature on the reference records; L2: one per
+  student per α; DMP: one student per temperature on the reference records — students train
+  until they converge, ``student_epochs`` times the recipe's epochs on average; L2: one per
   strength; early stopping: one; DP-SGD: one per setting at ``dpsgd_factor`` times a plain
   model, per-sample gradients being its cost) and attacks each setting with the 8 supervised
   attacks.
@@ -34,6 +35,7 @@ torch allocate beside the arrays named here).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
@@ -119,14 +121,14 @@ def estimate(config) -> CostEstimate:
     CAL = constants("model")
     n, d, k = data_size(config)
     parts: list[CostPart] = []
-    resident = CAL["bytes_factor"] * 8.0 * n * max(d, 1)
+    resident = 8.0 * n * max(d, 1)
     attacks = [a for a in config.attacks]
     if config.source == "predictions":
         parts.append(CostPart(f"Reading the predictions ({n:,} records)",
                               CAL["load_seconds_per_cell"] * n * k, 8.0 * n * k, "predictions",
                               "load"))
         parts.append(_attacks_part(attacks, n, k, 0))
-        return CostEstimate.from_parts("model", 8.0 * n * k, "predictions", parts)
+        return _scaled(8.0 * n * k, "predictions", parts)
 
     parts.append(CostPart(f"Reading or drawing the data ({n:,} records)",
                           CAL["load_seconds_per_cell"] * n * max(d, 1), 0.0,
@@ -168,8 +170,15 @@ def estimate(config) -> CostEstimate:
                               8.0 * n * (d + k), "sensitive_feature", "attribute"))
     if config.defences.enabled and config.family == "mlp":
         parts.append(_defences_part(config, members, universe - members, d, k))
-    return CostEstimate.from_parts("model", resident,
-                                   "synthetic_records" if not config.data else "data", parts)
+    return _scaled(resident, "synthetic_records" if not config.data else "data", parts)
+
+
+def _scaled(resident: float, setting: str, parts: list[CostPart]) -> CostEstimate:
+    """The estimate with every byte count scaled by the measured ``bytes_factor`` (what numpy
+    and torch allocate beside the arrays the parts name)."""
+    f = constants("model")["bytes_factor"]
+    return CostEstimate.from_parts("model", f * resident, setting,
+                                   [replace(p, bytes=f * p.bytes) for p in parts])
 
 
 def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
@@ -193,14 +202,18 @@ def _defences_part(config, members: float, held_out: float, d: int, k: int) -> C
     e, b = config.epochs, config.batch_size
     seconds = training_seconds(1, members, e, b, macs)                      # undefended
     settings = 1
+    # Distilled students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2
+    # step 6; engine.models.mlp.Convergence): on average ``student_epochs`` times the recipe's
+    # epochs, measured.
+    students = CAL["student_epochs"]
     if dc.kcd_alphas:
         t = dc.kcd_teachers
         seconds += training_seconds(t, members * (t - 1) / t, e, b, macs)
-        seconds += training_seconds(len(dc.kcd_alphas), members, e, b, macs)
+        seconds += training_seconds(len(dc.kcd_alphas), members, e, b, macs) * students
         settings += len(dc.kcd_alphas)
     if dc.dmp_temperatures:
         ref = dc.dmp_reference_size or held_out
-        seconds += training_seconds(len(dc.dmp_temperatures), ref, e, b, macs)
+        seconds += training_seconds(len(dc.dmp_temperatures), ref, e, b, macs) * students
         settings += len(dc.dmp_temperatures)
     if dc.l2_weight_decays:
         seconds += training_seconds(len(dc.l2_weight_decays), members, e, b, macs)
