@@ -193,41 +193,60 @@ def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
                     memory, "reference_models" if with_ref else "attacks", "attacks")
 
 
-def _defences_part(config, members: float, held_out: float, d: int, k: int) -> CostPart:
-    """The trade-off sweep of engine.defences.tradeoff (module docstring)."""
+def defence_seconds(config, members: float | None = None, held_out: float | None = None,
+                    ) -> dict[str, float]:
+    """Seconds of each defence of the trade-off sweep, its settings attacked (the undefended
+    model under "none"): the stacks of engine.defences.tradeoff._train_all (module docstring).
+    ``members`` / ``held_out``: the audited model's training records and the records it never
+    saw (default: from the config's data and split)."""
     CAL = constants("model")
+    n, d, k = data_size(config)
+    if members is None or held_out is None:
+        universe = n - config.attacker_fraction * n
+        members = config.train_fraction * universe
+        held_out = universe - members
     dc = config.defences
-    sizes = layer_sizes(config, d, k)
-    macs = macs_per_row(sizes)
+    macs = macs_per_row(layer_sizes(config, d, k))
     e, b = config.epochs, config.batch_size
-    seconds = training_seconds(1, members, e, b, macs)                      # undefended
-    settings = 1
+    one = training_seconds(1, members, e, b, macs)
+    attack = SUPERVISED_ATTACKS * CAL["attack_seconds_per_cell"] * (members + held_out) * k
     # Distilled students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2
     # step 6; engine.models.mlp.Convergence): on average ``student_epochs`` times the recipe's
     # epochs, measured.
     students = CAL["student_epochs"]
+    out = {"none": one + attack}
     if dc.kcd_alphas:
         t = dc.kcd_teachers
-        seconds += training_seconds(t, members * (t - 1) / t, e, b, macs)
-        seconds += training_seconds(len(dc.kcd_alphas), members, e, b, macs) * students
-        settings += len(dc.kcd_alphas)
+        out["kcd"] = (training_seconds(t, members * (t - 1) / t, e, b, macs)
+                      + training_seconds(len(dc.kcd_alphas), members, e, b, macs) * students
+                      + len(dc.kcd_alphas) * attack)
     if dc.dmp_temperatures:
         ref = dc.dmp_reference_size or held_out
-        seconds += training_seconds(len(dc.dmp_temperatures), ref, e, b, macs) * students
-        settings += len(dc.dmp_temperatures)
+        out["dmp"] = (training_seconds(len(dc.dmp_temperatures), ref, e, b, macs) * students
+                      + len(dc.dmp_temperatures) * attack)
     if dc.l2_weight_decays:
-        seconds += training_seconds(len(dc.l2_weight_decays), members, e, b, macs)
-        settings += len(dc.l2_weight_decays)
+        out["l2"] = (training_seconds(len(dc.l2_weight_decays), members, e, b, macs)
+                     + len(dc.l2_weight_decays) * attack)
     if dc.early_stopping_epochs:
-        seconds += training_seconds(1, members, max(dc.early_stopping_epochs), b, macs)
-        settings += len(dc.early_stopping_epochs)
+        out["early_stopping"] = (training_seconds(1, members, max(dc.early_stopping_epochs), b,
+                                                  macs) + len(dc.early_stopping_epochs) * attack)
     n_dp = len(dc.dpsgd_noise_multipliers) + len(dc.dpsgd_target_epsilons)
-    seconds += n_dp * CAL["dpsgd_factor"] * training_seconds(1, members, e, b, macs)
-    settings += n_dp
-    attack_s = settings * SUPERVISED_ATTACKS * CAL["attack_seconds_per_cell"] * \
-        (members + held_out) * k
+    if n_dp:
+        out["dp_sgd"] = n_dp * (CAL["dpsgd_factor"] * one + attack)
+    return out
+
+
+def _defences_part(config, members: float, held_out: float, d: int, k: int) -> CostPart:
+    """The trade-off sweep of engine.defences.tradeoff: :func:`defence_seconds` summed; its
+    memory is the largest stack's training plus every setting's outputs."""
+    dc = config.defences
+    sizes = layer_sizes(config, d, k)
+    settings = 1 + len(dc.kcd_alphas) + len(dc.dmp_temperatures) + len(dc.l2_weight_decays) \
+        + len(dc.early_stopping_epochs) + len(dc.dpsgd_noise_multipliers) \
+        + len(dc.dpsgd_target_epsilons)
     biggest_stack = max([1, dc.kcd_teachers if dc.kcd_alphas else 1, len(dc.kcd_alphas),
                          len(dc.dmp_temperatures), len(dc.l2_weight_decays)])
-    return CostPart(f"Defences: {settings} settings trained and attacked", seconds + attack_s,
-                    training_bytes(biggest_stack, b, sizes) + 8.0 * settings * members * k * 2,
-                    "defences.enabled", "defences")
+    return CostPart(f"Defences: {settings} settings trained and attacked",
+                    sum(defence_seconds(config, members, held_out).values()),
+                    training_bytes(biggest_stack, config.batch_size, sizes)
+                    + 8.0 * settings * members * k * 2, "defences.enabled", "defences")

@@ -20,13 +20,10 @@ from PySide6.QtWidgets import (
 
 from engine.data.errors import InputError
 from engine.defences.config import DPSGD_COST, DefenceConfig, cost_in_models
+from engine.estimates import format_duration
 from gui.widgets.form import FieldSpec, choice_combo, select_data
 from gui.widgets.steps import note
 
-# Seconds per "model training" of the sweep, per record-pass (records × epochs of one model),
-# measured on the sample: 4,000 purchase-style records (1,000 members, 30 epochs), the default
-# sweep = 26 model trainings (DP-SGD counted ×3) and every setting attacked: 37.5 s on 2 cores.
-SECONDS_PER_PASS = 37.5 / (26 * 30_000)
 DEFENCE_NAMES = {"none": "the undefended model", "kcd": "KCD", "dmp": "DMP", "l2": "L2",
                  "early_stopping": "early stopping", "dp_sgd": "DP-SGD"}
 LIST_KEYS = ("defences.kcd_alphas", "defences.dmp_temperatures", "defences.l2_weight_decays",
@@ -134,28 +131,28 @@ def format_list(values) -> str:
     return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
 
 
-def record_passes(config: dict, records: int | None) -> float | None:
-    """Records × epochs of one defended model (trained on the audited model's members)."""
+def defence_times(config: dict) -> dict[str, float] | None:
+    """Seconds of each defence of the sweep (engine.estimates.model.defence_seconds, the
+    calibrated cost model the run bar's estimate uses), or None while the form is invalid."""
+    from engine.audits.model import ModelConfig
+    from engine.estimates.model import defence_seconds
     try:
-        attacker = float(config.get("attacker_fraction"))
-        train = float(config.get("train_fraction"))
-        epochs = int(config.get("epochs"))
-    except (TypeError, ValueError):
+        return defence_seconds(ModelConfig.from_dict(config, source="settings"))
+    except Exception:  # noqa: BLE001 - an invalid form or no calibration: counts only
         return None
-    if not records or records <= 0:
-        return None
-    return records * (1 - attacker) * train * epochs
 
 
-def cost_sentence(config: dict, records: int | None) -> tuple[str, dict[str, str]]:
-    """(the whole sweep in a sentence, a sentence per defence) before anything runs; rough on
-    purpose: model trainings × record-passes × the sample's measured speed."""
+def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[str, str]]:
+    """(the whole sweep in a sentence, a sentence per defence) before anything runs: model
+    trainings per defence and, once the whole form is valid, the estimated time (its students
+    trained until they converge; attacks included). ``records`` is not needed any more (the
+    estimate reads the data's size itself) and kept for callers."""
     try:
         d = DefenceConfig.from_dict(config.get("defences") or {}, source="settings")
     except InputError:
         return "The cost is estimated once the values above are valid.", {}
     costs = cost_in_models(d)
-    passes = record_passes(config, records)
+    times = defence_times(config)
     per: dict[str, str] = {}
     for name, models in costs.items():
         if name == "none":
@@ -163,8 +160,8 @@ def cost_sentence(config: dict, records: int | None) -> tuple[str, dict[str, str
         text = f"≈ {models:g} model trainings"
         if name == "dp_sgd":
             text += f" (each DP-SGD model costs about {DPSGD_COST:g})"
-        if passes:
-            text += f", ~{_duration(models * passes * SECONDS_PER_PASS)}"
+        if times and name in times:
+            text += f", ~{format_duration(times[name])}"
         per[name] = text
     total = sum(costs.values())
     if len(costs) == 1:
@@ -172,18 +169,10 @@ def cost_sentence(config: dict, records: int | None) -> tuple[str, dict[str, str
     sentence = (f"About {total:g} model trainings in all (the undefended model again, then "
                 + ", ".join(f"{DEFENCE_NAMES[n]} {c:g}" for n, c in costs.items()
                             if n != "none") + "), each attacked")
-    if passes:
-        sentence += (f": roughly {_duration(total * passes * SECONDS_PER_PASS)} on a 2-core "
-                     "CPU, less on a GPU (the sample's sweep: about 40 s)")
+    if times:
+        sentence += (f": about {format_duration(sum(times.values()))} on a 2-core CPU, less "
+                     "on a GPU (distilled students train until they converge)")
     return sentence + ".", per
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 class DefencesStep:
