@@ -266,13 +266,30 @@ def model_cases() -> list[tuple[str, dict]]:
 
 # --------------------------------------------------------------------------- driver
 
-CALIBRATORS = {"mechanism": calibrate_mechanism, "model": calibrate_model}
-CASES = {"mechanism": mechanism_cases, "model": model_cases}
+def _lazy(module: str, name: str):
+    """A function of bench/estimates_<type>.py, imported when called (each audit type's
+    calibration lives in a module of its own)."""
+    def call(*args, **kw):
+        import importlib
+        return getattr(importlib.import_module(module), name)(*args, **kw)
+    return call
+
+
+CALIBRATORS = {"mechanism": calibrate_mechanism, "model": calibrate_model,
+               "location": _lazy("bench.estimates_location", "calibrate"),
+               "aggregates": _lazy("bench.estimates_aggregates", "calibrate")}
+CASES = {"mechanism": mechanism_cases, "model": model_cases,
+         "location": _lazy("bench.estimates_location", "cases"),
+         "aggregates": _lazy("bench.estimates_aggregates", "cases")}
 
 
 def write_calibration(tables: dict) -> None:
+    import importlib
+
     from engine.estimates import calibration as old
+    importlib.reload(old)           # the file as it is now, not as this process first read it
     merged = {name: getattr(old, name.upper(), {}) for name in CALIBRATORS}
+    merged = {name: table for name, table in merged.items() if table or name in tables}
     merged.update(tables)
     machine = (f"{platform.processor() or platform.machine()}, "
                f"{__import__('os').cpu_count()} cores, CPU only, measured "

@@ -3,7 +3,7 @@
 ``measure(config_dict)`` starts ``python -m bench.measured_run`` with the config as JSON on
 stdin; the child imports what the app imports before a run (engine, torch, the audit module),
 reads its resident memory, runs the audit and reports the wall time of the run and its peak
-resident memory above that baseline (``ru_maxrss`` is the process's high-water mark, so each
+resident memory above that baseline (VmHWM, the process's high-water mark, so each
 measurement needs a process of its own). Used by ``bench/bench_estimates.py``; never by the app.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -20,12 +19,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _rss_bytes() -> int:
+def _status_bytes(field: str) -> int:
     with open("/proc/self/status", encoding="ascii") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def _rss_bytes() -> int:
+    return _status_bytes("VmRSS")
+
+
+def _peak_bytes() -> int:
+    """This process's resident high-water mark. Not ``getrusage().ru_maxrss``: Linux carries
+    that across exec from the parent, so a child started by a calibration that had trained
+    large models reported the parent's 1.5 GB for every run; VmHWM belongs to the new image."""
+    return _status_bytes("VmHWM")
 
 
 def measure(config: dict, *, timeout: float = 3600.0, threads: int | None = None) -> dict:
@@ -51,7 +61,7 @@ def _child() -> None:
     t0 = time.perf_counter()
     run_audit(config)
     wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # kB on Linux
+    peak = _peak_bytes()
     print(json.dumps({"wall_s": wall, "peak_bytes": max(0, peak - baseline),
                       "baseline_bytes": baseline}))
 

@@ -146,7 +146,9 @@ def dp_sentence(row: dict) -> str:
     dp = row["dp"]
     text = (f"{row['label']}: the accountant promises ε = {dp['accountant_epsilon']:.2f} at "
             f"δ = {dp['delta']:.0e}; the attacks certify at least ε = "
-            f"{dp['empirical_epsilon_lower_bound']:.2f} ({dp['confidence']:.0%} confidence)")
+            f"{dp['empirical_epsilon_lower_bound']:.2f} ({dp['confidence']:.0%} confidence"
+            + (f" for all {dp['attacks_together']} attacks together"
+               if dp.get("attacks_together", 1) > 1 else "") + ")")
     if not dp["testable"]:
         return text + (f" — not a test of the promise: on this many records even a perfect "
                        f"attack could certify at most ε = {dp['max_certifiable']:.2f}.")

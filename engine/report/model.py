@@ -1367,10 +1367,19 @@ def defences_section(result: dict) -> list[Flowable]:
                 + (f'<br/><font size="7">by {markup(_attack_name(r, dp.get("attack")))}'
                    "</font>" if dp.get("attack") else ""),
                 fmt_eps(dp.get("max_certifiable")), reading])
+        first_dp = dp_rows[0]["dp"]
+        together = int(first_dp.get("attacks_together") or 1)
+        level = first_dp.get("confidence")
+        level_words = f"{float(level):.0%}" if _ok(level) else "95%"
         words = ("DP-SGD comes with a promise: its accountant computes an ε, and no attack "
                  "should do better than that ε allows. The attacks give the opposite kind of "
-                 "number, a lower bound: with 95% confidence the training leaks at least that "
-                 "much. A lower bound above the promise would show the promise is wrong.")
+                 f"number, a lower bound: with {level_words} confidence the training leaks at "
+                 "least that much"
+                 + (f" (each of the {together} attacks' bounds is taken at "
+                    f"{1 - (1 - float(level)) / together:.1%}, so that all hold together with "
+                    f"{level_words} and the largest of them may be quoted)"
+                    if together > 1 and _ok(level) else "")
+                 + ". A lower bound above the promise would show the promise is wrong.")
         if untestable:
             words += (" <b>“Not testable at this size”</b> means the promise is larger than "
                       "anything this many records could ever prove: even an attack that "
