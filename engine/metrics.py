@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from engine.runtime import NEVER, CancelToken
+
 DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
 MAX_ROC_POINTS = 512
 
@@ -92,7 +94,9 @@ def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "member" for ``score >= thresholds[i]``; the first point (threshold +inf) is (0, 0).
     """
     s, y = _as_scores_labels(scores, labels)
-    order = np.argsort(-s, kind="mergesort")
+    # Only the last index of each run of equal scores is read, so the order inside a run does
+    # not matter and the (faster) unstable sort gives the same curve.
+    order = np.argsort(-s)
     s_sorted = s[order]
     y_sorted = y[order]
     # Last index of each run of equal scores: every distinct threshold is one ROC point.
@@ -116,18 +120,23 @@ def auc_score(scores, labels) -> float:
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def delong_auc_ci(scores, labels, confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
+def delong_auc_ci(scores, labels, confidence: float = 0.95, *,
+                  cancel: CancelToken = NEVER) -> tuple[float, tuple[float, float]]:
     """AUC with its DeLong interval (fast mid-rank algorithm, Sun & Xu 2014, Alg. 1).
 
     O(n log n) time and O(n) memory: no n_pos × n_neg comparison matrix is ever formed.
+    ``cancel`` is checked between the steps (each well under a second for millions of trials).
     """
     s, y = _as_scores_labels(scores, labels)
     pos = s[y]
     neg = s[~y]
     m, n = pos.size, neg.size
-    r_all = stats.rankdata(np.r_[pos, neg])
     r_pos = stats.rankdata(pos)
+    cancel.check()
     r_neg = stats.rankdata(neg)
+    cancel.check()
+    r_all = np.r_[r_pos + _ties_below(pos, neg, cancel), r_neg + _ties_below(neg, pos, cancel)]
+    cancel.check()
     auc = (r_all[:m].sum() - m * (m + 1) / 2) / (m * n)
     v10 = (r_all[:m] - r_pos) / n          # structural components of positives
     v01 = 1.0 - (r_all[m:] - r_neg) / m    # structural components of negatives
@@ -140,6 +149,24 @@ def delong_auc_ci(scores, labels, confidence: float = 0.95) -> tuple[float, tupl
     z = stats.norm.ppf(0.5 + confidence / 2)
     half = z * math.sqrt(var)
     return float(auc), (float(max(0.0, auc - half)), float(min(1.0, auc + half)))
+
+
+def _ties_below(a: np.ndarray, b: np.ndarray, cancel: CancelToken = NEVER) -> np.ndarray:
+    """Per entry of ``a``: the entries of ``b`` below it, plus half of those equal to it.
+
+    Added to a's own mid-ranks this gives the mid-ranks in ``np.r_[a, b]`` exactly (both are
+    half-integers), without ranking the whole array at once: the steps are sorts of one class
+    and searches of sorted values, so ``cancel`` can be checked between them."""
+    b_sorted = np.sort(b)
+    cancel.check()
+    order = np.argsort(a)
+    cancel.check()
+    a_sorted = a[order]
+    below = np.searchsorted(b_sorted, a_sorted, side="left")
+    upto = np.searchsorted(b_sorted, a_sorted, side="right")
+    out = np.empty(a.size, dtype=np.float64)
+    out[order] = below + 0.5 * (upto - below)
+    return out
 
 
 def clustered_auc_ci(scores, labels, clusters, confidence: float = 0.95
@@ -424,13 +451,15 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
                     fpr_targets: tuple[float, ...] = DEFAULT_FPR_TARGETS,
                     selection_fraction: float = 0.5, details: dict | None = None,
                     interval_method: str = "clopper-pearson",
-                    accuracy_threshold: float | None = None) -> dict:
+                    accuracy_threshold: float | None = None,
+                    cancel: CancelToken = NEVER) -> dict:
     """All §5 metrics of one attack as the ``attacks[i]`` entry of result.json.
 
     ``accuracy_threshold``: the threshold the attack's own rule chose on data these scores do
     not contain (e.g. its shadow aggregates, paper 000 Alg. 3); balanced accuracy and advantage
     are then measured on all trials. Without it, the threshold is chosen on the selection
-    split and measured on the rest (ARCHITECTURE §5).
+    split and measured on the rest (ARCHITECTURE §5). ``cancel`` is checked between the
+    steps: each sorts the trials, about a second for millions of them.
     """
     from engine.auditing import empirical_epsilon_lower_bound
 
@@ -438,7 +467,8 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
     n_pos = int(y.sum())
     n_neg = int(y.size - n_pos)
     fpr, tpr, _ = roc_curve(s, y)
-    auc, auc_ci = delong_auc_ci(s, y, confidence)
+    cancel.check()
+    auc, auc_ci = delong_auc_ci(s, y, confidence, cancel=cancel)
 
     sel = split_for_selection(y, selection_fraction)
     if accuracy_threshold is None:
@@ -449,9 +479,11 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
         tp, fn, fp, tn = rates_at_threshold(s, y, threshold)
     acc, acc_ci = balanced_accuracy_with_ci(tp, fn, fp, tn, confidence)
     advantage = tp / (tp + fn) - fp / (fp + tn)
+    cancel.check()
 
     eps = empirical_epsilon_lower_bound(s, y, delta=delta, confidence=confidence,
                                         selection=sel, method=interval_method)
+    cancel.check()
     roc_f, roc_t = downsample_roc(fpr, tpr)
     out_details = dict(details or {})
     out_details["roc_band"] = roc_band(fpr, tpr, n_pos, n_neg, confidence)

@@ -571,7 +571,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         attacks.append(evaluate_attack(o.name, o.label, o.scores, test_labels,
                                        delta=config.delta, confidence=config.confidence,
                                        fpr_targets=fpr_targets, details=o.details,
-                                       accuracy_threshold=o.threshold))
+                                       accuracy_threshold=o.threshold, cancel=cancel))
     if config.repetitions > 1 and published is None:
         replays = replay_main_game(config, traces, clipped, target_row, release_rows, aux_rows,
                                    scale, dev, attacks, progress=progress.span(0.75, 0.80),

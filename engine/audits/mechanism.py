@@ -227,9 +227,11 @@ def what_if_sweep(config: MechanismConfig, scale: float, epsilon0: float, *,
         cancel.check()
         if config.sweep == "epsilon":
             s = noise_scale(config.mechanism, value, config.delta, config.sensitivity)
-            t = mechanism_tradeoff(config.mechanism, s, config.sensitivity, config.observations)
+            t = mechanism_tradeoff(config.mechanism, s, config.sensitivity, config.observations,
+                                   cancel=cancel)
         else:
-            t = mechanism_tradeoff(config.mechanism, scale, config.sensitivity, int(value))
+            t = mechanism_tradeoff(config.mechanism, scale, config.sensitivity, int(value),
+                                   cancel=cancel)
         out["values"].append(float(value))
         out["accuracy"].append(float(t.accuracy()))
         out["auc"].append(float(t.auc()))
@@ -256,7 +258,7 @@ def inverse_question(config: MechanismConfig, *, progress: Progress, cancel: Can
             "noise_scale_name": SCALE_NAMES[config.mechanism]}
 
     def tpr_for_scale(s: float) -> float:
-        t = mechanism_tradeoff(config.mechanism, s, config.sensitivity, k)
+        t = mechanism_tradeoff(config.mechanism, s, config.sensitivity, k, cancel=cancel)
         return float(t.tpr_at(fpr))
 
     if config.mechanism == "gaussian":
@@ -339,8 +341,9 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
                        epsilon0=epsilon0)
     cancel.check()
     progress(0.06, "Computing the optimal attacker exactly")
-    optimal = mechanism_tradeoff(config.mechanism, scale, sens, k)
+    optimal = mechanism_tradeoff(config.mechanism, scale, sens, k, cancel=cancel)
     theory_opt = _tradeoff_summary(optimal, fpr_targets)
+    cancel.check()
     worst = None
     if config.mechanism not in GAUSSIAN_FAMILY:
         worst = _tradeoff_summary(pure_dp_worst_case_tradeoff(epsilon0, k), fpr_targets)
@@ -374,7 +377,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         attacks.append(evaluate_attack(name, ATTACK_LABELS[name], scores[name], labels,
                                        delta=delta, confidence=config.confidence,
                                        fpr_targets=fpr_targets, details=details,
-                                       interval_method=config.bound_interval))
+                                       interval_method=config.bound_interval, cancel=cancel))
         progress(0.70 + 0.08 * (i + 1) / len(statistics), "Measuring the attacks")
     baselines = [_random_guess_baseline(config, labels)]
 

@@ -220,13 +220,13 @@ class Outputs:
     attribute: dict | None = None     # the attribute-inference game's results, when asked
 
 
-def _load_training_data(config: ModelConfig):
+def _load_training_data(config: ModelConfig, cancel: CancelToken = NEVER):
     from engine.data.purchase import generate_mixed_table, generate_purchase
     from engine.data.tabular import TabularSchema, load_tabular_csv, tabular_from_frame
 
     if not config.data:
         if config.synthetic == "purchase":
-            return generate_purchase(config.seed, config.synthetic_records), []
+            return generate_purchase(config.seed, config.synthetic_records, cancel=cancel), []
         frame = generate_mixed_table(config.seed, config.synthetic_records)
         return tabular_from_frame(frame, label="defaulted", source="synthetic mixed table"), []
     path = resolve_path(config.data)
@@ -261,7 +261,8 @@ def train_and_query(config: ModelConfig, *, progress: Progress, cancel: CancelTo
     from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
     from engine.models import reference_tasks, train_many_mlps, train_model
 
-    data, inputs = _load_training_data(config)
+    data, inputs = _load_training_data(config, cancel)
+    cancel.check()
     X, y, k = data.X, data.y, data.n_classes
     if config.sensitive_feature:            # a wrong column name fails before any training
         sensitive_values(data, config.sensitive_feature)
@@ -303,7 +304,7 @@ def train_and_query(config: ModelConfig, *, progress: Progress, cancel: CancelTo
     if config.family == "mlp":
         many = train_many_mlps(spec, X[stacked], y[stacked], k, masks, device=dev,
                                progress=sub, cancel=cancel)
-        probs = many.predict_proba(X[stacked])                        # (S + R, n_u + n_p, k)
+        probs = many.predict_proba(X[stacked], cancel=cancel)         # (S + R, n_u + n_p, k)
     else:
         probs = np.zeros((masks.shape[0], stacked.size, k))
         for r, m in enumerate(masks):

@@ -34,7 +34,7 @@ import pandas as pd
 
 from engine.data.errors import InputError
 from engine.data.tabular import TabularColumn, TabularData, TabularSchema
-from engine.runtime import rng
+from engine.runtime import NEVER, CancelToken, rng
 
 PURCHASE_LABEL = "label"
 MIXED_LABEL = "defaulted"
@@ -48,6 +48,7 @@ EMPLOYMENT = ("employed", "self-employed", "unemployed", "retired", "student")
 HEALTH = ("none", "chronic illness")
 # Item popularities ~ Beta(1, 5): a customer buys about one item in six.
 _POPULARITY = (1.0, 5.0)
+_GENERATE_BATCH_VALUES = 1 << 22   # purchases drawn between two cancel checks
 
 
 def _check_count(value, name: str, minimum: int) -> int:
@@ -71,7 +72,8 @@ def purchase_schema(n_features: int = 600, n_classes: int = 100) -> TabularSchem
 
 def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 600,
                       n_classes: int = 100, *, contrast: float = 0.6,
-                      labels: str = "prototype", n_styles: int | None = None) -> TabularData:
+                      labels: str = "prototype", n_styles: int | None = None,
+                      cancel: CancelToken = NEVER) -> TabularData:
     """A Purchase100-like dataset (paper 004 §4.1) as :class:`TabularData` (member None).
 
     ``labels`` chooses how a customer gets its class:
@@ -115,8 +117,15 @@ def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 
     logits = np.log(pi / (1 - pi)) + float(contrast) * g.standard_normal((n_classes, n_features))
     prototypes = 1.0 / (1.0 + np.exp(-logits))
     y = g.permutation(np.resize(np.arange(n_classes, dtype=np.int64), n_records))
-    X = (g.random((n_records, n_features), dtype=np.float32)
-         < prototypes.astype(np.float32)[y]).astype(np.float32)
+    # In row batches: the same draws as one (n_records, n_features) call, less memory, and
+    # ``cancel`` is checked between batches (Purchase100's 197,324 records take seconds).
+    X = np.empty((n_records, n_features), dtype=np.float32)
+    proto = prototypes.astype(np.float32)
+    step = max(1, _GENERATE_BATCH_VALUES // n_features)
+    for lo in range(0, n_records, step):
+        cancel.check()
+        hi = min(n_records, lo + step)
+        X[lo:hi] = g.random((hi - lo, n_features), dtype=np.float32) < proto[y[lo:hi]]
     schema = purchase_schema(n_features, n_classes)
     return TabularData(X=X, y=y, class_labels=schema.class_labels,
                        feature_names=schema.encoded_names(),

@@ -462,7 +462,7 @@ def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
                          "and are not run here. Leave them out.", key="attacks")
     clock = Stopwatch()
     progress(0.0, "Loading the data")
-    data, inputs = _load_training_data(config)
+    data, inputs = _load_training_data(config, cancel)
     X, y, k = data.X, data.y, data.n_classes
     population, universe, inside = split_records(config, data.n_records, data.member)
     members = universe[inside]

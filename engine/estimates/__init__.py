@@ -86,8 +86,9 @@ class CostEstimate:
 
     def sentence(self) -> str:
         """"About 4 minutes and 1.2 GB of memory (most of the time: training 25 models)."""
-        text = f"About {format_duration(self.seconds)} and {format_bytes(self.peak_bytes)} " \
-               "of memory"
+        duration = format_duration(self.seconds)
+        text = (duration[0].upper() + duration[1:] if duration.startswith("under")
+                else f"About {duration}") + f" and {format_bytes(self.peak_bytes)} of memory"
         slowest = self.slowest_part()
         if slowest is not None and self.seconds >= 30 and slowest.seconds > 0.5 * self.seconds:
             text += f" (most of the time: {slowest.what[0].lower() + slowest.what[1:]})"

@@ -28,8 +28,12 @@ population, the audit universe, the audited model's members); the architecture's
 Memory: the data (n × d float32, twice: the table and the training tensor), the stacked
 parameters with their gradients and Adam moments (4 copies), a step's activations, and the
 (models × records × classes) float64 probabilities every model's outputs are kept as — the
-largest item when there are many reference models — scaled by ``bytes_factor`` (what numpy and
-torch allocate beside the arrays named here).
+largest item when there are many reference models — times ``bytes_factor`` plus
+``bytes_fixed`` (what numpy and torch allocate beside the arrays named here; the scikit-learn
+families have their own pair, ``family_bytes_*``). The trade-off's measuring of a setting (the
+8 supervised attacks, no attack models on shadows) has its own cost, ``tradeoff_measure_seconds``
+(fixed + per record × class), and DP-SGD a set-up time ``dpsgd_fixed_seconds`` beside its
+per-sample-gradient factor.
 """
 
 from __future__ import annotations
@@ -128,7 +132,7 @@ def estimate(config) -> CostEstimate:
                               CAL["load_seconds_per_cell"] * n * k, 8.0 * n * k, "predictions",
                               "load"))
         parts.append(_attacks_part(attacks, n, k, 0))
-        return _scaled(8.0 * n * k, "predictions", parts)
+        return _scaled(8.0 * n * k, "predictions", parts, "bytes")
 
     parts.append(CostPart(f"Reading or drawing the data ({n:,} records)",
                           CAL["load_seconds_per_cell"] * n * max(d, 1), 0.0,
@@ -170,14 +174,19 @@ def estimate(config) -> CostEstimate:
                               8.0 * n * (d + k), "sensitive_feature", "attribute"))
     if config.defences.enabled and config.family == "mlp":
         parts.append(_defences_part(config, members, universe - members, d, k))
-    return _scaled(resident, "synthetic_records" if not config.data else "data", parts)
+    return _scaled(resident, "synthetic_records" if not config.data else "data", parts,
+                   "bytes" if config.family == "mlp" else "family_bytes")
 
 
-def _scaled(resident: float, setting: str, parts: list[CostPart]) -> CostEstimate:
-    """The estimate with every byte count scaled by the measured ``bytes_factor`` (what numpy
-    and torch allocate beside the arrays the parts name)."""
-    f = constants("model")["bytes_factor"]
-    return CostEstimate.from_parts("model", f * resident, setting,
+def _scaled(resident: float, setting: str, parts: list[CostPart], kind: str) -> CostEstimate:
+    """The estimate with every byte count scaled by a measured factor and a fixed part added
+    (what numpy, torch or scikit-learn allocate beside the arrays the parts name): ``bytes``
+    for MLPs, ``family_bytes`` for the scikit-learn families (their fits copy and bin the
+    data)."""
+    CAL = constants("model")
+    f = CAL.get(f"{kind}_factor", 1.0)
+    fixed = CAL.get(f"{kind}_fixed", 0.0)
+    return CostEstimate.from_parts("model", f * resident + fixed, setting,
                                    [replace(p, bytes=f * p.bytes) for p in parts])
 
 
@@ -209,7 +218,10 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
     macs = macs_per_row(layer_sizes(config, d, k))
     e, b = config.epochs, config.batch_size
     one = training_seconds(1, members, e, b, macs)
-    attack = SUPERVISED_ATTACKS * CAL["attack_seconds_per_cell"] * (members + held_out) * k
+    # Measuring one setting: the supervised attacks' metrics on the audit universe.
+    fixed, per_cell = CAL.get("tradeoff_measure_seconds",
+                              [0.0, SUPERVISED_ATTACKS * CAL["attack_seconds_per_cell"]])
+    attack = fixed + per_cell * (members + held_out) * k
     # Distilled students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2
     # step 6; engine.models.mlp.Convergence): on average ``student_epochs`` times the recipe's
     # epochs, measured.
@@ -232,7 +244,8 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
                                                   macs) + len(dc.early_stopping_epochs) * attack)
     n_dp = len(dc.dpsgd_noise_multipliers) + len(dc.dpsgd_target_epsilons)
     if n_dp:
-        out["dp_sgd"] = n_dp * (CAL["dpsgd_factor"] * one + attack)
+        out["dp_sgd"] = n_dp * (CAL.get("dpsgd_fixed_seconds", 0.0)
+                                + CAL["dpsgd_factor"] * one + attack)
     return out
 
 

@@ -42,6 +42,7 @@ from engine.mechanisms.sampling import sample_noise
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 BATCH_CELLS = 1 << 22          # keys drawn per batch (batch × active people) ≈ 32 MB of float64
+NOISE_BATCH_VALUES = 1 << 18   # noise values drawn between two cancel checks
 
 
 @dataclass(frozen=True)
@@ -168,10 +169,15 @@ def play(target_on_cells: np.ndarray, pool: CellPool, unknown_size: int, count: 
                             progress=progress.span(0.0, 0.9), cancel=cancel)
     cancel.check()
     x = counts.copy() if keep_unknown else counts
-    x += labels[:, None] * z[None, :]
-    if mechanism != "none":
-        for start in range(0, count, 65536):   # bounded float64 temporaries
-            stop = min(count, start + 65536)
+    # In row batches (bounded temporaries), with a cancel check every NOISE_BATCH_VALUES
+    # values: 200,000 aggregates on hundreds of cells are seconds of noise (minutes for the
+    # exact discrete samplers). Laplace and Gaussian draws do not depend on the batch size.
+    rows = max(1, min(65536, NOISE_BATCH_VALUES // max(1, z.size)))
+    for start in range(0, count, rows):
+        cancel.check()
+        stop = min(count, start + rows)
+        x[start:stop] += labels[start:stop, None] * z[None, :]
+        if mechanism != "none":
             x[start:stop] += sample_noise(mechanism, scale, (stop - start, z.size),
                                           rng).astype(np.float32)
     progress(1.0, "Aggregates ready")

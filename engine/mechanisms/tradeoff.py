@@ -34,6 +34,7 @@ from scipy.stats import binom
 from engine.data.errors import InputError
 from engine.mechanisms.arguments import observations, positive, unknown_mechanism
 from engine.mechanisms.arguments import sensitivity as check_sensitivity
+from engine.runtime import NEVER, CancelToken
 
 _ROUNDOFF = 2.3e-16
 _DIRECT_CONVOLUTION_BUDGET = 4e7   # multiply-adds below which k-fold convolution is done directly
@@ -263,7 +264,8 @@ def gaussian_tradeoff(mu: float) -> TradeOff:
     return _closed_tradeoff("gaussian", m, "sum of the k released values (Σ x_i)")
 
 
-def laplace_tradeoff(scale: float, sensitivity: float, k: int) -> TradeOff:
+def laplace_tradeoff(scale: float, sensitivity: float, k: int, *,
+                     cancel: CancelToken = NEVER) -> TradeOff:
     """Optimal attacker against Laplace(b) noise on k releases, each shifted by Δ if present.
 
     k = 1: closed form with ε0 = Δ/b (see the module docstring / ARCHITECTURE §6).
@@ -274,7 +276,8 @@ def laplace_tradeoff(scale: float, sensitivity: float, k: int) -> TradeOff:
     discretised sum is the Neyman–Pearson test *of the quantised data*: its ROC is an achievable
     lower bound on the optimal ROC. ``numerical_error`` is 2 × the largest change in AUC,
     accuracy and TPR (on a log FPR grid) between m and m/2 bins, plus the effect of FFT
-    roundoff on the curve at FPR ≥ 1e-6 (see :func:`_refined_roc`).
+    roundoff on the curve at FPR ≥ 1e-6 (see :func:`_refined_roc`). ``cancel`` is checked
+    between the two resolutions (each is up to a second of FFTs for large k).
     """
     b = positive(scale, "Laplace scale b", "noise_scale")
     d = positive(sensitivity, "sensitivity", "sensitivity")
@@ -282,7 +285,7 @@ def laplace_tradeoff(scale: float, sensitivity: float, k: int) -> TradeOff:
     if kk == 1:
         return _closed_tradeoff("laplace", d / b, "clip(x, 0, Δ) (equivalently x itself)")
     bins = _laplace_bins(kk)
-    return _laplace_numerical(b, d, kk, bins)
+    return _laplace_numerical(b, d, kk, bins, cancel)
 
 
 def _laplace_bins(k: int) -> int:
@@ -302,11 +305,13 @@ def _laplace_sum_pmf(b: float, d: float, k: int, bins: int) -> tuple[np.ndarray,
     return _kfold(term, k)
 
 
-def _laplace_numerical(b: float, d: float, k: int, bins: int) -> TradeOff:
+def _laplace_numerical(b: float, d: float, k: int, bins: int,
+                       cancel: CancelToken = NEVER) -> TradeOff:
     """Numerical-convolution trade-off at two resolutions; the finer one is returned."""
     curves = []
     roundoff = 0.0
     for m in (bins // 2, bins):
+        cancel.check()
         p0, per_entry = _laplace_sum_pmf(b, d, k, m)
         # H1: x_i ~ Lap(Δ, b) ⇒ clip(x_i, 0, Δ) is Δ − (a term under H0): the sum is reflected.
         # Grid value of index j: S_j = j·Δ/(2m); log LR = (2S − kΔ)/b, exact for the bins.
@@ -392,14 +397,16 @@ def pure_dp_worst_case_tradeoff(epsilon0: float, k: int) -> TradeOff:
                     "number of randomised-response answers that point to 'present'", 0.0)
 
 
-def mechanism_tradeoff(mechanism: str, scale: float, sensitivity: float, k: int) -> TradeOff:
-    """Dispatch by mechanism name; ``scale`` is b, σ, t or σ."""
+def mechanism_tradeoff(mechanism: str, scale: float, sensitivity: float, k: int, *,
+                       cancel: CancelToken = NEVER) -> TradeOff:
+    """Dispatch by mechanism name; ``scale`` is b, σ, t or σ. ``cancel`` is checked inside
+    the numerical (Laplace) convolution."""
     if mechanism == "gaussian":
         sig = positive(scale, "Gaussian sigma", "noise_scale")
         d = positive(sensitivity, "sensitivity", "sensitivity")
         return gaussian_tradeoff(math.sqrt(observations(k)) * d / sig)
     if mechanism == "laplace":
-        return laplace_tradeoff(scale, sensitivity, k)
+        return laplace_tradeoff(scale, sensitivity, k, cancel=cancel)
     if mechanism == "discrete_laplace":
         return discrete_laplace_tradeoff(scale, sensitivity, k)
     if mechanism == "discrete_gaussian":

@@ -26,6 +26,12 @@ from engine.models.spec import TrainingSpec
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 DESIGNS = ("balanced", "fixed_size", "independent")
+# On a CPU a stack is trained in groups whose optimiser step stays under this many
+# multiply-adds (about 0.15 s on the 2-core reference machine, 0.5 s with other programs
+# competing): a step cannot be interrupted, and Cancel must stop a job within 2 s (issue 11).
+# Groups are no slower than one stack at this size: the matrices are already large. A GPU
+# trains the whole stack at once.
+CPU_STEP_MACS = 1e9
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,6 +199,13 @@ class BatchedMLP:
                         [(w[r], b[r]) for w, b in self.params], self.device, details)
 
 
+def cpu_group_size(spec: TrainingSpec, n_features: int, n_classes: int) -> int:
+    """How many MLPs of ``spec`` one stacked CPU step may hold (:data:`CPU_STEP_MACS`)."""
+    sizes = (n_features, *spec.hidden, n_classes)
+    per_row = sum(a * b for a, b in zip(sizes[:-1], sizes[1:], strict=False))
+    return max(1, int(CPU_STEP_MACS // max(1, spec.batch_size * per_row)))
+
+
 def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
                     tasks: Sequence[ReferenceTask] | None = None, device: str | None = None,
                     soft_targets=None, group_size: int | None = None,
@@ -206,7 +219,8 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     ``task_seed(spec.seed, r)``; or give ``tasks`` (any subset of a campaign, also accepted
     in place of ``masks``) instead. X, y
     and ``soft_targets`` are the shared dataset (every model indexes its own rows).
-    ``group_size``: train at most this many models at a time (memory), default all.
+    ``group_size``: train at most this many models at a time (memory); default all on a GPU,
+    on a CPU as many as one step of :data:`CPU_STEP_MACS` holds (:func:`cpu_group_size`).
     ``weight_decays``: one L2 strength per task in place of ``spec.weight_decay`` (a sweep of
     weight decays in one stack; engine.defences). ``snapshot_epochs``: keep the weights after
     these epochs as well; :meth:`BatchedMLP.at_epoch` returns them. ``what``: what the models
@@ -255,6 +269,8 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     start = time.perf_counter()
     if converge is not None and group_size is not None and int(group_size) < len(tasks):
         raise ValueError("Training until convergence needs all models in one group.")
+    if group_size is None and converge is None and str(dev).startswith("cpu"):
+        group_size = cpu_group_size(spec, X.shape[1], n_classes)
     size = len(tasks) if group_size is None else max(1, int(group_size))
     groups = [tasks[i: i + size] for i in range(0, len(tasks), size)]
     params_parts, losses, snapshot_parts = [], [], []

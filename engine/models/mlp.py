@@ -366,6 +366,7 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
                 model_loss = (losses * weight[:, lo:hi]).sum(dim=1) / cnt.clamp(min=1.0)
                 opt.zero_grad(set_to_none=True)
                 model_loss.sum().backward()
+                cancel.check()      # a step of 26 wide MLPs is about a second on a CPU
                 if not uniform:
                     for r in np.flatnonzero(sitting_out[:, s]):
                         for t in leaves[r]:        # no step for a model whose epoch is over

@@ -209,8 +209,8 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     ``n_rows`` = n' relaxed rows per model (default |D| = ``n_records``), so each tentative
     dataset has n' records. ``mode="init"`` needs ``auxiliary`` codes: each row starts at the
     one-hot of a random auxiliary record scaled by ``init_strength`` (logit gap), plus small
-    noise. ``progress`` is reported, ``cancel`` checked and training stopped early once every
-    model's squared error is at most ``tol`` every ``check_every`` epochs. Small CPU problems
+    noise. ``cancel`` is checked every epoch; ``progress`` is reported and training stopped
+    early once every model's squared error is at most ``tol`` every ``check_every`` epochs. Small CPU problems
     train on one torch thread (restored afterwards).
     Deterministic per ``seed`` on a given device. ``details["loss"]``: the final squared error
     of each model; ``details["loss_curve"]``: the mean loss at each checkpoint.
@@ -256,6 +256,7 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     # Tiny tensors: thread hand-offs cost more than they save (engine.runtime.torch_threads).
     with torch_threads(1 if small else None):
         for epoch in range(int(epochs)):
+            cancel.check()                  # K = 100 reconstructions: ~1 s an epoch on a CPU
             opt.zero_grad(set_to_none=True)
             err = ((relaxed_answers(logits, plan) - target) ** 2).sum(dim=1)   # (K,)
             err.sum().backward()

@@ -102,6 +102,7 @@ def attack(data: AttackData, *, architecture: str = "fig11b", seed: int = 0,
         scores = []
         xt = (data.test.x[:, :k].astype(np.float32) - mean) / std
         for start in range(0, len(xt), 65536):
+            cancel.check()
             scores.append(net(torch.from_numpy(xt[start: start + 65536]).to(dev))
                           .squeeze(1).cpu().numpy())
         first = net[0]
@@ -137,6 +138,7 @@ def _train(net, opt, loss_fn, x_t, y_t, x_v, y_v, n, batch, epochs, gen, dev, pr
         net.train()
         order = torch.randperm(n, generator=gen).to(dev)
         for start in range(0, n, batch):
+            cancel.check()                  # an epoch of 200,000 shadows takes seconds
             idx = order[start: start + batch]
             opt.zero_grad()
             loss = loss_fn(net(x_t[idx]).squeeze(1), y_t[idx])

@@ -1,0 +1,393 @@
+"""Cost model of the count-tables audit (engine/audits/aggregates.py, paper 003).
+
+Sizes, from the config alone: |D| = n records (``census_records``, the CSV's rows by
+:mod:`engine.estimates.probe`, or ``published_records``), the attacker's n_aux records
+(``census_auxiliary``, the auxiliary CSV's rows, or 9·|D| resampled), the audited columns'
+domains (the census schema or the config's ``schema``; a CSV without one: its sampled distinct
+values), hence the record space R = the product of the domains, k sensitive values and the
+candidate statistics C (engine.aggregates.release.candidate_queries on that domain). The
+release holds m = round(fraction·|D|) of them (at most C); from the candidates' conditions,
+per released statistic on average, follow f = the statistics that can count a given target
+(the stochastic module's features, one per table) and q = the statistics a record falls in.
+T = min(``max_targets``, the records expected unique on their quasi-identifiers).
+
+Per step, what it costs (constants measured by bench/estimates_aggregates.py):
+
+* **Deterministic module** (DeSIA Alg. 1, every target; its Table 3 ablations one more call
+  each): building the CP-SAT model and two solves, seconds per target read from a table over
+  W = R·(1 + q) model terms (log–log; it grows faster than W) — at most twice
+  ``solver_time_limit`` (a wall-clock limit) plus the build, so where solves hit the limit
+  the limit is the estimate.
+* **Stochastic module** (Alg. 2): ``n_shadow`` shadow datasets built once, seconds per shadow
+  linear in n_aux (the sampling keys) and |D|·(1 + q) (the sparse answers); then one
+  classifier per target, its seconds a function of the fit's work N·(features + 1)·classes
+  (AIA: f features, k classes; MIA: all m, 2 classes) — for the logistic model a line over
+  the measured fits' upper envelope (their iterations vary with the release), a log–log
+  table per other model (the SVM's grows faster than the work); a noisy
+  release also noises every target's N × m shadow answers (seconds per value).
+* **Likelihood attack**: its own shadow datasets per target.
+* **CIP** (rand / init): ``reconstructions`` solves per target, each from a table over W
+  (the L1 model of a noisy release × a measured factor), at most ``solver_time_limit``
+  (CP-SAT's deterministic time, about a second of one core per unit) plus the build.
+* **RAP**: 1,500 Adam epochs per target of K stacked relaxed datasets of |D| rows, seconds per
+  epoch e0 + e1·K·|D|·(Σ domains + m), measured on one thread (what RAP uses below
+  K·|D|·m = 2·10⁶; above it torch uses every core, so on a quiet machine the estimate errs
+  long there, and on a busy one torch's threads can be slower still).
+* **Membership game**: per target the membership check (as the deterministic module), CIP /
+  RAP reconstructions if asked, and the MIA shadows and classifiers.
+* **Sweeps**: each value of ``sweep_fractions`` / ``sweep_epsilons`` is the attribute game
+  again with ``sweep_attacks`` on ``sweep_targets`` targets (at that value's m).
+* **Published table**: the consistency solve and the deterministic module on up to
+  10·``max_targets`` quasi-identifier combinations.
+
+Memory: the imports the audit adds (OR-Tools, scikit-learn) and the record space with a mask
+per released statistic, held throughout; the largest of: the shadow answers (N × m int64, the
+MIA's pair of them with the classifier's copies: ``mia_copies``), RAP's stacked logits with
+their gradients, Adam moments and activations (float32 per K·|D|·(Σ domains + m), and what
+torch takes on first use), the CP-SAT model (bytes per term); every byte count × 1.2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, replace
+
+from engine.estimates import CostEstimate, CostPart, constants
+from engine.estimates.probe import csv_shape
+from engine.estimates.scaling import loglog
+
+AUXILIARY_RATIO = 9                  # engine.audits.aggregates.AUXILIARY_RATIO
+RAP_EPOCHS = 1500                    # engine.attacks.aggregates.rap.reconstruct_rap's default
+MAX_RECORD_TYPES = 5_000_000         # engine.attacks.aggregates.desia_deterministic
+MEMORY_MARGIN = 1.2                  # every byte count: an estimate should rather err high
+BUILD_SHARE = 0.25                   # of a solver step's time: building the CP-SAT model
+STOCHASTIC = ("desia", "desia_no_verification", "desia_no_uniqueness", "desia_stochastic_only")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes a run's cost follows (module docstring)."""
+
+    n: int                 # |D|
+    n_aux: int             # the attacker's auxiliary records
+    columns: int           # audited columns (quasi-identifiers + the sensitive one)
+    record_space: float    # R
+    domain_total: int      # Σ domain sizes (RAP's logits per row)
+    k: int                 # sensitive values
+    qi_cells: float        # product of the quasi-identifiers' domains
+    candidates: int        # C
+    tables_per_query: float    # f / m: statistics that can count a target, per released one
+    cover_per_query: float     # q / m: statistics a record falls in, per released one
+
+
+def _path(path: str):
+    from engine.audits.aggregates import resolve_path
+    return resolve_path(path)
+
+
+@functools.lru_cache(maxsize=64)
+def _domain_stats(schema_json: str, sensitive: str, kind: str, options_json: str,
+                  fallback: tuple) -> tuple:
+    """(sizes, k, qi_cells, C, tables/query, cover/query) of a schema and release kind — the
+    candidate statistics built on the domain (no data read), or ``fallback`` when that fails."""
+    try:
+        from engine.aggregates.queries import Domain
+        from engine.aggregates.release import ReleaseSpec, candidate_queries
+        from engine.data.microdata import Schema
+        schema = Schema.from_dict(json.loads(schema_json))
+        if sensitive:
+            schema = schema.with_roles(sensitive=sensitive)
+        names = list(schema.quasi_identifiers) + [schema.sensitive]
+        labels = [tuple(schema.column(c).labels()) for c in names]
+        domain = Domain(tuple(names), tuple(labels))
+        sizes = tuple(len(lab) for lab in labels)
+        k = sizes[-1]
+        qi_cells = float(math.prod(sizes[:-1]))
+        if kind in ("custom", "published"):
+            return (sizes, k, qi_cells) + tuple(fallback[3:])
+        family = candidate_queries(ReleaseSpec(kind=kind, options=json.loads(options_json)),
+                                   domain)
+        s = len(sizes) - 1
+        match, cover = 0.0, 0.0
+        for q in family:
+            share = {c: len(allowed) / sizes[c] for c, allowed in q.conditions}
+            cover += math.prod(share.values())
+            match += math.prod(v for c, v in share.items() if c != s)
+        c = max(len(family), 1)
+        return sizes, k, qi_cells, c, match / c, cover / c
+    except Exception:               # the audit's own checks will say what is wrong
+        return fallback
+
+
+def shape(config) -> Shape:
+    """The sizes of ``config``'s run without reading its data (module docstring)."""
+    published = config.release == "published"
+    data = csv_shape(_path(config.data)) if config.data else None
+    if published:
+        n = int(config.published_records) or 1
+    elif config.data:
+        n = data.rows if data is not None else 1000
+    else:
+        n = int(config.census_records)
+    n = max(n, 2)
+    if published:
+        n_aux = max((data.rows if data is not None else 2 * n) - n, n)
+    elif not config.data:
+        n_aux = int(config.census_auxiliary)
+    elif config.auxiliary:
+        aux = csv_shape(_path(config.auxiliary))
+        n_aux = aux.rows if aux is not None else AUXILIARY_RATIO * n
+    else:
+        n_aux = AUXILIARY_RATIO * n
+    schema = dict(config.schema or {})
+    sensitive = config.sensitive
+    if not config.data:
+        from engine.data.census import census_schema
+        try:
+            schema = census_schema(sensitive=sensitive or "race").to_dict()
+        except Exception:
+            schema = census_schema().to_dict()
+        sensitive = ""
+    # Without a schema: the CSV's columns with their sampled distinct values (the inferred
+    # schema's domains), the last one sensitive unless named; generic release statistics.
+    sizes = (2,) * 4
+    if data is not None and data.columns:
+        sizes = tuple(max(d, 1) for name, d in zip(data.columns, data.distinct, strict=False)
+                      if d < 0.9 * max(data.rows, 1) and name != sensitive) \
+            + ((max(data.distinct[list(data.columns).index(sensitive)], 2),)
+               if sensitive in data.columns else ())
+        sizes = sizes or (2,) * 4
+    release_rows = None
+    if config.release in ("custom", "published"):
+        q = csv_shape(_path(str(config.release_options.get("path", ""))))
+        release_rows = q.rows if q is not None else None
+    fallback = (sizes, sizes[-1], float(math.prod(sizes[:-1])),
+                release_rows or max(n, 1), 8.0 / max(release_rows or n, 1),
+                3.0 / max(release_rows or n, 1))
+    if schema:
+        stats = _domain_stats(json.dumps(schema, sort_keys=True), sensitive, config.release,
+                              json.dumps(config.release_options, sort_keys=True, default=str),
+                              fallback)
+    else:
+        stats = fallback
+    sizes, k, qi_cells, c, per_match, per_cover = stats
+    if release_rows:
+        c = release_rows
+    return Shape(n, max(int(n_aux), 1), len(sizes), float(math.prod(sizes)), int(sum(sizes)),
+                 int(k), float(qi_cells), int(c), float(per_match), float(per_cover))
+
+
+def released(sh: Shape, fraction: float, published: bool = False) -> int:
+    """m: engine.aggregates.release.released_count."""
+    if published or not fraction:
+        return sh.candidates
+    return int(min(sh.candidates, max(1, round(float(fraction) * sh.n))))
+
+
+def targets(config, sh: Shape, limit: int | None = None) -> int:
+    """Unique records attacked: at most the limit, and the records expected unique on their
+    quasi-identifiers — |D|·exp(−(|D|−1)/(share·cells)) for a small |D|, a floor share of the
+    cells for a large one (the rare combinations: the oldest ages, the rarest races stay
+    unique); both shares measured on census blocks."""
+    CAL = constants("aggregates")
+    cells = max(CAL["unique_cell_share"] * sh.qi_cells, 1.0)
+    unique = min(sh.n, max(sh.n * math.exp(-(sh.n - 1) / cells),
+                           CAL["unique_floor_share"] * sh.qi_cells))
+    return int(max(2, min(limit if limit is not None else config.max_targets,
+                          math.ceil(unique))))
+
+
+# --------------------------------------------------------------------------- unit costs
+
+def _work(sh: Shape, m: int) -> float:
+    """W: terms of a CP-SAT model (a variable per possible record, a term per record and
+    released statistic it falls in)."""
+    return min(sh.record_space, MAX_RECORD_TYPES) * (1.0 + sh.cover_per_query * m)
+
+
+def infer_seconds(sh: Shape, m: int, limit: float) -> float:
+    """One deterministic-module call: the measured table over W (log–log), at most two
+    wall-clock-limited solves plus building the model (taken as a quarter of the time)."""
+    t = loglog(constants("aggregates")["det_seconds"], _work(sh, m))
+    return min(t, BUILD_SHARE * t + 2.0 * limit)
+
+
+def cip_seconds(sh: Shape, m: int, limit: float, noisy: bool) -> float:
+    """One CIP reconstruction: one solve limited in deterministic time (≈ seconds)."""
+    CAL = constants("aggregates")
+    t = loglog(CAL["cip_seconds"], _work(sh, m)) * (CAL["cip_l1_factor"] if noisy else 1.0)
+    return min(t, BUILD_SHARE * t + limit)
+
+
+def shadow_seconds(sh: Shape, n_shadow: int, m: int) -> float:
+    a_aux, a_rec = constants("aggregates")["shadow_seconds"]
+    return n_shadow * (a_aux * sh.n_aux + a_rec * sh.n * (1.0 + sh.cover_per_query * m))
+
+
+def fit_seconds(model: str, n_shadow: float, features: float, classes: int) -> float:
+    """One classifier of the stochastic module on ``n_shadow`` training shadows: linear in the
+    work for the logistic model (its cross-validated fits converge in a number of iterations
+    that hardly grows), a log–log table for the others (the SVM's kernel is quadratic)."""
+    CAL = constants("aggregates")
+    work = n_shadow * (features + 1.0) * classes
+    if model in CAL["fit_linear"]:
+        a, b = CAL["fit_linear"][model]
+        return a + b * work
+    table = CAL["fit_seconds"]
+    return loglog(table.get(model) or next(iter(table.values())), work)
+
+
+def rap_seconds(sh: Shape, k: int, m: int) -> float:
+    e0, e1, setup = constants("aggregates")["rap_seconds"]
+    return setup + RAP_EPOCHS * (e0 + e1 * k * sh.n * (sh.domain_total + m))
+
+
+def _shadow_bytes(sh: Shape, n_shadow: int, m: int, copies: float) -> float:
+    """The (N × m) int64 answers ``copies`` times, and one batch of sampling keys (float32
+    keys over the auxiliary records, their int64 partition, the sampled indices)."""
+    batch = min(n_shadow, max(16, min(2048, 20_000_000 // sh.n_aux)))
+    return 8.0 * n_shadow * m * copies + 20.0 * batch * sh.n_aux
+
+
+def _rap_bytes(sh: Shape, k: int, m: int) -> float:
+    """torch's own working memory on first use, and the stacked tensors."""
+    CAL = constants("aggregates")
+    return CAL["rap_bytes"] + CAL["rap_bytes_per_cell"] * k * sh.n * (sh.domain_total + m)
+
+
+def _solver_bytes(sh: Shape, m: int) -> float:
+    return constants("aggregates")["solver_bytes_per_term"] * _work(sh, m)
+
+
+# --------------------------------------------------------------------------- the games
+
+def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool,
+              label: str = "") -> list[CostPart]:
+    """The attribute game (engine.audits.aggregates.play_aia) with ``attacks``."""
+    CAL = constants("aggregates")
+    wanted = set(attacks)
+    lim, K, N = float(config.solver_time_limit), int(config.reconstructions), \
+        int(config.n_shadow)
+    f = sh.tables_per_query * m
+    parts = []
+    solves = 1 + ("desia_no_verification" in wanted) + ("desia_no_uniqueness" in wanted)
+    parts.append(CostPart(f"{label}DeSIA's deterministic module: {n_targets:,} targets × "
+                          f"{solves} solver call(s) over {sh.record_space:,.0f} possible "
+                          f"records and {m:,} released counts",
+                          n_targets * solves * infer_seconds(sh, m, lim),
+                          _solver_bytes(sh, m), "max_targets", "deterministic"))
+    if wanted & set(STOCHASTIC):
+        parts.append(CostPart(
+            f"{label}DeSIA's stochastic module: {N:,} shadow datasets and {n_targets:,} "
+            f"{config.model.replace('_', ' ')} classifiers",
+            shadow_seconds(sh, N, m) + n_targets * (fit_seconds(config.model, N * 2 / 3, f,
+                                                                sh.k)
+                                                   + noisy * CAL["noise_seconds"] * N * m),
+            _shadow_bytes(sh, N, m, 1.0) + 8.0 * N * (f + 1) * sh.k * CAL["fit_copies"],
+            "n_shadow", "stochastic"))
+    if "likelihood" in wanted:
+        parts.append(CostPart(f"{label}Likelihood attack: {N:,} shadow datasets per target "
+                              f"({n_targets:,} targets)",
+                              n_targets * shadow_seconds(sh, N, m),
+                              _shadow_bytes(sh, N, max(f, 1.0), 2.0), "n_shadow",
+                              "likelihood"))
+    cips = [a for a in ("cip_rand", "cip_init") if a in wanted]
+    if cips:
+        parts.append(CostPart(f"{label}CIP: {len(cips) * K:,} reconstructions per target "
+                              f"({n_targets:,} targets)",
+                              n_targets * len(cips) * K * cip_seconds(sh, m, lim, noisy),
+                              _solver_bytes(sh, m) + 4.0 * K * sh.n * sh.columns,
+                              "reconstructions", "cip"))
+    raps = [a for a in ("rap_rand", "rap_init") if a in wanted]
+    if "desia_synthetic" in wanted and "rap_rand" not in raps:
+        raps.append("rap_rand")
+    if raps:
+        parts.append(CostPart(f"{label}RAP: {len(raps)} × {K:,} relaxed datasets trained "
+                              f"{RAP_EPOCHS:,} epochs per target ({n_targets:,} targets)",
+                              n_targets * len(raps) * rap_seconds(sh, K, m),
+                              _rap_bytes(sh, K, m), "reconstructions", "rap"))
+    return parts
+
+
+def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool) -> list[CostPart]:
+    """The membership game (engine.audits.aggregates.play_mia)."""
+    CAL = constants("aggregates")
+    wanted = set(config.mia_attacks) or {"desia_mia"}
+    lim, K, N = float(config.solver_time_limit), int(config.reconstructions), \
+        int(config.n_shadow)
+    seconds = n_targets * infer_seconds(sh, m, lim)
+    memory = _solver_bytes(sh, m)
+    what = "the membership check"
+    setting = "max_targets"
+    if "cip_rand_mia" in wanted:
+        seconds += n_targets * K * cip_seconds(sh, m, lim, noisy)
+        what += f", {K:,} CIP reconstructions"
+        setting = "reconstructions"
+    if "rap_rand_mia" in wanted:
+        seconds += n_targets * rap_seconds(sh, K, m)
+        memory = max(memory, _rap_bytes(sh, K, m))
+        what += f", {K:,} RAP reconstructions"
+        setting = "reconstructions"
+    parts = [CostPart(f"Membership game: {what} per target ({n_targets:,} targets)", seconds,
+                      memory, setting, "membership")]
+    if wanted & {"desia_mia", "desia_mia_stochastic_only"}:
+        parts.append(CostPart(
+            f"Membership game: {N:,} shadow datasets and {n_targets:,} classifiers on all "
+            f"{m:,} released counts",
+            shadow_seconds(sh, N, m) * CAL["mia_shadow_factor"]
+            + n_targets * (fit_seconds(config.model, N * 2 / 3, m, 2)
+                           + noisy * CAL["noise_seconds"] * N * m),
+            _shadow_bytes(sh, N, m, CAL["mia_copies"]), "n_shadow", "membership_stochastic"))
+    return parts
+
+
+def estimate(config) -> CostEstimate:
+    CAL = constants("aggregates")
+    sh = shape(config)
+    published = config.release == "published"
+    noisy = config.mechanism != "none"
+    m = released(sh, config.fraction, published)
+    T = targets(config, sh)
+    parts = [CostPart(f"Loading {sh.n:,} records and drawing the release ({m:,} of "
+                      f"{sh.candidates:,} counts)", CAL["overhead_seconds"], 0.0,
+                      "data" if config.data else "census_records", "setup")]
+    if published:
+        combos = 10 * int(config.max_targets)
+        parts.append(CostPart(f"Published table: consistency and {combos:,} combinations "
+                              "of quasi-identifiers checked",
+                              combos * infer_seconds(sh, m, float(config.solver_time_limit))
+                              + min(max(float(config.solver_time_limit), 10.0),
+                                    infer_seconds(sh, m, 1e9)),
+                              _solver_bytes(sh, m), "max_targets", "published"))
+    parts += aia_parts(config, sh, attacks=config.attacks, n_targets=T, m=m, noisy=noisy)
+    if config.membership and not published:
+        parts += mia_parts(config, sh, n_targets=T, m=m, noisy=noisy)
+    sweep_t = targets(config, sh, int(config.sweep_targets))
+    for key, values in (("sweep_fractions", config.sweep_fractions),
+                        ("sweep_epsilons", config.sweep_epsilons)):
+        if not values or (published and key == "sweep_fractions"):
+            continue
+        seconds, memory = 0.0, 0.0
+        for v in values:
+            mv = released(sh, v, published) if key == "sweep_fractions" else m
+            sub = aia_parts(config, sh, attacks=config.sweep_attacks, n_targets=sweep_t,
+                            m=mv, noisy=noisy if key == "sweep_fractions" else True)
+            seconds += sum(p.seconds for p in sub)
+            memory = max([memory] + [p.bytes for p in sub])
+        what = "m/|D|" if key == "sweep_fractions" else "ε"
+        parts.append(CostPart(f"Sweep over {len(values)} values of {what}: the attribute game "
+                              f"again each time ({sweep_t:,} targets)", seconds, memory, key,
+                              "sweeps"))
+    resident = (CAL["base_bytes"] + min(sh.record_space, MAX_RECORD_TYPES) * (4 * sh.columns + m)
+                + 4.0 * sh.columns * (sh.n + sh.n_aux * (sh.k + 1)))
+    notes = []
+    if sh.record_space > MAX_RECORD_TYPES:
+        notes.append(f"The columns allow {sh.record_space:,.0f} possible records, more than "
+                     "the exact attacks enumerate: the run will stop and ask for coarser "
+                     "columns.")
+    return CostEstimate.from_parts("aggregates", MEMORY_MARGIN * resident,
+                                   "data" if config.data else "census_records",
+                                   [replace(p, bytes=MEMORY_MARGIN * p.bytes) for p in parts],
+                                   notes)
