@@ -386,9 +386,10 @@ def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
             outs.append(reference.attack(data, config.reference_traces))
         elif name == "likelihood_ratio":
             if config.mechanism == "none" or data.scale is None:
-                outs.append(likelihood_ratio.attack(replace(data, mechanism="none")))
+                outs.append(likelihood_ratio.attack(replace(data, mechanism="none"),
+                                                    cancel=cancel))
             else:
-                outs.append(likelihood_ratio.attack(data))
+                outs.append(likelihood_ratio.attack(data, cancel=cancel))
         elif name in ("meta_classifier", "meta_classifier_100"):
             arch = "fig11b" if name == "meta_classifier" else "mlp100"
             n_sh = len(data.shadow.labels)

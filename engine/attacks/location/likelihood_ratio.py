@@ -23,6 +23,7 @@ from scipy.special import logsumexp
 
 from engine.attacks.location.base import AttackData, AttackOutcome
 from engine.metrics import best_balanced_accuracy_threshold
+from engine.runtime import NEVER, CancelToken
 
 LABEL = "Likelihood-ratio attack (beyond paper 000: per-cell LR with the noise law)"
 SMOOTHING = 0.5          # add-½ counts so a value unseen in the shadows is unlikely, not impossible
@@ -71,9 +72,12 @@ def cell_log_ratio(x: np.ndarray, support: np.ndarray, log_p: np.ndarray, mechan
 
 
 def llr_scores(x: np.ndarray, laws, mechanism: str, scale: float,
-               batch: int = 65536) -> np.ndarray:
+               batch: int = 65536, cancel: CancelToken = NEVER) -> np.ndarray:
+    """Σ over the cells of log Λ, for every aggregate; in batches of ``batch`` aggregates,
+    ``cancel`` checked between them (a million aggregates took 5.8 s in one go)."""
     out = np.zeros(x.shape[0])
     for start in range(0, x.shape[0], batch):
+        cancel.check()
         xb = x[start: start + batch]
         for c, (support, log_p) in enumerate(laws):
             out[start: start + batch] += cell_log_ratio(xb[:, c], support, log_p, mechanism,
@@ -81,15 +85,16 @@ def llr_scores(x: np.ndarray, laws, mechanism: str, scale: float,
     return out
 
 
-def attack(data: AttackData) -> AttackOutcome:
+def attack(data: AttackData, cancel: CancelToken = NEVER) -> AttackOutcome:
     laws = unknown_count_law(data.shadow.unknown, data.k)
-    shadow = llr_scores(data.shadow.x, laws, data.mechanism, data.scale)
+    shadow = llr_scores(data.shadow.x, laws, data.mechanism, data.scale, cancel=cancel)
     threshold = best_balanced_accuracy_threshold(shadow, data.shadow.labels)
     informed = data.shadow.unknown is None or not np.any(data.shadow.unknown[:, :data.k])
     if informed:
         threshold = 0.0          # exact LR: the Bayes rule for a balanced game is log Λ > 0
     return AttackOutcome("likelihood_ratio", LABEL,
-                         llr_scores(data.test.x, laws, data.mechanism, data.scale), threshold, {
+                         llr_scores(data.test.x, laws, data.mechanism, data.scale,
+                                    cancel=cancel), threshold, {
                              "statistic": "sum over the target's positive observations of the "
                                           "log likelihood ratio (noise law ⊛ law of the "
                                           "unknown people's count)",
