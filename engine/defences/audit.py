@@ -4,7 +4,7 @@ the plain sentences the page and the report show.
 
 ``theory["defences"]`` of the model audit's result.json is :func:`run_defences`'s dict: the
 trade-off's rows and facts (engine.defences.tradeoff), the user's limit, the recommendation,
-the cost of the sweep in model trainings, and ``sentences`` — the recommendation and, for
+the models the sweep trains (``cost_in_models``), and ``sentences`` — the recommendation and, for
 DP-SGD, what the attacks say about its accountant's ε.
 """
 

@@ -4,8 +4,8 @@ config, validated into sentences like every other config key (engine.audits.conf
 
 An empty list switches a defence off; ``enabled = false`` switches the whole step off. The
 settings become :class:`~engine.defences.tradeoff.DefenceSetting` rows for
-:func:`~engine.defences.tradeoff.tradeoff`; :func:`cost_in_models` says what a sweep costs in
-"model trainings" so a page can show an estimate before anything runs.
+:func:`~engine.defences.tradeoff.tradeoff`; :func:`cost_in_models` counts the models a sweep trains (its time is
+engine.estimates.model.defence_seconds) so a page can say both before anything runs.
 """
 
 from __future__ import annotations
@@ -17,10 +17,6 @@ from engine.data.errors import InputError
 
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
 MAX_SETTINGS = 12            # per defence: each setting is at least one more model to train
-# DP-SGD's per-sample gradients cost about three ordinary trainings (measured:
-# docs/dev/defences_status.md); the trade-off's own work split uses the same weight.
-DPSGD_COST = 3.0
-
 
 @dataclass(frozen=True)
 class DefenceConfig:
@@ -154,10 +150,12 @@ class DefenceConfig:
 
 
 def cost_in_models(config: DefenceConfig) -> dict[str, float]:
-    """What each defence of a sweep costs, in trainings of the audited model (the same split
-    of work as engine.defences.tradeoff._train_all): KCD n teachers + one student per α; DMP one
-    student per setting (its teacher is the undefended model); L2 one per strength; early
-    stopping one run for every epoch count; DP-SGD about three per setting."""
+    """How many models each defence of a sweep trains (the same split of work as
+    engine.defences.tradeoff._train_all): KCD n teachers + one student per α; DMP one student
+    per setting (its teacher is the undefended model); L2 one per strength; early stopping one
+    run for every epoch count; DP-SGD one per setting. Models, not time: a distilled student
+    trains until it converges and a DP-SGD model computes per-sample gradients (~36× a plain
+    model on the reference CPU); their time is engine.estimates.model.defence_seconds."""
     cost = {"none": 1.0}
     if config.kcd_alphas:
         cost["kcd"] = float(config.kcd_teachers + len(config.kcd_alphas))
@@ -169,7 +167,7 @@ def cost_in_models(config: DefenceConfig) -> dict[str, float]:
         cost["early_stopping"] = 1.0
     n_dp = len(config.dpsgd_noise_multipliers) + len(config.dpsgd_target_epsilons)
     if n_dp:
-        cost["dp_sgd"] = DPSGD_COST * n_dp
+        cost["dp_sgd"] = float(n_dp)
     return cost
 
 

@@ -1333,7 +1333,7 @@ def defences_section(result: dict) -> list[Flowable]:
     total = sum(v for v in cost.values() if _ok(v)) if isinstance(cost, dict) else None
     if _ok(block.get("runtime_s")):
         facts.append(f"The sweep took {fmt_num(round(float(block['runtime_s']), 1))} s"
-                     + (f", about {fmt_num(round(total, 1))} model trainings' worth of work"
+                     + (f" to train {fmt_num(round(total))} models and attack each"
                         if _ok(total) and total else "") + ".")
     if facts:
         who.append(para(" ".join(facts), "small"))

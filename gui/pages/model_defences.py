@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.data.errors import InputError
-from engine.defences.config import DPSGD_COST, DefenceConfig, cost_in_models
+from engine.defences.config import DefenceConfig, cost_in_models
 from engine.estimates import format_duration
 from gui.widgets.form import FieldSpec, choice_combo, select_data
 from gui.widgets.steps import note
@@ -142,6 +142,12 @@ def defence_times(config: dict) -> dict[str, float] | None:
         return None
 
 
+def _about(seconds: float) -> str:
+    """"~20 seconds", "under 10 seconds" (not "~under 10 seconds")."""
+    words = format_duration(seconds)
+    return words if words.startswith("under") else "~" + words
+
+
 def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[str, str]]:
     """(the whole sweep in a sentence, a sentence per defence) before anything runs: model
     trainings per defence and, once the whole form is valid, the estimated time (its students
@@ -151,22 +157,22 @@ def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[s
         d = DefenceConfig.from_dict(config.get("defences") or {}, source="settings")
     except InputError:
         return "The cost is estimated once the values above are valid.", {}
-    costs = cost_in_models(d)
+    costs = cost_in_models(d)           # models; their time is the calibrated estimate's
     times = defence_times(config)
     per: dict[str, str] = {}
     for name, models in costs.items():
         if name == "none":
             continue
-        text = f"≈ {models:g} model trainings"
+        text = f"≈ {models:g} models trained"
         if name == "dp_sgd":
-            text += f" (each DP-SGD model costs about {DPSGD_COST:g})"
+            text += " (per-sample gradients: each much slower than a plain model)"
         if times and name in times:
-            text += f", ~{format_duration(times[name])}"
+            text += ", " + _about(times[name])
         per[name] = text
     total = sum(costs.values())
     if len(costs) == 1:
         return "No defence is chosen: fill in at least one list of values.", per
-    sentence = (f"About {total:g} model trainings in all (the undefended model again, then "
+    sentence = (f"About {total:g} models trained in all (the undefended model again, then "
                 + ", ".join(f"{DEFENCE_NAMES[n]} {c:g}" for n, c in costs.items()
                             if n != "none") + "), each attacked")
     if times:

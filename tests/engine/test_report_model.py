@@ -402,7 +402,7 @@ def defences_theory(*, met: bool = True) -> dict:
                          "audit",
             "runtime_s": 37.5, "limit": limit, "recommendation": rec,
             "cost_in_models": {"none": 1.0, "kcd": 10.0, "dmp": 3.0, "l2": 3.0,
-                               "dp_sgd": 9.0},
+                               "dp_sgd": 3.0},
             "sentences": [rec["statement"], dp_sentence],
             "most_vulnerable": {"index": 0, "label": "No defence", "auc": 1.0,
                                 "is_undefended": True, "undefended_within_interval": True},
