@@ -142,7 +142,7 @@ def calibrate_model() -> dict:
     from engine.audits.registry import config_from_dict
     from engine.estimates import calibration as old
     from engine.estimates import estimate
-    from engine.estimates.model import data_size, macs_per_row
+    from engine.estimates.model import NEEDS_REFERENCE, data_size, macs_per_row
 
     _step_time(1, 24, 2, (16,))             # torch's first call pays for its warm-up
     steps = []
@@ -187,7 +187,7 @@ def calibrate_model() -> dict:
         r = measure(d)
         est = estimate(config)
         known = est.seconds_of("training")
-        plain = [a for a in config.attacks if a not in ("lira_online", "lira_offline", "rmia")]
+        plain = [a for a in config.attacks if a not in NEEDS_REFERENCE]
         refs = len(config.attacks) - len(plain)
         universe = n * (1 - config.attacker_fraction)
         residual_rows.append([n * width, universe * k * len(plain),

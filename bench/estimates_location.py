@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.measured_run import ROOT, measure
+from engine.attacks.location.likelihood_ratio import BATCH_AGGREGATES
+from engine.games.location import MAX_NOISE_ROWS as NOISE_ROWS
 
 MECHANISMS = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
 
@@ -83,9 +85,6 @@ def _noise_seconds() -> tuple[dict, dict]:
         tracemalloc.stop()
     _say(f"location noise seconds per value: {out}; bytes per value {nbytes}")
     return out, nbytes
-
-
-NOISE_ROWS = 65536
 
 
 def _meta_steps() -> tuple[list, float]:
@@ -233,7 +232,7 @@ def _scenarios(CAL: dict) -> dict:
             out, times[name] = _timed(fn, *args)
             if name == "likelihood_ratio":
                 att["llr_bytes"].append(tracemalloc.get_traced_memory()[1]
-                                        / (min(st["T"], NOISE_ROWS) * support))
+                                        / (min(st["T"], BATCH_AGGREGATES) * support))
                 tracemalloc.stop()
             _, te = _timed(evaluate_attack, name, name, out.scores, d.test.labels,
                            delta=1e-5, fpr_targets=(0.001, 0.01, 0.1))

@@ -60,7 +60,14 @@ def _draw(g: np.random.Generator, cdf: np.ndarray, n: int) -> np.ndarray:
     return np.minimum(np.searchsorted(cdf, g.random(n), side="right"), cdf.size - 1)
 
 
-def generate_city(seed: int = 0, n_users: int = 16000, grid: tuple[int, int] = (12, 8),
+# Log-normal activity, the share of hours a person is seen: median ~3.5 % of hours; the tails
+# give near-silent users and users seen most waking hours (engine.estimates.location reads it).
+ACTIVITY_MEDIAN, ACTIVITY_SIGMA = 0.035, 1.25
+ACTIVITY_MIN, ACTIVITY_MAX = 0.002, 0.75
+GRID = (12, 8)                  # paper 000 §5.1: 96 sites
+
+
+def generate_city(seed: int = 0, n_users: int = 16000, grid: tuple[int, int] = GRID,
                   n_epochs: int = 800, *, progress: Progress = NO_PROGRESS,
                   cancel: CancelToken = NEVER) -> Traces:
     """Synthetic hourly traces of ``n_users`` people over a ``grid`` of sites (paper 000 §5.1).
@@ -85,9 +92,8 @@ def generate_city(seed: int = 0, n_users: int = 16000, grid: tuple[int, int] = (
     home = _draw(g, home_cdf, n_users)
     work = np.where(g.random(n_users) < _COMMUTER_SHARE, _draw(g, work_cdf, n_users), home)
     favourites = _draw(g, fun_cdf, n_users * _N_FAVOURITES).reshape(n_users, _N_FAVOURITES)
-    # Log-normal activity: median ~3.5 % of hours seen; the tails give near-silent users and
-    # users seen most waking hours.
-    activity = np.clip(np.exp(g.normal(np.log(0.035), 1.25, size=n_users)), 0.002, 0.75)
+    activity = np.clip(np.exp(g.normal(np.log(ACTIVITY_MEDIAN), ACTIVITY_SIGMA, size=n_users)),
+                       ACTIVITY_MIN, ACTIVITY_MAX)
 
     hours = np.arange(n_epochs) % 24
     weekday = (np.arange(n_epochs) // 24) % 7 < 5

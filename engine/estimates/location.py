@@ -48,19 +48,22 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.attacks.location.likelihood_ratio import BATCH_AGGREGATES
+from engine.attacks.location.meta_classifier import BATCH_SIZE, MAX_STEPS
+from engine.audits.location import SWEEP_ATTACKS
+from engine.data.city import ACTIVITY_MAX, ACTIVITY_MEDIAN, ACTIVITY_MIN, ACTIVITY_SIGMA, GRID
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import SAMPLE_BYTES, csv_shape
 from engine.estimates.scaling import loglog
+from engine.games.location import BATCH_CELLS, noise_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-SIGMA = 1.25                    # spread (log-normal σ) of observations per person, as the city's
-CITY_SITES = 96                 # engine.data.city: a 12 × 8 grid
-CITY_MEDIAN_ACTIVITY, CITY_MAX_ACTIVITY, CITY_MIN_ACTIVITY = 0.035, 0.75, 0.002
-BATCH_CELLS = 1 << 22           # engine.games.location.BATCH_CELLS
-NOISE_ROWS = 65536              # engine.games.location.play's and the LR attack's blocks
-MAX_STEPS, BATCH_SIZE = 40_000, 512     # engine.attacks.location.meta_classifier
+# The sizes the audit's own modules use, read from them so the estimate follows a change.
+SIGMA = ACTIVITY_SIGMA          # spread (log-normal σ) of observations per person, as the city's
+CITY_SITES = GRID[0] * GRID[1]
+CITY_MEDIAN_ACTIVITY, CITY_MAX_ACTIVITY, CITY_MIN_ACTIVITY = \
+    ACTIVITY_MEDIAN, ACTIVITY_MAX, ACTIVITY_MIN
 CHEAP_ATTACKS = ("one_threshold", "two_threshold", "reference")
-SWEEP_ATTACKS = ("one_threshold", "two_threshold", "likelihood_ratio")
 
 
 @dataclass(frozen=True)
@@ -179,9 +182,7 @@ def game_seconds(s: Sizes, count: float, m: float, pool: int, unknown: int,
 
 def noise_block(count: float, m: float) -> float:
     """Noise values drawn at once by engine.games.location.play (rows × m cells)."""
-    from engine.games import location as game
-    per = getattr(game, "NOISE_BATCH_VALUES", NOISE_ROWS * max(m, 1))
-    return min(count, max(1, min(NOISE_ROWS, per // max(1, int(m))))) * m
+    return min(count, noise_rows(int(m))) * m
 
 
 def active_people(s: Sizes, m: float, pool: int) -> float:
@@ -294,7 +295,7 @@ def estimate(config) -> CostEstimate:
     att_s = _attacks_seconds(config, s, attacks, k, m, S, L, T, evaluations)
     att_s += CAL["meta_setup_seconds"] if metas else 0.0
     attack_b = held + 8.0 * k * (S + L + T) \
-        + CAL["llr_bytes_per_value"] * min(T, NOISE_ROWS) * llr_support(config, s) \
+        + CAL["llr_bytes_per_value"] * min(T, BATCH_AGGREGATES) * llr_support(config, s) \
         * ("likelihood_ratio" in attacks)
     slowest = "large_shadow_aggregates" if L else (
         "shadow_aggregates" if metas else "test_aggregates")
@@ -337,7 +338,7 @@ def estimate(config) -> CostEstimate:
             sweep_b = max(sweep_b, 4.0 * kq * (2 * S + St) + 8.0 * kq * (S + St)
                           + (3 * 8.0 * BATCH_CELLS if u > 0 else 0.0)
                           + noise_b * noise_block(S, kq)
-                          + CAL["llr_bytes_per_value"] * min(St, NOISE_ROWS)
+                          + CAL["llr_bytes_per_value"] * min(St, BATCH_AGGREGATES)
                           * llr_support(config, s))
         parts.append(CostPart(f"Accuracy against observations: {config.sweep_targets} more "
                               f"targets × {St:,.0f} test aggregates", sweep_s, sweep_b,

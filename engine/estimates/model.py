@@ -41,12 +41,11 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from engine.audits.model import NEEDS_REFERENCE
+from engine.defences.tradeoff import SUPERVISED_ATTACKS
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
 from engine.estimates.scaling import loglog
-
-NEEDS_REFERENCE = ("lira_online", "lira_offline", "rmia")
-SUPERVISED_ATTACKS = 8           # engine.defences.tradeoff.SUPERVISED_ATTACKS
 
 
 def data_size(config) -> tuple[int, int, int]:
@@ -220,7 +219,7 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
     one = training_seconds(1, members, e, b, macs)
     # Measuring one setting: the supervised attacks' metrics on the audit universe.
     fixed, per_cell = CAL.get("tradeoff_measure_seconds",
-                              [0.0, SUPERVISED_ATTACKS * CAL["attack_seconds_per_cell"]])
+                              [0.0, len(SUPERVISED_ATTACKS) * CAL["attack_seconds_per_cell"]])
     attack = fixed + per_cell * (members + held_out) * k
     # Distilled students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2
     # step 6; engine.models.mlp.Convergence): on average ``student_epochs`` times the recipe's

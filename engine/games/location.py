@@ -43,6 +43,13 @@ from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 BATCH_CELLS = 1 << 22          # keys drawn per batch (batch × active people) ≈ 32 MB of float64
 NOISE_BATCH_VALUES = 1 << 18   # noise values drawn between two cancel checks
+MAX_NOISE_ROWS = 65536
+
+
+def noise_rows(cells: int) -> int:
+    """Aggregates noised at once on ``cells`` released cells (:func:`play`'s row batches;
+    engine.estimates.location sizes its memory from the same rule)."""
+    return max(1, min(MAX_NOISE_ROWS, NOISE_BATCH_VALUES // max(1, int(cells))))
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,7 @@ def play(target_on_cells: np.ndarray, pool: CellPool, unknown_size: int, count: 
     # In row batches (bounded temporaries), with a cancel check every NOISE_BATCH_VALUES
     # values: 200,000 aggregates on hundreds of cells are seconds of noise (minutes for the
     # exact discrete samplers). Laplace and Gaussian draws do not depend on the batch size.
-    rows = max(1, min(65536, NOISE_BATCH_VALUES // max(1, z.size)))
+    rows = noise_rows(z.size)
     for start in range(0, count, rows):
         cancel.check()
         stop = min(count, start + rows)

@@ -71,8 +71,11 @@ def cell_log_ratio(x: np.ndarray, support: np.ndarray, log_p: np.ndarray, mechan
     return member - absent
 
 
+BATCH_AGGREGATES = 65536        # aggregates scored at once (engine.estimates.location reads it)
+
+
 def llr_scores(x: np.ndarray, laws, mechanism: str, scale: float,
-               batch: int = 65536, cancel: CancelToken = NEVER) -> np.ndarray:
+               batch: int = BATCH_AGGREGATES, cancel: CancelToken = NEVER) -> np.ndarray:
     """Σ over the cells of log Λ, for every aggregate; in batches of ``batch`` aggregates,
     ``cancel`` checked between them (a million aggregates took 5.8 s in one go)."""
     out = np.zeros(x.shape[0])
