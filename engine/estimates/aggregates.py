@@ -54,13 +54,13 @@ import json
 import math
 from dataclasses import dataclass, replace
 
+from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
+from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
+from engine.audits.aggregates import AUXILIARY_RATIO
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
 from engine.estimates.scaling import loglog
 
-AUXILIARY_RATIO = 9                  # engine.audits.aggregates.AUXILIARY_RATIO
-RAP_EPOCHS = 1500                    # engine.attacks.aggregates.rap.reconstruct_rap's default
-MAX_RECORD_TYPES = 5_000_000         # engine.attacks.aggregates.desia_deterministic
 MEMORY_MARGIN = 1.2                  # every byte count: an estimate should rather err high
 BUILD_SHARE = 0.25                   # of a solver step's time: building the CP-SAT model
 STOCHASTIC = ("desia", "desia_no_verification", "desia_no_uniqueness", "desia_stochastic_only")

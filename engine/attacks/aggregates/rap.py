@@ -56,6 +56,7 @@ from engine.runtime import (
 
 MODES = ("rand", "init")
 DECODES = ("sample", "argmax")
+EPOCHS = 1500               # Adam epochs of a reconstruction (engine.estimates.aggregates reads it)
 _SMALL_WORK = 2_000_000     # K·n'·m below which CPU training runs on one thread
 
 __all__ = ["AttributeInference", "Reconstructions", "attribute_inference", "membership_scores",
@@ -199,7 +200,7 @@ def relaxed_answers(logits, indicators):
 
 def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery], released,
                     n_records: int, *, k: int = 100, mode: str = "rand", auxiliary=None,
-                    n_rows: int | None = None, epochs: int = 1500, lr: float = 0.05,
+                    n_rows: int | None = None, epochs: int = EPOCHS, lr: float = 0.05,
                     init_strength: float = 2.0, decode: str = "sample", seed: int = 0,
                     tol: float = 1e-9, device_name: str | None = None, check_every: int = 50,
                     progress: Progress = NO_PROGRESS,
