@@ -86,9 +86,8 @@ class CostEstimate:
 
     def sentence(self) -> str:
         """"About 4 minutes and 1.2 GB of memory (most of the time: training 25 models)."""
-        duration = format_duration(self.seconds)
-        text = (duration[0].upper() + duration[1:] if duration.startswith("under")
-                else f"About {duration}") + f" and {format_bytes(self.peak_bytes)} of memory"
+        duration = about_duration(self.seconds)
+        text = duration[0].upper() + duration[1:] + f" and {format_bytes(self.peak_bytes)} of memory"
         slowest = self.slowest_part()
         if slowest is not None and self.seconds >= 30 and slowest.seconds > 0.5 * self.seconds:
             text += f" (most of the time: {slowest.what[0].lower() + slowest.what[1:]})"
@@ -227,6 +226,12 @@ def format_duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{round(seconds / 60):.0f} minutes"
     return f"{seconds / 3600:.1f} hours"
+
+
+def about_duration(seconds: float) -> str:
+    """"about 3 minutes", "under 10 seconds" (never "about under 10 seconds")."""
+    words = format_duration(seconds)
+    return words if words.startswith("under") else "about " + words
 
 
 def format_bytes(n: float) -> str:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.data.errors import InputError
 from engine.defences.config import DefenceConfig, cost_in_models
-from engine.estimates import format_duration
+from engine.estimates import about_duration
 from gui.widgets.form import FieldSpec, choice_combo, select_data
 from gui.widgets.steps import note
 
@@ -142,12 +142,6 @@ def defence_times(config: dict) -> dict[str, float] | None:
         return None
 
 
-def _about(seconds: float) -> str:
-    """"~20 seconds", "under 10 seconds" (not "~under 10 seconds")."""
-    words = format_duration(seconds)
-    return words if words.startswith("under") else "~" + words
-
-
 def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[str, str]]:
     """(the whole sweep in a sentence, a sentence per defence) before anything runs: model
     trainings per defence and, once the whole form is valid, the estimated time (its students
@@ -167,7 +161,7 @@ def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[s
         if name == "dp_sgd":
             text += " (per-sample gradients: each much slower than a plain model)"
         if times and name in times:
-            text += ", " + _about(times[name])
+            text += ", " + about_duration(times[name])
         per[name] = text
     total = sum(costs.values())
     if len(costs) == 1:
@@ -176,7 +170,7 @@ def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[s
                 + ", ".join(f"{DEFENCE_NAMES[n]} {c:g}" for n, c in costs.items()
                             if n != "none") + "), each attacked")
     if times:
-        sentence += (f": about {format_duration(sum(times.values()))} on a 2-core CPU, less "
+        sentence += (f": {about_duration(sum(times.values()))} on a 2-core CPU, less "
                      "on a GPU (distilled students train until they converge)")
     return sentence + ".", per
 

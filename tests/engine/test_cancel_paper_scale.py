@@ -35,8 +35,6 @@ Peak memory stays under 2 GB; the whole file takes about a minute on 2 cores.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -48,6 +46,7 @@ import pytest
 
 from engine.audits.registry import demo_config, run_audit
 from engine.runtime import CancelToken, JobCancelled, Progress
+from tests.busy_cores import BusyCores
 
 LIMIT_S = 2.0
 REACH_TIMEOUT_S = 180
@@ -134,28 +133,6 @@ def child_processes() -> set[int]:
     return out
 
 
-class Load:
-    """BURNERS busy-loop processes for the duration of the block (none when LOAD is off)."""
-
-    def __enter__(self):
-        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                      for _ in range(BURNERS if LOAD else 0)]
-        if self.procs:
-            time.sleep(LOAD_SETTLE_S)
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
-            p.kill()
-        for p in self.procs:
-            p.wait(timeout=10)
-        return False
-
-    @property
-    def pids(self) -> set[int]:
-        return {p.pid for p in self.procs}
-
-
 def cancel_and_measure(job_fn, reached: threading.Event, delay: float, name: str):
     """Run ``job_fn(cancel)`` on a thread; once ``reached`` is set wait ``delay`` seconds, press
     Cancel under load; return (outcome, seconds from Cancel to the end of the job)."""
@@ -179,7 +156,7 @@ def cancel_and_measure(job_fn, reached: threading.Event, delay: float, name: str
         if not ok:
             outcome.setdefault("how", "never reached its loop")
         time.sleep(delay)
-        with Load() as load:
+        with BusyCores(BURNERS if LOAD else 0, LOAD_SETTLE_S) as load:
             pressed = time.perf_counter()
             token.cancel()
             worker.join(timeout=60)

@@ -66,6 +66,8 @@ def test_words_for_durations_and_sizes():
     assert est.format_duration(600) == "10 minutes"
     assert est.format_duration(3 * 3600) == "3.0 hours"
     assert est.format_bytes(2.5e8) == "250 MB" and est.format_bytes(3.2e9) == "3.2 GB"
+    assert est.about_duration(3) == "under 10 seconds"
+    assert est.about_duration(600) == "about 10 minutes"
 
 
 @pytest.mark.parametrize("name", list(AUDIT_TYPES))

@@ -11,11 +11,11 @@ paper scale) is tests/engine/test_cancel.py and test_cancel_paper_scale.py.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import pytest
+
+from tests.busy_cores import BusyCores
 
 RUN_TIMEOUT_MS = 120_000
 CANCELLED_TIMEOUT_MS = 30_000
@@ -33,21 +33,6 @@ LONG = {
 pytestmark = pytest.mark.slow
 
 
-class Load:
-    def __enter__(self):
-        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                      for _ in range(BURNERS)]
-        time.sleep(0.3)
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
-            p.kill()
-        for p in self.procs:
-            p.wait(timeout=10)
-        return False
-
-
 def snapshot(page) -> tuple[dict, dict]:
     return {key: edit.text() for key, edit in page.fields.items()}, page.form_dict()
 
@@ -59,7 +44,7 @@ def run_then_cancel(page, qtbot) -> float:
     assert page.is_running(), page.status_label.text()
     assert not page.run_button.isEnabled() and page.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: page.progress_bar.value() > 0, timeout=RUN_TIMEOUT_MS)
-    with Load():
+    with BusyCores(BURNERS, 0.3):
         pressed = time.perf_counter()
         page.cancel_button.click()
         assert not page.cancel_button.isEnabled()
