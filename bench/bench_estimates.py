@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.measured_run import measure
+from bench.measured_run import measure, peak_line
 
 ROOT = Path(__file__).resolve().parents[1]
 CALIBRATION = ROOT / "engine" / "estimates" / "calibration.py"
@@ -274,22 +274,17 @@ def calibrate_model() -> dict:
     _say(f"model defences: {r['wall_s']:.1f} s measured, students train "
          f"{table['student_epochs']:.1f} times the recipe's epochs")
     # Memory: peak = fixed + factor × the arrays the model names (what torch, numpy or
-    # scikit-learn allocate besides them, and their scratch space), the factor from the two
-    # largest runs' difference, the fixed part the largest residual (the estimate covers every
-    # calibration run).
+    # scikit-learn allocate besides them, and their scratch space), no calibration run
+    # underestimated (bench.measured_run.peak_line).
     def fit_memory(kind: str, configs: list[dict]) -> None:
         table[f"{kind}_factor"], table[f"{kind}_fixed"] = 1.0, 0.0
         raw, peak = [], []
         for d in configs:
             raw.append(estimate(config_from_dict(d, "bench")).peak_bytes)
             peak.append(measure(d)["peak_bytes"])
-        (r1, p1), (r2, p2) = sorted(zip(raw, peak, strict=True))[-2:]
-        factor = max(1.0, (p2 - p1) / max(r2 - r1, 1.0))
-        table[f"{kind}_factor"] = float(factor)
-        table[f"{kind}_fixed"] = float(max(0.0, max(p - factor * r
-                                                     for r, p in zip(raw, peak, strict=True))))
+        table[f"{kind}_factor"], table[f"{kind}_fixed"] = peak_line(raw, peak)
         _say(f"model memory ({kind}): {[round(x / 1e6) for x in peak]} MB measured over "
-             f"{[round(x / 1e6) for x in raw]} MB of arrays: × {factor:.2f} + "
+             f"{[round(x / 1e6) for x in raw]} MB of arrays: × {table[f'{kind}_factor']:.2f} + "
              f"{table[f'{kind}_fixed'] / 1e6:.0f} MB")
 
     fit_memory("bytes", [_model(synthetic_records=4000),

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.measured_run import ROOT, measure
+from bench.measured_run import ROOT, measure, peak_line
 from engine.attacks.location.likelihood_ratio import BATCH_AGGREGATES
 from engine.games.location import MAX_NOISE_ROWS as NOISE_ROWS
 
@@ -321,15 +321,8 @@ def calibrate() -> dict:
              f"{config.attacker}: {r['wall_s']:.1f} s (steps estimated {est.seconds:.1f} s), "
              f"{r['peak_bytes'] / 1e6:.0f} MB (arrays {est.peak_bytes / 1e6:.0f} MB)")
     table["overhead_seconds"] = float(max(0.0, float(np.median(residual))))
-    # Peak = fixed + factor × arrays (a least-squares line, factor at least 1), the fixed part
-    # raised to the largest residual so that no calibration run is underestimated.
-    from scipy.optimize import nnls
-    (factor, fixed), _ = nnls(np.c_[arrays, np.ones(len(arrays))], np.array(peaks, float))
-    factor = max(1.0, float(factor))
-    table["bytes_factor"] = factor
-    table["overhead_bytes"] = float(max(p - factor * a for p, a in zip(peaks, arrays,
-                                                                          strict=True)))
-    table["overhead_bytes"] = max(table["overhead_bytes"], 0.0) * 1.1
+    # Peak = fixed + factor × arrays, no calibration run underestimated (+10 %).
+    table["bytes_factor"], table["overhead_bytes"] = peak_line(arrays, peaks, margin=1.1)
     _say(f"location overhead {table['overhead_seconds']:.2f} s, memory factor "
          f"{table['bytes_factor']:.2f} + {table['overhead_bytes'] / 1e6:.0f} MB; calibration took {time.perf_counter() - t_start:.0f} s")
     return table

@@ -50,6 +50,19 @@ def measure(config: dict, *, timeout: float = 3600.0, threads: int | None = None
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def peak_line(arrays, peaks, margin: float = 1.0) -> tuple[float, float]:
+    """(factor, fixed) of measured peak ≈ fixed + factor × the bytes a cost model names: the
+    factor a non-negative least-squares slope (at least 1), the fixed part the largest residual
+    times ``margin`` (so no calibration run is estimated below what it took)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    a, p = np.asarray(arrays, float), np.asarray(peaks, float)
+    (factor, _), _ = nnls(np.c_[a, np.ones(a.size)], p)
+    factor = max(1.0, float(factor))
+    return factor, max(0.0, float(np.max(p - factor * a))) * margin
+
+
 def _child() -> None:
     config_dict = json.loads(sys.stdin.read())
     import torch  # noqa: F401 - the app has it loaded before any run
