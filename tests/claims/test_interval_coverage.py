@@ -290,3 +290,36 @@ def test_wald_gap_interval_would_fail_this_check():
     hits = int(np.sum((a - b - half <= p1 - p2) & (p1 - p2 <= a - b + half)))
     p = stats.binomtest(hits, seeds, NOMINAL, alternative="less").pvalue
     assert p < P_VALUE_FLOOR, hits
+
+
+@pytest.mark.slow
+def test_familywise_epsilon_bound_of_the_defences_tradeoff_holds_at_nominal_rate():
+    """The defences' trade-off quotes the largest of 8 attacks' ε lower bounds, each at the
+    Bonferroni level (engine.defences.tradeoff.family_epsilon_bounds). Truth known: one
+    Laplace release of a 0/1 membership bit at ε = 1 (pure ε-DP, so (ε, δ)-DP for every δ);
+    the 8 attacks are post-processings of the release (independent Gaussian blur of growing
+    size), so every one is bounded by the same ε. Over 200 seeds the largest bound must exceed
+    ε in no more than 5 % of them (exact binomial test, as above); measured: 0 of 200, the
+    bounds' mean 0.74 — near enough to ε for the check to bite. (The largest of eight plain
+    95 % bounds also held here, in 197 of 200 seeds with numpy's default streams: Clopper–
+    Pearson is conservative and the attacks are correlated. The Bonferroni level is what makes
+    the 95 % a guarantee rather than a finding of this setting.)"""
+    from engine.attacks.model.base import AttackOutcome
+    from engine.defences.tradeoff import family_epsilon_bounds
+
+    eps, n, seeds = 1.0, 2000, 200
+    member = np.r_[np.ones(n, bool), np.zeros(n, bool)]
+    covered, values = [], []
+    for seed in range(seeds):
+        g = rng(seed, "familywise-epsilon")
+        release = member + g.laplace(0.0, 1.0 / eps, member.size)
+        attacks = [AttackOutcome(f"blur{i}", "blur", release + g.normal(0.0, 0.1 * i, n * 2),
+                                 0.5, {}) for i in range(8)]
+        largest = max(b["value"] for b in family_epsilon_bounds(attacks, member, DELTA,
+                                                                 NOMINAL))
+        covered.append(largest <= eps + 1e-12)
+        values.append(largest)
+    hits = int(np.sum(covered))
+    p = stats.binomtest(hits, seeds, NOMINAL, alternative="less").pvalue
+    assert p >= P_VALUE_FLOOR, f"the largest bound held in {hits}/{seeds} seeds (p = {p:.2g})"
+    assert np.mean(values) > 0.5 * eps          # the bounds are informative, not all zero
