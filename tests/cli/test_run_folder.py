@@ -110,32 +110,35 @@ def _quick_report(result: dict, path, *, include_records=False):
     return path
 
 
+# The os functions through which the protocol changes the file system (pathlib, tempfile and
+# shutil call them too); os.open counts only when it may create or write.
 MUTATIONS = ("replace", "rename", "unlink", "rmdir", "mkdir", "open")
+WRITING = os.O_CREAT | os.O_WRONLY | os.O_RDWR
 
 
 def _write_dying_at(folder: Path, result, k: int, **kw) -> int:
     """Write ``result`` into ``folder`` in a forked child that dies (os._exit, no clean-up,
     as under kill -9) just before its k-th change to the file system; returns the child's exit
-    code: 9 when it died, 0 when the run finished first."""
+    code: 9 when it died, 0 when the run finished first, 1 when the run failed."""
     pid = os.fork()
     if pid == 0:                                         # pragma: no cover - the child
+        code, changes = 1, [0]
         try:
-            count = [0]
             for name in MUTATIONS:
                 real = getattr(os, name)
 
-                def dying(*a, _real=real, _name=name, **k2):
-                    writes = _name != "open" or (a[1] if len(a) > 1 else k2.get("flags", 0)) \
-                        & (os.O_CREAT | os.O_WRONLY | os.O_RDWR)
-                    if writes:
-                        count[0] += 1
-                        if count[0] == k:
+                def dying(*args, _real=real, _name=name, **kwargs):
+                    flags = args[1] if len(args) > 1 else kwargs.get("flags", 0)
+                    if _name != "open" or flags & WRITING:
+                        changes[0] += 1
+                        if changes[0] == k:
                             os._exit(9)
-                    return _real(*a, **k2)
+                    return _real(*args, **kwargs)
                 setattr(os, name, dying)
             write_run(folder, result, config_toml=f"seed = {result.seed}\n", **kw)
+            code = 0
         finally:
-            os._exit(0)
+            os._exit(code)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
