@@ -22,7 +22,7 @@ EPILOG = """\
 commands:
   (none)                 open the desktop app (home page)
   run CONFIG --out DIR   run the audit described by a TOML config file and write
-                         DIR/result.json, DIR/config.toml and DIR/report.pdf
+                         DIR/config.toml, DIR/report.pdf and DIR/result.json
   demo NAME --out DIR    run a bundled example (NAME: mechanism, location, aggregates
                          or model)
 
@@ -39,6 +39,13 @@ model_demo.toml. Minimal example:
 before a run: its estimated time and peak memory are printed; a run that would not fit
 in the free memory is refused (exit 2, naming the setting to lower), and one estimated
 above 10 minutes or half the free memory needs --yes.
+
+output folder: nothing is written while the audit runs. Then an earlier run in DIR is moved
+into the hidden folder DIR/.previous-run (so DIR never mixes two runs), and config.toml,
+report.pdf (and recommended_model/ when a model audit exports one) are written, each under a
+hidden temporary name and renamed when complete. result.json comes last and lists every other
+file with its SHA-256: no result.json means the run did not finish (the earlier run is then
+still in DIR/.previous-run until the next run into DIR finishes). Other files are not touched.
 
 exit codes: 0 success; 2 bad input (one line on stderr says what to fix); 1 internal error;
 3 cancelled. Set PRA_DEVICE=cpu to keep torch off the GPU.
@@ -126,31 +133,29 @@ def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
 def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
                 include_records: bool = False, yes: bool = False) -> int:
     from engine.audits.registry import run_audit
+    from engine.audits.run_folder import MODEL, check_writable, write_run
     from engine.project import config_to_toml
     from engine.runtime import Progress
 
     refused = _check_cost(config, quiet=quiet, yes=yes)
     if refused is not None:
         return refused
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable(out)                 # before the audit: a long run is not wasted
     result = run_audit(config, progress=Progress(_StderrProgress(quiet)))
-    result.write_json(out / "result.json")
-    (out / "config.toml").write_text(config_to_toml(config.to_dict()), encoding="utf-8")
-    exported = None
     defences = getattr(config, "defences", None)
-    if defences is not None and defences.enabled and defences.export_recommended:
-        from engine.defences.audit import export_recommended
-        exported = export_recommended(result, out / "recommended_model")
-        if exported is None and not quiet:
-            print("No setting met the defences' limit: no model exported.")
-    if report:
-        from engine.report import write_report
-        write_report(result.to_dict(), out / "report.pdf", include_records=include_records)
+    export = bool(defences is not None and defences.enabled and defences.export_recommended)
+    # The earlier run in OUT is moved aside, every file is written under a temporary name and
+    # renamed, result.json last (engine.audits.run_folder: the folder's protocol).
+    outputs = write_run(out, result, config_toml=config_to_toml(config.to_dict()),
+                        report=report, include_records=include_records, export_model=export)
+    exported = any(e["path"].startswith(MODEL + "/") for e in outputs)
+    if export and not exported and not quiet:
+        print("No setting met the defences' limit: no model exported.")
     if not quiet:
         print(f"Verdict: {result.verdict['level'].upper()} risk. {result.summary}")
         print(f"Wrote {out / 'result.json'}" + (f" and {out / 'report.pdf'}" if report else ""))
         if exported:
-            print(f"Wrote the recommended model to {out / 'recommended_model'}")
+            print(f"Wrote the recommended model to {out / MODEL}")
     return 0
 
 

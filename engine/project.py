@@ -9,13 +9,11 @@ import contextlib
 import datetime as _dt
 import json
 import math
-import os
-import shutil
-import tempfile
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.atomic_write import atomic_path, copy_file
 from engine.data.errors import InputError
 from engine.data.text_input import read_text
 
@@ -158,20 +156,10 @@ def save_project(path, project: Project) -> Path:
     p = Path(path)
     project.saved = _now()
     text = json.dumps(asdict(project), indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+    with atomic_path(p) as tmp:
+        tmp.write_bytes(text.encode("utf-8"))
         if p.exists():
             _keep_last_good(p)
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_folder(p.parent)
     return p
 
 
@@ -181,28 +169,8 @@ def _keep_last_good(p: Path) -> None:
         load_project(p)
     except InputError:
         return                                 # never replace a good backup with a bad file
-    b = backup_path(p)
-    fd, tmp = tempfile.mkstemp(prefix=f".{b.name}.", suffix=".tmp", dir=p.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as out, open(p, "rb") as src:
-            shutil.copyfileobj(src, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, b)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-
-
-def _fsync_folder(folder: Path) -> None:
-    if os.name != "posix":
-        return                                  # Windows: no directory handles to fsync
-    with contextlib.suppress(OSError):
-        fd = os.open(folder or ".", os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with contextlib.suppress(OSError):         # a backup that cannot be written stops no save
+        copy_file(p, backup_path(p))
 
 
 def last_good_project(path) -> tuple[Project, Path] | None:

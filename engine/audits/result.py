@@ -156,7 +156,13 @@ class AuditResult:
         names = {f.name for f in dataclasses.fields(cls)} - {"attachments"}
         return cls(**{k: v for k, v in d.items() if k in names})
 
-    def write_json(self, path) -> None:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(self.to_dict(), fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
+    def write_json(self, path, *, outputs: list[dict] | None = None) -> None:
+        """Write result.json crash-safely (engine.atomic_write). ``outputs``: the other files
+        of the run, each ``{"path", "sha256", "bytes"}`` (engine.audits.run_folder), added as
+        the last key so that result.json, written last, says which files make up the run."""
+        from engine.atomic_write import write_text
+
+        data = self.to_dict()
+        if outputs is not None:
+            data["outputs"] = to_plain(outputs)
+        write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -9,6 +9,9 @@ never pickle (ARCHITECTURE §1: the app never loads pickles).
 * :func:`export_predictions` writes the model's probabilities per record with label and
   membership — the CSV the model audit's "bring your own predictions" path reads, so an
   exported model can be re-audited without the app retraining it.
+
+Each file is written under a temporary name and renamed into place (engine.atomic_write): an
+export stopped at any moment leaves no torn file.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.atomic_write import atomic_path, write_text
 from engine.data.errors import InputError
 
 CARD_FORMAT = "privacy-risk-auditor model card"
@@ -71,9 +75,10 @@ def export_model(model, path: str | Path, *, training_data: dict | str,
     # One metadata entry, its JSON sorted: safetensors keeps metadata in a hash map whose
     # order changes from run to run, so several entries made the same weights hash
     # differently and a model card could not be reproduced bit for bit.
-    save_file(arrays, str(path), metadata={"pra": json.dumps(
-        {"format": "pra-mlp", "card": path.with_suffix(".json").name,
-         "defence": str(defence.get("name", "none"))}, sort_keys=True)})
+    with atomic_path(path) as tmp:        # never a torn weights file (engine.atomic_write)
+        save_file(arrays, str(tmp), metadata={"pra": json.dumps(
+            {"format": "pra-mlp", "card": path.with_suffix(".json").name,
+             "defence": str(defence.get("name", "none"))}, sort_keys=True)})
     data = {"sha256": training_data} if isinstance(training_data, str) else dict(training_data)
     if "sha256" not in data:
         raise ValueError("training_data needs the data's sha256")
@@ -100,8 +105,7 @@ def export_model(model, path: str | Path, *, training_data: dict | str,
     if extra:
         card.update(extra)
     card_path = path.with_suffix(".json")
-    card_path.write_text(json.dumps(to_plain(card), indent=2, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
+    write_text(card_path, json.dumps(to_plain(card), indent=2, ensure_ascii=False) + "\n")
     return {"weights": path, "card": card_path}
 
 
@@ -140,5 +144,10 @@ def export_predictions(model, X, y, member, path: str | Path, *, class_names=Non
     from engine.data.predictions import write_predictions_csv
 
     names = [str(c) for c in class_names] if class_names else None
-    return write_predictions_csv(path, labels=np.asarray(y), member=np.asarray(member),
-                                 probs=model.predict_proba(X), class_names=names, ids=ids)
+    probs = model.predict_proba(X)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        write_predictions_csv(tmp, labels=np.asarray(y), member=np.asarray(member),
+                              probs=probs, class_names=names, ids=ids)
+    return path

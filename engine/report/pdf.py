@@ -16,6 +16,7 @@ from reportlab.lib.units import cm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
+from engine.atomic_write import atomic_path
 from engine.report import styles as st
 from engine.report.aggregates import AggregatesSections
 from engine.report.location import LocationSections
@@ -157,14 +158,17 @@ def write_report(result: dict, path: str | pathlib.Path, *,
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     w, h = A4
-    doc = _Doc(str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
-               topMargin=MARGIN, bottomMargin=MARGIN,
-               title=f"Privacy risk audit — {result.get('name') or 'Unnamed audit'}",
-               author="Privacy Risk Auditor", subject="Privacy risk audit report",
-               creator=footer_text(result))
-    frame = Frame(MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN, id="body",
-                  leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
-    doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
-    doc.build(build_story(result, include_records),
-              canvasmaker=_numbered_canvas(footer_text(result)))
+    # Built under a temporary name and renamed when complete: a report stopped half-way (a
+    # crash, a full disk) never leaves a torn PDF, nor replaces a good one (issue 18).
+    with atomic_path(path) as tmp:
+        doc = _Doc(str(tmp), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
+                   topMargin=MARGIN, bottomMargin=MARGIN,
+                   title=f"Privacy risk audit — {result.get('name') or 'Unnamed audit'}",
+                   author="Privacy Risk Auditor", subject="Privacy risk audit report",
+                   creator=footer_text(result))
+        frame = Frame(MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN, id="body",
+                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+        doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
+        doc.build(build_story(result, include_records),
+                  canvasmaker=_numbered_canvas(footer_text(result)))
     return path
