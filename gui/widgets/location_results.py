@@ -68,7 +68,7 @@ class ObservationsPlot(QWidget):
         self.plot_item.setLabel("bottom", "Positive observations of the target k (log scale)")
         self.plot_item.setLabel("left", "Attacker's accuracy")
         # Accuracy grows with k, so the lower right corner is free for the legend.
-        self.legend = self.plot_item.addLegend(offset=(-10, -40), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setStyleSheet("color: #444;")
@@ -198,7 +198,7 @@ class ScoreDistributionView(QWidget):
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.plot_item.setLabel("left", "Number of test releases")
-        self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setStyleSheet("color: #444;")

@@ -54,7 +54,7 @@ class RocPlot(QWidget):
         self.plot_item.setLabel("bottom", "False-positive rate (people wrongly accused)")
         self.plot_item.setLabel("left", "True-positive rate (people correctly spotted)")
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot_item.addLegend(offset=(-10, -10), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
 
         self.log_axes = QCheckBox("Log-log axes (zoom on rare, confident accusations)")
         self.log_axes.setToolTip("Log scales stretch the corner of small false-positive rates, "
