@@ -205,16 +205,16 @@ def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
         tpr_from=tpr_from, accuracy_from=acc_from)
 
 
-def headline_of_result(result: dict) -> Headline | None:
+def headline_of_result(result: dict, *, stored: bool = True) -> Headline | None:
     """The headline a saved result stores (``verdict.headline``), rebuilt from its attacks and
-    policy when it has none (a result saved before headlines existed). None when the result has
-    no attacks to quote."""
+    policy when it has none (a result saved before headlines existed) or ``stored`` is False.
+    None when the result has no attacks to quote."""
     if not isinstance(result, dict):
         return None
     verdict = result.get("verdict") if isinstance(result.get("verdict"), dict) else {}
-    stored = verdict.get("headline")
-    if isinstance(stored, dict):
-        parsed = _stored_headline(stored)
+    block = verdict.get("headline") if stored else None
+    if isinstance(block, dict):
+        parsed = _stored_headline(block)
         if parsed is not None:
             return parsed
     attacks = result.get("attacks")
@@ -226,6 +226,25 @@ def headline_of_result(result: dict) -> Headline | None:
     except Exception:  # noqa: BLE001 - a damaged policy block: the default policy's rate
         policy = VerdictPolicy()
     return headline(attacks, policy)
+
+
+def banded_attack(result: dict) -> str | None:
+    """The attack whose confidence band a ROC chart draws by default — the strongest, so the
+    screen and the PDF show the same one band instead of a stack of bands that hides every
+    curve (issue 21): the stored headline's attack, else the one the result names as strongest
+    (``theory.strongest``), else the headline rebuilt from the attacks."""
+    if not isinstance(result, dict):
+        return None
+    names = {a.get("name") for a in result.get("attacks") or [] if isinstance(a, dict)}
+    verdict = result.get("verdict") if isinstance(result.get("verdict"), dict) else {}
+    stored = verdict.get("headline") if isinstance(verdict.get("headline"), dict) else {}
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    named = theory.get("strongest") if isinstance(theory.get("strongest"), dict) else {}
+    for name in (stored.get("name"), named.get("name")):
+        if name in names:
+            return name
+    head = headline_of_result(result, stored=False)
+    return head.name if head is not None and head.name in names else None
 
 
 def _stored_headline(d: dict) -> Headline | None:
