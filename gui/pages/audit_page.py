@@ -679,6 +679,7 @@ class AuditPage(QWidget):
         if not self.preflight_allows(config):
             return
         self._base_config = {**self._base_config, **config.to_dict()}
+        self.run_bar.start()
         self.run_bar.set_fraction(0.0)
         self.status_label.setText("Starting…")
         self._job_id = self.runner.submit(self.audit_job(config), self._on_run_done,
