@@ -132,17 +132,20 @@ def plain_sentence(message: str) -> str:
     return message
 
 
-def field_sentence(message: str, key: str) -> str:
+def field_sentence(message: str, key: str, label: str | None = None) -> str:
     """An engine sentence about config ``key`` as it reads under that field: the field's own
-    label names it, so the internal key and the "settings [defences]:" trail go ("'epsilon'
-    must be greater than 0" → "Must be greater than 0")."""
+    label names it, so a leading internal key and the "settings [defences]:" trail before it
+    go ("'epsilon' must be greater than 0" → "Must be greater than 0"); a key quoted inside
+    the sentence ("lower 'trials'") becomes the field's ``label``."""
     text = plain_sentence(" ".join(message.split()))
     for name in (key, key.rsplit(".", 1)[-1]):
-        quoted = f"'{name}' "
-        at = text.find(quoted) if name else -1
-        if at >= 0:
-            rest = text[at + len(quoted):]
+        quoted = f"'{name}'"
+        at = text.find(quoted + " ") if name else -1
+        if at >= 0 and (at == 0 or text[:at].endswith(": ")):
+            rest = text[at + len(quoted) + 1:]
             return rest[:1].upper() + rest[1:]
+        if name and label and quoted in text:
+            return text.replace(quoted, f"“{label}”")
     return text
 
 
@@ -749,7 +752,8 @@ class AuditPage(QWidget):
         for key, edit in self.fields.items():
             error = by_key.pop(key, None)
             if error is not None:
-                show_field_error(edit, field_sentence(str(error), key))
+                show_field_error(edit, field_sentence(str(error), key, self.FIELDS[key].label
+                                                      if key in self.FIELDS else None))
             elif getattr(edit, "error_label", None) is not None or edit.styleSheet():
                 clear_invalid(edit)
         rest = [plain_sentence(e.one_line()) for e in errors if not e.key or e.key in by_key]
@@ -769,7 +773,7 @@ class AuditPage(QWidget):
         text = plain_sentence(error.one_line())
         if spec is None:
             return text
-        sentence = field_sentence(text, error.key).rstrip(".")
+        sentence = field_sentence(text, error.key, spec.label).rstrip(".")
         return f"{spec.label}: {sentence[:1].lower()}{sentence[1:]}."
 
     def show_input_error(self, error: InputError) -> None:
@@ -788,7 +792,8 @@ class AuditPage(QWidget):
         self.reveal_key(key)
         edit = self.fields.get(key)
         if edit is not None:
-            show_field_error(edit, field_sentence(text, key))
+            spec = self.FIELDS.get(key)
+            show_field_error(edit, field_sentence(text, key, spec.label if spec else None))
             mark_invalid(edit)
         self.status_label.setText("Please correct the highlighted setting.")
 
