@@ -69,7 +69,8 @@ class VerdictPolicy:
                   accuracy: float = 0.5) -> tuple[float, float]:
         """The strongest attacker's TPR at this policy's FPR and balanced accuracy: the best of
         ``tpr``/``accuracy`` (e.g. the exact optimum of theory) and every measured attack
-        (ARCHITECTURE §4 entries; a TPR counts only where it is measurable)."""
+        (ARCHITECTURE §4 entries; a TPR counts only where it is measurable). Kept for the model
+        audit until it reads :func:`engine.headline.headline` like the other audits."""
         for a in attacks:
             for row in a.get("tpr_at_fpr") or []:
                 if abs(row["fpr_target"] - self.fpr) < 1e-12 and row.get("measurable", True):
@@ -77,27 +78,43 @@ class VerdictPolicy:
             accuracy = max(accuracy, a["accuracy"])
         return float(tpr), float(accuracy)
 
-    def level(self, tpr_at_fpr: float, accuracy: float,
-              accuracy_name: str = "Balanced accuracy") -> tuple[str, list[str]]:
-        """Verdict level and the reasons that decided it, for the strongest attacker's numbers.
-        ``accuracy_name`` names the accuracy in the reasons (an audit whose accuracy is put on
-        the balanced scale another way says how)."""
+    def level(self, tpr_at_fpr: float | None, accuracy: float,
+              accuracy_words: str = "The attacker is right {:.1%} of the time"
+              ) -> tuple[str, list[str]]:
+        """Verdict level and the reasons that decided it, in plain words, for the strongest
+        attacker's figures (:func:`engine.headline.headline` gives them). ``tpr_at_fpr`` is
+        None when no attack's share at this false-alarm rate could be measured: the level then
+        rests on the accuracy alone, and a reason says so. ``accuracy_words`` is the accuracy's
+        sentence with a ``{}`` for the figure (an audit whose accuracy is put on the balanced
+        scale another way says how)."""
         reasons: list[str] = []
-        if tpr_at_fpr >= self.high_tpr:
-            reasons.append(f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} (high if ≥ {self.high_tpr:.0%}).")
+        spots = (None if tpr_at_fpr is None else
+                 f"The attacker spots {tpr_at_fpr:.1%} of the people present while wrongly "
+                 f"accusing {self.fpr:.1%} of the people absent")
+        right = accuracy_words.format(accuracy)
+        tpr = 0.0 if tpr_at_fpr is None else tpr_at_fpr
+        if tpr >= self.high_tpr:
+            reasons.append(f"{spots} (high if at least {self.high_tpr:.0%}).")
         if accuracy >= self.high_accuracy:
-            reasons.append(f"{accuracy_name} is {accuracy:.1%} (high if ≥ {self.high_accuracy:.0%}).")
-        if reasons:
-            return "high", reasons
-        if tpr_at_fpr >= self.medium_tpr:
-            reasons.append(f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} (medium if ≥ {self.medium_tpr:.0%}).")
-        if accuracy >= self.medium_accuracy:
-            reasons.append(f"{accuracy_name} is {accuracy:.1%} (medium if ≥ {self.medium_accuracy:.0%}).")
-        if reasons:
-            return "medium", reasons
-        return "low", [f"TPR at {self.fpr:.1%} FPR is {tpr_at_fpr:.1%} and "
-                       f"{accuracy_name[0].lower() + accuracy_name[1:]} is {accuracy:.1%}, both "
-                       "below the medium thresholds."]
+            reasons.append(f"{right} (high if at least {self.high_accuracy:.0%}).")
+        level = "high" if reasons else None
+        if level is None:
+            if tpr >= self.medium_tpr:
+                reasons.append(f"{spots} (medium if at least {self.medium_tpr:.0%}).")
+            if accuracy >= self.medium_accuracy:
+                reasons.append(f"{right} (medium if at least {self.medium_accuracy:.0%}).")
+            level = "medium" if reasons else None
+        if level is None:
+            level = "low"
+            reasons.append(
+                (f"{spots}, and " + right[0].lower() + right[1:] if spots is not None
+                 else right) + ": below the medium thresholds.")
+        if tpr_at_fpr is None:
+            reasons.append(f"How many people the attacker spots while wrongly accusing "
+                           f"{self.fpr:.0%} of the others could not be measured (too few test "
+                           "cases without the person), so this verdict rests on how often the "
+                           "attacker is right.")
+        return level, reasons
 
     def to_dict(self) -> dict:
         return asdict(self)

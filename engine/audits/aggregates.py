@@ -59,6 +59,7 @@ from engine.audits.result import (
 )
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
+from engine.headline import headline
 from engine.metrics import clopper_pearson, evaluate_attack
 from engine.policy import VerdictPolicy
 from engine.runtime import (
@@ -788,12 +789,28 @@ def _member_matrix(truth: np.ndarray, n_values: int) -> np.ndarray:
     return member
 
 
+def top1_guesses(scores: np.ndarray, generator: np.random.Generator) -> np.ndarray:
+    """Each target's guessed value (row of ``scores``, one column per value): the value with
+    the highest score, ties broken uniformly at random.
+
+    Why at random: an attack with no evidence about a target scores every value alike (the
+    deterministic module on a target it could not prove); ``argmax`` would then always name
+    the first category, and its top-1 accuracy would read as the share of targets whose value
+    happens to be listed first (0.000 under noise in the sample) instead of a blind guess."""
+    top = scores >= scores.max(axis=1, keepdims=True)
+    n_tied = top.sum(axis=1)
+    pick = np.minimum((generator.random(len(scores)) * n_tied).astype(np.int64), n_tied - 1)
+    rank_among_tied = np.cumsum(top, axis=1) - 1
+    return np.argmax(top & (rank_among_tied == pick[:, None]), axis=1)
+
+
 def evaluate(config: AggregatesConfig, outcome: AiaOutcome) -> list[dict]:
     """Every attack through the shared metric layer over the pooled one-vs-rest (target,
     value) pairs, with the AUC interval clustered by target (Obuchowski: a target's |V| pairs
     share one release), plus its top-1 accuracy with a Clopper–Pearson interval beside the
     chance level 1/|V|, and the AUC on the targets the deterministic module left undecided
-    (paper 003 Fig. 5)."""
+    (paper 003 Fig. 5). Top-1 guesses break ties at random (:func:`top1_guesses`), each
+    attack from its own stream of the config's seed."""
     from engine.metrics import clustered_auc_ci
 
     n_values = next(iter(outcome.scores.values())).shape[1]
@@ -802,7 +819,8 @@ def evaluate(config: AggregatesConfig, outcome: AiaOutcome) -> list[dict]:
     undecided = ~outcome.determined
     attacks = []
     for name, sc in outcome.scores.items():
-        top1 = sc.argmax(axis=1) == outcome.truth
+        guesses = top1_guesses(sc, rng(config.seed, "aggregates-top1-ties", name))
+        top1 = guesses == outcome.truth
         lo, hi = clopper_pearson(int(top1.sum()), top1.size, config.confidence)
         rest = None
         if undecided.sum() >= 2 and undecided.sum() < undecided.size:
@@ -1080,14 +1098,17 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     # Verdict: the strongest attacker over both games; AIA top-1 accuracy on the policy's
     # balanced-accuracy scale (0.5 = chance).
     policy = config.policy
-    scaled = [{"tpr_at_fpr": a["tpr_at_fpr"],
-               "accuracy": chance_corrected_accuracy(a["details"]["top1_accuracy"], chance)}
-              for a in attacks]
-    best_tpr, best_acc = policy.strongest(scaled + mia_attacks)
+
+    def balanced(a: dict) -> float | None:
+        d = a.get("details") or {}
+        if d.get("game") == "aia":
+            return chance_corrected_accuracy(d["top1_accuracy"], chance)
+        return a.get("accuracy")
+
+    verdict_head = headline(attacks + mia_attacks, policy, accuracy_of=balanced)
     level, reasons = policy.level(
-        best_tpr, best_acc, "The strongest attacker's accuracy on the balanced scale (top-1 "
-                            "accuracy corrected for chance, or the membership game's balanced "
-                            "accuracy)")
+        verdict_head.verdict_tpr_measured, verdict_head.verdict_accuracy,
+        "Counting a blind guess as 50 %, the attacker is right {:.1%} of the time")
     n_exposed = len(exposed)
     if n_exposed and config.release != "published":
         reasons.append(f"{n_exposed} of {det['targets']} targets are provably determined by the "
@@ -1096,13 +1117,15 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
             level = "medium"
             reasons.append("Raised to medium: a value proved from the tables is a certain "
                            "disclosure for that person, whatever the averages say.")
-    # The attack named in the summary: the best-ranking one (AUC), DeSIA on ties.
-    best = max(attacks, key=lambda a: (a["auc"], a["name"] == "desia"))
+    # The attack every place quotes (summary, results, report): the strongest attribute
+    # attack by the policy (engine.headline).
+    head = headline(attacks, policy, accuracy_of=balanced)
+    best = next(a for a in attacks if a["name"] == head.name)
     summary = (f"From these {theory['release']['queries']:,} released counts, an attacker who "
                f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
                f"the data guesses their '{domain.columns[s]}' right "
                f"{best['details']['top1_accuracy']:.0%} of the time with "
-               f"{best['label'].split(':')[0]} (chance: {chance:.0%}; AUC {best['auc']:.2f}). ")
+               f"{head.short_label()} (blind guessing: {chance:.0%}; AUC {best['auc']:.2f}). ")
     if config.release != "published":
         summary += (f"For {n_exposed} of the {det['targets']} people attacked the tables leave "
                     "only one possible value.")
@@ -1120,7 +1143,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         software=software_versions(device()), runtime_s=round(clock.elapsed(), 3),
         attacks=attacks, baselines=[_random_guess(config, outcome)], theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons},
+                 "reasons": reasons, "headline": head.to_dict()},
         summary=summary, warnings=warnings + input_warnings(inputs), inputs=inputs,
         exposed_records=exposed)
 

@@ -129,3 +129,45 @@ def common_fields(d: dict, source: str) -> dict:
                              source=source, key="policy")
         v["policy"] = VerdictPolicy.from_dict(d["policy"], source)
     return v
+
+
+def every_error(from_dict, d: dict, source: str = "settings", limit: int = 50
+                ) -> list[InputError]:
+    """Every problem of a config dict at once, each with the key it names (issue 21: a form
+    that shows its errors one at a time makes the officer fix and retry field by field).
+
+    ``from_dict(d, source)`` raises at the first problem; each time it does, the key it named
+    is taken out (so its default applies) and the rest is checked again. Stops at a problem
+    without a key, at a key already taken out (taking it out caused the problem: e.g. a key
+    that has no default) or after ``limit`` problems. Empty when the config is valid."""
+    work = _copy_nested(d)
+    errors: list[InputError] = []
+    removed: set[str] = set()
+    while len(errors) < limit:
+        try:
+            from_dict(work, source)
+            break
+        except InputError as exc:
+            key = exc.key
+            if not key or key in removed or not _remove_nested(work, key):
+                if not key or key not in removed:
+                    errors.append(exc)
+                break
+            errors.append(exc)
+            removed.add(key)
+    return errors
+
+
+def _copy_nested(d):
+    return {k: _copy_nested(v) if isinstance(v, dict) else v for k, v in d.items()}
+
+
+def _remove_nested(d: dict, key: str) -> bool:
+    """Remove ``d["a"]["b"]`` for key "a.b" (or the top-level key of that name); True if
+    something was removed."""
+    if key in d:
+        del d[key]
+        return True
+    head, _, rest = key.partition(".")
+    inner = d.get(head)
+    return bool(rest) and isinstance(inner, dict) and _remove_nested(inner, rest)

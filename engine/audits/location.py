@@ -53,6 +53,7 @@ from engine.audits.result import (
 )
 from engine.data.errors import InputError
 from engine.games.location import AggregateSet, CellPool, play
+from engine.headline import headline, not_measurable_sentence, tpr_at
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
 from engine.mechanisms.accounting import compose
 from engine.mechanisms.arguments import MECHANISM_NAMES
@@ -597,30 +598,32 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
 
     # Verdict from the strongest attacker: the exact optimum (informed) or any measured attack.
     policy = config.policy
-    opt_tpr, opt_acc = 0.0, 0.5
+    opt_tpr = opt_acc = None
     opt = theory.get("optimal_attacker")
     if opt and config.attacker == "informed":
-        opt_tpr = next((r["tpr"] for r in opt["tpr_at_fpr"]
-                        if abs(r["fpr"] - policy.fpr) < 1e-12), 0.0)
-        opt_acc = opt["accuracy"]
-    best_tpr, best_acc = policy.strongest(attacks, opt_tpr, opt_acc)
-    level, reasons = policy.level(best_tpr, best_acc)
+        row = tpr_at(opt, policy.fpr)
+        opt_tpr, opt_acc = (row or {}).get("tpr", 0.0), opt["accuracy"]
+    head = headline(attacks, policy, optimum_tpr=opt_tpr, optimum_accuracy=opt_acc)
+    level, reasons = policy.level(head.verdict_tpr_measured, head.verdict_accuracy)
     warnings += _warnings(config, attacks, theory)
-    summary = (f"An attacker who {_attacker_words(config)} can tell whether the most exposed "
-               f"person (k = {scenario.k} observations) is in this release correctly "
-               f"{best_acc:.0%} of the time, and spots {best_tpr:.1%} of releases containing "
-               f"them while wrongly accusing {policy.fpr:.0%} of the others. "
-               f"{exposed['count']:,} of {exposed['population']:,} people are exposed as much "
-               "or more." if config.target == "most_exposed" else
-               f"An attacker who {_attacker_words(config)} can tell whether the target "
-               f"(k = {scenario.k} observations) is in this release correctly {best_acc:.0%} of "
-               f"the time, and spots {best_tpr:.1%} of releases containing them while wrongly "
-               f"accusing {policy.fpr:.0%} of the others.")
+    who = ("the most exposed person" if config.target == "most_exposed" else "the target")
+    if head.verdict_tpr_measured is None:
+        spots = ("; " + not_measurable_sentence(head.n_negative, policy.fpr,
+                                                "test releases without the person"))
+    else:
+        spots = (f", and spots {head.verdict_tpr:.1%} of releases containing them while "
+                 f"wrongly accusing {policy.fpr:.0%} of the others")
+    summary = (f"An attacker who {_attacker_words(config)} can tell whether {who} "
+               f"(who appears in {scenario.k} of the released counts) is in this release correctly "
+               f"{head.verdict_accuracy:.0%} of the time{spots}.")
+    if config.target == "most_exposed":
+        summary += (f" {exposed['count']:,} of {exposed['population']:,} people are exposed as "
+                    "much or more.")
     if release_verdicts is not None:
         says = [v for v in release_verdicts.values() if v["says_present"]]
         best = min(release_verdicts.values(), key=lambda v: v["share_absent_at_least"])
         summary = (f"On the published release, {len(says)} of {len(release_verdicts)} attacks "
-                   f"conclude that the target (k = {scenario.k} observations) is in it. A "
+                   f"conclude that the target (who appears in {scenario.k} of the counts) is in it. A "
                    f"release without the target scores as high as this one in "
                    f"{best['share_absent_at_least']:.1%} of the attacker's simulations "
                    f"({best['label']}). {summary}")
@@ -639,7 +642,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         attacks=attacks, baselines=[_random_guess(config, test_labels)],
         theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons},
+                 "reasons": reasons, "headline": head.to_dict()},
         summary=summary, warnings=warnings + input_warnings(inputs), inputs=inputs,
         exposed_records=[exposed])
 

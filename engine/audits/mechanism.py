@@ -29,6 +29,7 @@ from engine.audits.config_fields import as_choice, as_number, begin_from_dict, c
 from engine.audits.result import AuditResult, software_versions
 from engine.data.errors import InputError
 from engine.games.membership import MechanismGame, play
+from engine.headline import headline
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
 from engine.mechanisms.accounting import compose
 from engine.mechanisms.arguments import MECHANISM_NAMES
@@ -388,9 +389,10 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
 
     # 5. Verdict from the strongest attacker: the exact optimum, or any measured attack.
     policy = config.policy
-    best_tpr, best_acc = policy.strongest(attacks, float(optimal.tpr_at(policy.fpr)),
-                                          float(optimal.accuracy()))
-    level, reasons = policy.level(best_tpr, best_acc)
+    head = headline(attacks, policy, optimum_tpr=float(optimal.tpr_at(policy.fpr)),
+                    optimum_accuracy=float(optimal.accuracy()))
+    best_tpr, best_acc = head.verdict_tpr, head.verdict_accuracy
+    level, reasons = policy.level(head.verdict_tpr_measured, best_acc)
 
     warnings += _warnings(config, attacks, theory_opt, eps_total)
     theory = {
@@ -416,7 +418,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         software=software_versions("cpu"), runtime_s=round(clock.elapsed(), 3),
         attacks=attacks, baselines=baselines, theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons},
+                 "reasons": reasons, "headline": head.to_dict()},
         summary=plain_summary(config, epsilon0, best_acc, best_tpr, level),
         warnings=warnings,
         inputs=[],

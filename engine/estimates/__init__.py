@@ -34,6 +34,10 @@ from dataclasses import dataclass, field
 from engine.data.errors import InputError
 
 CONFIRM_SECONDS = 600.0          # ask before runs estimated above 10 minutes
+# The range an estimate is shown as, around the quiet-machine figure: held-out runs measured
+# 0.3-1.5 times their estimate on a quiet machine (docs/dev/hardening_status.md, estimates).
+RANGE = (0.6, 1.6)
+BUSY_FACTOR = 1.3                # from this slowdown on, the sentence says the machine is busy
 CONFIRM_MEMORY_SHARE = 0.5       # ... or above half the free memory
 APP_BASELINE_BYTES = 350e6       # the app with numpy, torch and its libraries loaded (measured)
 
@@ -60,6 +64,14 @@ class CostEstimate:
     resident_setting: str       # the key that sizes the resident data
     parts: tuple[CostPart, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # How much slower than on a quiet machine the run is expected to go, from the processors
+    # other programs keep busy when it is estimated (machine_slowdown); 1 on a quiet machine.
+    # ``seconds`` stays the quiet-machine figure; what the user is told is ``expected_seconds``.
+    slowdown: float = 1.0
+
+    @property
+    def expected_seconds(self) -> float:
+        return self.seconds * self.slowdown
 
     @classmethod
     def from_parts(cls, audit_type: str, resident: float, resident_setting: str,
@@ -85,13 +97,19 @@ class CostEstimate:
         return max(self.parts, key=lambda p: p.seconds, default=None)
 
     def sentence(self) -> str:
-        """"About 4 minutes and 1.2 GB of memory (most of the time: training 25 models)."""
-        duration = about_duration(self.seconds)
+        """"About 3 to 6 minutes and 1.2 GB of memory (most of the time: training 25 models)."
+        — a range, since a cost model is rough (:data:`RANGE`), scaled by how busy the
+        machine is, which the sentence then says."""
+        duration = duration_range(self.expected_seconds)
         text = duration[0].upper() + duration[1:] + f" and {format_bytes(self.peak_bytes)} of memory"
         slowest = self.slowest_part()
         if slowest is not None and self.seconds >= 30 and slowest.seconds > 0.5 * self.seconds:
             text += f" (most of the time: {slowest.what[0].lower() + slowest.what[1:]})"
-        return text + "."
+        text += "."
+        if self.slowdown >= BUSY_FACTOR:
+            text += (f" The computer is busy with other work, so this counts about "
+                     f"{self.slowdown:.1f} times the time on a quiet machine.")
+        return text
 
     def to_dict(self) -> dict:
         return {"seconds": round(self.seconds, 1), "peak_bytes": int(self.peak_bytes),
@@ -117,10 +135,37 @@ def constants(audit_type: str) -> dict:
     return table
 
 
-def estimate(config) -> CostEstimate:
-    """The cost of running ``config`` (any audit type's config), from its sizes alone."""
+def estimate(config, *, slowdown: float | None = None) -> CostEstimate:
+    """The cost of running ``config`` (any audit type's config), from its sizes alone, with the
+    slowdown other programs cause now (:func:`machine_slowdown`; pass 1.0 for the quiet
+    figure)."""
+    from dataclasses import replace
+
     module = importlib.import_module(f"engine.estimates.{config.audit_type}")
-    return module.estimate(config)
+    cost = module.estimate(config)
+    return replace(cost, slowdown=machine_slowdown() if slowdown is None else float(slowdown))
+
+
+def machine_slowdown(load: float | None = None, cores: int | None = None) -> float:
+    """How much slower than on a quiet machine a run started now is expected to go.
+
+    The run's threads share the processors with the programs already running: with ``load``
+    runnable programs on average (the 1-minute load average) and ``cores`` processors, a run
+    that would use every core gets about cores / (load + cores) of them, so it takes
+    (load + cores) / cores as long — 1 on a quiet machine, 8.5 with 15 busy programs on 2
+    cores (issue 21 saw 3-18 times the quiet estimate there). Where the load cannot be read
+    (Windows), 1."""
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 1.0
+    return max(1.0, (max(load, 0.0) + cores) / max(cores, 1))
 
 
 # --------------------------------------------------------------------------- the checks
@@ -190,8 +235,8 @@ def preflight(cost: CostEstimate, available: float | None = None, *,
             f"computer has {format_bytes(available)} free: {lower} (the biggest user of memory: "
             f"{_biggest_memory_words(cost)}), or close other programs.", key=key or None), None)
     reasons = []
-    if cost.seconds > confirm_seconds:
-        reasons.append(f"take about {format_duration(cost.seconds)}")
+    if cost.expected_seconds > confirm_seconds:
+        reasons.append(f"take {duration_range(cost.expected_seconds)}")
     if available is not None and cost.peak_bytes > CONFIRM_MEMORY_SHARE * available:
         reasons.append(f"use {format_bytes(cost.peak_bytes)} of the "
                        f"{format_bytes(available)} of memory free")
@@ -201,7 +246,7 @@ def preflight(cost: CostEstimate, available: float | None = None, *,
         concern = (f"This run is estimated to {' and '.join(reasons)}"
                    + (f"; most of the time goes to {slowest.what[0].lower()}"
                       f"{slowest.what[1:]} ('{slowest.setting}')" if slowest and slowest.setting
-                      and cost.seconds > confirm_seconds else "") + ".")
+                      and cost.expected_seconds > confirm_seconds else "") + ".")
     return Preflight(cost, None, concern)
 
 
@@ -226,6 +271,22 @@ def format_duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{round(seconds / 60):.0f} minutes"
     return f"{seconds / 3600:.1f} hours"
+
+
+def duration_range(seconds: float) -> str:
+    """"about 2 to 5 minutes", "under 10 seconds", "about 40 seconds to 2 minutes": the
+    estimate's :data:`RANGE` around ``seconds``, in words."""
+    lo, hi = RANGE[0] * seconds, RANGE[1] * seconds
+    if hi < 10:
+        return "under 10 seconds"
+    low, high = format_duration(max(lo, 10.0)), format_duration(hi)
+    if low == high:
+        return "about " + high
+    low_number, _, low_unit = low.partition(" ")
+    high_number, _, high_unit = high.partition(" ")
+    if low_unit == high_unit:
+        return f"about {low_number} to {high}"
+    return f"about {low} to {high}"
 
 
 def about_duration(seconds: float) -> str:

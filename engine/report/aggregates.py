@@ -22,6 +22,7 @@ from collections import Counter
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
+from engine.headline import headline_of_result
 from engine.report import styles as st
 from engine.report.sections import (
     SECTION_TITLES,
@@ -523,12 +524,15 @@ class AggregatesSections(AuditSections):
 
     def _results_words(self, result: dict, attacks: list[dict]) -> str:
         sens = markup(_sensitive(result))
-        scored = [(chance_corrected(*_top1(a)[::2]), a) for a in attacks]
-        scored = [(c, a) for c, a in scored if c is not None]
         det = _block(result, "deterministic")
         text = ""
-        if scored:
-            cc, best = max(scored, key=lambda x: x[0])
+        # The attack the summary and the cover quote (engine.headline), so the report's body
+        # never names another one; a result saved without a headline is ranked the same way.
+        head = headline_of_result({**result, "attacks": attacks})
+        best = next((a for a in attacks if head is not None and a.get("name") == head.name),
+                    None)
+        cc = chance_corrected(*_top1(best)[::2]) if best is not None else None
+        if cc is not None:
             top1, _, chance = _top1(best)
             n = best.get("n_positive")
             right = (f"for {fmt_count(round(top1 * n))} of the {fmt_count(n)} targets "

@@ -34,6 +34,7 @@ from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, PolyLine, R
 from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
+from engine.headline import banded_attack
 from engine.report import styles as st
 
 WIDTH = 480.0                 # fits the 17 cm text width of an A4 page with 2 cm margins
@@ -516,17 +517,21 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
             f"Permitted by ({_eps_text(region.get('epsilon'))}, δ)-DP: "
             "any attack must stay in the shaded area", fill=REGION_FILL))
 
-    bands = 0
+    # The band of the strongest attack only, as on screen (engine.headline.banded_attack):
+    # five overlapping bands on log axes covered nearly the whole plot.
+    banded = banded_attack({**result, "attacks": attacks})
     for a in attacks:
+        if a.get("name") != banded:
+            continue
         band = (a.get("details") or {}).get("roc_band") or {}
         bx, blo = _xy(band, "fpr", "tpr_lower")
         bx2, bhi = _xy(band, "fpr", "tpr_upper")
         if bx.size >= 2 and bx.size == bx2.size:
             p.area(np.r_[bx, bx2[::-1]], np.r_[blo, bhi[::-1]], BAND_FILL)
-            bands += 1
-    if bands:
-        entries.append(LegendEntry("95% confidence band of each attack (pointwise)",
-                                   fill=BAND_FILL))
+            entries.append(LegendEntry(
+                f"95% confidence band of the strongest attack, "
+                f"{short_label(str(a.get('label') or a.get('name')))} (pointwise)",
+                fill=BAND_FILL))
 
     p.curve(np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]),
             np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]), DIAGONAL_STYLE, 0.9)

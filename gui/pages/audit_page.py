@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.audits.config_fields import every_error
 from engine.data.errors import InputError
 from engine.policy import VerdictPolicy
 from gui.error_dialog import show_job_error
@@ -59,6 +60,7 @@ from gui.widgets.form import (
     nested_set,
     number_field,
     parse_value,
+    show_field_error,
 )
 from gui.widgets.results_scaffold import ReportStep, ResultsStep
 from gui.widgets.results_view import ResultsView
@@ -128,6 +130,23 @@ def plain_sentence(message: str) -> str:
         if message.startswith(prefix):
             message = message[len(prefix):]
     return message
+
+
+def field_sentence(message: str, key: str, label: str | None = None) -> str:
+    """An engine sentence about config ``key`` as it reads under that field: the field's own
+    label names it, so a leading internal key and the "settings [defences]:" trail before it
+    go ("'epsilon' must be greater than 0" → "Must be greater than 0"); a key quoted inside
+    the sentence ("lower 'trials'") becomes the field's ``label``."""
+    text = plain_sentence(" ".join(message.split()))
+    for name in (key, key.rsplit(".", 1)[-1]):
+        quoted = f"'{name}'"
+        at = text.find(quoted + " ") if name else -1
+        if at >= 0 and (at == 0 or text[:at].endswith(": ")):
+            rest = text[at + len(quoted) + 1:]
+            return rest[:1].upper() + rest[1:]
+        if name and label and quoted in text:
+            return text.replace(quoted, f"“{label}”")
+    return text
 
 
 def read_notes_sentence(path) -> str:
@@ -324,6 +343,7 @@ class AuditPage(QWidget):
         # the page is shown (no signal covers every widget a page builds, rows added later
         # included); the estimate is recomputed only when the settings changed.
         self._estimated_form: dict | None = None
+        self._settings_error_shown = False      # the run bar's error is about the settings
         self._estimate_timer = QTimer(self)
         self._estimate_timer.setInterval(self.ESTIMATE_MS)
         self._estimate_timer.timeout.connect(self.update_estimate)
@@ -597,6 +617,13 @@ class AuditPage(QWidget):
         from engine.estimates import estimate, preflight
         try:
             config = self.CONFIG_CLASS.from_dict(form, source="settings")
+        except InputError:
+            self.show_form_errors(self.form_errors(form))
+            self.run_bar.show_estimate("The time and memory of the run are estimated once "
+                                       "the settings are valid.")
+            return
+        self.show_form_errors([])
+        try:
             check = preflight(estimate(config))
         except InputError:
             self.run_bar.show_estimate("The time and memory of the run are estimated once "
@@ -644,11 +671,18 @@ class AuditPage(QWidget):
         try:
             config = self.validated_config()
         except InputError as exc:
-            self.show_input_error(exc)
+            errors = self.form_errors(self.form_dict())
+            self.show_form_errors(errors)
+            self.show_input_error(exc)             # its step, its field in view and focused
+            if len(errors) > 1:
+                self.run_bar.show_error(f"{len(errors)} settings need correcting: " + "; ".join(
+                    self.labelled_sentence(e) for e in errors) + ".")
+            self._settings_error_shown = True
             return
         if not self.preflight_allows(config):
             return
         self._base_config = {**self._base_config, **config.to_dict()}
+        self.run_bar.start()
         self.run_bar.set_fraction(0.0)
         self.status_label.setText("Starting…")
         self._job_id = self.runner.submit(self.audit_job(config), self._on_run_done,
@@ -706,6 +740,42 @@ class AuditPage(QWidget):
             return self.FIELDS[key].step
         return self.KEY_STEPS.get(key.split(".")[0])
 
+    def form_errors(self, form: dict) -> list[InputError]:
+        """Every problem of the form at once (engine.audits.config_fields.every_error)."""
+        return every_error(self.CONFIG_CLASS.from_dict, form, source="settings")
+
+    def show_form_errors(self, errors: list[InputError]) -> None:
+        """Each problem under its field in the field's own words, every field without one
+        cleared; problems of settings without a field go under the form (issue 21). Called as
+        the form changes, so a corrected value loses its mark at once."""
+        by_key = {e.key: e for e in errors if e.key}
+        for key, edit in self.fields.items():
+            error = by_key.pop(key, None)
+            if error is not None:
+                show_field_error(edit, field_sentence(str(error), key, self.FIELDS[key].label
+                                                      if key in self.FIELDS else None))
+            elif getattr(edit, "error_label", None) is not None or edit.styleSheet():
+                clear_invalid(edit)
+        rest = [plain_sentence(e.one_line()) for e in errors if not e.key or e.key in by_key]
+        if rest:
+            self.run_bar.show_error("\n".join(rest))
+            self._settings_error_shown = True
+        elif not errors and self._settings_error_shown:
+            # What the run bar says about the settings goes once they are valid; a problem
+            # found while running (a data file) stays until the next run.
+            self.run_bar.clear_error()
+            self._settings_error_shown = False
+
+    def labelled_sentence(self, error: InputError) -> str:
+        """"ε per observation: must be greater than 0 …" — the field's label, then the
+        engine's sentence in the field's words; a setting without a field keeps its sentence."""
+        spec = self.FIELDS.get(error.key or "")
+        text = plain_sentence(error.one_line())
+        if spec is None:
+            return text
+        sentence = field_sentence(text, error.key, spec.label).rstrip(".")
+        return f"{spec.label}: {sentence[:1].lower()}{sentence[1:]}."
+
     def show_input_error(self, error: InputError) -> None:
         """Show the engine's sentence in red under the form, mark the field, go to its step."""
         self.show_error_at(error.one_line(), error.key or "")
@@ -715,14 +785,15 @@ class AuditPage(QWidget):
         one): used for bad settings and for input errors found while the audit runs (e.g. a
         data file that does not load)."""
         text = plain_sentence(text)
-        spec = self.FIELDS.get(key)
-        self.run_bar.show_error(f"{spec.label}: {text}" if spec else text)
+        self.run_bar.show_error(self.labelled_sentence(InputError(text, key=key or None)))
         step = self.step_of_key(key)
         if step is not None:
             self.step_list.setCurrentRow(step)
         self.reveal_key(key)
         edit = self.fields.get(key)
         if edit is not None:
+            spec = self.FIELDS.get(key)
+            show_field_error(edit, field_sentence(text, key, spec.label if spec else None))
             mark_invalid(edit)
         self.status_label.setText("Please correct the highlighted setting.")
 

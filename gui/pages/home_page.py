@@ -133,7 +133,7 @@ class HomePage(QWidget):
         self.open_project_button.setToolTip("Open a saved audit (.praudit.json) with its "
                                             "settings, results and decision log.")
         self.open_project_button.clicked.connect(self.open_project_requested)
-        self.open_sample_button = QPushButton("Open sample audit")
+        self.open_sample_button = QPushButton("Open the sample DP-mechanism audit")
         self.open_sample_button.setToolTip("A ready-made example: hourly counts of people "
                                            "released with Laplace noise, ε = 1, 10 hours per "
                                            "person. Press Run to see the results.")

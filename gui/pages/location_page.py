@@ -265,11 +265,16 @@ class DataPreviewPlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
+        self.set_aggregate(None)
 
     def set_aggregate(self, aggregate: np.ndarray | None) -> None:
         if aggregate is None or aggregate.size == 0:
             self.image.clear()
+            self.view.show_message("No data loaded yet: choose a traces file above, or use "
+                                   "the synthetic city, to see how many people each place "
+                                   "counts in each hour.")
             return
+        self.view.show_message(None)
         data = np.asarray(aggregate, dtype=float)           # (E, S): x = epoch, y = site
         self.image.setImage(data, levels=(0.0, max(float(data.max()), 1.0)))
         n_epochs, n_sites = data.shape

@@ -123,7 +123,7 @@ class TradeoffChart(QWidget):
         self.plot_item.setLabel("left", "Test accuracy (people the model never saw)")
         for side in ("left", "bottom"):        # 0.45, not "450 (×0.001)"
             self.plot_item.getAxis(side).enableAutoSIPrefix(False)
-        self.legend = self.plot_item.addLegend(offset=(-10, -10), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
         self.x_combo = QComboBox()
         for value, text in X_CHOICES:
             self.x_combo.addItem(text, value)

@@ -12,9 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QWidget,
+)
 
-ERROR_STYLE = "border: 2px solid #c62828; border-radius: 3px; padding: 1px;"
+ERROR_TEXT_COLOUR = "#c62828"
+ERROR_STYLE = f"border: 2px solid {ERROR_TEXT_COLOUR}; border-radius: 3px; padding: 1px;"
 FIELD_WIDTH = 160
 
 
@@ -91,6 +101,66 @@ def mark_invalid(edit: QWidget) -> None:
 
 def clear_invalid(edit: QWidget) -> None:
     edit.setStyleSheet("")
+    label = getattr(edit, "error_label", None)
+    if label is not None:
+        label.setVisible(False)
+
+
+def show_field_error(edit: QWidget, sentence: str) -> None:
+    """The sentence in red right under ``edit`` (and its red frame), without taking the focus:
+    every problem of the form is shown at once while the officer types (issue 21)."""
+    edit.setStyleSheet(ERROR_STYLE)
+    label = getattr(edit, "error_label", None)
+    if label is None:
+        label = QLabel()
+        label.setWordWrap(True)
+        label.setObjectName("field_error")
+        label.setStyleSheet(f"color: {ERROR_TEXT_COLOUR};")
+        if not _insert_below(edit, label):
+            label.deleteLater()
+            edit.setToolTip(sentence)
+            return
+        edit.error_label = label
+    label.setText(sentence)
+    label.setVisible(True)
+
+
+def _insert_below(widget: QWidget, label: QLabel) -> bool:
+    """Put ``label`` under ``widget`` in the layout that holds it: the row after it in a form,
+    the place after it in a column; a field inside a row (a path and its Browse… button) gets
+    it under the whole row. False when no such place is found."""
+    parent = widget.parentWidget()
+    layout = parent.layout() if parent is not None else None
+    target, item = _find_in(layout, widget) if layout is not None else (None, None)
+    while isinstance(target, QHBoxLayout) and isinstance(target.parent(), QLayout):
+        item, target = target, target.parent()
+    if isinstance(target, QFormLayout):
+        row, _role = (target.getWidgetPosition(item) if isinstance(item, QWidget)
+                      else target.getLayoutPosition(item))
+        if row < 0:
+            return False
+        target.insertRow(row + 1, "", label)
+        return True
+    if isinstance(target, QBoxLayout):
+        index = target.indexOf(item)
+        if index < 0:
+            return False
+        target.insertWidget(index + 1, label)
+        return True
+    return False
+
+
+def _find_in(layout: QLayout, widget: QWidget):
+    """(the layout that directly holds ``widget``, the widget) searching ``layout``'s tree."""
+    if layout.indexOf(widget) >= 0:
+        return layout, widget
+    for i in range(layout.count()):
+        child = layout.itemAt(i).layout()
+        if child is not None:
+            found = _find_in(child, widget)
+            if found[0] is not None:
+                return found
+    return None, None
 
 
 def choice_combo(choices: Iterable[tuple[str, str]], tooltip: str) -> QComboBox:

@@ -68,7 +68,7 @@ class ObservationsPlot(QWidget):
         self.plot_item.setLabel("bottom", "Positive observations of the target k (log scale)")
         self.plot_item.setLabel("left", "Attacker's accuracy")
         # Accuracy grows with k, so the lower right corner is free for the legend.
-        self.legend = self.plot_item.addLegend(offset=(-10, -40), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setStyleSheet("color: #444;")
@@ -198,7 +198,7 @@ class ScoreDistributionView(QWidget):
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.plot_item.setLabel("left", "Number of test releases")
-        self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setStyleSheet("color: #444;")
@@ -397,8 +397,13 @@ class MetaClassifierView(QWidget):
         layout.addWidget(self.view, 1)
 
     def set_result(self, result: dict | None) -> None:
+        # Every neural meta-classifier that ran (its details carry a first-layer summary),
+        # whether or not its weights were kept for the picture: the engine keeps them only for
+        # the paper's small network on at most 128 cells (attacks/location/meta_classifier).
         self._attacks = [a for a in (result or {}).get("attacks") or []
-                         if (a.get("details") or {}).get("first_layer_weights")]
+                         if isinstance(a, dict) and isinstance(a.get("details"), dict)
+                         and ("first_layer_weights" in a["details"]
+                              or isinstance(a["details"].get("first_layer"), dict))]
         self.choice.blockSignals(True)
         self.choice.clear()
         for attack in self._attacks:
@@ -416,6 +421,14 @@ class MetaClassifierView(QWidget):
                                        "meta-classifier (MLP)” in step 4 to see what it learns).")
             return
         details = self._attacks[index].get("details") or {}
+        if not details.get("first_layer_weights"):
+            self.image.clear()
+            self.view.setVisible(False)
+            self.summary_label.setText(escape(
+                meta_classifier_sentence(details.get("first_layer") or {})
+                + " The weight picture is drawn only for the paper's small network on at most "
+                "128 observations; this one ran without it."))
+            return
         weights = np.array([[np.nan if not is_number(v) else v for v in row]
                             for row in details["first_layer_weights"]], dtype=float)
         weights = np.nan_to_num(weights)

@@ -63,33 +63,12 @@ def bound_curve(curve: dict, log: bool) -> tuple[np.ndarray, np.ndarray]:
     return grid, np.interp(grid, fpr, tpr)
 
 
-def strongest_band_only(result: dict | None) -> dict | None:
-    """``result`` with the confidence band of every attack but the strongest left out: a
-    model audit plays up to a dozen attacks, and their bands stacked hide the curves."""
-    if not result:
-        return result
-    best = (_theory(result).get("strongest") or {}).get("name")
-    attacks = []
-    for attack in result.get("attacks") or []:
-        details = attack.get("details") or {}
-        if attack.get("name") != best and "roc_band" in details:
-            attack = {**attack, "details": {k: v for k, v in details.items()
-                                            if k != "roc_band"}}
-        attacks.append(attack)
-    return {**result, "attacks": attacks}
-
-
 class ModelRocPlot(RocPlot):
     """The shared ROC plot with paper 001 Thm 2's line from theory.btta_bound.roc.curve, and
-    the confidence band of the strongest attack only."""
+    the confidence band of the strongest attack only (as every ROC plot, by default)."""
 
     def _redraw(self) -> None:
-        full = self._result
-        self._result = strongest_band_only(full)
-        try:
-            super()._redraw()
-        finally:
-            self._result = full
+        super()._redraw()
         curve = ((_theory(self._result).get("btta_bound") or {}).get("roc") or {}).get("curve")
         if not curve:
             return

@@ -6,6 +6,13 @@ dot. Here the plain wheel is handed on to the page (it scrolls); Ctrl + wheel zo
 pans; the view can never leave the meaningful range (set by each plot: rates in [0, 1], log axes
 to the decades that hold data); and "Reset view" is always one visible click away. Every plot
 of the app is built from :class:`PlotView`.
+
+Readability (issue 21, "Charts a reader can read"): axes never rescale their numbers with an SI
+prefix ("300 … 650 (x0.001)" after a zoom); a log axis labels only the decades, fewer of them
+when they crowd, and the 2s and 5s between them only where there is room (pyqtgraph's own labels
+ran together: "6·10¹ 7·10¹8·10¹9·10¹10²"); the legend sits below the plot, outside the area the
+curves use, so it never covers one; and a plot with nothing to show says so in a sentence
+instead of drawing empty axes.
 """
 
 from __future__ import annotations
@@ -21,12 +28,90 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QStackedLayout,
     QVBoxLayout,
     QWidget,
 )
 
 ZOOM_HINT = "Ctrl + wheel zooms, drag pans"
 PADDING = 0.02
+
+
+# Pixels a tick label needs along the axis before the next may start (a label such as
+# "0.0001" at the 8-9 pt of the axes); below it a label is left out rather than overlapped.
+LABEL_ROOM_PX = 46
+LABEL_ROOM_V_PX = 20            # the same on a vertical axis: one line of text high
+NARROW_PX = 760                 # below this width the legend lists its curves in one column
+LEGEND_ROW = 4                  # PlotItem's layout: 0 title, 1 top axis, 2 view, 3 bottom axis
+
+
+def tick_number(x: float) -> str:
+    """A tick value as a reader writes it: 0.001, 0.5, 20, 1,000 — powers of ten below 10⁻⁴ and
+    above 10⁶ as such (10⁻⁵), never in an exponent notation a non-programmer must decode."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else ""
+    exponent = math.log10(abs(x))
+    if 1e-4 <= abs(x) < 1e6:
+        text = f"{x:,.6f}".rstrip("0").rstrip(".") if abs(x) < 1 else f"{x:,.6g}"
+        return text
+    if abs(exponent - round(exponent)) < 1e-9:
+        sup = str(int(round(exponent))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return f"10{sup}"
+    return f"{x:.1e}"
+
+
+class ReadableAxis(pg.AxisItem):
+    """An axis without SI-prefix rescaling whose log-mode labels never collide (module
+    docstring)."""
+
+    def __init__(self, orientation: str, **kwargs) -> None:
+        super().__init__(orientation, **kwargs)
+        self.enableAutoSIPrefix(False)
+        self._labelled: list[float] = []     # pixel positions labelled so far in this drawing
+
+    def start_labels(self) -> None:
+        """Forget the labels of the last drawing (pyqtgraph asks for each tick level's labels
+        in turn, coarse to fine, within one drawing; a finer level's labels must keep clear of
+        the coarser ones')."""
+        self._labelled = []
+
+    def generateDrawSpecs(self, p):  # noqa: N802 (pyqtgraph's name)
+        self.start_labels()
+        return super().generateDrawSpecs(p)
+
+    def _pixels_per_decade(self) -> float:
+        lo, hi = self.range
+        span = abs(hi - lo) or 1.0
+        length = self.geometry().height() if self.orientation in ("left", "right") \
+            else self.geometry().width()
+        return max(length, 1.0) / span
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        """Labels for the log ticks ``values`` (log10 units): decades first, then 5s, then 2s,
+        then the rest, each kept only if it stands at least a label's room from every label
+        already kept — so labels never run together at any size or zoom."""
+        room = LABEL_ROOM_PX if self.orientation in ("top", "bottom") else LABEL_ROOM_V_PX
+        per_decade = self._pixels_per_decade()
+        lo = min(self.range)
+
+        def rank(v: float) -> int:
+            if abs(v - round(v)) < 1e-6:
+                return 0
+            mantissa = round(10 ** (v - math.floor(v + 1e-9)))
+            return {5: 1, 2: 2}.get(mantissa, 3)
+
+        shown = set()
+        for i in sorted(range(len(values)), key=lambda i: (rank(values[i]), values[i])):
+            at = (float(values[i]) - lo) * per_decade
+            if all(abs(at - other) >= room for other in self._labelled):
+                self._labelled.append(at)
+                shown.add(i)
+        return [tick_number(10 ** float(v) * scale) if i in shown else ""
+                for i, v in enumerate(values)]
+
+
+def readable_axes() -> dict[str, ReadableAxis]:
+    return {side: ReadableAxis(side) for side in ("left", "bottom")}
 
 
 class ScrollFriendlyPlotWidget(pg.PlotWidget):
@@ -85,7 +170,7 @@ class PlotView(QWidget):
 
     def __init__(self, min_height: int = 260, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot_widget = ScrollFriendlyPlotWidget()
+        self.plot_widget = ScrollFriendlyPlotWidget(axisItems=readable_axes())
         self.plot_widget.setMinimumHeight(min_height)
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setMenuEnabled(False)
@@ -102,10 +187,49 @@ class PlotView(QWidget):
         self.toolbar.addStretch(1)
         self.toolbar.addWidget(hint)
         self.toolbar.addWidget(self.reset_button)
+        # The plot, or in its place a sentence when there is nothing to draw (show_message).
+        self.message_label = QLabel()
+        self.message_label.setWordWrap(True)
+        self.message_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message_label.setStyleSheet("color: #555; border: 1px dashed #bbb; padding: 12px;")
+        self.message_label.setMinimumHeight(min(min_height, 120))
+        self._stack = QStackedLayout()
+        self._stack.addWidget(self.plot_widget)
+        self._stack.addWidget(self.message_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self.toolbar)
-        layout.addWidget(self.plot_widget, 1)
+        layout.addLayout(self._stack, 1)
+
+    def add_legend(self, columns: int = 2) -> pg.LegendItem:
+        """A legend below the plot, outside the curves' area (module docstring); items given a
+        ``name`` are listed in it as with ``PlotItem.addLegend``."""
+        legend = pg.LegendItem(labelTextSize="8pt", colCount=columns)
+        self.plot_item.layout.addItem(legend, LEGEND_ROW, 1)
+        self.plot_item.legend = legend
+        self._legend_columns = columns
+        self._fit_legend()
+        return legend
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """One column on a narrow plot, so long curve names are not cut at the right edge."""
+        legend = self.plot_item.legend
+        if legend is not None and hasattr(self, "_legend_columns"):
+            legend.setColumnCount(self._legend_columns if self.width() >= NARROW_PX else 1)
+
+    def show_message(self, text: str | None) -> None:
+        """Show ``text`` instead of the plot (an empty plot draws axes that mean nothing); None
+        shows the plot again."""
+        self.message_label.setText(text or "")
+        self._stack.setCurrentWidget(self.plot_widget if text is None else self.message_label)
+        self.reset_button.setEnabled(text is None)
+
+    def showing_message(self) -> bool:
+        return self._stack.currentWidget() is self.message_label
 
     def add_tool(self, widget: QWidget) -> None:
         """Put a control (e.g. an axis toggle) at the left of the toolbar row."""

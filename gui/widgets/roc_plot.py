@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
+from engine.headline import banded_attack
 from gui.widgets.plot_view import PlotView, log_decades
 
 LOG_FLOOR = 1e-6          # where the shaded DP region starts on log axes
@@ -54,7 +55,7 @@ class RocPlot(QWidget):
         self.plot_item.setLabel("bottom", "False-positive rate (people wrongly accused)")
         self.plot_item.setLabel("left", "True-positive rate (people correctly spotted)")
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot_item.addLegend(offset=(-10, -10), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
 
         self.log_axes = QCheckBox("Log-log axes (zoom on rare, confident accusations)")
         self.log_axes.setToolTip("Log scales stretch the corner of small false-positive rates, "
@@ -66,7 +67,13 @@ class RocPlot(QWidget):
         hint.setStyleSheet("color: #555;")
         self.hint_label = hint      # an audit whose ROC has no DP region says something else
 
+        self.every_band = QCheckBox("Every attack's 95 % band")
+        self.every_band.setToolTip("Off: only the strongest attack's confidence band is shaded "
+                                   "(as in the report); on: every attack's, which can hide the "
+                                   "curves when several overlap.")
+        self.every_band.toggled.connect(self._redraw)
         self.view.add_tool(self.log_axes)
+        self.view.add_tool(self.every_band)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
@@ -134,9 +141,12 @@ class RocPlot(QWidget):
                         "Worst case ε₀-DP allows (k-fold)",
                         pg.mkPen(WORST_CASE_COLOR, width=2, style=Qt.PenStyle.DashLine))
 
+        banded = banded_attack(result)
         for i, attack in enumerate(result.get("attacks") or []):
             color = ATTACK_COLORS[i % len(ATTACK_COLORS)]
             band = (attack.get("details") or {}).get("roc_band")
+            if not (self.every_band.isChecked() or attack.get("name") == banded):
+                band = None
             if band and band.get("fpr"):
                 bx = np.asarray(band["fpr"], dtype=float)
                 lo = np.asarray(band["tpr_lower"], dtype=float)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from gui.job_runner import JobProgress, format_eta
 
 PROGRESS_STEPS = 1000   # the bar counts in tenths of a percent
+RUNNING_CAP = 0.995     # the most the bar shows while a job still runs (show_progress)
 
 
 class RunBar(QFrame):
@@ -75,10 +76,26 @@ class RunBar(QFrame):
         self.progress_bar.setValue(int(round(PROGRESS_STEPS * fraction)))
 
     def show_progress(self, update: JobProgress) -> None:
-        """The bar and "message — about 40 s left" (no ETA while it would be a wild guess)."""
-        self.set_fraction(update.fraction)
-        eta = format_eta(update.eta_s)
-        self.status_label.setText(f"{update.message} — {eta}" if eta else update.message)
+        """The bar and "step — about 40 s left" (no time left while it would be a wild guess).
+
+        The label always names a step: an update without a message keeps the last one. An
+        engine job says 100 % "Done" a moment before it has ended (its result still has to
+        reach the window, and Cancel is still enabled): while it runs the bar stops short of
+        the end and reads "Finishing"; the page shows 100 % and "Done" once the job has ended
+        (issue 21)."""
+        message = " ".join((update.message or "").split())
+        if update.fraction >= 1.0 or message.lower().rstrip(".") == "done":
+            message = "Finishing"
+        if message:
+            self._step = message
+        step = getattr(self, "_step", "") or "Working"
+        self.set_fraction(min(update.fraction, RUNNING_CAP))
+        eta = format_eta(update.eta_s) if update.fraction < 1.0 else ""
+        self.status_label.setText(f"{step} — {eta}" if eta else step)
+
+    def start(self) -> None:
+        """A new run: no step named yet."""
+        self._step = ""
 
     def show_estimate(self, text: str, warn: bool = False) -> None:
         """The run's estimated time and memory (orange when it would ask before starting)."""

@@ -80,7 +80,7 @@ class SweepPlot(QWidget):
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.plot_item.setLabel("left", "Optimal attacker's success")
-        self.legend = self.plot_item.addLegend(offset=(10, 10), labelTextSize="8pt")
+        self.legend = self.view.add_legend()
         self.inverse_label = QLabel()
         self.inverse_label.setWordWrap(True)
         self.inverse_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

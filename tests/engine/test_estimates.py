@@ -53,7 +53,8 @@ def test_long_or_memory_hungry_runs_ask_first():
     assert preflight(_cost(seconds=30), available=8e9).question is None
     long = preflight(_cost(seconds=3600), available=8e9)
     assert long.refusal is None
-    assert "about 60 minutes" in long.question and long.question.endswith("Start it anyway?")
+    assert "about 36 minutes to 1.6 hours" in long.question
+    assert long.question.endswith("Start it anyway?")
     assert "('trials')" in long.question
     hungry = preflight(_cost(nbytes=5e9), available=8e9)
     assert "5.0 GB of the 8.0 GB" in hungry.question
@@ -147,3 +148,24 @@ def test_the_command_line_refuses_a_run_that_cannot_fit(tmp_path, monkeypatch, c
     assert key in ("observations", "trials")
     assert "error:" in err and f"lower '{key}'" in err and "free" in err
     assert not (tmp_path / "a").exists()
+
+
+def test_the_estimate_scales_with_the_processors_other_programs_keep_busy():
+    # Issue 21: on a 2-core machine with a load average of ~15 the estimates were 3-18 × low.
+    assert est.machine_slowdown(load=0.0, cores=2) == 1.0
+    assert est.machine_slowdown(load=15.0, cores=2) == 8.5
+    assert est.machine_slowdown(load=1.0, cores=8) == 1.125
+    quiet = _cost(seconds=120)
+    busy = replace(quiet, slowdown=8.5)
+    assert busy.expected_seconds == 8.5 * quiet.expected_seconds
+    assert "busy" in busy.sentence() and "busy" not in quiet.sentence()
+    # A run fine on a quiet machine is asked about when the machine is busy.
+    assert preflight(quiet, available=8e9).question is None
+    assert preflight(busy, available=8e9).question is not None
+
+
+def test_an_estimate_is_shown_as_a_range():
+    assert est.duration_range(3) == "under 10 seconds"
+    assert est.duration_range(200) == "about 2 to 5 minutes"
+    assert est.duration_range(60) == "about 40 seconds to 2 minutes"
+    assert _cost(seconds=200).sentence().startswith("About 2 to 5 minutes")

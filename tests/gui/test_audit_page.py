@@ -203,7 +203,9 @@ def test_bad_field_shows_inline_error_at_its_step_and_keeps_the_text(page, qtbot
     page.run_button.click()
     assert not page.is_running() and not page.runner.is_busy()
     assert page.error_label.isVisible()
-    assert page.error_label.text() == "Steps: 'steps' must be a whole number, not 'many'."
+    assert page.error_label.text() == "Steps: must be a whole number, not 'many'."
+    under = page.fields["steps"].error_label           # the sentence under the field itself
+    assert under.isVisibleTo(page) and under.text() == "Must be a whole number, not 'many'."
     assert page.fields["steps"].text() == "many"        # nothing the user typed is lost
     assert page.steps.currentIndex() == STEP_RUN        # the step that holds the field
     assert "c62828" in page.fields["steps"].styleSheet()
@@ -211,6 +213,7 @@ def test_bad_field_shows_inline_error_at_its_step_and_keeps_the_text(page, qtbot
 
     qtbot.keyClicks(page.fields["steps"], "x")           # typing clears the mark
     assert page.fields["steps"].styleSheet() == ""
+    assert not under.isVisibleTo(page)
     page.fields["steps"].setText("3")
     page.run_button.click()
     assert not page.error_label.isVisible()

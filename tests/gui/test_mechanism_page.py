@@ -79,7 +79,8 @@ def test_bad_value_shows_inline_error_and_keeps_input(main_window, qtbot):
     page.run_button.click()
     assert not page.is_running()
     assert page.error_label.isVisible()
-    assert "'epsilon' must be greater than 0" in page.error_label.text()
+    assert "must be greater than 0" in page.error_label.text()
+    assert "'epsilon'" not in page.error_label.text()           # the field's label, no key
     assert page.fields["epsilon"].text() == "-1"       # nothing the user typed is lost
     assert page.steps.currentIndex() == STEP_RELEASE   # the page shows the field to fix
     assert "c62828" in page.fields["epsilon"].styleSheet()
@@ -87,7 +88,8 @@ def test_bad_value_shows_inline_error_and_keeps_input(main_window, qtbot):
     page.fields["observations"].setText("ten")
     page.fields["epsilon"].setText("0.5")
     page.run_button.click()
-    assert "'observations' must be a whole number" in page.error_label.text()
+    assert "must be a whole number" in page.error_label.text()
+    assert "'observations'" not in page.error_label.text()
     assert page.fields["observations"].text() == "ten"
     assert not page.is_running()
 
@@ -159,3 +161,26 @@ def test_narrow_accounting_bracket_shows_distinct_numbers():
     lo, hi = 9.989959868348254, 9.989962316985146
     assert bracket_number(lo, hi) != bracket_number(hi, lo)
     assert bracket_number(1.0, 2.0) == "1"
+
+
+def test_every_error_shows_at_once_under_its_field_and_clears_when_fixed(main_window, qtbot):
+    # Issue 21: errors came one at a time at the bottom of the window, quoted internal keys
+    # and stayed after the field was corrected. (isHidden: a field on another step is not on
+    # screen, but its sentence is set to show.)
+    page = open_mechanism(main_window)
+    page.fields["epsilon"].setText("-1")
+    page.fields["observations"].setText("ten")
+    page.update_estimate(force=True)
+    eps, obs = page.fields["epsilon"].error_label, page.fields["observations"].error_label
+    assert not eps.isHidden() and not obs.isHidden()
+    assert eps.text().startswith("Must be greater than 0") and "'epsilon'" not in eps.text()
+    assert obs.text().startswith("Must be a whole number")
+    page.run_button.click()
+    assert "2 settings need correcting" in page.error_label.text()
+    page.fields["epsilon"].setText("0.5")
+    page.update_estimate(force=True)
+    assert eps.isHidden() and not obs.isHidden()
+    page.fields["observations"].setText("10")
+    page.update_estimate(force=True)
+    assert obs.isHidden() and page.fields["observations"].styleSheet() == ""
+    assert not page.error_label.isVisible()

@@ -50,7 +50,9 @@ def test_a_run_that_cannot_fit_is_refused_at_its_setting(main_window, qtbot, mon
     page.run_button.click()
     assert not submitted and not page.is_running()
     assert page.error_label.isVisible()
-    assert "lower 'trials'" in page.error_label.text()
+    trials = page.FIELDS["trials"].label
+    assert f"lower “{trials}”" in page.error_label.text()     # the field's words, not its key
+    assert "'trials'" not in page.error_label.text()
     assert "c62828" in page.fields["trials"].styleSheet()        # the field is marked
 
 

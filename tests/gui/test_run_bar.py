@@ -1,0 +1,30 @@
+"""The run bar's label always names the step, and it shows 100 % "Done" only once the job has
+ended (issue 21: "— about 4 s left" without a step; "100 % Done" while Cancel was enabled)."""
+
+from __future__ import annotations
+
+from gui.job_runner import JobProgress
+from gui.widgets.run_bar import PROGRESS_STEPS, RunBar
+
+
+def test_an_update_without_a_message_keeps_the_step(qtbot):
+    bar = RunBar()
+    qtbot.addWidget(bar)
+    bar.start()
+    bar.show_progress(JobProgress(0.3, "Training the reference models", 5.0, 40.0))
+    bar.show_progress(JobProgress(0.4, "", 6.0, 4.0))
+    assert bar.status_label.text() == "Training the reference models — about 4 s left"
+    bar.start()
+    bar.show_progress(JobProgress(0.05, "", 0.1, None))
+    assert bar.status_label.text() == "Working"
+
+
+def test_done_from_the_job_is_not_the_end_of_the_run(qtbot):
+    bar = RunBar()
+    qtbot.addWidget(bar)
+    bar.start()
+    bar.show_progress(JobProgress(1.0, "Done", 9.0, None))
+    assert bar.progress_bar.value() < PROGRESS_STEPS
+    assert bar.status_label.text() == "Finishing"
+    bar.set_fraction(1.0)                     # what the page does once the job has ended
+    assert bar.progress_bar.value() == PROGRESS_STEPS
