@@ -121,6 +121,8 @@ def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
         return None
     if not quiet:
         print(f"Estimated: {check.estimate.sentence()}", file=sys.stderr)
+    for note in check.notes:     # warnings about the settings: printed even when quiet
+        print(f"warning: {note}", file=sys.stderr)
     if check.refusal is not None:
         raise check.refusal
     if check.question is not None and not yes:

@@ -197,13 +197,15 @@ class LocationConfig:
     def measured_fpr_targets(self) -> tuple[float, ...]:
         return tuple(sorted({*self.fpr_targets, self.policy.fpr}))
 
-    def unknown_size(self) -> int:
-        """How many of the n other people in a release the attacker does not know."""
+    def unknown_size(self, aggregate_size: int | None = None) -> int:
+        """How many of the n other people in a release the attacker does not know (n is
+        ``aggregate_size``, by default the config's)."""
+        n = self.aggregate_size if aggregate_size is None else aggregate_size
         if self.attacker == "informed":
             return 0
         if self.attacker == "auxiliary":
-            return self.aggregate_size
-        return int(round((1.0 - self.known_fraction) * self.aggregate_size))
+            return n
+        return int(round((1.0 - self.known_fraction) * n))
 
 
 # --------------------------------------------------------------------------- data
@@ -505,6 +507,65 @@ def exposed_people(config: LocationConfig, traces, clipped: sp.csr_matrix,
 
 # --------------------------------------------------------------------------- the audit
 
+def largest_aggregate_size(config: LocationConfig, aux_size: int, release_size: int) -> int:
+    """The largest n (people in a release besides the target) that these pools can play, 0 if
+    none (issue 18: the old hint offered the population's size, which the pools then refused).
+
+    The game (:func:`build_scenario`, :mod:`engine.games.location`) draws the n others of a
+    release from the release pool, and the attacker simulates its ``unknown_size(n)`` unknown
+    people from its auxiliary pool (and, for the test releases, from the release pool, which
+    n ≤ release pool already covers). The observation sweep's targets are taken out of
+    whichever pool holds them (:func:`observation_sweep`), so while the sweep runs each pool
+    counts one person fewer. A published release has no release pool: its attacker draws all n
+    from the auxiliary pool, which is everyone besides the target.
+    """
+    if config.release:
+        return max(0, aux_size)
+    spare = 1 if config.sweep_targets > 0 else 0
+    most = release_size - spare
+    room = aux_size - spare
+    if most < 1 or config.unknown_size(most) <= room:
+        return max(0, most)
+    # unknown_size(n) never decreases with n: the largest n that fits, by bisection.
+    lo, hi = 0, most
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if config.unknown_size(mid) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def check_aggregate_size(config: LocationConfig, aux_size: int, release_size: int) -> None:
+    """One sentence when n does not fit the pools, naming the largest n that does."""
+    n = config.aggregate_size
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        return  # not a whole number: engine.data.traces.validate_audit_sizes says so
+    limit = largest_aggregate_size(config, aux_size, release_size)
+    if n <= limit:
+        return
+    sweep = (" (one fewer in each, as the observation sweep takes its targets out of them)"
+             if config.sweep_targets > 0 and not config.release else "")
+    if config.release:
+        raise InputError(f"'aggregate_size' n = {n:,} is larger than the {aux_size:,} people "
+                         "the attacker can draw its simulated releases from (everyone besides "
+                         f"the target); choose n of at most {limit:,} or load more traces.",
+                         key="aggregate_size")
+    unknown = ("" if config.attacker == "informed" else
+               f" (it must supply the {config.unknown_size(n):,} people per release the "
+               "attacker does not know)")
+    pools = (f"the traces hold {aux_size + release_size:,} people besides the target: "
+             f"{aux_size:,} in the attacker's auxiliary pool{unknown} and {release_size:,} left "
+             f"for releases{sweep}")
+    if limit < 1:
+        raise InputError(f"No release size fits: {pools}; lower 'auxiliary_size' or load more "
+                         "traces.", key="auxiliary_size")
+    raise InputError(f"'aggregate_size' n = {n:,} is too large for the two pools: {pools}. "
+                     f"Choose n of at most {limit:,}, or change 'auxiliary_size' to move people "
+                     "between the pools.", key="aggregate_size")
+
+
 def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """Run the whole location audit (see module docstring)."""
@@ -520,7 +581,16 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
 
     progress(0.0, "Loading the traces")
     traces, inputs = load_population(config, progress=progress.span(0.0, 0.08), cancel=cancel)
-    validate_audit_sizes(traces.n_users - 1, config.aggregate_size, config.clip_per_epoch,
+    # The pools' sizes before any work. Their limit on n is checked before the population's
+    # (validate_audit_sizes): that one is larger, and a hint from it was refused here (issue 18).
+    n_others = traces.n_users - 1
+    aux_size = n_others if config.release else config.auxiliary_size or n_others // 2
+    if not config.release and aux_size >= n_others:
+        raise InputError(f"'auxiliary_size' ({aux_size:,}) leaves nobody to release: the data "
+                         f"has {n_others:,} people besides the target; use fewer.",
+                         key="auxiliary_size")
+    check_aggregate_size(config, aux_size, 0 if config.release else n_others - aux_size)
+    validate_audit_sizes(n_others, config.aggregate_size, config.clip_per_epoch,
                          None if config.mechanism == "none" else config.epsilon)
     cancel.check()
     progress(0.08, "Clipping every person to C sites per epoch")
@@ -533,22 +603,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     published = load_published(config, traces) if config.release else None
     if published is not None:
         inputs.append(published[1])
-    aux_size = (others.size if published is not None
-                else config.auxiliary_size or others.size // 2)
-    if published is None and aux_size >= others.size:
-        raise InputError(f"'auxiliary_size' ({aux_size:,}) leaves nobody to release: the data "
-                         f"has {others.size:,} people besides the target; use fewer.",
-                         key="auxiliary_size")
     aux_rows, release_rows = np.sort(others[:aux_size]), np.sort(others[aux_size:])
-    if published is None and config.aggregate_size > release_rows.size:
-        raise InputError(f"'aggregate_size' n = {config.aggregate_size:,} is larger than the "
-                         f"{release_rows.size:,} people left for releases once the attacker's "
-                         f"auxiliary pool ({aux_rows.size:,}) is set aside; lower n or "
-                         "'auxiliary_size'.", key="aggregate_size")
-    if config.unknown_size() > aux_rows.size:
-        raise InputError(f"The attacker must simulate {config.unknown_size():,} unknown people "
-                         f"per aggregate but its auxiliary pool has {aux_rows.size:,}; raise "
-                         "'auxiliary_size' or lower 'aggregate_size'.", key="auxiliary_size")
     scale = cell_noise_scale(config)
     cancel.check()
 

@@ -62,6 +62,8 @@ PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "PTL+PTC", "PPL+PPC")
 # A loss per record gives the true class's probability p_y = exp(−loss) and nothing else: only
 # the attack that reads p_y alone is exact; the others need every class's output.
 LOSS_ONLY_ATTACKS = ("confidence",)
+SUPERVISED_KNOWN = 0.5     # share of a predictions file's members (and non-members) the
+                           # attacker knows without shadow predictions (paper 004 §4.3)
 ATTRIBUTE_CLASSIFIERS = ("logistic", "boosting")
 MAX_SENSITIVE_VALUES = 20
 ATTRIBUTE_MARGIN = 0.02    # accuracy points below which "the model adds" is not worded as such
@@ -218,6 +220,7 @@ class Outputs:
     evaluate_mask: np.ndarray | None = None   # supervised: the records not known to the attacker
     loss_only: bool = False           # the file held one loss per record (p_y only)
     attribute: dict | None = None     # the attribute-inference game's results, when asked
+    warnings: tuple = ()              # sentences about the inputs, for result.json's warnings
 
 
 def _load_training_data(config: ModelConfig, cancel: CancelToken = NEVER):
@@ -443,6 +446,7 @@ def attribute_game(config: ModelConfig, data, target_model, population, universe
 def read_predictions(config: ModelConfig) -> Outputs:
     """The bring-your-own-predictions path (module docstring)."""
     from engine.attacks.model.base import ModelOutputs, supervised_split
+    from engine.audits.predictions_intake import check_sizes, class_warnings
     from engine.data.predictions import load_predictions_csv
 
     path = resolve_path(config.predictions)
@@ -456,15 +460,21 @@ def read_predictions(config: ModelConfig) -> Outputs:
     target = ModelOutputs(_outputs_from(pred), pred.labels, pred.member)
     inputs = [input_entry(path, rows=pred.n_records, role="predictions")]
     evaluate_mask = None
+    ref = None
     if config.reference_predictions:
         rpath = resolve_path(config.reference_predictions)
         ref = load_predictions_csv(rpath, kind=config.prediction_kind, like=pred)
+    # Sizes against what the attacks need, before any of them (or their imports) runs.
+    check_sizes(pred, path, has_shadow=ref is not None, known_fraction=SUPERVISED_KNOWN)
+    if ref is not None:
         shadow = ModelOutputs(_outputs_from(ref), ref.labels, ref.member)
         inputs.append(input_entry(rpath, rows=ref.n_records, role="shadow predictions"))
         threat = "shadow"
     else:
-        shadow, evaluate_mask = supervised_split(target, 0.5, config.seed)
+        shadow, evaluate_mask = supervised_split(target, SUPERVISED_KNOWN, config.seed)
         threat = "supervised"
+    notes = class_warnings(pred, path, shadow.labels, shadow.member, config.attacks,
+                           rpath if ref is not None else None)
     model = {"family": "external", "description": f"predictions read from {path.name}",
              "train_records": int(pred.member.sum()),
              "test_records": int((~pred.member).sum()), "classes": int(pred.n_classes)}
@@ -475,7 +485,7 @@ def read_predictions(config: ModelConfig) -> Outputs:
         model["train_accuracy"] = float(np.mean(pred.correct[pred.member]))
         model["test_accuracy"] = float(np.mean(pred.correct[~pred.member]))
     return Outputs(target, shadow, None, np.asarray(pred.rows), tuple(pred.class_names), model,
-                   inputs, threat, evaluate_mask, loss_only=loss_only)
+                   inputs, threat, evaluate_mask, loss_only=loss_only, warnings=tuple(notes))
 
 
 def _outputs_from(pred) -> np.ndarray:
@@ -573,10 +583,6 @@ def exposed_members(config: ModelConfig, out: Outputs, outcome, evaluated: np.nd
 def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """The model audit (module docstring)."""
-    from engine.attacks.model import btta
-    from engine.attacks.model.base import evaluate
-    from engine.attacks.model.label_only import generalization_gap
-
     if not isinstance(config, ModelConfig):
         raise TypeError("run() needs a ModelConfig")
     config.validate()
@@ -590,6 +596,12 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     else:
         audit_part(0.0, "Reading the predictions")
         out = read_predictions(config)
+    # Imported once the inputs are read and checked: scipy.stats alone took 7 s of the 8 s a
+    # 3-record predictions file waited for its refusal on a busy machine (issue 18).
+    from engine.attacks.model import btta
+    from engine.attacks.model.base import evaluate
+    from engine.attacks.model.label_only import generalization_gap
+
     outcomes = run_attacks(config, out, progress=audit_part.span(0.7, 0.95), cancel=cancel)
     member = np.asarray(out.target.member)
     evaluated = out.evaluate_mask if out.evaluate_mask is not None else np.ones_like(member)
@@ -654,7 +666,7 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         summary += "."
     if out.attribute is not None:
         summary += " " + attribute_sentence(out.attribute)
-    warnings = []
+    warnings = list(out.warnings)
     if out.references is None and set(config.attacks) & set(NEEDS_REFERENCE) \
             and not out.loss_only:
         warnings.append("LiRA and RMIA need reference models trained like the audited one; "

@@ -213,8 +213,16 @@ class Preflight:
     concern: str | None             # long or memory-hungry: ask (GUI) / need --yes (CLI)
 
     @property
+    def notes(self) -> tuple[str, ...]:
+        """Warnings to show before the run whether or not it asks (e.g. a quasi-identifier
+        with too many values to audit as it is): the GUI's run bar and the CLI print them."""
+        return self.estimate.notes
+
+    @property
     def question(self) -> str | None:
-        return None if self.concern is None else self.concern + " Start it anyway?"
+        if self.concern is None:
+            return None
+        return " ".join((self.concern, *self.notes, "Start it anyway?"))
 
 
 def preflight(cost: CostEstimate, available: float | None = None, *,

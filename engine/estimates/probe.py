@@ -37,8 +37,23 @@ def csv_shape(path: str | Path) -> CsvShape | None:
     return _shape(str(path), st.st_size, st.st_mtime_ns)
 
 
+def csv_sample(path: str | Path) -> tuple[tuple[str, ...], list[list[str]]] | None:
+    """(header, rows) of the first megabyte of ``path`` (whole lines), or None if it cannot be
+    read — for an estimate that needs the values themselves (a column's range)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    sample = _sample(str(path), st.st_size, st.st_mtime_ns)
+    if sample is None:
+        return None
+    lines, _, _ = sample
+    return (tuple(lines[0]), lines[1:]) if lines else ((), [])
+
+
 @functools.lru_cache(maxsize=32)
-def _shape(path: str, size: int, _mtime: int) -> CsvShape | None:
+def _sample(path: str, size: int, _mtime: int) -> tuple[list[list[str]], bool, int] | None:
+    """(non-empty parsed lines, whole file sampled, bytes sampled)."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(SAMPLE_BYTES)
@@ -55,14 +70,22 @@ def _shape(path: str, size: int, _mtime: int) -> CsvShape | None:
     except csv.Error:
         delimiter = ","
     lines = list(csv.reader(io.StringIO(text), delimiter=delimiter))
-    lines = [r for r in lines if r]
+    return [r for r in lines if r], exact, len(head)
+
+
+@functools.lru_cache(maxsize=32)
+def _shape(path: str, size: int, _mtime: int) -> CsvShape | None:
+    sample = _sample(path, size, _mtime)
+    if sample is None:
+        return None
+    lines, exact, sampled = sample
     if not lines:
         return CsvShape(0, (), (), (), exact)
     header, body = tuple(lines[0]), lines[1:]
     if exact or not body:
         rows = len(body)
     else:
-        rows = int(round(len(body) * (size - len(lines[0]) - 1) / max(len(head), 1)))
+        rows = int(round(len(body) * (size - len(lines[0]) - 1) / max(sampled, 1)))
     distinct, numeric = [], []
     for j in range(len(header)):
         values = [r[j].strip() for r in body if j < len(r)]

@@ -163,9 +163,13 @@ def write_report(result: dict, path: str | pathlib.Path, *,
     with atomic_path(path) as tmp:
         doc = _Doc(str(tmp), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
                    topMargin=MARGIN, bottomMargin=MARGIN,
-                   title=f"Privacy risk audit — {result.get('name') or 'Unnamed audit'}",
-                   author="Privacy Risk Auditor", subject="Privacy risk audit report",
-                   creator=footer_text(result))
+                   # Document properties get the page text's cleaning and more (one line, no
+                   # invisible characters): a viewer's title bar shows them (issue 18).
+                   title=st.metadata_text(
+                       f"Privacy risk audit — {result.get('name') or 'Unnamed audit'}"),
+                   author=st.metadata_text("Privacy Risk Auditor"),
+                   subject=st.metadata_text("Privacy risk audit report"),
+                   creator=st.metadata_text(footer_text(result)))
         frame = Frame(MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
         doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])

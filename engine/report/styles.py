@@ -116,6 +116,28 @@ def without_controls(text: str) -> str:
                                            or "\u2066" <= ch <= "\u2069"))
 
 
+#: Characters that draw nothing but change what is shown around them — zero-width space, word
+#: joiner and its invisible operators, byte-order mark, Mongolian vowel separator, left-to-right and
+#: right-to-left marks, Arabic letter mark. Zero-width (non-)joiners are kept: Persian and Indic
+#: names need them to be spelled right.
+_INVISIBLE = frozenset("\u200b\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u061c")
+
+
+def metadata_text(text: object, limit: int = 500) -> str:
+    """User text → a PDF document property (Title, Subject, Author, Keywords, Creator).
+
+    Viewers show the Title in their title bar and file managers list it, so it gets the page
+    text's cleaning (:func:`without_controls`) and more: invisible characters dropped, every run
+    of whitespace (newline, tab, line separator) one space, and at most ``limit`` characters — a
+    property is one line, and a hidden character there would change the name a reader sees
+    (issue 18). Unpaired surrogates (a JSON file can carry them) become '?'.
+    """
+    cleaned = "".join("?" if unicodedata.category(ch) == "Cs" else ch
+                      for ch in without_controls(str(text)) if ch not in _INVISIBLE)
+    cleaned = " ".join(cleaned.split())
+    return cleaned if len(cleaned) <= limit else cleaned[:limit - 1].rstrip() + "…"
+
+
 def plain_text(text: str) -> str:
     """Replace characters that neither embedded font can draw (used for canvas strings)."""
     register_fonts()

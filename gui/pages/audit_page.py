@@ -635,8 +635,11 @@ class AuditPage(QWidget):
         if check.refusal is not None:
             self.run_bar.show_estimate(plain_sentence(str(check.refusal)), warn=True)
         else:
-            self.run_bar.show_estimate("Estimated: " + check.estimate.sentence(),
-                                       warn=check.concern is not None)
+            # The estimate's warnings (e.g. a column with too many values) beside it, before
+            # the run (issue 18).
+            self.run_bar.show_estimate(" ".join(("Estimated: " + check.estimate.sentence(),
+                                                 *check.notes)),
+                                       warn=check.concern is not None or bool(check.notes))
 
     def confirm_long_run(self, question: str) -> bool:
         """Ask before a run estimated above the confirmation line (tests replace this)."""

@@ -93,3 +93,84 @@ def test_a_huge_run_is_refused_naming_the_setting_to_lower(demo):
     check = preflight(estimate(rap), available=16e9)
     assert check.refusal is not None and check.refusal.key == "reconstructions"
     assert preflight(estimate(demo), available=16e9).refusal is None
+
+
+def _zip_files(tmp_path, values: int, rows: int = 1000):
+    """A CSV (and an auxiliary one) whose 'zip' column is a whole number drawn from ``values``
+    consecutive ones: the audit's inferred schema sizes it by its range."""
+    import numpy as np
+
+    paths = []
+    for name, seed in (("people.csv", 1), ("aux.csv", 2)):
+        g = np.random.default_rng(seed)
+        lines = ["zip,sex,smoker"] + [f"{10_000 + z},{s},{k}" for z, s, k in zip(
+            g.integers(0, values, rows), g.choice(["F", "M"], rows),
+            g.choice(["yes", "no"], rows), strict=True)]
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(tmp_path / name))
+    return paths
+
+
+def _marginals(demo, data, aux, **kw):
+    return replace(demo, data=data, auxiliary=aux, schema={}, sensitive="smoker",
+                   release="marginals", release_options={"ways": [1, 2]}, **kw)
+
+
+def test_a_quasi_identifier_with_10000_values_is_warned_about_before_the_run(demo, tmp_path):
+    """Issue 18: a 10,000-value quasi-identifier was accepted silently and ran far past its
+    estimate. Without a schema the estimate left the column out (a value in nearly every row
+    of the sample) although the audit's inferred schema keeps it as a whole number over its
+    range; now the estimate sizes it as the audit will and says to bin it."""
+    data, aux = _zip_files(tmp_path, 10_000)
+    config = _marginals(demo, data, aux)
+    sh = shape(config)
+    zip_values = dict(sh.qi_domains)["zip"]
+    assert 9_000 < zip_values <= 10_000
+    assert sh.record_space == zip_values * 2 * 2            # zip × sex × smoker
+    check = preflight(estimate(config))
+    said = [n for n in check.notes if "Column 'zip' has" in n]
+    assert len(said) == 1 and f"{zip_values:,} different values" in said[0]
+    assert "most people are unique on it" in said[0] and "bins" in said[0]
+    assert check.question is None or said[0] in check.question
+    # The solver steps follow the number of values: ten times fewer, far shorter.
+    (tmp_path / "few").mkdir()
+    fewer = estimate(_marginals(demo, *_zip_files(tmp_path / "few", 1_000)))
+    assert fewer.seconds_of("deterministic") * 10 < estimate(config).seconds_of("deterministic")
+    assert not [n for n in fewer.notes if "Column 'zip'" in n]
+
+
+def test_a_schema_with_many_categories_is_warned_about_and_the_demo_is_not(demo):
+    assert estimate(demo).notes == ()                        # age 0–115, 116 values: fine
+    config = replace(demo, schema=_many_zip_schema(), sensitive="smoker", release="marginals",
+                     release_options={"ways": [1, 2]})
+    notes = estimate(config).notes
+    assert len(notes) == 1 and notes[0].startswith("Column 'zip' has 2,000 different values")
+    # 450 records over 2,000 values: exp(−449/2000) ≈ 0.8 of them alone on their value.
+    assert "most people are unique on it" in notes[0]
+
+
+def _many_zip_schema(values: int = 2_000) -> dict:
+    return {"schema_version": 1, "columns": [
+        {"name": "zip", "role": "quasi_identifier", "kind": "categorical",
+         "categories": [f"z{i:05d}" for i in range(values)]},
+        {"name": "sex", "role": "quasi_identifier", "kind": "categorical",
+         "categories": ["F", "M"]},
+        {"name": "smoker", "role": "sensitive", "kind": "categorical",
+         "categories": ["no", "yes"]}]}
+
+
+def test_the_command_line_prints_the_warning_before_the_run(demo, tmp_path, monkeypatch,
+                                                            capsys):
+    import engine.estimates as est
+    import main
+    from engine.project import config_to_toml
+
+    config = replace(demo, schema=_many_zip_schema(), sensitive="smoker", release="marginals",
+                     release_options={"ways": [1, 2]})
+    path = tmp_path / "zip.toml"
+    path.write_text(config_to_toml(config.to_dict()), encoding="utf-8")
+    monkeypatch.setattr(est, "CONFIRM_SECONDS", 0.0)      # stop before the run: no --yes
+    assert main.main(["run", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "warning: Column 'zip' has 2,000 different values" in err and "bins" in err
+    assert not (tmp_path / "out").exists()

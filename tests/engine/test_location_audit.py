@@ -3,6 +3,8 @@ say, the job follows the contract (progress, cancel, seeds) and bad settings get
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -161,8 +163,8 @@ def test_exposed_people_rule_is_the_exact_k_threshold():
 
 
 @pytest.mark.parametrize("change, key, words", [
-    ({"aggregate_size": 5000}, "aggregate_size", "traces hold only 599"),
-    ({"aggregate_size": 400}, "aggregate_size", "left for releases"),
+    ({"aggregate_size": 5000}, "aggregate_size", "at most 299"),
+    ({"aggregate_size": 400}, "aggregate_size", "300 left for releases"),
     ({"auxiliary_size": 599}, "auxiliary_size", "leaves nobody"),
     ({"target": "id", "target_id": "nobody"}, "target_id", "not among"),
 ])
@@ -266,3 +268,33 @@ def test_repetitions_replay_the_game_with_fresh_releases():
         reps = a["details"]["repetitions"]
         assert len(reps["accuracy"]) == 3 and reps["accuracy"][0] == a["accuracy"]
         assert len(set(reps["accuracy"])) > 1 and reps["accuracy_sd"] > 0
+
+
+TINY = dict(city_users=200, city_epochs=24, test_aggregates=100, shadow_aggregates=50,
+            sweep_targets=2, sweep_test_aggregates=50, attacks=("one_threshold",),
+            target="observations", target_observations=5, repetitions=1, seed=4)
+
+
+@pytest.mark.parametrize("setting", [
+    {"attacker": "informed"},
+    {"attacker": "informed", "auxiliary_size": 150},
+    {"attacker": "auxiliary"},
+    # 100 in the auxiliary pool, 99 left for releases: n = 99 used to be accepted and then
+    # crashed in the observation sweep ("cannot draw 99 people from a pool of 98").
+    {"attacker": "auxiliary", "auxiliary_size": 100},
+    {"attacker": "partial", "known_fraction": 0.3, "auxiliary_size": 30},
+    {"attacker": "informed", "sweep_targets": 0, "auxiliary_size": 120},
+])
+def test_the_suggested_aggregate_size_is_the_largest_that_runs(setting):
+    """Issue 18: for n above the population the hint offered the population's size, which the
+    pools then refused. The size a refusal suggests must run, and one more must be refused."""
+    with pytest.raises(InputError) as err:
+        L.run(L.LocationConfig(**{**TINY, **setting, "aggregate_size": 10_000}))
+    assert err.value.key == "aggregate_size"
+    suggested = int(re.search(r"at most ([\d,]+)", str(err.value)).group(1).replace(",", ""))
+    assert suggested >= 1
+    result = L.run(L.LocationConfig(**{**TINY, **setting, "aggregate_size": suggested}))
+    assert result.to_dict()["attacks"]
+    with pytest.raises(InputError) as err:
+        L.run(L.LocationConfig(**{**TINY, **setting, "aggregate_size": suggested + 1}))
+    assert err.value.key == "aggregate_size" and f"at most {suggested:,}" in str(err.value)

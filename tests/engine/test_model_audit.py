@@ -161,3 +161,94 @@ def test_loss_only_predictions_without_the_confidence_attack_say_what_to_do(tmp_
     with pytest.raises(InputError, match="only 'confidence' works"):
         run(ModelConfig(source="predictions", predictions=str(path), prediction_kind="loss",
                         attacks=("btta", "shokri")))
+
+
+def _probability_file(path, labels, member, k, seed=0):
+    from engine.data.predictions import write_predictions_csv
+
+    g = np.random.default_rng(seed)
+    labels, member = np.asarray(labels), np.asarray(member, dtype=bool)
+    logits = g.normal(0, 1, (labels.size, k))
+    logits[np.arange(labels.size), labels] += np.where(member, 3.0, 1.0)
+    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    return write_predictions_csv(path, labels=labels, member=member, probs=probs)
+
+
+def _no_attacks(*args, **kwargs):
+    raise AssertionError("the attacks ran before the file's sizes were checked")
+
+
+def test_a_three_record_fifty_class_file_is_refused_before_any_attack(tmp_path, monkeypatch):
+    """Issue 18: 3 records × 50 classes answered after 91 s, inside the first attack, with a
+    sentence naming neither the file nor the cause. Without shadow predictions the attacker
+    knows round(½·c) of c members (and non-members) and is measured on the rest: one
+    non-member cannot be on both sides."""
+    import engine.attacks.model.base as base
+    import engine.audits.model as model
+
+    path = _probability_file(tmp_path / "three.csv", [3, 7, 12], [1, 0, 1], 50)
+    monkeypatch.setattr(model, "run_attacks", _no_attacks)
+    monkeypatch.setattr(base, "supervised_split", _no_attacks)
+    with pytest.raises(InputError) as err:
+        run(ModelConfig(source="predictions", predictions=str(path)))
+    text = str(err.value)
+    assert "three.csv" in text and err.value.key == "predictions"
+    assert "3 records (2 members, 1 non-member) for 50 classes" in text
+    assert "at least 2 members and 2 non-members" in text
+    assert "2,000 records for 50 classes" in text      # 20 of each per class: 10 known
+
+
+def test_the_smallest_file_the_supervised_split_allows(tmp_path, monkeypatch):
+    """At least 2 members and 2 non-members, derived from supervised_split's rounding (refused
+    below, accepted at the line); with shadow predictions, 1 of each in each file is enough (its
+    loader asks for both)."""
+    import engine.audits.model as model
+
+    monkeypatch.setattr(model, "run_attacks", _no_attacks)
+    shadow = _probability_file(tmp_path / "shadow.csv", [0, 1], [1, 0], 3, seed=1)
+    for members, others, refused in [(1, 5, True), (5, 1, True), (2, 2, False), (3, 2, False)]:
+        member = [1] * members + [0] * others
+        path = _probability_file(tmp_path / "small.csv", np.arange(len(member)) % 3, member, 3)
+        config = ModelConfig(source="predictions", predictions=str(path))
+        if refused:
+            with pytest.raises(InputError, match="small.csv.*too few"):
+                run(config)
+        else:
+            with pytest.raises(AssertionError, match="attacks ran"):
+                run(config)
+        with pytest.raises(AssertionError, match="attacks ran"):
+            run(ModelConfig(source="predictions", predictions=str(path),
+                            reference_predictions=str(shadow)))
+
+
+def test_a_file_with_one_true_class_gets_a_warning(tmp_path):
+    """Issue 18: every record of one class ran without a word; the per-class thresholds all
+    collapse to the one fitted on every record."""
+    path = _probability_file(tmp_path / "one.csv", [1] * 60, np.arange(60) % 2 == 0, 2)
+    r = run(ModelConfig(source="predictions", predictions=str(path),
+                        attacks=("btta", "confidence"))).to_dict()
+    said = [w for w in r["warnings"] if "same true class" in w]
+    assert len(said) == 1 and "one.csv" in said[0] and "('1')" in said[0]
+    assert "fitted one for all records" in said[0]
+    # The only class's own threshold is fitted on every record: the global one.
+    details = r["attacks"][1]["details"]
+    assert details["class_thresholds"][1] == details["global_threshold"]
+
+
+def test_classes_too_thin_for_their_own_thresholds_get_a_warning(tmp_path):
+    """40 records over 20 classes: no class has the 10 attacker members and 10 non-members a
+    threshold of its own needs, so every per-class threshold is the global one."""
+    g = np.random.default_rng(5)
+    path = _probability_file(tmp_path / "thin.csv", g.integers(0, 20, 40),
+                             np.arange(40) % 2 == 0, 20)
+    r = run(ModelConfig(source="predictions", predictions=str(path),
+                        attacks=("confidence",))).to_dict()
+    assert any("No class has the 10 members and 10 non-members" in w
+               and "the 20 records it knows of thin.csv, over 20 classes" in w
+               for w in r["warnings"])
+    assert r["attacks"][0]["details"]["classes_using_global_threshold"] == 20
+    wide = _probability_file(tmp_path / "wide.csv", np.arange(400) % 2, np.arange(400) % 4 < 2,
+                             2)
+    r = run(ModelConfig(source="predictions", predictions=str(wide),
+                        attacks=("confidence",))).to_dict()
+    assert not any("No class has" in w or "same true class" in w for w in r["warnings"])

@@ -75,3 +75,28 @@ def test_a_long_run_asks_and_no_starts_nothing(main_window, qtbot, monkeypatch):
     assert len(asked) == 2
     qtbot.waitUntil(lambda: page.result() is not None and not page.is_running(),
                     timeout=TIMEOUT_MS)
+
+
+def test_a_quasi_identifier_with_many_values_is_warned_about_beside_run(main_window, qtbot,
+                                                                       tmp_path):
+    """Issue 18: a 2,000-value column is named, with its count and the advice to bin it,
+    beside the Run button before anything runs (and the demo shows no such sentence)."""
+    from tests.engine.test_estimates_aggregates import _many_zip_schema
+
+    page = main_window.audit_pages["aggregates"]
+    main_window.show_audit("aggregates")
+    label = page.run_bar.estimate_label
+    qtbot.waitUntil(lambda: label.text().startswith(ESTIMATED), timeout=TIMEOUT_MS)
+    assert "different values" not in label.text()
+    rows = ["zip,sex,smoker"] + [f"z{i % 2000:05d},{'FM'[i % 2]},{('no', 'yes')[i % 3 == 0]}"
+                                 for i in range(400)]
+    data = tmp_path / "people.csv"
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    config = dict(page.loaded_config, data=str(data), auxiliary="", schema=_many_zip_schema(),
+                  sensitive="smoker", release="marginals", release_options={"ways": [1, 2]})
+    page.set_config(config)
+    page.update_estimate(force=True)
+    qtbot.waitUntil(lambda: "Column 'zip' has 2,000 different values" in label.text(),
+                    timeout=TIMEOUT_MS)
+    assert label.text().startswith(ESTIMATED) and "bins" in label.text()
+    assert "b26a00" in label.styleSheet()                     # shown as a warning

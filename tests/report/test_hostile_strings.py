@@ -84,3 +84,23 @@ def test_a_gpu_run_says_its_last_digits_may_differ(tmp_path):
     result["software"] = {**(result.get("software") or {}), "device": "cuda:0"}
     write_report(result, tmp_path / "gpu.pdf")
     assert "may differ in the last digits" in " ".join(pdf_text(tmp_path / "gpu.pdf").split())
+
+
+def test_pdf_metadata_holds_no_invisible_or_control_characters(tmp_path):
+    """Issue 18 (6): the page text was clean but the document's Title kept U+202E, U+202C and
+    NUL from the audit's name — a PDF viewer's title bar and a file manager show the Title, and a
+    right-to-left override there reorders the name a reader sees."""
+    from pypdf import PdfReader
+
+    result = _mechanism()
+    name = "Q3\u202ecod.exe\u202c release\x00 zero\u200bwidth\nsecond line\r\u2028third\ufeff"
+    result["name"] = result.setdefault("config", {})["name"] = name
+    path = tmp_path / "report.pdf"
+    write_report(result, path)
+    meta = PdfReader(str(path)).metadata
+    fields = {key: str(meta.get(key) or "") for key in ("/Title", "/Subject", "/Author",
+                                                          "/Keywords", "/Creator")}
+    assert "Q3cod.exe release zerowidth second line third" in fields["/Title"]
+    for key, value in fields.items():
+        for bad in ("\u202e", "\u202c", "\x00", "\u200b", "\n", "\r", "\u2028", "\ufeff"):
+            assert bad not in value, f"{key} holds {bad!r}"
