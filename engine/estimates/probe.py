@@ -54,8 +54,14 @@ def _shape(path: str, size: int, _mtime: int) -> CsvShape | None:
         delimiter = dialect.delimiter
     except csv.Error:
         delimiter = ","
-    lines = list(csv.reader(io.StringIO(text), delimiter=delimiter))
-    lines = [r for r in lines if r]
+    try:
+        lines = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error:
+        # A field longer than the csv module's limit (128 KB: a huge cell, or a quote left
+        # open that runs to the end of the sample): an estimate needs only the rough shape,
+        # so split the lines at the delimiter, quotes and all. The loader says what is wrong.
+        lines = [line.split(delimiter) for line in text.split("\n")]
+    lines = [r for r in lines if r and r != [""]]
     if not lines:
         return CsvShape(0, (), (), (), exact)
     header, body = tuple(lines[0]), lines[1:]
