@@ -77,7 +77,8 @@ def _preview(values: Sequence) -> str:
 def _natural_key(label: str) -> tuple:
     """Sort "2" before "10" and "block 2" before "block 10", as a person would."""
     parts = re.split(r"(\d+)", str(label))
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
 
 
 def _short(exc: Exception) -> str:
