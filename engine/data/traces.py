@@ -205,7 +205,8 @@ def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.G
 def _natural_key(label: str) -> tuple:
     """Sort "2" before "10" and "r2c0" before "r10c0", as a person would."""
     parts = re.split(r"(\d+)", label)
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
 
 
 def _row(index: int) -> int:
@@ -608,12 +609,14 @@ def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | 
     raw = df[col]
     if expected is None and numeric_range and raw.str.fullmatch(r"\d+").all():
         # Integer epochs mean time steps 0..max, as in the traces loader, so labels line up.
-        num = raw.astype(np.int64).to_numpy()
+        # Read as floats first: a 20-digit epoch does not fit a 64-bit integer.
+        num = raw.astype(float).to_numpy()
         if num.max() >= MAX_EPOCHS:
             i = int(np.argmax(num))
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
                              f"{cell_text(raw.iloc[i])} would make over {MAX_EPOCHS:,} epochs; "
                              f"number epochs from 0.", source=p, key=col)
+        num = num.astype(np.int64)
         return num, tuple(str(k) for k in range(int(num.max()) + 1))
     if expected is None:
         labels = tuple(sorted(raw.unique(), key=_natural_key))
