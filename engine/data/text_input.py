@@ -20,7 +20,9 @@ with a traceback, a hang or a silently wrong table:
   is read with that delimiter (:func:`sniff_delimiter`).
 
 :func:`number_hint` turns a cell that is not a number into the reason a person can act on:
-a decimal comma, a thousands separator, a percent sign. :func:`cell_text` is the one rule for
+a decimal comma, a thousands separator, a percent sign; :func:`non_finite` and
+:func:`non_finite_sentence` are the one rule and the one sentence for a cell that is a number but
+not a finite one (an infinity, 1e309; issue 18). :func:`cell_text` is the one rule for
 showing a cell's content in an error sentence (issue 11, "Personal data stays where it
 belongs"): every loader quotes a cell through it, and names duplicates by their rows alone.
 """
