@@ -274,10 +274,18 @@ def _too_big_message(col: ColumnSchema, data: np.ndarray | None = None) -> str:
         where = ""
     edges = [int(math.floor(q[0]))] + [int(round(float(v), -_magnitude(v))) for v in q[1:-1]] \
         + [int(math.ceil(q[-1]))]
-    edges = sorted(set(edges))
-    return (f"a column '{col.name}' with {col.domain_size:,} possible values cannot be audited "
+    edges = "[" + ", ".join(_big_int_text(e) for e in sorted(set(edges))) + "]"
+    size = col.domain_size
+    count = f"{size:,}" if size < 10**15 else f"about {float(size):.1e}"
+    return (f"a column '{col.name}' with {count} possible values cannot be audited "
             f"exactly; bin it (e.g. bins {edges}{where}) or set its role to 'ignore' — an "
             f"audit enumerates at most {MAX_DOMAIN:,} values per column.")
+
+
+def _big_int_text(n: int) -> str:
+    """A whole number as a sentence shows it: digits up to 10^15, then 1e+308 (a value near
+    the largest float would otherwise print its 309 digits)."""
+    return str(n) if abs(n) < 10**15 else f"{float(n):.3g}"
 
 
 def _magnitude(v: float) -> int:

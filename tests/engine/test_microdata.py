@@ -211,6 +211,18 @@ def test_infer_names_a_number_that_is_not_finite_instead_of_dropping_the_column(
             in str(info.value)
 
 
+def test_a_domain_near_the_largest_float_is_said_in_few_characters(tmp_path):
+    """An age of 1e308 made a sentence of 1,578 characters (every digit of 10^308, twice)."""
+    p = tmp_path / "people.csv"
+    p.write_text("sex,age,race\nF,34,White\nM,1e308,Black\nF,29,Asian\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_microdata_csv(p)
+    text = str(info.value)
+    assert "a column 'age' with about 1.0e+308 possible values cannot be audited" in text
+    assert "bins [29, 31, 33, 2e+307, 6e+307, 1e+308] from the quintiles" in text
+    assert len(text) < 400
+
+
 def test_categories_with_superscript_digits_sort_naturally():
     """"5²" has a digit that int() cannot read: the natural sort raised ValueError (found by
     the loader fuzz once blanks in free text were allowed)."""
