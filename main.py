@@ -107,6 +107,17 @@ class _StderrProgress:
             _StderrProgress.end_line()
 
 
+def _estimate_failure(exc: Exception) -> str:
+    """Why the estimate failed, as a sentence: a bad input's own sentence (the run will
+    meet it too), else the unexpected error without the values its message quotes."""
+    from engine.data.errors import InputError, internal_error_text
+
+    if isinstance(exc, InputError):
+        text = exc.one_line()
+        return text if text.endswith(".") else text + "."
+    return f"the estimate itself failed ({internal_error_text(exc)}), which is a bug to report."
+
+
 def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
     """Print the run's estimated time and memory; refuse one that cannot fit in memory (exit
     2, naming the setting to lower) and one above the confirmation line without ``--yes``."""
@@ -116,8 +127,8 @@ def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
         check = preflight(estimate(config))
     except Exception as exc:  # noqa: BLE001 - an estimate is advice: its failure stops nothing
         if not quiet:
-            print(f"No estimate of the run's time and memory ({type(exc).__name__}).",
-                  file=sys.stderr)
+            print(f"No estimate of the run's time and memory: {_estimate_failure(exc)} The run "
+                  f"goes on.", file=sys.stderr)
         return None
     if not quiet:
         print(f"Estimated: {check.estimate.sentence()}", file=sys.stderr)

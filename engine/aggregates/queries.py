@@ -37,7 +37,15 @@ import scipy.sparse as sp
 
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
-from engine.data.text_input import TextInput, cell_text, number_hint, read_text
+from engine.data.text_input import (
+    MISSING_MARKERS,
+    TextInput,
+    cell_text,
+    non_finite,
+    non_finite_sentence,
+    number_hint,
+    read_text,
+)
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 _PREVIEW = 12           # how many allowed values an error message lists before "and N more"
@@ -802,6 +810,15 @@ def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
             raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} is not a "
                              f"number{number_hint(raw)}; write the published count as a whole "
                              f"number.", source=src, key="count") from None
+        if non_finite(raw):
+            raise InputError(non_finite_sentence(
+                f"{src}: row {line}, column 'count'", raw,
+                "write the published count as a whole number"), source=src, key="count")
+        if raw.strip().lower() in MISSING_MARKERS:
+            raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} looks like "
+                             f"a missing value; write the published count as a whole number, "
+                             f"or delete the row if the cell was not published.", source=src,
+                             key="count")
         if not math.isfinite(value) or value != round(value):
             raise InputError(f"{src}: row {line}, column 'count': {cell_text(raw)} is not a "
                              f"whole number; published counts are whole numbers (round them or "

@@ -40,6 +40,8 @@ from engine.data.text_input import (
     header_mismatch,
     header_names,
     localized_number,
+    non_finite,
+    non_finite_sentence,
     number_hint,
     read_text,
 )
@@ -75,7 +77,8 @@ def _preview(values: Sequence) -> str:
 def _natural_key(label: str) -> tuple:
     """Sort "2" before "10" and "block 2" before "block 10", as a person would."""
     parts = re.split(r"(\d+)", str(label))
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
 
 
 def _short(exc: Exception) -> str:
@@ -271,10 +274,18 @@ def _too_big_message(col: ColumnSchema, data: np.ndarray | None = None) -> str:
         where = ""
     edges = [int(math.floor(q[0]))] + [int(round(float(v), -_magnitude(v))) for v in q[1:-1]] \
         + [int(math.ceil(q[-1]))]
-    edges = sorted(set(edges))
-    return (f"a column '{col.name}' with {col.domain_size:,} possible values cannot be audited "
+    edges = "[" + ", ".join(_big_int_text(e) for e in sorted(set(edges))) + "]"
+    size = col.domain_size
+    count = f"{size:,}" if size < 10**15 else f"about {float(size):.1e}"
+    return (f"a column '{col.name}' with {count} possible values cannot be audited "
             f"exactly; bin it (e.g. bins {edges}{where}) or set its role to 'ignore' — an "
             f"audit enumerates at most {MAX_DOMAIN:,} values per column.")
+
+
+def _big_int_text(n: int) -> str:
+    """A whole number as a sentence shows it: digits up to 10^15, then 1e+308 (a value near
+    the largest float would otherwise print its 309 digits)."""
+    return str(n) if abs(n) < 10**15 else f"{float(n):.3g}"
 
 
 def _magnitude(v: float) -> int:
@@ -553,12 +564,31 @@ def infer_schema(df: pd.DataFrame, *, max_categories: int = 50, source: str = ""
     zeros. The user picks the sensitive column afterwards (:meth:`Schema.with_roles`).
     """
     text = _as_text(df)
-    _check_no_missing(text, source or "the table", None)
-    _check_localized_numbers(text, source or "the table")
+    p = source or "the table"
+    free = _free_text_with_blanks(text, max_categories)
+    _check_no_missing(text, p, None, ignorable=free)
+    checked = text[[c for c in text.columns if c not in free]]
+    _check_finite_numbers(checked, p)
+    _check_localized_numbers(checked, p)
     cols = []
     for name in text.columns:
-        cols.append(_infer_column(str(name), text[name], max_categories))
+        s = text[name]
+        cols.append(_infer_column(str(name), s[s != ""] if name in free else s, max_categories))
     return Schema(tuple(cols))
+
+
+def _free_text_with_blanks(text: pd.DataFrame, max_categories: int) -> set:
+    """Columns with blank cells whose other values make an ignored column (ids, free text):
+    no audit reads them, so their blanks are fine (issue 18); a blank anywhere else is a
+    missing value of an attribute the audit uses."""
+    out = set()
+    for name in text.columns:
+        s = text[name]
+        blank = (s == "").to_numpy()
+        if blank.any() and not blank.all() \
+                and _infer_column(str(name), s[~blank], max_categories).role == "ignore":
+            out.add(name)
+    return out
 
 
 def _as_text(df: pd.DataFrame) -> pd.DataFrame:
@@ -604,6 +634,24 @@ def _check_localized_numbers(text: pd.DataFrame, p: str) -> None:
                              f"{cell_text(s.iloc[i])} is not a number as written"
                              f"{number_hint(s.iloc[i])}; the column holds numbers, so every "
                              f"value must be a plain number.", source=p, key=str(name))
+
+
+def _check_finite_numbers(text: pd.DataFrame, p: str) -> None:
+    """A column of numbers with an infinity or a number too large to store ('1e309') is
+    neither a number column (it has no finite range) nor categories (the other values are
+    numbers): inferring either would silently drop or miscode it (issue 18); name the cell."""
+    for name in text.columns:
+        s = text[name]
+        finite = np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float))
+        if finite.all() or s.str.fullmatch(r"[-+]?0\d+").any():
+            continue                    # plain numbers, or codes with leading zeros
+        bad = ~finite & s.map(non_finite).to_numpy(dtype=bool)
+        if bad.any() and (finite | bad).all():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(non_finite_sentence(
+                f"{p}: row {_row(text.index[i])}, column '{name}'", s.iloc[i],
+                "the other values of the column are numbers — write a plain number or delete "
+                "the row"), source=p, key=str(name))
 
 
 def _float_text(x: float) -> str:
@@ -660,16 +708,29 @@ def microdata_from_frame(df: pd.DataFrame, schema: Schema | None = None, *, sour
     p = source or "the table"
     text = _as_text(df.reset_index(drop=True))
     if schema is None:
-        _check_no_missing(text, p, None)
         schema = infer_schema(text, max_categories=max_categories, source=p)
     return _code(p, text, schema, source=source)
 
 
-def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None) -> None:
-    empty = (text == "").to_numpy()
+def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
+                      ignorable=()) -> None:
+    """One sentence for the first blank cell, or (without a schema) the first missing-value
+    marker. Blanks are fine in an ignored column (no audit reads it): with a schema, one that
+    lists no values; without, the columns in ``ignorable`` (:func:`_free_text_with_blanks`)."""
+    if schema is not None:
+        ignorable = {c.name for c in schema.columns if c.role == "ignore" and c.is_open}
+    names = [c for c in text.columns if c not in ignorable]
+    empty = (text[names] == "").to_numpy()
     if empty.any():
         r, j = np.argwhere(empty)[0]
-        name = text.columns[j]
+        name = names[j]
+        if schema is not None and name in schema.names \
+                and schema.column(name).role == "ignore":
+            raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; the "
+                             f"column is ignored, but the schema lists the values it may hold "
+                             f"— fill it in, delete the row, or remove the column's list of "
+                             f"values from the schema (an ignored column without one may "
+                             f"hold anything, blanks included).", source=p, key=str(name))
         raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; every "
                          f"record needs a value in every column — fill it in, delete the row, "
                          f"or drop the column.", source=p, key=str(name))
@@ -751,6 +812,11 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
+        if non_finite(value):
+            raise InputError(non_finite_sentence(
+                f"{p}: row {_row(s.index[i])}, column '{col.name}'", value,
+                f"the column holds {_domain_text(col)} — write a plain number or delete the "
+                f"row"), source=p, key=col.name)
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
                 else "is not a number" + number_hint(value))
         raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
@@ -834,7 +900,6 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
         df = df[list(schema.names)]
         _check_no_missing(df, p, schema)
     else:
-        _check_no_missing(df, p, None)
         schema = infer_schema(df, source=p)
     return _code(p, df, schema, source=p)
 
@@ -955,5 +1020,4 @@ def infer_schema_from_csvs(paths: Sequence[str | Path], *, max_rows: int | None 
                              f"'{missing[0] if missing else '(order)'}'); both files need the "
                              f"same header.", source=str(p))
     both = pd.concat(frames, ignore_index=True)
-    _check_no_missing(both, str(paths[0]), None)
     return infer_schema(both, source=str(paths[0]))

@@ -43,13 +43,20 @@ from engine.data.microdata import (
 )
 from engine.data.tabular import (
     _as_text,
+    _as_written,
     _check_unique_ids,
     _codes,
     _names,
     _numbers,
     _read_table,
 )
-from engine.data.text_input import MISSING_MARKERS, cell_text, number_hint
+from engine.data.text_input import (
+    MISSING_MARKERS,
+    cell_text,
+    non_finite,
+    non_finite_sentence,
+    number_hint,
+)
 
 KINDS = ("probabilities", "logits", "loss")
 SUM_TOLERANCE = 1e-3            # |row sum − 1| allowed for probabilities (then renormalised)
@@ -329,12 +336,17 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
         i = int(np.flatnonzero(bad.any(axis=1))[0])
         j = int(np.flatnonzero(bad[i])[0])
         raw = sub.iloc[i, j]
-        text = repr(float(raw)) if isinstance(raw, float | np.floating) else str(raw).strip()
+        text = _as_written(p, cols[j], sub.index[i], raw)
         low = text.lower().lstrip("+-")
-        if low in ("nan", "inf", "infinity"):
-            what = ("is NaN (not a number)" if low == "nan" else "is infinite")
-            fix = ("the model's output for this record is undefined — recompute it (a NaN or "
-                   "infinity usually comes from an overflow in the model), or delete the row")
+        undefined = ("the model's output for this record is undefined — recompute it (a NaN "
+                     "or infinity usually comes from an overflow in the model), or delete the "
+                     "row")
+        if non_finite(text):
+            raise InputError(non_finite_sentence(
+                f"{p}: row {_row(index[i])}, column '{cols[j]}'", text, undefined),
+                source=p, key=cols[j])
+        if low == "nan":
+            what, fix = "is NaN (not a number)", undefined
         elif low in MISSING_MARKERS:
             what, fix = "looks like a missing value", "fill it in or delete the row"
         else:

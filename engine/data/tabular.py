@@ -60,6 +60,8 @@ from engine.data.text_input import (
     header_mismatch,
     header_names,
     localized_number,
+    non_finite,
+    non_finite_sentence,
     number_hint,
     read_text,
 )
@@ -77,6 +79,8 @@ MAX_CELLS = 500_000_000
 DEFAULT_MAX_CATEGORIES = 50   # inference: text columns with more distinct values are ignored
 _ID_ROWS = 20                 # a unique text / consecutive-integer column this long is an id
 _COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd")
+_HUGE = 1e150                    # a value this large overflows the variance's squares
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _CHUNK = 256                  # numeric columns converted per step (bounds the float64 copy)
 
 
@@ -815,11 +819,18 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
         if need.any():
             part = block[:, need]
             part = part if member is None else part[train]
-            spread = part.std(axis=0)
-            mean[need] = part.mean(axis=0)
+            # Values near the largest float (1e308) overflow the variance's squares: measure
+            # such columns in units of their largest value, so their spread stays finite.
+            unit = np.abs(part).max(axis=0, initial=0.0)
+            unit = np.where(unit > _HUGE, unit, 1.0)
+            if (unit > 1.0).any():
+                part = part / unit
+            spread = part.std(axis=0) * unit
+            mean[need] = part.mean(axis=0) * unit
             sd[need] = np.where(spread > 0, spread, 1.0)   # a constant column stays 0
         if scale.any():
             block[:, scale] = (block[:, scale] - mean[scale]) / sd[scale]
+        _check_float32(p, df, [c for _, c in chunk], block, index, src)
         pos = offsets[[k for k, _ in chunk]]
         if (np.diff(pos) == 1).all():                 # adjacent columns: a fast slice
             X[:, pos[0]:pos[0] + pos.size] = block
@@ -967,17 +978,59 @@ def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], inde
         col = int(np.flatnonzero(bad.any(axis=0))[0])
         i = int(np.flatnonzero(bad[:, col])[0])
         raw = df[names[col]].iloc[i]
-        value = str(raw).strip() if not isinstance(raw, float) else repr(raw)
+        value = _as_written(src, names[col], df.index[i], raw)
+        where = f"{p}: row {_row(index[i])}, column '{names[col]}'"
+        if non_finite(value):
+            raise InputError(non_finite_sentence(
+                where, value, "the column is a numeric feature — write a plain number, delete "
+                "the row, or make the column categorical (or 'ignore') in the schema"),
+                source=src, key=names[col])
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS else
-                "is not a finite number" if value.lower().lstrip("+-") in ("inf", "infinity")
-                else "is not a number")
-        raise InputError(f"{p}: row {_row(index[i])}, column '{names[col]}': "
+                "is not a number")
+        raise InputError(f"{where}: "
                          f"{cell_text(value)} {what}"
                          f"{number_hint(value)}; the column is a numeric feature — write a "
                          f"plain number, delete the row, or make the column categorical (or "
                          f"'ignore') in the schema.",
                          source=src, key=names[col])
     return block
+
+
+def _check_float32(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], block: np.ndarray,
+                   index: np.ndarray, src) -> None:
+    """The model computes in 32-bit floats: a value that is still beyond their range
+    (about 3.4e38) after scaling would become an infinity in its input; name the cell."""
+    over = np.abs(block) > _FLOAT32_MAX
+    if not over.any():
+        return
+    col = int(np.flatnonzero(over.any(axis=0))[0])
+    i = int(np.flatnonzero(over[:, col])[0])
+    name = cols[col].name
+    value = _as_written(src, name, df.index[i], df[name].iloc[i])
+    raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {cell_text(value)} is too "
+                     f"large for the model, which computes with numbers up to about 3.4e38"
+                     f"{' after scaling the column' if cols[col].scale else ''}; check the "
+                     f"value (is it in the right unit?) or delete the row.", source=src,
+                     key=name)
+
+
+def _as_written(src: str | None, name: str, label, parsed) -> str:
+    """A cell's text as the file wrote it ('1e309', '-Infinity') where the parser read a
+    number (inf), so that the error sentence quotes what the user typed — read again from
+    ``src`` on this error path only; the parsed value's text for a frame or an unreadable file."""
+    written = str(float(parsed)) if isinstance(parsed, float | np.floating) \
+        else str(parsed).strip()
+    if not src or not isinstance(parsed, float | np.floating):
+        return written
+    try:
+        inp = read_text(src, sniff=True)
+        header = header_names(inp, skipinitialspace=True)
+        column = pd.read_csv(io.StringIO(inp.text.lstrip("\n")), usecols=[header.index(name)],
+                             dtype=str, keep_default_na=False, skip_blank_lines=False,
+                             index_col=False, skipinitialspace=True, sep=inp.delimiter)
+        return str(column.iloc[:, 0].loc[label]).strip()
+    except (InputError, OSError, ValueError, KeyError, pd.errors.ParserError):
+        return written                  # the file changed since: the value as it was read
 
 
 def _code_categories(p: str, text: np.ndarray, col: TabularColumn, index: np.ndarray,

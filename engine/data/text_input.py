@@ -20,7 +20,9 @@ with a traceback, a hang or a silently wrong table:
   is read with that delimiter (:func:`sniff_delimiter`).
 
 :func:`number_hint` turns a cell that is not a number into the reason a person can act on:
-a decimal comma, a thousands separator, a percent sign. :func:`cell_text` is the one rule for
+a decimal comma, a thousands separator, a percent sign; :func:`non_finite` and
+:func:`non_finite_sentence` are the one rule and the one sentence for a cell that is a number but
+not a finite one (an infinity, 1e309; issue 18). :func:`cell_text` is the one rule for
 showing a cell's content in an error sentence (issue 11, "Personal data stays where it
 belongs"): every loader quotes a cell through it, and names duplicates by their rows alone.
 """
@@ -31,6 +33,7 @@ import codecs
 import csv
 import io
 import logging
+import math
 import os
 import re
 import threading
@@ -71,6 +74,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "missing"})
 _NO_VALUE = MISSING_MARKERS | {"inf", "infinity"}     # what the rule below may always quote
 SHORT_CELL = 3                  # a cell this short is quoted (it hardly tells who it is about)
+SHORT_NON_FINITE = 12           # a number beyond float range this short ('1e309') is quoted
 
 
 @dataclass
@@ -329,20 +333,58 @@ def number_hint(value) -> str:
     return ""
 
 
+def non_finite(value) -> bool:
+    """True for a cell that reads as a number but not as a finite one — the one rule every
+    loader applies to a numeric cell (issue 18): an infinity however it is written ('inf',
+    '+inf', '-Infinity', 'INF'), a number beyond the largest a computer stores (about 1.8e308:
+    '1e309', '-1e400', a 310-digit integer; each reads as an infinity), or a signed 'nan'
+    ('-nan'). A plain 'nan' / 'NaN' is a missing-value marker (:data:`MISSING_MARKERS`) and is
+    reported as missing, not here. ``value`` may also be a float a parser already read."""
+    text = str(value).strip()
+    if not text or text.lower() in MISSING_MARKERS:
+        return False
+    try:
+        return not math.isfinite(float(text))
+    except (ValueError, OverflowError):
+        return False
+
+
+def non_finite_sentence(where: str, value, fix: str = "write a plain number or delete the "
+                                                        "row") -> str:
+    """The one sentence for a cell :func:`non_finite` accepts, the same in every loader:
+    "<where> holds '1e309', which is not a finite number (<why>); <fix>." — ``where`` is
+    "<file>: row R, column 'C'" as the loader numbers rows, ``fix`` the loader's own advice.
+    The cell is shown by :func:`cell_text` (an infinity's spelling and a short number are
+    quoted: they say nothing about a person)."""
+    text = str(value).strip()
+    word = text.lower().lstrip("+-")
+    if word in ("inf", "infinity"):
+        why = f"it stands for {'minus ' if text.startswith('-') else ''}infinity"
+    elif word == "nan":
+        why = "it stands for 'not a number'"
+    else:
+        why = ("it is beyond the largest number a computer can store, about ±1.8e308, so it "
+               "would be read as infinity")
+    return f"{where} holds {cell_text(text)}, which is not a finite number ({why}); {fix}."
+
+
 def cell_text(value) -> str:
     """A cell of a user's data as an error sentence shows it — the one rule of every loader.
 
     Error messages reach logs, screenshots and support e-mails, so a record's content stays out
     of them unless it is the fix itself. A cell is quoted only when its characters are what the
     user must change and say next to nothing about a person: a number written in a locale's way
-    or as a percentage ('1,5', '1 000', '12 %'), a missing-value marker ('n/a', 'NaN', '-',
-    'inf'), or a value of at most :data:`SHORT_CELL` characters ('x', 'M', '2.5'). Anything
-    else — a name, an id, an address, a date, a long number — is described by its length and
-    the kinds of characters in it ("a 17-character text of letters and digits"); the sentence's
-    row and column say where to look. Ids and duplicated rows are named by their rows alone.
+    or as a percentage ('1,5', '1 000', '12 %'), a missing-value marker ('n/a', 'NaN', '-'), an
+    infinity ('inf', '-Infinity') or a short number beyond what a computer stores ('1e309', at
+    most :data:`SHORT_NON_FINITE` characters), or a value of at most :data:`SHORT_CELL`
+    characters ('x', 'M', '2.5'). Anything else — a name, an id, an address, a date, a long
+    number — is described by its length and the kinds of characters in it ("a 17-character
+    text of letters and digits"); the sentence's row and column say where to look. Ids and
+    duplicated rows are named by their rows alone.
     """
     text = str(value).strip()
-    if len(text) <= SHORT_CELL or text.lower().lstrip("+-") in _NO_VALUE or number_hint(text):
+    if len(text) <= SHORT_CELL or text.lower().lstrip("+-") in _NO_VALUE or number_hint(text) \
+            or (len(text) <= SHORT_NON_FINITE and non_finite(text)):
         return repr(text)
     if _is_float(text):
         return f"a {len(text)}-character number"

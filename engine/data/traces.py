@@ -33,6 +33,8 @@ from engine.data.text_input import (
     check_header,
     header_mismatch,
     header_names,
+    non_finite,
+    non_finite_sentence,
     number_hint,
     read_text,
 )
@@ -203,7 +205,8 @@ def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.G
 def _natural_key(label: str) -> tuple:
     """Sort "2" before "10" and "r2c0" before "r10c0", as a person would."""
     parts = re.split(r"(\d+)", label)
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
 
 
 def _row(index: int) -> int:
@@ -300,6 +303,7 @@ def _whole_numbers(p: str, df: pd.DataFrame, col: str, what: str, fix: str) -> n
     bad = ~np.isfinite(num)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
+        _refuse_non_finite(p, df, col, i, f"{what} must be whole numbers — {fix}")
         raise InputError(f"{cell(i)} is not a number{number_hint(raw.iloc[i])}; {what} must be "
                          f"whole numbers — {fix}.", source=p, key=col)
     frac = num != np.round(num)
@@ -316,6 +320,15 @@ def _whole_numbers(p: str, df: pd.DataFrame, col: str, what: str, fix: str) -> n
         i = int(np.argmax(num))
         raise InputError(f"{cell(i)} is too large — {fix}.", source=p, key=col)
     return num.astype(np.int64)
+
+
+def _refuse_non_finite(p: str, df: pd.DataFrame, col: str, i: int, fix: str) -> None:
+    """The shared sentence (engine.data.text_input.non_finite_sentence) when the cell at
+    position ``i`` of ``col`` is an infinity or a number too large to store."""
+    value = df[col].iloc[i]
+    if non_finite(value):
+        raise InputError(non_finite_sentence(f"{p}: row {_row(df.index[i])}, column '{col}'",
+                                             value, fix), source=p, key=col)
 
 
 def _first_duplicate(key: np.ndarray) -> tuple[int, int] | None:
@@ -496,6 +509,7 @@ def _grid_sites(p: str, df: pd.DataFrame, lat_col: str, lon_col: str, n_rows: in
         bad = ~np.isfinite(v)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
+            _refuse_non_finite(p, df, col, i, f"write the {name} in decimal degrees")
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
                              f"{cell_text(raw.iloc[i])} is not a number"
                              f"{number_hint(raw.iloc[i])}; write the {name} in decimal "
@@ -561,6 +575,7 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             if what == "is not a number":
+                _refuse_non_finite(p, df, count_col, i, fix)
                 what += number_hint(raw.iloc[i])
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{count_col}': "
                              f"{cell_text(raw.iloc[i])} {what}; {fix}.", source=p, key=count_col)
@@ -594,12 +609,14 @@ def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | 
     raw = df[col]
     if expected is None and numeric_range and raw.str.fullmatch(r"\d+").all():
         # Integer epochs mean time steps 0..max, as in the traces loader, so labels line up.
-        num = raw.astype(np.int64).to_numpy()
+        # Read as floats first: a 20-digit epoch does not fit a 64-bit integer.
+        num = raw.astype(float).to_numpy()
         if num.max() >= MAX_EPOCHS:
             i = int(np.argmax(num))
             raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
                              f"{cell_text(raw.iloc[i])} would make over {MAX_EPOCHS:,} epochs; "
                              f"number epochs from 0.", source=p, key=col)
+        num = num.astype(np.int64)
         return num, tuple(str(k) for k in range(int(num.max()) + 1))
     if expected is None:
         labels = tuple(sorted(raw.unique(), key=_natural_key))

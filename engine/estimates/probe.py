@@ -69,8 +69,14 @@ def _sample(path: str, size: int, _mtime: int) -> tuple[list[list[str]], bool, i
         delimiter = dialect.delimiter
     except csv.Error:
         delimiter = ","
-    lines = list(csv.reader(io.StringIO(text), delimiter=delimiter))
-    return [r for r in lines if r], exact, len(head)
+    try:
+        lines = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error:
+        # A field longer than the csv module's limit (128 KB: a huge cell, or a quote left
+        # open that runs to the end of the sample): an estimate needs only the rough shape,
+        # so split the lines at the delimiter, quotes and all. The loader says what is wrong.
+        lines = [line.split(delimiter) for line in text.split("\n")]
+    return [r for r in lines if r and r != [""]], exact, len(head)
 
 
 @functools.lru_cache(maxsize=32)

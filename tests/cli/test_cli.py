@@ -104,3 +104,19 @@ def test_bad_traces_file_gives_an_error_line_of_its_own_and_exit_2(tmp_path):
     errors = [ln for ln in out.stderr.splitlines() if ln.startswith("error:")]
     assert len(errors) == 1 and "Traceback" not in out.stderr
     assert "negative_epoch.csv" in errors[0] and "row 4" in errors[0] and "'epoch'" in errors[0]
+
+
+@pytest.mark.parametrize("options", ['buckets = {age = 5}', 'columns = ["sex", "age", "race"]'])
+def test_a_number_that_is_not_finite_in_microdata_is_one_sentence_and_exit_2(tmp_path, options):
+    """Issue 18: one 1e309 among the ages silently dropped the column (then "Unknown column
+    'age'", or an internal error with marginals over it)."""
+    data = (BAD / "microdata" / "infinite_age.csv").as_posix()
+    config = tmp_path / "marginals.toml"
+    config.write_text(f'audit_type = "aggregates"\ndata = "{data}"\nsensitive = "race"\n'
+                      f'release = "marginals"\n[release_options]\n{options}\n', encoding="utf-8")
+    out = cli("run", str(config), "--out", str(tmp_path / "o"), "--yes")
+    assert out.returncode == 2, out.stderr
+    errors = [ln for ln in out.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in out.stderr and "internal" not in out.stderr
+    assert ("infinite_age.csv: row 11, column 'age' holds '1e309', which is not a finite number"
+            in errors[0]), errors[0]

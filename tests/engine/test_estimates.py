@@ -169,3 +169,46 @@ def test_an_estimate_is_shown_as_a_range():
     assert est.duration_range(200) == "about 2 to 5 minutes"
     assert est.duration_range(60) == "about 40 seconds to 2 minutes"
     assert _cost(seconds=200).sentence().startswith("About 2 to 5 minutes")
+
+
+def test_a_cell_over_the_csv_modules_limit_still_gives_an_estimate(tmp_path):
+    """Issue 18: a training table with a 200 KB cell (or a quote left open) made the probe's
+    csv reader raise, and the command line printed "No estimate … (Error)"."""
+    from engine.estimates.probe import csv_shape
+    rows = [f"{20 + i},{'ab'[i % 2]},{'yes' if i % 3 else 'no'}" for i in range(50)]
+    huge = tmp_path / "huge_cell.csv"
+    huge.write_text("age,note,label\n" + f'{19},"{"x" * 200_000}",no\n' + "\n".join(rows) + "\n",
+                    encoding="utf-8")
+    shape = csv_shape(huge)
+    assert shape is not None and shape.columns == ("age", "note", "label")
+    assert shape.rows == 51
+    config = replace(demo_config("model"), data=str(huge), epochs=2)
+    cost = estimate(config)
+    assert 0 < cost.seconds < float("inf") and 0 < cost.peak_bytes < float("inf")
+
+
+def test_the_command_line_says_why_there_is_no_estimate(tmp_path, monkeypatch, capsys):
+    """An estimate that fails says the reason in a sentence, and the run goes on."""
+    import main
+    path = _config_file(tmp_path)
+
+    def bad_input(config):
+        raise InputError("people.csv: row 7, column 'age' holds '1e309', which is not a finite "
+                         "number (it stands for infinity); write a plain number.",
+                         source="people.csv")
+
+    monkeypatch.setattr(est, "estimate", bad_input)
+    assert main.main(["run", str(path), "--out", str(tmp_path / "a"), "--no-report"]) == 0
+    err = capsys.readouterr().err
+    assert ("No estimate of the run's time and memory: people.csv: row 7, column 'age' holds "
+            "'1e309'") in err and "The run goes on." in err
+    assert "(InputError)" not in err
+
+    def bug(config):
+        raise RuntimeError("could not convert 'Jane Doe'")
+
+    monkeypatch.setattr(est, "estimate", bug)
+    assert main.main(["run", str(path), "--out", str(tmp_path / "b"), "--no-report"]) == 0
+    err = capsys.readouterr().err
+    assert "the estimate itself failed (RuntimeError: could not convert '…')" in err
+    assert "Jane Doe" not in err

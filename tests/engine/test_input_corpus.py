@@ -20,6 +20,7 @@ from engine.data.errors import InputError
 from engine.data.microdata import load_microdata_csv
 from engine.data.predictions import load_predictions_csv
 from engine.data.tabular import load_tabular_csv
+from engine.data.text_input import cell_text
 from engine.data.traces import load_release_csv, load_traces_csv
 from engine.project import load_config, load_project
 
@@ -112,6 +113,20 @@ BAD_CASES = [
     ("projects/truncated.praudit.json", "project",
      ["not a Privacy Risk Auditor project file", "not valid JSON", "line 4"]),
 ]
+# A number that is not finite — an infinity however written, or a number beyond what a computer
+# stores (1e309) — gets the same sentence in every loader (issue 18, defect 5):
+# "row R, column C holds V, which is not a finite number (why); fix."
+NOT_FINITE = "which is not a finite number"
+NON_FINITE_CASES = [
+    ("microdata/infinite_age.csv", "microdata", 11, "age", "1e309"),
+    ("tabular/infinity.csv", "tabular", 4, "income", "Infinity"),
+    ("tabular/number_too_large.csv", "tabular", 3, "income", "1e309"),
+    ("predictions/number_too_large.csv", "predictions", 4, "p_cat", "1e309"),
+    ("traces/epoch_too_large.csv", "traces", 4, "epoch", "1e309"),
+    ("traces/release_infinity.csv", "release", 4, "count", "-Infinity"),
+    ("queries/published_infinity.csv", "published", 3, "count", "inf"),
+    ("queries/published_too_large.csv", "published", 3, "count", "1e309"),
+]
 USABLE = [
     "tabular/semicolon.csv", "tabular/tab_delimited.csv", "tabular/utf8_bom.csv",
     "tabular/crlf.csv", "tabular/quoted_newline.csv",
@@ -121,7 +136,7 @@ USABLE = [
     "queries/semicolon.csv", "queries/bom_crlf.csv", "queries/published_semicolon.csv",
     "projects/bom.praudit.json",
 ]
-FORMAT_FILES = {c[0] for c in BAD_CASES} | set(USABLE)
+FORMAT_FILES = {c[0] for c in BAD_CASES} | set(USABLE) | {c[0] for c in NON_FINITE_CASES}
 
 
 def in_folder(folder: str) -> set[str]:
@@ -138,6 +153,68 @@ def test_bad_format_gives_one_sentence(name, loader, phrases):
     assert path.name in line and "\n" not in line and "Traceback" not in line, line
     for phrase in phrases:
         assert phrase in str(info.value), (phrase, str(info.value))
+
+
+@pytest.mark.parametrize("name, loader, row, column, value", NON_FINITE_CASES,
+                         ids=[c[0] for c in NON_FINITE_CASES])
+def test_a_number_that_is_not_finite_gets_the_shared_sentence(name, loader, row, column, value):
+    path = BAD / name
+    with pytest.raises(InputError) as info:
+        LOADERS[loader](path)
+    line = info.value.one_line()
+    assert path.name in line and "\n" not in line, line
+    assert f"row {row}, column '{column}' holds '{value}', {NOT_FINITE}" in line, line
+
+
+# One good file per loader with a numeric cell to spoil: (loader, template, row, column).
+SPOILED = {
+    "tabular": ("age,sex,income,label\n34,F,52000,yes\n51,M,61000,no\n29,F,{v},yes\n"
+                "45,M,70500,no\n", 4, "income"),
+    "predictions": ("id,label,member,p_cat,p_dog\nr1,cat,1,0.9,0.1\nr2,dog,0,0.3,0.7\n"
+                    "r3,cat,0,{v},0.4\nr4,dog,1,0.2,0.8\n", 4, "p_cat"),
+    "microdata": ("sex,age,race\nF,34,White\nM,51,Black\nF,{v},Asian\nM,45,White\n"
+                  "F,62,Black\n", 4, "age"),
+    "traces": ("user_id,site,epoch\nu1,s1,0\nu1,s2,1\nu2,s1,{v}\nu3,s3,2\n", 4, "epoch"),
+    "traces_count": ("user_id,site,epoch,count\na,s1,0,1\nb,s2,1,{v}\n", 3, "count"),
+    "release": ("site,epoch,count\ns1,0,3\ns2,0,5\ns1,1,{v}\ns2,1,0\n", 4, "count"),
+    "published": ("sex,race,count\nMale,White,4\nFemale,White,{v}\n", 3, "count"),
+}
+SPELLINGS = ["1e309", "-1e309", "inf", "+inf", "-inf", "Infinity", "-Infinity", "-nan"]
+
+
+@pytest.mark.parametrize("value", SPELLINGS)
+@pytest.mark.parametrize("loader", sorted(SPOILED))
+def test_every_loader_says_the_same_for_every_spelling(tmp_path, loader, value):
+    """The same clause, with the cell quoted as written, whatever the loader and spelling."""
+    template, row, column = SPOILED[loader]
+    path = tmp_path / "spoiled.csv"
+    path.write_text(template.format(v=value), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        LOADERS[loader](path)
+    line = info.value.one_line()
+    assert f"row {row}, column '{column}' holds '{value}', {NOT_FINITE}" in line, line
+    why = "'not a number'" if value == "-nan" else "infinity" if "inf" in value.lower() \
+        else "beyond the largest number a computer can store"
+    assert why in line, line
+    assert "minus infinity" in line or not value.lower().startswith("-inf"), line
+
+
+def test_the_rule_for_a_cell_that_is_not_a_finite_number():
+    from engine.data.text_input import non_finite, non_finite_sentence
+
+    for text in ("inf", "+INF", "-Infinity", "1e309", "-1E+400", "9" * 400, "-nan", " inf "):
+        assert non_finite(text), text
+    for text in ("nan", "NaN", "", "12", "1e308", "abc", "1,5", "n/a"):
+        assert not non_finite(text), text       # 'nan' is a missing-value marker
+    assert non_finite(float("inf")) and not non_finite(float("nan"))
+    # Quoted when the characters are the fix; a long number is described, as any long cell.
+    assert cell_text("1e309") == "'1e309'" and cell_text("-Infinity") == "'-Infinity'"
+    assert cell_text("9" * 400) == "a 400-character number"
+    long_sentence = non_finite_sentence("f.csv: row 2, column 'x'", "9" * 400)
+    assert long_sentence == ("f.csv: row 2, column 'x' holds a 400-character number, which is "
+                             "not a finite number (it is beyond the largest number a computer "
+                             "can store, about ±1.8e308, so it would be read as infinity); "
+                             "write a plain number or delete the row.")
 
 
 def test_usable_training_tables_are_read_correctly():

@@ -199,6 +199,78 @@ def test_infer_rejects_missing_values():
         infer_schema(df)
 
 
+def test_infer_names_a_number_that_is_not_finite_instead_of_dropping_the_column():
+    """Issue 18: one 1e309 among 61 distinct ages made the column an ignored id-like column
+    (silently dropped); among a few ages, '1e309' became an age category."""
+    many = pd.DataFrame({"age": [str(a) for a in range(60)] + ["1e309"], "sex": ["F"] * 61})
+    few = pd.DataFrame({"age": ["31", "inf", "27"], "sex": ["F", "M", "F"]})
+    for frame, row, value in ((many, 62, "1e309"), (few, 3, "inf")):
+        with pytest.raises(InputError) as info:
+            infer_schema(frame)
+        assert f"row {row}, column 'age' holds '{value}', which is not a finite number" \
+            in str(info.value)
+
+
+def test_a_domain_near_the_largest_float_is_said_in_few_characters(tmp_path):
+    """An age of 1e308 made a sentence of 1,578 characters (every digit of 10^308, twice)."""
+    p = tmp_path / "people.csv"
+    p.write_text("sex,age,race\nF,34,White\nM,1e308,Black\nF,29,Asian\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_microdata_csv(p)
+    text = str(info.value)
+    assert "a column 'age' with about 1.0e+308 possible values cannot be audited" in text
+    assert "bins [29, 31, 33, 2e+307, 6e+307, 1e+308] from the quintiles" in text
+    assert len(text) < 400
+
+
+def test_categories_with_superscript_digits_sort_naturally():
+    """"5²" has a digit that int() cannot read: the natural sort raised ValueError (found by
+    the loader fuzz once blanks in free text were allowed)."""
+    frame = pd.DataFrame({"area": ["10²", "5²", "10²", "5²"], "sex": ["F", "M", "M", "F"]})
+    assert infer_schema(frame).column("area").categories == ("5²", "10²")
+
+
+def test_ignored_free_text_may_have_blanks(tmp_path):
+    """Issue 18 (defect 6): a column no audit reads (an id, free text) need not be free of
+    blanks — inferred as ignored, and with a schema that ignores it."""
+    p = tmp_path / "notes.csv"
+    rows = [f"{'FM'[i % 2]},{20 + i},{'' if i % 5 == 0 else f'moved in {1990 + i}'},"
+            f"{('White', 'Black')[i % 2 == 0 or i % 3 == 0]}" for i in range(60)]
+    p.write_text("sex,age,comment,race\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    md = load_microdata_csv(p)
+    comment = md.schema.column("comment")
+    assert comment.role == "ignore" and comment.is_open
+    assert md.labels("comment")[0] == "" and md.labels("comment")[1] == "moved in 1991"
+    again = load_microdata_csv(p, md.schema)
+    assert (again.codes == md.codes).all()
+    # A blank in a column the audit uses is still a missing value.
+    used = Schema(tuple(ColumnSchema("comment", "quasi_identifier", "categorical", ("x",))
+                        if c.name == "comment" else c for c in md.schema.columns))
+    with pytest.raises(InputError, match="row 2, column 'comment' is empty"):
+        load_microdata_csv(p, used)
+
+
+def test_a_blank_in_an_ignored_column_with_listed_values_says_why(tmp_path):
+    p = tmp_path / "people.csv"
+    p.write_text("sex,age,race\nF,34,White\n,51,Asian\nF,0,Black\n", encoding="utf-8")
+    schema = Schema((ColumnSchema("sex", "ignore", "categorical", ("F", "M")),
+                     *people_schema().columns[1:]))
+    with pytest.raises(InputError) as info:
+        load_microdata_csv(p, schema)
+    assert "row 3, column 'sex' is empty; the column is ignored, but the schema lists the " \
+           "values it may hold" in str(info.value)
+    assert "remove the column's list of values" in str(info.value)
+
+
+def test_a_declared_number_column_names_an_infinity(tmp_path):
+    p = tmp_path / "people.csv"
+    p.write_text("sex,age,race\nF,34,White\nM,Infinity,Asian\nF,0,Black\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_microdata_csv(p, people_schema())
+    assert ("row 3, column 'age' holds 'Infinity', which is not a finite number (it stands for "
+            "infinity); the column holds whole numbers 0–115") in str(info.value)
+
+
 # --------------------------------------------------------------------------- loading
 
 def test_load_with_schema_codes_values(tmp_path):

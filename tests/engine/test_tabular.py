@@ -317,6 +317,32 @@ def test_non_number_in_a_declared_numeric_feature():
         load_tabular_csv(BAD / "not_a_number.csv", schema)
 
 
+def test_numbers_near_the_largest_float_are_scaled_not_refused(tmp_path):
+    """Issue 18: 1e308 in a feature overflowed the variance's squares, and the load said
+    "'sd' must be a finite number, got inf" (no file, no row)."""
+    p = tmp_path / "large.csv"
+    p.write_text("income,label\n1e308,yes\n-5e307,no\n2,yes\n3,no\n", encoding="utf-8")
+    data = load_tabular_csv(p)
+    income = data.schema.column("income")
+    values = np.array([1e308, -5e307, 2.0, 3.0])
+    assert income.mean == pytest.approx(values.mean()) and np.isfinite(income.sd)
+    assert income.sd == pytest.approx(np.std(values / 1e308) * 1e308)
+    assert np.isfinite(data.X).all()
+    assert data.X[:, 0].mean() == pytest.approx(0, abs=1e-6)
+
+
+def test_a_number_beyond_the_models_32_bit_range_is_named(tmp_path):
+    """An unscaled feature (as a schema may say) with 1e39 would be an infinity in X."""
+    p = tmp_path / "flag.csv"
+    p.write_text("flag,label\n1,yes\n0,no\n1e39,yes\n0,no\n", encoding="utf-8")
+    schema = TabularSchema((TabularColumn("flag", scale=False),
+                            TabularColumn("label", "label", "categorical")))
+    with pytest.raises(InputError) as info:
+        load_tabular_csv(p, schema)
+    assert ("flag.csv: row 4, column 'flag': a 4-character number is too large for the model, "
+            "which computes with numbers up to about 3.4e38") in str(info.value)
+
+
 def test_every_bad_file_is_tested():
     formats = in_folder("tabular")               # tests/engine/test_input_corpus.py
     assert {p.name for p in BAD.glob("*.csv")} - formats <= {c[0] for c in BAD_CASES}

@@ -292,6 +292,21 @@ def test_every_bad_traces_file_is_covered():
 
 # --------------------------------------------------------------------------- loading releases
 
+def test_site_labels_with_superscript_digits_sort_naturally(tmp_path):
+    """'5²' holds a digit int() cannot read: the natural sort raised ValueError (issue 18)."""
+    p = write(tmp_path, "t.csv", "user_id,site,epoch\nu1,10²,0\nu1,5²,1\nu2,5²,1\n")
+    assert load_traces_csv(p).site_labels == ("5²", "10²")
+
+
+def test_a_release_epoch_too_large_for_an_integer_is_one_sentence(tmp_path):
+    """A 23-digit epoch overflowed the 64-bit conversion (OverflowError, an internal error)."""
+    p = write(tmp_path, "r.csv", "site,epoch,count\ns1,0,3\ns2,0,5\n"
+                                 "s1,99999999999999999999999,1\ns2,1,0\n")
+    with pytest.raises(InputError, match=r"row 4, column 'epoch': a 23-character number would "
+                                         r"make over 1,000,000 epochs"):
+        load_release_csv(p)
+
+
 def test_load_release_orders_cells_and_fills_integer_epochs(tmp_path):
     p = write(tmp_path, "r.csv", "site,epoch,count\nb,1,4\na,0,1\nb,0,2\na,1,3\n")
     values, sites, epochs = load_release_csv(p)
