@@ -12,9 +12,11 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from engine.data.errors import InputError
+from engine.data.paths import open_regular_file, require_regular_file
 
 SAMPLE_BYTES = 1 << 20
 
@@ -31,8 +33,10 @@ class CsvShape:
 def csv_shape(path: str | Path) -> CsvShape | None:
     """The shape of ``path``, or None if it cannot be read (the audit's loader will say why)."""
     try:
-        st = os.stat(path)
-    except OSError:
+        # A regular file only: a named pipe would block open() (the run would hang before its
+        # loader could refuse the file) and a device never ends.
+        st = require_regular_file(path, "CSV file")
+    except InputError:
         return None
     return _shape(str(path), st.st_size, st.st_mtime_ns)
 
@@ -40,9 +44,10 @@ def csv_shape(path: str | Path) -> CsvShape | None:
 @functools.lru_cache(maxsize=32)
 def _shape(path: str, size: int, _mtime: int) -> CsvShape | None:
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(SAMPLE_BYTES)
-    except OSError:
+        fh, size = open_regular_file(path, "CSV file")
+        with fh:
+            head = fh.read(min(SAMPLE_BYTES, size))
+    except (InputError, OSError):
         return None
     exact = len(head) >= size
     if not exact:
