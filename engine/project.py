@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.atomic_write import atomic_path, copy_file
 from engine.data.errors import InputError
+from engine.data.paths import require_regular_file, resolve_path
 from engine.data.text_input import read_text
 
 PROJECT_SCHEMA_VERSION = 1
@@ -23,13 +24,10 @@ PROJECT_SUFFIX = ".praudit.json"
 
 def read_config_file(path) -> dict:
     """Read a TOML (or JSON) config file into a dict; InputError names the file and line."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: file not found. Check the path, or create a config from "
-                         "resources/configs/mechanism_demo.toml.", source=str(p))
-    if p.is_dir():
-        raise InputError(f"{p}: is a folder, not a config file.", source=str(p))
-    text = read_text(p, kind="config file", save_as="UTF-8 TOML").text
+    p = resolve_path(path)
+    text = read_text(p, kind="config file", save_as="UTF-8 TOML",
+                     missing="file not found. Check the path, or create a config from "
+                             "resources/configs/mechanism_demo.toml.").text
     if p.suffix.lower() == ".json":
         try:
             data = json.loads(text)
@@ -185,9 +183,10 @@ def last_good_project(path) -> tuple[Project, Path] | None:
 
 
 def load_project(path) -> Project:
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: project file not found.", source=str(p))
+    p = resolve_path(path)
+    # Whether the path is a file that can be read at all is said as it is (a named pipe, a
+    # device, a link loop): "not a project file" would send the user looking at the content.
+    require_regular_file(p, "project file", missing="project file not found.")
     try:
         text = read_text(p, kind="project file", save_as="a project from this app").text
     except InputError as exc:

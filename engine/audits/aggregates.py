@@ -325,11 +325,11 @@ class AuditData:
 
 
 def resolve_path(path: str) -> Path:
-    """A path as the user wrote it, or relative to the app folder (bundled samples)."""
-    p = Path(path)
-    if not p.is_absolute() and not p.exists() and (ROOT / p).exists():
-        return ROOT / p
-    return p
+    """The file a typed path names: engine.data.paths.resolve_path, the loaders' one rule
+    (``~`` expanded; as written, or in the app folder for the bundled samples)."""
+    from engine.data.paths import resolve_path as resolve
+
+    return resolve(path)
 
 
 def _with_sensitive(microdata, sensitive: str, source: str):

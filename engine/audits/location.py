@@ -52,6 +52,7 @@ from engine.audits.result import (
     software_versions,
 )
 from engine.data.errors import InputError
+from engine.data.paths import resolve_path
 from engine.games.location import AggregateSet, CellPool, play
 from engine.headline import headline, not_measurable_sentence, tpr_at
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
@@ -217,9 +218,7 @@ def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     from engine.data.traces import load_traces_csv
 
     if config.traces:
-        path = Path(config.traces)
-        if not path.is_absolute() and not path.exists() and (ROOT / path).exists():
-            path = ROOT / path
+        path = resolve_path(config.traces)
         traces = load_traces_csv(path, user_col=config.user_col, site_col=config.site_col,
                                  epoch_col=config.epoch_col, count_col=config.count_col or None,
                                  epoch_unit=config.epoch_unit or None)
@@ -233,9 +232,7 @@ def load_published(config: LocationConfig, traces) -> tuple[np.ndarray, dict]:
     """(flat E·S values, input record) of the published release, on the traces' grid."""
     from engine.data.traces import load_release_csv
 
-    path = Path(config.release)
-    if not path.is_absolute() and not path.exists() and (ROOT / path).exists():
-        path = ROOT / path
+    path = resolve_path(config.release)
     values, _, _ = load_release_csv(path, sites=traces.site_labels, epochs=traces.epoch_labels,
                                     integer_counts=config.mechanism in ("none",
                                                                         "discrete_laplace",

@@ -195,10 +195,10 @@ class ModelConfig:
 
 
 def resolve_path(path: str) -> Path:
-    p = Path(path)
-    if not p.is_absolute() and not p.exists() and (ROOT / p).exists():
-        return ROOT / p
-    return p
+    """The file a typed path names: engine.data.paths.resolve_path, the loaders' one rule."""
+    from engine.data.paths import resolve_path as resolve
+
+    return resolve(path)
 
 
 # --------------------------------------------------------------------------- the model's outputs

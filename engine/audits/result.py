@@ -28,11 +28,20 @@ def config_sha256(config_dict: dict) -> str:
 
 
 def file_sha256(path) -> str:
-    """SHA-256 of a file, streamed in 1 MiB blocks (never read whole into memory)."""
+    """SHA-256 of a file, streamed in 1 MiB blocks (never read whole into memory); only a
+    regular file, and no further than its size when opened (engine.data.paths: a stream put
+    under the name after the loader read it neither hangs nor runs forever)."""
+    from engine.data.paths import open_regular_file, resolve_path
+
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
+    fh, left = open_regular_file(resolve_path(path))
+    with fh:
+        while left > 0:
+            block = fh.read(min(1 << 20, left))
+            if not block:
+                break
             h.update(block)
+            left -= len(block)
     return h.hexdigest()
 
 

@@ -5,6 +5,9 @@ published tables, configs and projects) reads its file through :func:`read_text`
 same mistakes get the same sentence everywhere and none reaches a parser that would answer
 with a traceback, a hang or a silently wrong table:
 
+* only a regular file is opened, and never more than its size is read
+  (:mod:`engine.data.paths`): a named pipe, a device (``/dev/zero``, ``/dev/urandom``), a link
+  that loops or points at nothing gets its own sentence instead of a hang or endless memory;
 * a binary file renamed ``.csv`` (a NUL byte, or mostly control characters), and archives and
   workbooks by their first bytes — a ZIP (also an ``.xlsx``), gzip, bzip2, xz, 7-Zip, an old
   ``.xls``, a PDF, Parquet — are refused *without* decompressing anything (a zip bomb costs
@@ -39,9 +42,9 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from engine.data.errors import InputError
+from engine.data.paths import grew, open_regular_file, resolve_path
 
 log = logging.getLogger("engine.data")
 
@@ -131,22 +134,26 @@ def read_notes(path) -> list[str]:
 
 
 def read_text(path, *, kind: str = "CSV file", save_as: str = "UTF-8 CSV",
-              empty: str | None = None, sniff: bool = False) -> TextInput:
+              empty: str | None = None, sniff: bool = False,
+              missing: str | None = None) -> TextInput:
     """The decoded text of ``path`` or one :class:`InputError` sentence (module docstring).
 
-    ``kind`` names the file in messages ("CSV file", "config file"); ``save_as`` is what to
-    save it as; ``empty`` is the end of the sentence for an empty file (None: an empty text is
-    returned); ``sniff``: find the delimiter of a CSV's first line.
+    ``path`` is resolved by :func:`engine.data.paths.resolve_path` (``~``, the bundled
+    samples) and must be a regular file (:func:`engine.data.paths.open_regular_file`: a FIFO,
+    a device, a link loop get their own sentence before anything blocks); no more than the
+    opened file's size is ever read, so an endless stream cannot grow memory. ``kind`` names
+    the file in messages ("CSV file", "config file"); ``save_as`` is what to save it as;
+    ``empty`` is the end of the sentence for an empty file (None: an empty text is returned);
+    ``sniff``: find the delimiter of a CSV's first line; ``missing``: the end of the sentence
+    for a path where nothing is (default "file not found; check the path.").
     """
-    p = str(path)
-    fp = Path(path)
-    if not fp.exists():
-        raise InputError(f"{p}: file not found; check the path.", source=p)
-    if fp.is_dir():
-        raise InputError(f"{p}: is a folder, not a {kind}; choose the file inside it.", source=p)
+    fp = resolve_path(path)
+    p = str(fp)
+    fh, size = open_regular_file(fp, kind, missing=missing)
     try:
-        with open(fp, "rb") as fh:
-            head = fh.read(MAX_LINE_CHARS + 1)
+        with fh:
+            # At most size + 1 bytes in all: the + 1 notices a file that grows while read.
+            head = fh.read(min(MAX_LINE_CHARS + 1, size + 1))
             _check_signature(p, head, kind, save_as)
             bom = next(((b, enc, name) for b, enc, name in _BOMS if head.startswith(b)), None)
             wide = bom is not None and bom[1].startswith(("utf-16", "utf-32"))
@@ -155,9 +162,12 @@ def read_text(path, *, kind: str = "CSV file", save_as: str = "UTF-8 CSV",
                                  f"without a line break, so it is not the header row of a "
                                  f"table; check that this is the right file, saved as "
                                  f"{save_as} with one row per line.", source=p)
-            raw = head + fh.read()
+            rest = size + 1 - len(head)
+            raw = head + fh.read(rest) if rest > 0 else head
     except OSError as exc:
         raise InputError(f"{p}: cannot be read ({exc.strerror or exc}).", source=p) from None
+    if len(raw) > size:
+        raise grew(p)
     del head
     notes = []
     if wide and not _plausible(raw[len(bom[0]):], bom[1]):

@@ -245,18 +245,27 @@ def load_reference_csv(path: str | Path, schema) -> np.ndarray:
     be absent; columns the schema ignores may be present or absent); any other difference is an
     :class:`InputError` naming the columns and what to do.
     """
+    import io
+
     import pandas as pd
 
+    from engine.data.paths import resolve_path
     from engine.data.tabular import TabularSchema, tabular_from_frame
+    from engine.data.text_input import read_text
 
     if not isinstance(schema, TabularSchema):
         raise TypeError("schema must be the training data's TabularSchema")
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: the reference file does not exist; choose the CSV of reference "
-                         "records.", source=str(p), key="reference")
+    p = resolve_path(path)
     try:
-        frame = pd.read_csv(p)
+        # The shared reader: a regular file only, never more than its size (a named pipe or a
+        # device as the reference gets a sentence, not a hang); the same encodings and
+        # separators as the training table.
+        inp = read_text(p, sniff=True, missing="the reference file does not exist; choose the "
+                                               "CSV of reference records.")
+    except InputError as exc:
+        raise InputError(str(exc), source=exc.source, key="reference") from None
+    try:
+        frame = pd.read_csv(io.StringIO(inp.text), sep=inp.delimiter)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{p}: cannot be read as a CSV with a header row ({exc}); save it as "
                          "comma-separated text with one record per row.", source=str(p),

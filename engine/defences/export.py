@@ -25,6 +25,8 @@ import numpy as np
 
 from engine.atomic_write import atomic_path, write_text
 from engine.data.errors import InputError
+from engine.data.paths import require_regular_file, resolve_path
+from engine.data.text_input import read_text
 
 CARD_FORMAT = "privacy-risk-auditor model card"
 CARD_VERSION = 1
@@ -43,11 +45,9 @@ def training_data_sha256(X, y) -> str:
 
 
 def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    from engine.audits.result import file_sha256
+
+    return file_sha256(path)            # a regular file only, read no further than its size
 
 
 def export_model(model, path: str | Path, *, training_data: dict | str,
@@ -115,19 +115,20 @@ def load_model(card_path: str | Path, *, device: str | None = None):
 
     from engine.models import MLPModel, TrainingSpec
 
-    card_path = Path(card_path)
+    card_path = resolve_path(card_path)
     try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        card = json.loads(read_text(card_path, kind="model card", save_as="the model card "
+                                    "this app wrote").text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{card_path}: cannot be read as a model card ({exc}).",
                          source=str(card_path)) from None
     if card.get("format") != CARD_FORMAT:
         raise InputError(f"{card_path}: is not a Privacy Risk Auditor model card.",
                          source=str(card_path))
     weights = card_path.parent / card["weights"]["file"]
-    if not weights.exists():
-        raise InputError(f"{card_path}: its weights file {weights.name} is missing; keep the "
-                         "two files together.", source=str(card_path))
+    require_regular_file(weights, "weights file",
+                         missing=f"the weights file of {card_path.name} is missing; keep the "
+                                 "two files together.")
     if _file_sha256(weights) != card["weights"]["sha256"]:
         raise InputError(f"{weights}: does not match the hash in its model card (the file was "
                          "changed or replaced).", source=str(weights))

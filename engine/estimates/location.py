@@ -135,11 +135,10 @@ def sizes(config) -> Sizes:
 
 
 def _path(path: str) -> Path:
-    """The file a run would read (engine.audits.location.load_population's rule)."""
-    p = Path(path)
-    if not p.is_absolute() and not p.exists() and (ROOT / p).exists():
-        p = ROOT / p
-    return p
+    """The file a run would read (engine.data.paths.resolve_path, the loaders' one rule)."""
+    from engine.data.paths import resolve_path
+
+    return resolve_path(path)
 
 
 def _file_size(path: str) -> int:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from engine.data.errors import InputError
+from engine.data.paths import open_regular_file, require_regular_file
 
 SAMPLE_BYTES = 1 << 20
 
@@ -31,8 +33,10 @@ class CsvShape:
 def csv_shape(path: str | Path) -> CsvShape | None:
     """The shape of ``path``, or None if it cannot be read (the audit's loader will say why)."""
     try:
-        st = os.stat(path)
-    except OSError:
+        # A regular file only: a named pipe would block open() (the run would hang before its
+        # loader could refuse the file) and a device never ends.
+        st = require_regular_file(path, "CSV file")
+    except InputError:
         return None
     return _shape(str(path), st.st_size, st.st_mtime_ns)
 
@@ -41,8 +45,8 @@ def csv_sample(path: str | Path) -> tuple[tuple[str, ...], list[list[str]]] | No
     """(header, rows) of the first megabyte of ``path`` (whole lines), or None if it cannot be
     read — for an estimate that needs the values themselves (a column's range)."""
     try:
-        st = os.stat(path)
-    except OSError:
+        st = require_regular_file(path, "CSV file")      # as csv_shape: never a pipe or device
+    except InputError:
         return None
     sample = _sample(str(path), st.st_size, st.st_mtime_ns)
     if sample is None:
@@ -55,9 +59,10 @@ def csv_sample(path: str | Path) -> tuple[tuple[str, ...], list[list[str]]] | No
 def _sample(path: str, size: int, _mtime: int) -> tuple[list[list[str]], bool, int] | None:
     """(non-empty parsed lines, whole file sampled, bytes sampled)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(SAMPLE_BYTES)
-    except OSError:
+        fh, size = open_regular_file(path, "CSV file")
+        with fh:
+            head = fh.read(min(SAMPLE_BYTES, size))
+    except (InputError, OSError):
         return None
     exact = len(head) >= size
     if not exact:

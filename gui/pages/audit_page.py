@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 
 from engine.audits.config_fields import every_error
 from engine.data.errors import InputError
+from engine.data.paths import resolve_path as engine_resolve_path
 from engine.policy import VerdictPolicy
 from gui.error_dialog import show_job_error
 from gui.job_runner import JobError, JobFunction, JobProgress, JobRunner
@@ -68,7 +69,6 @@ from gui.widgets.run_bar import RunBar
 from gui.widgets.steps import next_hint, note, numbered, scrolled, step_list, step_page
 
 RESULT_STEPS = ("Results", "Report")
-APP_FOLDER = Path(__file__).resolve().parents[2]
 CSV_FILTER = "CSV files (*.csv *.txt);;All files (*)"
 SOURCE_PREFIXES = ("settings: ", "config: ", "schema: ")
 STATUS_COLOUR, ERROR_COLOUR = "#444", "#c62828"
@@ -115,12 +115,10 @@ def policy_fields(step: int) -> dict[str, FieldSpec]:
 
 
 def resolve_path(text: str) -> Path:
-    """A typed path as the engines read it: as written (``~`` expanded), or relative to the app
-    folder when it is not found as written (the bundled samples)."""
-    path = Path(text).expanduser()
-    if not path.is_absolute() and not path.exists() and (APP_FOLDER / path).exists():
-        return APP_FOLDER / path
-    return path
+    """A typed path as the engines read it — the engine's one rule
+    (:func:`engine.data.paths.resolve_path`: ``~`` expanded; as written, or in the app folder
+    for the bundled samples), so what a field previews is what the run reads."""
+    return engine_resolve_path(text)
 
 
 def plain_sentence(message: str) -> str:

@@ -42,6 +42,7 @@ from engine.audits.model import (
     ModelConfig,
 )
 from engine.data.errors import InputError
+from engine.data.paths import require_regular_file
 from engine.data.tabular import TabularSchema
 from gui.pages.audit_page import (
     AuditPage,
@@ -858,13 +859,16 @@ class ModelPage(AuditPage):
         self.preview_data()
 
     def check_file(self, edit: QLineEdit, status: QLabel) -> None:
-        """A predictions file that is not there is a sentence at once (its columns are
-        checked when the audit runs)."""
+        """A predictions file that is not there, or is not a file (a named pipe, a device, a
+        link loop), is a sentence at once (its columns are checked when the audit runs)."""
         text = edit.text().strip()
         if not text:
             show_status(status, "")
-        elif not resolve_path(text).is_file():
-            show_status(status, f"{text}: file not found; check the path.", error=True)
+            return
+        try:
+            require_regular_file(resolve_path(text), "CSV file")
+        except InputError as exc:
+            show_status(status, plain_sentence(exc.one_line()), error=True)
         else:
             show_status(status, "")
             clear_invalid(edit)

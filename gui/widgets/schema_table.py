@@ -19,6 +19,7 @@ numbers). What they share lives here, so both behave alike:
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -43,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.data.errors import InputError
+from engine.data.paths import open_regular_file, resolve_path
 
 ERROR_BACKGROUND = QColor(255, 205, 210)
 STATUS_COLOUR, ERROR_COLOUR = "#444", "#c62828"
@@ -191,13 +193,27 @@ def error_sentence(exc: Exception) -> str:
 def csv_header(path: Path) -> list[str] | None:
     """The column names of a CSV (None when the file cannot be read: loading says why)."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            for row in csv.reader(fh):
+        # A regular file only (a named pipe would freeze the window in open(), a device never
+        # ends), and no more of it than its size.
+        raw, size = open_regular_file(resolve_path(path), "CSV file")
+        with raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as fh:
+            for row in csv.reader(_bounded_lines(fh, size)):
                 if any(cell.strip() for cell in row):
                     return [cell.strip() for cell in row]
-    except (OSError, UnicodeDecodeError, csv.Error):
+    except (InputError, OSError, UnicodeDecodeError, csv.Error):
         return None
     return None
+
+
+def _bounded_lines(fh, size: int):
+    """The lines of ``fh`` until ``size`` characters were read (a file that grows while the
+    header is looked for is not followed further)."""
+    read = 0
+    for line in fh:
+        read += len(line)
+        if read > size + 1:
+            return
+        yield line
 
 
 class SchemaTable(QWidget):

@@ -120,3 +120,77 @@ def test_a_number_that_is_not_finite_in_microdata_is_one_sentence_and_exit_2(tmp
     assert len(errors) == 1 and "Traceback" not in out.stderr and "internal" not in out.stderr
     assert ("infinite_age.csv: row 11, column 'age' holds '1e309', which is not a finite number"
             in errors[0]), errors[0]
+
+
+# ----------------------------------------------------------- paths that are not a file (issue 18)
+# A subprocess timeout of 60 s is the hang guard (a FIFO made the run wait forever): a
+# regression fails instead of hanging CI. It is not a speed claim.
+HANG_GUARD_S = 60
+
+
+def _capped():
+    """A child capped at 4 GiB of address space: a run that reads an endless device fails
+    there instead of growing on the shared machine."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def _one_error(out) -> str:
+    assert out.returncode == 2, out.stderr
+    errors = [ln for ln in out.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in out.stderr, out.stderr
+    return errors[0]
+
+
+def test_a_named_pipe_or_a_device_as_the_config_is_one_line(tmp_path):
+    import os
+    fifo = tmp_path / "x.toml"
+    os.mkfifo(fifo)
+    line = _one_error(cli("run", str(fifo), "--out", str(tmp_path / "o"), timeout=HANG_GUARD_S))
+    assert "x.toml: is a named pipe" in line and "choose the config file itself" in line
+    out = subprocess.run([sys.executable, "main.py", "run", "/dev/zero", "--out",
+                          str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=HANG_GUARD_S, preexec_fn=_capped)
+    line = _one_error(out)
+    assert "/dev/zero: is a device, not a file" in line and "header row" not in line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "urandom", "loop"])
+def test_traces_that_are_not_a_file_are_one_line(tmp_path, kind):
+    """The run's estimate looked at the traces before the loader (a FIFO hung it there), and
+    the loader read /dev/urandom without end while the bar said 'Loading 0.0 %'."""
+    import os
+    traces = tmp_path / "traces.csv"
+    if kind == "fifo":
+        os.mkfifo(traces)
+    elif kind == "urandom":
+        traces.symlink_to("/dev/urandom")
+    else:
+        traces.symlink_to(traces.name)
+    config = tmp_path / "c.toml"
+    config.write_text(f'audit_type = "location"\ntraces = "{traces.as_posix()}"\n',
+                      encoding="utf-8")
+    out = subprocess.run([sys.executable, "main.py", "run", str(config), "--out",
+                          str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=HANG_GUARD_S, preexec_fn=_capped)
+    line = _one_error(out)
+    assert "traces.csv: is " in line, line
+    assert {"fifo": "a named pipe", "urandom": "a device",
+            "loop": "a link that points back to itself"}[kind] in line, line
+
+
+def test_tilde_is_the_home_folder_for_the_config_and_the_files_it_names(tmp_path):
+    """``~/…`` in the command and in the config: the file is read (its row 4 is what is
+    wrong), not "file not found" (only the GUI expanded ``~`` before)."""
+    import os
+    import shutil
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(BAD / "traces" / "negative_epoch.csv", home / "records.csv")
+    (home / "c.toml").write_text('audit_type = "location"\ntraces = "~/records.csv"\n',
+                                 encoding="utf-8")
+    out = subprocess.run([sys.executable, "main.py", "run", "~/c.toml", "--out",
+                          str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "HOME": str(home)})
+    line = _one_error(out)
+    assert "records.csv" in line and "row 4" in line and "'epoch'" in line, line

@@ -5,7 +5,8 @@ archives renamed .csv, and a very long line — over every loader.
 Each bad file has its one sentence here (what is wrong, where, the fix); each usable file (BOM,
 CRLF, ';' or tab delimiters, UTF-16, quoted newlines) is loaded and its values checked. The
 per-loader test modules cover the rest of tests/data/bad_inputs/ and skip the files listed
-here (:data:`FORMAT_FILES`)."""
+here (:data:`FORMAT_FILES`). Paths that are not a file (a named pipe, a device, a link loop or a
+broken link), which git cannot keep, are made at run time in tests/engine/test_input_paths.py."""
 
 from __future__ import annotations
 
