@@ -79,6 +79,7 @@ ATTACKS = ("one_threshold", "two_threshold", "meta_classifier", "meta_classifier
 DEFAULT_ATTACKS = ("one_threshold", "two_threshold", "meta_classifier", "reference",
                    "likelihood_ratio")
 SWEEP_ATTACKS = ("one_threshold", "two_threshold", "likelihood_ratio")
+THRESHOLD_RULES = tuple(two_threshold.RULE_WORDS)
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,15 @@ class LocationConfig:
     test_aggregates: int = 50_000     # evaluation aggregates (paper: 50,000)
     attacks: tuple[str, ...] = DEFAULT_ATTACKS
     reference_traces: int = 5         # Dwork et al.: reference people from the auxiliary pool
-    per_cell_fpr: float = 0.0         # two-threshold: 0 = per-cell best accuracy (Alg. 5), else
-    #                                   each cell's threshold at this FPR (Alg. 7)
-    repetitions: int = 1              # independent replays of the main game (fresh shadow and
-    #                                   test releases), to show how much the numbers move
+    per_cell_fpr: float = 0.0         # two-threshold: 0 = per-cell rule below, else each
+    #                                   cell's threshold at this FPR (Alg. 7)
+    threshold_rule: str = "best_accuracy"  # two-threshold per-cell rule: best_accuracy (each
+    #                                   cell's most accurate shadow threshold) | midpoint
+    #                                   (paper 000 Alg. 5: midpoint of the per-cell means)
+    repetitions: int = 1              # independent replays of the main game (a fresh split of
+    #                                   the people into the attacker's and the release pool,
+    #                                   fresh shadow and test releases), to show how much the
+    #                                   numbers move
     sweep_targets: int = 6            # targets with different k for accuracy vs observations
     sweep_test_aggregates: int = 4000
     confidence: float = 0.95
@@ -144,7 +150,8 @@ class LocationConfig:
             if key in d:
                 v[key] = str(d[key])[:1000]
         choices = {"epoch_unit": ("", "hour", "day"), "target": TARGET_RULES,
-                   "attacker": ATTACKERS, "mechanism": MECHANISMS}
+                   "attacker": ATTACKERS, "mechanism": MECHANISMS,
+                   "threshold_rule": THRESHOLD_RULES}
         for key, allowed in choices.items():
             if key in d:
                 v[key] = as_choice(source, key, d[key], allowed)
@@ -190,6 +197,12 @@ class LocationConfig:
                              "auxiliary attacker (its traces are the attacker's data, not the "
                              "released people); set attacker = 'auxiliary'.", source=source,
                              key="attacker")
+        if self.per_cell_fpr and self.threshold_rule != "best_accuracy":
+            raise InputError(f"{source}: 'threshold_rule' = '{self.threshold_rule}' and "
+                             f"'per_cell_fpr' = {self.per_cell_fpr:g} ask for two different "
+                             "per-cell thresholds of the two-threshold attack; set "
+                             "per_cell_fpr = 0 to use this rule, or threshold_rule = "
+                             "'best_accuracy'.", source=source, key="threshold_rule")
         if self.mechanism in GAUSSIAN_FAMILY and self.delta <= 0:
             raise InputError(f"{source}: 'delta' must be greater than 0 for the "
                              f"{self.mechanism.replace('_', ' ')} mechanism (e.g. 1e-5).",
@@ -381,7 +394,8 @@ def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
         if name == "one_threshold":
             outs.append(one_threshold.attack(data, config.measured_fpr_targets()))
         elif name == "two_threshold":
-            outs.append(two_threshold.attack(data, config.per_cell_fpr or None))
+            outs.append(two_threshold.attack(data, config.per_cell_fpr or None,
+                                             rule=config.threshold_rule))
         elif name == "reference":
             outs.append(reference.attack(data, config.reference_traces))
         elif name == "likelihood_ratio":
@@ -626,10 +640,11 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                                        delta=config.delta, confidence=config.confidence,
                                        fpr_targets=fpr_targets, details=o.details,
                                        accuracy_threshold=o.threshold, cancel=cancel))
+    replays_overview = None
     if config.repetitions > 1 and published is None:
-        replays = replay_main_game(config, traces, clipped, target_row, release_rows, aux_rows,
-                                   scale, dev, attacks, progress=progress.span(0.75, 0.80),
-                                   cancel=cancel)
+        replays, replays_overview = replay_main_game(
+            config, traces, clipped, target_row, release_rows, aux_rows, scale, dev, attacks,
+            progress=progress.span(0.75, 0.80), cancel=cancel)
         for a in attacks:
             a["details"]["repetitions"] = replays[a["name"]]
     theory = theory_for(config, scale, scenario.k, scenario.k_epochs, fpr_targets)
@@ -658,6 +673,8 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     head = headline(attacks, policy, optimum_tpr=opt_tpr, optimum_accuracy=opt_acc)
     level, reasons = policy.level(head.verdict_tpr_measured, head.verdict_accuracy)
     warnings += _warnings(config, attacks, theory)
+    warnings += [a["details"]["repetitions"]["sentence"] for a in attacks
+                 if (a["details"].get("repetitions") or {}).get("sentence")]
     who = ("the most exposed person" if config.target == "most_exposed" else "the target")
     if head.verdict_tpr_measured is None:
         spots = ("; " + not_measurable_sentence(head.n_negative, policy.fpr,
@@ -687,6 +704,8 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                    "population": traces.n_users, "sites": traces.n_sites,
                    "epochs_total": traces.n_epochs, "release_pool": int(release_rows.size),
                    "auxiliary_pool": int(aux_rows.size)})
+    if replays_overview is not None:
+        theory["repetitions"] = replays_overview
     progress(1.0, "Done")
     return AuditResult(
         audit_type="location", name=config.name, seed=config.seed, config=config.to_dict(),
@@ -699,17 +718,42 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         exposed_records=[exposed])
 
 
+def split_for_repetition(config: LocationConfig, n_users: int, target_row: int,
+                         aux_size: int, repetition: int) -> tuple[np.ndarray, np.ndarray]:
+    """(auxiliary rows, release rows) of repetition r ≥ 1: everyone but the target, split afresh
+    into the attacker's auxiliary pool (``aux_size`` people) and the release pool, from the
+    seeded stream ("attacker-split", r). Repetition 0 is :func:`run`'s own split, drawn from
+    the "target-and-pools" stream after the target's pick, so its numbers never move (issue 22:
+    which people the attacker happens to know moved one auxiliary attack from 0.69 to 0.97)."""
+    if repetition < 1:
+        raise ValueError("repetition 0 is the run's own split")
+    others = np.delete(np.arange(n_users), target_row)
+    others = rng(config.seed, "attacker-split", repetition).permutation(others)
+    return np.sort(others[:aux_size]), np.sort(others[aux_size:])
+
+
 def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, release_rows,
                      aux_rows, scale, dev, first: list[dict], *, progress: Progress,
-                     cancel: CancelToken) -> dict:
-    """Play the main game ``repetitions − 1`` more times with fresh shadow and test releases
-    (paper 000 repeats its experiments): per attack, the accuracies and AUCs of every replay
-    with their mean and standard deviation, the first being the run reported above."""
+                     cancel: CancelToken) -> tuple[dict, dict]:
+    """Play the main game ``repetitions − 1`` more times, each with a fresh split of the people
+    into the attacker's auxiliary pool and the release pool (same sizes, same target) and fresh
+    shadow and test releases (paper 000 repeats its experiments). The first run's interval
+    covers only the test releases' chance; the spread across repetitions also covers which
+    people the attacker knows and which ones are released.
+
+    Returns ({attack name: per-repetition accuracies and AUCs with their mean, sd, min, max and,
+    when the spread exceeds the first run's interval, a sentence saying so}, an overview: the
+    count and how much of the first auxiliary pool each repetition's pool shares)."""
     runs = {a["name"]: {"accuracy": [a["accuracy"]], "auc": [a["auc"]]} for a in first}
+    overlap = [1.0]
     for r in range(1, config.repetitions):
         cancel.check()
         sub = progress.span((r - 1) / (config.repetitions - 1), r / (config.repetitions - 1))
-        sc = build_scenario(config, traces, clipped, target_row, release_rows, aux_rows, scale,
+        aux_r, release_r = split_for_repetition(config, traces.n_users, target_row,
+                                                aux_rows.size, r)
+        overlap.append(float(np.intersect1d(aux_r, aux_rows, assume_unique=True).size
+                             / max(aux_rows.size, 1)))
+        sc = build_scenario(config, traces, clipped, target_row, release_r, aux_r, scale,
                             ("main", "replay", r), n_test=config.test_aggregates,
                             with_reference="reference" in config.attacks,
                             with_large=any(a.startswith("meta") for a in config.attacks),
@@ -721,11 +765,47 @@ def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, r
                                 delta=config.delta, accuracy_threshold=o.threshold)
             runs[o.name]["accuracy"].append(e["accuracy"])
             runs[o.name]["auc"].append(e["auc"])
-    for v in runs.values():
+    by_name = {a["name"]: a for a in first}
+    for name, v in runs.items():
         for key in ("accuracy", "auc"):
-            v[key + "_mean"] = float(np.mean(v[key]))
-            v[key + "_sd"] = float(np.std(v[key], ddof=1))
-    return runs
+            values = np.asarray(v[key], dtype=float)
+            v[key + "_mean"] = float(values.mean())
+            v[key + "_sd"] = float(values.std(ddof=1))
+            v[key + "_min"] = float(values.min())
+            v[key + "_max"] = float(values.max())
+        ci = by_name[name].get("accuracy_ci") or [math.nan, math.nan]
+        v["accuracy_ci_half_width"] = float(0.5 * (ci[1] - ci[0]))
+        v["split_redrawn"] = True
+        v["sentence"] = spread_sentence(by_name[name]["label"], v, config.attacker)
+    overview = {"count": config.repetitions, "split_redrawn": True,
+                "auxiliary_pool_overlap": overlap,
+                "note": "Each repetition splits the people afresh into the attacker's own "
+                        "data and the people released (same sizes, same target), then plays "
+                        "the game again with fresh simulated releases; the first repetition "
+                        "is the run reported above."}
+    return runs, overview
+
+
+def spread_sentence(label: str, reps: dict, attacker: str) -> str:
+    """A plain sentence when an attack's accuracy moves between repetitions by more than its
+    first run's interval claims (standard deviation over the repetitions above the interval's
+    half-width); "" otherwise. The first run's interval only covers the chance of its test
+    releases, not which people the attacker knows (issue 22)."""
+    sd, half = reps.get("accuracy_sd"), reps.get("accuracy_ci_half_width")
+    if not (isinstance(sd, float) and isinstance(half, float) and math.isfinite(sd)
+            and sd > half):
+        return ""
+    n = len(reps.get("accuracy") or [])
+    ranged = (f"the accuracy ranged {reps['accuracy_min']:.3f}–{reps['accuracy_max']:.3f} "
+              f"(standard deviation {sd:.3f}), more than the first run's interval of "
+              f"± {half:.3f} allows for, so read that interval as too narrow.")
+    if attacker == "informed":
+        # The informed attacker subtracts everyone else: only the simulated releases (and the
+        # reference attack's reference people) change between repetitions.
+        return f"{label}: the result moves from one repetition to the next: across {n} " \
+               f"repetitions {ranged}"
+    return (f"{label}: the result depends on which people the attacker happens to know: "
+            f"across {n} splits {ranged}")
 
 
 def observation_sweep(config: LocationConfig, traces, clipped, main_target: int, release_rows,

@@ -33,6 +33,7 @@ from engine.report.sections import (
     sub,
     table,
 )
+from engine.report.sections import results as shared_results
 from engine.report.styles import fmt3, fmt_count, fmt_eps, fmt_num, fmt_pct
 
 ATTACKER_WORDS = {
@@ -46,9 +47,9 @@ ATTACK_WORDS = {
     "one_threshold": "It says “present” when that sum exceeds the midpoint of its means on the "
                      "attacker's shadow aggregates with and without the target (Alg. 3).",
     "two_threshold": "Each of the target's cells is first compared with its own threshold, "
-                     "learnt on the shadow aggregates (Alg. 5); the attack counts the cells "
-                     "above and compares the count with an overall threshold, so one large "
-                     "noise draw moves the score by at most one.",
+                     "learnt on the shadow aggregates; the attack counts the cells above and "
+                     "compares the count with an overall threshold, so one large noise draw "
+                     "moves the score by at most one.",
     "meta_classifier": "A small neural network trained on the shadow aggregates (labelled "
                        "with / without the target) scores each release; section 6 says which "
                        "rule it learnt.",
@@ -135,7 +136,8 @@ class LocationSections(AuditSections):
                 if cfg.get("large_shadow_aggregates") else ""),
              "simulated releases the attacker builds from its own data to learn thresholds"),
             ("Repetitions", fmt_num(cfg.get("repetitions", 1)),
-             "independent replays of the game with fresh releases"),
+             "independent replays of the game, each with a fresh split of the people into "
+             "the attacker's data and the people released, and fresh releases"),
             ("Observation sweep", f"{fmt_num(cfg.get('sweep_targets'))} targets × "
              f"{fmt_num(cfg.get('sweep_test_aggregates'))} test aggregates",
              "for the chart of accuracy against the number of observations"),
@@ -222,7 +224,18 @@ class LocationSections(AuditSections):
 
     # ----------------------------------------------------------------- 4. method
     def describe_attack(self, attack: dict) -> str:
-        return ATTACK_WORDS.get(_base_name(str(attack.get("name") or "")), "")
+        name = _base_name(str(attack.get("name") or ""))
+        words = ATTACK_WORDS.get(name, "")
+        rule = (attack.get("details") or {}).get("per_cell_rule")
+        if name == "two_threshold" and isinstance(rule, str) and rule:
+            # Which per-cell rule ran (issue 22): paper 000's Alg. 5 takes the midpoint of the
+            # per-cell means; the default picks each cell's most accurate shadow threshold.
+            words += f" Per-cell rule used here: {markup(rule)}."
+        return words
+
+    # ----------------------------------------------------------------- 5. results
+    def results(self, result: dict) -> list[Flowable]:
+        return shared_results(result) + split_spread(result)
 
     def method_theory(self, result: dict) -> list[Flowable]:
         th = _theory(result)
@@ -395,6 +408,46 @@ class LocationSections(AuditSections):
     # ----------------------------------------------------------------- 9. exposed people
     def exposed(self, result: dict, include_records: bool) -> list[Flowable]:
         return exposed_people(result, include_records)
+
+
+def split_spread(result: dict) -> list[Flowable]:
+    """Per attack, the first run's accuracy and interval beside the spread over the
+    repetitions, each with a fresh split of the people into the attacker's pool and the release
+    pool (issue 22): mean, standard deviation, lowest and highest accuracy and AUC, and the
+    sentence the audit writes when that spread is wider than the interval."""
+    rows = [("Attack", "First run (95% interval)", "Mean ± sd over repetitions",
+             "Lowest – highest", "AUC lowest – highest")]
+    sentences = []
+    count = 0
+    for a in result.get("attacks") or []:
+        reps = (a.get("details") or {}).get("repetitions") if isinstance(a, dict) else None
+        if not isinstance(reps, dict) or len(reps.get("accuracy") or []) < 2:
+            continue
+        count = max(count, len(reps["accuracy"]))
+        ci = a.get("accuracy_ci") or [None, None]
+        rows.append((markup(short_label_text(a.get("label") or a.get("name"))),
+                     f"{fmt3(a.get('accuracy'))} ({fmt3(ci[0])}–{fmt3(ci[1])})",
+                     f"{fmt3(reps.get('accuracy_mean'))} ± {fmt3(reps.get('accuracy_sd'))}",
+                     f"{fmt3(reps.get('accuracy_min'))} – {fmt3(reps.get('accuracy_max'))}",
+                     f"{fmt3(reps.get('auc_min'))} – {fmt3(reps.get('auc_max'))}"))
+        if reps.get("sentence"):
+            sentences.append(markup(reps["sentence"]))
+    if len(rows) < 2:
+        return []
+    redrawn = ((_theory(result).get("repetitions") or {}).get("split_redrawn") is True)
+    how = ("each with a fresh split of the people into the attacker's own data and the people "
+           "released, and fresh simulated releases" if redrawn else
+           "each with fresh simulated releases (the same split of the people)")
+    body: list[Flowable] = [
+        sub("How much the result depends on chance"),
+        para(f"The game was played {fmt_num(count)} times, {how}. The first run's interval "
+             "covers only the chance of its test releases; the spread across the repetitions "
+             "also covers which people the attacker happens to know. Where the two disagree, "
+             "trust the spread.", "small"),
+        table(rows, [4.4 * cm, 3.4 * cm, 3.2 * cm, 2.8 * cm, TEXT_WIDTH - 13.8 * cm])]
+    if sentences:
+        body += bullets(sentences)
+    return [keep(body), Spacer(1, 6)]
 
 
 def short_label_text(label) -> str:

@@ -91,6 +91,15 @@ TARGET_CHOICES = (("most_exposed", "The most exposed person (the most observatio
 ATTACKER_CHOICES = (("informed", "Knows everyone else in the release (what DP protects against)"),
                     ("partial", "Knows some of the other people in the release"),
                     ("auxiliary", "Knows nobody in the release, but has similar people's traces"))
+THRESHOLD_RULE_CHOICES = (
+    ("best_accuracy", "Each place and hour: the threshold that was right most often"),
+    ("midpoint", "Each place and hour: halfway between the averages (paper 000, Alg. 5)"))
+THRESHOLD_RULE_TIP = (
+    "How the two-threshold attack sets the threshold of each place and hour it looks at, "
+    "from the releases the attacker simulates. “Right most often” tries every threshold and "
+    "keeps the one that guesses best (the default). “Halfway between the averages” takes the "
+    "middle between that count's average with and without the person, as the paper "
+    "describes it. The report says which one was used.")
 ATTACK_TEXTS = {
     "one_threshold": ("One-threshold attack",
                       "Adds up the counts where the target was seen and compares the sum with "
@@ -194,9 +203,11 @@ FIELDS: dict[str, FieldSpec] = {
         "the release with.", integer=True),
     "repetitions": FieldSpec(
         "Repetitions", STEP_RUN,
-        "How many times the whole game is replayed with fresh simulated releases (paper 000 "
-        "repeats its experiments). The results then also show how much each attack's accuracy "
-        "moves between replays. 1 = once.", integer=True),
+        "How many times the whole game is replayed (paper 000 repeats its experiments). Each "
+        "replay splits the people afresh into the attacker's own data and the people "
+        "released, and simulates fresh releases. The results then also show how much each "
+        "attack's accuracy moves with that luck, beside the first run's interval. 1 = once.",
+        integer=True),
     "sweep_targets": FieldSpec(
         "Targets for accuracy vs observations", STEP_RUN,
         "How many further people, seen in few to many places, are attacked to draw how accuracy "
@@ -214,7 +225,8 @@ KEY_STEPS = {"name": STEP_DATA, "epoch_unit": STEP_DATA, "audit_type": STEP_DATA
              "schema_version": STEP_DATA, "user": STEP_DATA, "site": STEP_DATA,
              "epoch": STEP_DATA, "count": STEP_DATA, "mechanism": STEP_RELEASE,
              "target": STEP_ATTACKER, "attacker": STEP_ATTACKER, "attacks": STEP_RUN,
-             "list_exposed_ids": STEP_RUN, "fpr_targets": STEP_RUN, "policy": STEP_RUN}
+             "list_exposed_ids": STEP_RUN, "fpr_targets": STEP_RUN, "policy": STEP_RUN,
+             "threshold_rule": STEP_RUN, "per_cell_fpr": STEP_RUN}
 
 
 # ====================================================================== data preview
@@ -406,6 +418,10 @@ class LocationPage(AuditPage):
             self.attack_boxes[name] = box
             layout.addWidget(box)
         form = QFormLayout()
+        self.threshold_rule_combo = choice_combo(THRESHOLD_RULE_CHOICES, THRESHOLD_RULE_TIP)
+        form.addRow("Two-threshold attack's rule:", self.threshold_rule_combo)
+        # The rule only matters to the two-threshold attack.
+        self.attack_boxes["two_threshold"].toggled.connect(self.threshold_rule_combo.setEnabled)
         self.add_field_row(form, "reference_traces")
         self.add_field_row(form, "repetitions")
         self.add_field_row(form, "sweep_targets")
@@ -431,6 +447,7 @@ class LocationPage(AuditPage):
         d["mechanism"] = self.mechanism_combo.currentData()
         d["target"] = self.target_combo.currentData()
         d["attacker"] = self.attacker_combo.currentData()
+        d["threshold_rule"] = self.threshold_rule_combo.currentData()
         d["attacks"] = [name for name, box in self.attack_boxes.items() if box.isChecked()]
         d["list_exposed_ids"] = self.list_ids_box.isChecked()
         self.apply_fields(d)
@@ -449,10 +466,13 @@ class LocationPage(AuditPage):
         select_data(self.mechanism_combo, config.get("mechanism"))
         select_data(self.target_combo, config.get("target"))
         select_data(self.attacker_combo, config.get("attacker"))
+        select_data(self.threshold_rule_combo,
+                    config.get("threshold_rule", LocationConfig.threshold_rule))
         chosen = config.get("attacks")
         chosen = set(DEFAULT_ATTACKS if not isinstance(chosen, (list, tuple)) else chosen)
         for name, box in self.attack_boxes.items():
             box.setChecked(name in chosen)
+        self.threshold_rule_combo.setEnabled(self.attack_boxes["two_threshold"].isChecked())
         self.list_ids_box.setChecked(config.get("list_exposed_ids") is True)
         self._update_source()
         self._update_mechanism()

@@ -441,6 +441,48 @@ class MetaClassifierView(QWidget):
             details.get("first_layer") or {})))
 
 
+# ====================================================================== luck of the split
+
+def _three(value) -> str:
+    return f"{value:.3f}" if is_number(value) else "—"
+
+
+def split_spread_html(result: dict | None) -> str:
+    """Per attack, the first run's accuracy and interval beside the spread over the
+    repetitions (each with a fresh split of the people into the attacker's data and the people
+    released; issue 22), as a rich-text table with the audit's sentences; "" without
+    repetitions."""
+    rows, sentences, count = [], [], 0
+    for a in (result or {}).get("attacks") or []:
+        reps = (a.get("details") or {}).get("repetitions") if isinstance(a, dict) else None
+        if not isinstance(reps, dict) or len(reps.get("accuracy") or []) < 2:
+            continue
+        count = max(count, len(reps["accuracy"]))
+        ci = a.get("accuracy_ci") or [None, None]
+        cells = (a.get("label") or a.get("name") or "",
+                 f"{_three(a.get('accuracy'))} ({_three(ci[0])}–{_three(ci[1])})",
+                 f"{_three(reps.get('accuracy_mean'))} ± {_three(reps.get('accuracy_sd'))}",
+                 f"{_three(reps.get('accuracy_min'))} – {_three(reps.get('accuracy_max'))}")
+        rows.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+        if reps.get("sentence"):
+            sentences.append(str(reps["sentence"]))
+    if not rows:
+        return ""
+    head = ("<tr>" + "".join(f"<th align='left'>{h}</th>" for h in (
+        "Attack", "First run (95% interval)", "Mean ± sd over repetitions",
+        "Lowest – highest")) + "</tr>")
+    redrawn = (((result or {}).get("theory") or {}).get("repetitions") or {}).get(
+        "split_redrawn") is True
+    how = ("each with a fresh split of the people into the attacker's own data and the people "
+           "released" if redrawn else "with fresh simulated releases")
+    text = (f"The game was played {count} times, {how}. The first run's interval covers only "
+            "the chance of its test releases; the spread also covers which people the attacker "
+            "happens to know. Where they disagree, trust the spread.")
+    html = (f"{escape(text)}<table cellspacing='0' cellpadding='3'>{head}{''.join(rows)}"
+            "</table>")
+    return html + "".join(f"<p><b>{escape(line)}</b></p>" for line in sentences)
+
+
 # ====================================================================== composed privacy
 
 def composed_privacy_line(theory: dict | None) -> str:
@@ -474,7 +516,13 @@ class LocationResultsView(ResultsView):
         self.exposed_view = ExposedView()
         self.meta_view = MetaClassifierView()
         self.composed_label = rich_label()
+        self.spread_label = rich_label()
+        self.spread_box = None
         self.scores_box = None
+        # Right after the metrics: it qualifies their intervals (issue 22).
+        self.spread_box = self.add_section("How much the result depends on chance",
+                                           self.spread_label, update=self._show_spread)
+        self._show_spread(self._result)
         self.scores_box = self.add_section(
             "How the scores of members and non-members differ (paper 000, Thm 2 and 3)",
             self.scores_view, 2, update=self._show_scores)
@@ -495,6 +543,12 @@ class LocationResultsView(ResultsView):
         has = self.scores_view.set_result(result)
         if self.scores_box is not None:
             self.scores_box.setVisible(has)
+
+    def _show_spread(self, result: dict | None) -> None:
+        html = split_spread_html(result)
+        self.spread_label.setText(html)
+        if self.spread_box is not None:
+            self.spread_box.setVisible(bool(html))
 
     def _show_composed(self, result: dict | None) -> None:
         self.composed_label.setText(composed_privacy_line((result or {}).get("theory")))

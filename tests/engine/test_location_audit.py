@@ -14,7 +14,7 @@ from engine.attacks.location import likelihood_ratio, two_threshold
 from engine.attacks.location.base import AttackData
 from engine.audits import location as L
 from engine.data.errors import InputError
-from engine.games.location import CellPool, play, unknown_counts
+from engine.games.location import AggregateSet, CellPool, play, unknown_counts
 from engine.runtime import CancelToken, JobCancelled, Progress, rng
 
 SMALL = dict(city_users=600, city_epochs=96, aggregate_size=99, test_aggregates=1000,
@@ -298,3 +298,97 @@ def test_the_suggested_aggregate_size_is_the_largest_that_runs(setting):
     with pytest.raises(InputError) as err:
         L.run(L.LocationConfig(**{**TINY, **setting, "aggregate_size": suggested + 1}))
     assert err.value.key == "aggregate_size" and f"at most {suggested:,}" in str(err.value)
+
+
+# --------------------------------------------------------------------------- issue 22, item 4
+
+def test_each_repetition_redraws_the_attackers_split_reproducibly():
+    """The people are split afresh into the attacker's pool and the release pool in every
+    repetition r ≥ 1 (seeded by the config's seed and r), keeping the target and the sizes."""
+    config = L.LocationConfig(**SMALL)
+    first = L.split_for_repetition(config, 600, 17, 250, 1)
+    again = L.split_for_repetition(config, 600, 17, 250, 1)
+    second = L.split_for_repetition(config, 600, 17, 250, 2)
+    other_seed = L.split_for_repetition(L.LocationConfig(**{**SMALL, "seed": 4}), 600, 17, 250, 1)
+    for aux, release in (first, second):
+        assert aux.size == 250 and release.size == 349
+        assert np.intersect1d(aux, release).size == 0 and 17 not in aux and 17 not in release
+        assert np.array_equal(np.sort(np.r_[aux, release]), np.delete(np.arange(600), 17))
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+    assert not np.array_equal(first[0], second[0])
+    assert not np.array_equal(first[0], other_seed[0])
+
+
+def test_repetitions_replay_with_fresh_splits_and_report_their_spread():
+    config = L.LocationConfig(**{**SMALL, "repetitions": 3, "sweep_targets": 0,
+                                 "attacker": "auxiliary", "auxiliary_size": 250,
+                                 "attacks": ("one_threshold", "two_threshold")})
+    result = L.run(config).to_dict()
+    overview = result["theory"]["repetitions"]
+    assert overview["count"] == 3 and overview["split_redrawn"] is True
+    # Repetition 0 is the run's own pool; the others share only part of it.
+    assert overview["auxiliary_pool_overlap"][0] == 1.0
+    assert all(0 < share < 0.9 for share in overview["auxiliary_pool_overlap"][1:])
+    for a in result["attacks"]:
+        reps = a["details"]["repetitions"]
+        for key in ("accuracy", "auc"):
+            values = [reps[f"{key}_{s}"] for s in ("mean", "sd", "min", "max")]
+            assert all(np.isfinite(values)), (a["name"], key, values)
+            assert reps[f"{key}_min"] <= reps[f"{key}_mean"] <= reps[f"{key}_max"]
+            assert reps[f"{key}_min"] == min(reps[key]) and reps[f"{key}_max"] == max(reps[key])
+        half = 0.5 * (a["accuracy_ci"][1] - a["accuracy_ci"][0])
+        assert reps["accuracy_ci_half_width"] == pytest.approx(half)
+        assert isinstance(reps["sentence"], str)
+    assert L.LocationConfig.from_dict(result["config"]) == config
+
+
+def test_repetition_zero_is_the_run_without_repetitions():
+    """Same seed ⇒ the first repetition's numbers are today's: redrawing the split in later
+    repetitions must not shift the first run's streams."""
+    base = {**SMALL, "attacker": "partial", "known_fraction": 0.5}
+    once = L.run(L.LocationConfig(**base)).to_dict()
+    thrice = L.run(L.LocationConfig(**{**base, "repetitions": 3})).to_dict()
+    for a, b in zip(once["attacks"], thrice["attacks"], strict=True):
+        reps = b["details"].pop("repetitions")
+        assert a == b
+        assert reps["accuracy"][0] == a["accuracy"] and reps["auc"][0] == a["auc"]
+    thrice["theory"].pop("repetitions")
+    assert once["theory"] == thrice["theory"]
+    assert once["summary"] == thrice["summary"]
+
+
+def test_midpoint_rule_is_paper_000_alg5_on_a_hand_made_example():
+    # Two cells; members are rows 0, 1, 4 and non-members rows 2, 3, 5.
+    values = np.array([[5.0, 2.0], [7.0, 4.0], [1.0, 0.0], [3.0, 1.0], [6.0, 3.0], [2.0, 5.0]])
+    labels = np.array([True, True, False, False, True, False])
+    # T_le = ½(μ⁰ + μ¹): cell 0 ½((1+3+2)/3 + (5+7+6)/3) = ½(2 + 6) = 4;
+    # cell 1 ½((0+1+5)/3 + (2+4+3)/3) = ½(2 + 3) = 2.5.
+    assert two_threshold.per_cell_midpoints(values, labels).tolist() == [4.0, 2.5]
+    data = AttackData(k=2, target=np.ones(2, np.float32),
+                      shadow=AggregateSet(values.astype(np.float32), labels, None),
+                      test=AggregateSet(values.astype(np.float32), labels, None),
+                      mechanism="laplace", scale=1.0)
+    out = two_threshold.attack(data, rule="midpoint")
+    assert out.details["per_cell_thresholds"] == [4.0, 2.5]
+    assert out.details["threshold_rule"] == "midpoint"
+    assert "halfway" in out.details["per_cell_rule"] and out.details["paper"].endswith("Alg. 4, 5")
+    # Alg. 4 counts the cells above their thresholds: row 0 is above in cell 0 only.
+    assert out.scores.tolist() == [1.0, 2.0, 0.0, 0.0, 2.0, 1.0]
+    best = two_threshold.attack(data)
+    assert best.details["threshold_rule"] == "best_accuracy"
+    assert best.details["per_cell_thresholds"] == two_threshold.per_cell_thresholds(
+        values.astype(np.float32), labels).tolist()
+
+
+def test_threshold_rule_reaches_the_attack_and_conflicts_get_a_sentence():
+    config = L.LocationConfig(**{**SMALL, "sweep_targets": 0, "attacks": ("two_threshold",),
+                                 "threshold_rule": "midpoint"})
+    (a,) = L.run(config).to_dict()["attacks"]
+    assert a["details"]["threshold_rule"] == "midpoint"
+    with pytest.raises(InputError) as err:
+        L.LocationConfig.from_dict({"threshold_rule": "midpoint", "per_cell_fpr": 0.1})
+    assert err.value.key == "threshold_rule" and "per_cell_fpr = 0" in str(err.value)
+    with pytest.raises(InputError) as err:
+        L.LocationConfig.from_dict({"threshold_rule": "median"})
+    assert err.value.key == "threshold_rule"
+

@@ -29,3 +29,26 @@ def test_published_release_needs_the_auxiliary_attacker_and_keeps_the_path(main_
     page.attacker_combo.setCurrentIndex(page.attacker_combo.findData("auxiliary"))
     config = page.validated_config()
     assert config.release.endswith("some_release.csv") and config.attacker == "auxiliary"
+
+
+def test_two_threshold_rule_choice_reaches_the_config_in_plain_words(main_window):
+    """Issue 22: the two-threshold attack's per-cell rule is a choice in the attacks step,
+    explained without internal keys, and only enabled while that attack is ticked."""
+    page = open_location(main_window)
+    combo = page.threshold_rule_combo
+    assert combo.currentData() == "best_accuracy"
+    tip = combo.toolTip()
+    assert "halfway" in tip.lower() and "threshold_rule" not in tip and "_" not in tip
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "Each place and hour: the threshold that was right most often",
+        "Each place and hour: halfway between the averages (paper 000, Alg. 5)"]
+    combo.setCurrentIndex(combo.findData("midpoint"))
+    assert page.validated_config().threshold_rule == "midpoint"
+    page.attack_boxes["two_threshold"].setChecked(False)
+    assert not combo.isEnabled()
+    page.attack_boxes["two_threshold"].setChecked(True)
+    assert combo.isEnabled()
+    page.fill_form({**page.form_dict(), "threshold_rule": "best_accuracy"})
+    assert combo.currentData() == "best_accuracy"
+    page.fill_form({**page.form_dict(), "threshold_rule": "midpoint"})
+    assert combo.currentData() == "midpoint"

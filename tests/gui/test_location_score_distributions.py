@@ -87,3 +87,29 @@ def test_no_model_draws_only_histograms_and_no_data_hides_section(qtbot, plots_c
     view.set_result(no_model)
     assert not view.scores_box.isVisibleTo(view)
     assert view.scores_view.curve_names() == []
+
+
+def test_split_spread_section_shows_the_spread_beside_the_interval(qtbot, plots_configured):
+    """Issue 22: with repetitions the results show each attack's first-run interval beside
+    the spread over the fresh splits, and the audit's sentence; without them the box hides."""
+    view = LocationResultsView()
+    qtbot.addWidget(view)
+    assert not view.spread_box.isVisibleTo(view)
+    reps = {"accuracy": [0.69, 0.94, 0.97], "auc": [0.7, 0.95, 0.98], "accuracy_mean": 0.8667,
+            "accuracy_sd": 0.1504, "accuracy_min": 0.69, "accuracy_max": 0.97,
+            "sentence": "One-threshold attack: the result depends on which people the "
+                        "attacker happens to know: across 3 splits the accuracy ranged "
+                        "0.690–0.970."}
+    result = {"attacks": [{"name": "one_threshold", "label": "One-threshold attack",
+                           "accuracy": 0.69, "accuracy_ci": [0.68, 0.70],
+                           "details": {"repetitions": reps}}],
+              "theory": {"repetitions": {"count": 3, "split_redrawn": True}}}
+    view.set_result(result)
+    assert view.spread_box.isVisibleTo(view)
+    text = view.spread_label.text()
+    assert "0.690 (0.680–0.700)" in text and "0.867 ± 0.150" in text
+    assert "0.690 – 0.970" in text and "fresh split of the people" in text
+    assert "which people the attacker happens to know: across 3 splits" in text
+    del result["attacks"][0]["details"]["repetitions"]
+    view.set_result(result)
+    assert not view.spread_box.isVisibleTo(view)

@@ -196,3 +196,28 @@ def test_score_distribution_without_a_model_or_data(redacted, tmp_path):
         attack.get("details", {}).pop("score_distribution", None)
     text = pdf_text(write_report(result, tmp_path / "no_dist.pdf"))
     assert "How the scores of members and non-members differ" not in text
+
+
+def test_split_to_split_spread_is_reported_beside_the_interval(tmp_path):
+    """Issue 22: the spread over repetitions (each with a fresh split of the people) stands
+    beside the first run's interval, with the audit's sentence when it is wider."""
+    result = location.run(_config(repetitions=3, sweep_targets=0, attacker="auxiliary",
+                                  attacks=("one_threshold",))).to_dict()
+    reps = result["attacks"][0]["details"]["repetitions"]
+    # The sentence is the engine's; force one to check the report prints it.
+    reps["sentence"] = "One-threshold: the result depends on which people the attacker knows."
+    text = " ".join(pdf_text(write_report(result, tmp_path / "s.pdf")).split())
+    assert "How much the result depends on chance" in text
+    assert "each with a fresh split of the people" in text
+    assert f"{fmt3(reps['accuracy_min'])} – {fmt3(reps['accuracy_max'])}" in text
+    assert f"{fmt3(reps['auc_min'])} – {fmt3(reps['auc_max'])}" in text
+    assert "the result depends on which people the attacker knows" in text
+
+
+def test_the_two_threshold_rule_used_is_named_in_the_method(tmp_path):
+    result = location.run(_config(sweep_targets=0, attacks=("two_threshold",),
+                                  threshold_rule="midpoint")).to_dict()
+    text = " ".join(pdf_text(write_report(result, tmp_path / "m.pdf")).split())
+    assert ("Per-cell rule used here: each cell's threshold is halfway between that cell's "
+            "average count with and without the target") in text
+    assert "How much the result depends on chance" not in text
