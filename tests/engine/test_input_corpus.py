@@ -290,9 +290,10 @@ def test_utf16_with_bom_and_cr_line_ends_are_read(tmp_path):
 
 
 def count_bytes_read(monkeypatch) -> list[int]:
-    """[bytes read so far] through the one reader of every loader (engine.data.text_input)."""
+    """[bytes read so far] through the one reader of every loader (engine.data.text_input,
+    which opens every file with open_regular_file)."""
     total = [0]
-    real_open = open
+    real_open = text_input.open_regular_file
 
     class Counted:
         def __init__(self, fh):
@@ -309,8 +310,11 @@ def count_bytes_read(monkeypatch) -> list[int]:
         def __exit__(self, *exc):
             return self.fh.__exit__(*exc)
 
-    monkeypatch.setattr(text_input, "open", lambda *a, **k: Counted(real_open(*a, **k)),
-                        raising=False)
+    def counted_open(*args, **kwargs):
+        fh, size = real_open(*args, **kwargs)
+        return Counted(fh), size
+
+    monkeypatch.setattr(text_input, "open_regular_file", counted_open)
     return total
 
 
