@@ -17,7 +17,7 @@ LOCK_TOOLS := build/lock-tools
 PIP_TOOLS_VERSION := 7.6.2
 UV_VERSION := 0.13.9
 
-.PHONY: run test bench demo lint install clean lock wheelhouse verify-wheelhouse app package-test
+.PHONY: run test test-claims bench demo lint install clean lock wheelhouse verify-wheelhouse app package-test
 
 $(STAMP): pyproject.toml $(LOCK) packaging/install.py $(if $(WHEELHOUSE),$(wildcard $(WHEELHOUSE)/*))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,8 +30,15 @@ install: $(STAMP)
 run: $(STAMP)           ## open the app on the bundled sample audit
 	$(BIN)/python main.py --sample mechanism
 
-test: $(STAMP)          ## the whole test suite, headless
-	QT_QPA_PLATFORM=offscreen PRA_DEVICE=$${PRA_DEVICE:-cpu} $(BIN)/python -m pytest -q -p no:cacheprovider
+# Both test targets end with the 15 slowest tests and pytest's own last line, "N passed,
+# M deselected in X s": the suite's duration.
+PYTEST := QT_QPA_PLATFORM=offscreen PRA_DEVICE=$${PRA_DEVICE:-cpu} $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
+
+test: $(STAMP)          ## the test suite, headless, under 10 minutes on 2 cores: all but the `claims` tests
+	$(PYTEST) -m "not claims"
+
+test-claims: $(STAMP)   ## the long statistical checks and paper-scale runs (marker `claims`); CI runs both
+	$(PYTEST) -m claims
 
 bench: $(STAMP)         ## one ratio line per benchmark case (installs the peer libraries it compares with)
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"

@@ -293,6 +293,7 @@ def test_wald_gap_interval_would_fail_this_check():
 
 
 @pytest.mark.slow
+@pytest.mark.claims     # 200 seeds of the defences' trade-off: the longest test here (issue 18)
 def test_familywise_epsilon_bound_of_the_defences_tradeoff_holds_at_nominal_rate():
     """The defences' trade-off quotes the largest of 8 attacks' ε lower bounds, each at the
     Bonferroni level (engine.defences.tradeoff.family_epsilon_bounds). Truth known: one

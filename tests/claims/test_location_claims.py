@@ -109,6 +109,7 @@ def test_meta_classifier_with_2000_shadows_is_near_one_threshold_below_two_thres
 
 
 @pytest.mark.slow
+@pytest.mark.claims     # 200,000 shadow aggregates: the longest test here (issue 18)
 def test_meta_classifier_with_200000_shadows_approaches_two_threshold():
     _, sc, out = scenario("laplace", "informed", large=200_000)
     small, large = out["meta_classifier"], out["meta_classifier_large"]

@@ -10,13 +10,13 @@ broken link), which git cannot keep, are made at run time in tests/engine/test_i
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine.aggregates.queries import Domain, load_published_rows, load_queries_file
+from engine.data import text_input
 from engine.data.errors import InputError
 from engine.data.microdata import load_microdata_csv
 from engine.data.predictions import load_predictions_csv
@@ -289,19 +289,49 @@ def test_utf16_with_bom_and_cr_line_ends_are_read(tmp_path):
         assert p.ids.tolist() == ["r1", "r2"] and p.class_names == ("cat", "dog"), name
 
 
+def count_bytes_read(monkeypatch) -> list[int]:
+    """[bytes read so far] through the one reader of every loader (engine.data.text_input,
+    which opens every file with open_regular_file)."""
+    total = [0]
+    real_open = text_input.open_regular_file
+
+    class Counted:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def read(self, *args):
+            out = self.fh.read(*args)
+            total[0] += len(out)
+            return out
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return self.fh.__exit__(*exc)
+
+    def counted_open(*args, **kwargs):
+        fh, size = real_open(*args, **kwargs)
+        return Counted(fh), size
+
+    monkeypatch.setattr(text_input, "open_regular_file", counted_open)
+    return total
+
+
 @pytest.mark.parametrize("loader", sorted(set(LOADERS) - {"traces_count"}))
 @pytest.mark.parametrize("shape", ["one_field", "many_columns"])
-def test_a_5_mb_line_is_refused_quickly(tmp_path, loader, shape):
+def test_a_5_mb_line_is_refused_quickly(tmp_path, monkeypatch, loader, shape):
     """A ~5 MB line without a break (the issue's '1 GB line', made at run time): refused with
-    a sentence after reading at most 4 MB of it, in well under a second or two."""
+    a sentence after reading at most 4 MB of it. The bytes read are counted, not timed (issue
+    18: a time limit fails on a loaded machine; speed belongs in bench/)."""
     data = b"a" * 5_000_000 if shape == "one_field" else b"a," * 2_500_000
     suffix = {"config": ".toml", "project": ".praudit.json"}.get(loader, ".csv")
     path = tmp_path / f"long{suffix}"
     path.write_bytes(data + b"\n1\n")
-    start = time.perf_counter()
+    read = count_bytes_read(monkeypatch)
     with pytest.raises(InputError) as info:
         LOADERS[loader](path)
-    assert time.perf_counter() - start < 3.0
+    assert 0 < read[0] <= text_input.MAX_LINE_CHARS + 1, f"read {read[0]:,} bytes"
     assert path.name in info.value.one_line()
     if loader != "project":
         assert "row 1" in str(info.value) and "line break" in str(info.value)

@@ -2,9 +2,10 @@
 well-formed CSVs (and JSON/TOML documents for configs and projects) give either a valid load or
 the project's :class:`InputError` sentence — never another exception, never a hang.
 
-Each example is time-boxed by hypothesis' ``deadline``; ``derandomize=True`` makes the examples
-the same on every run (CI is deterministic). The example counts keep the whole module well under
-a minute on two cores."""
+``derandomize=True`` makes the examples the same on every run (CI is deterministic). No
+hypothesis ``deadline``: a per-example time limit fails on a loaded machine (issue 18), and a
+hang is not caught by it anyway (the deadline is checked after an example returns). The
+example counts keep the whole module well under a minute on two cores."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from engine.data.tabular import load_tabular_csv
 from engine.data.traces import load_release_csv, load_traces_csv
 from engine.project import load_config, load_project
 
-FUZZ = settings(max_examples=150, deadline=2000, derandomize=True, database=None,
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 FUZZ_BYTES = settings(FUZZ, max_examples=100)

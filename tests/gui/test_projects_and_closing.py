@@ -92,7 +92,7 @@ def test_close_while_running_asks_and_leaves_no_thread(main_window, qtbot, monke
     assert main_window.close()                          # "Yes": cancel, wait, close
     assert len(asked) == 2
     assert QThreadPool.globalInstance().activeThreadCount() == 0
-    qtbot.waitUntil(lambda: not main_window.runner.is_busy(), timeout=5000)
+    qtbot.waitUntil(lambda: not main_window.runner.is_busy(), timeout=60_000)   # a hang guard
 
 
 def test_new_resets_the_page(main_window, qtbot):

@@ -1,0 +1,38 @@
+"""The two test targets (issue 18, README "Tests"): `make test` leaves the `claims` tests out and
+`make test-claims` runs them — each selects tests, so neither can end in pytest's exit code 5
+("no tests collected") — both print the 15 slowest tests, and CI runs both, in that order."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def recipe(target: str) -> str:
+    """The command lines of a Makefile target."""
+    text = (ROOT / "Makefile").read_text()
+    block = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n)+)", text, re.M)
+    assert block, f"the Makefile has no target {target}"
+    return block.group(1)
+
+
+def test_targets_split_on_the_claims_marker_and_print_the_slowest_tests():
+    make = (ROOT / "Makefile").read_text()
+    assert re.search(r"^PYTEST :=.*-m pytest.*--durations=15", make, re.M)
+    assert '$(PYTEST) -m "not claims"' in recipe("test")
+    assert "$(PYTEST) -m claims" in recipe("test-claims")
+
+
+def test_the_claims_target_selects_tests():
+    """(`make test` selects every other test, this file's among them.)"""
+    marked = [path for path in sorted((ROOT / "tests").rglob("test_*.py"))
+              if re.search(r"pytest\.mark\.claims\b", path.read_text(encoding="utf-8"))]
+    assert marked, "no test is marked `claims`: `make test-claims` would collect nothing"
+
+
+def test_ci_runs_make_test_then_make_test_claims():
+    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+             if line.strip().startswith("make ")]
+    assert steps == ["make test", "make test-claims"]
