@@ -86,6 +86,9 @@ _COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd", "mi
 MISSING_CHOICES = ("median", "most_frequent", "own_category", "drop_rows", "error")
 MISSING_CATEGORY = "missing"   # the category an empty cell becomes with "own_category"
 INDICATOR_SUFFIX = " (was missing)"   # the name of a numeric column's "was missing" 0/1 feature
+# What R, pandas and SAS exports write for a gap in a column of categories: a gap there unless
+# the schema lists it as a category (narrower than MISSING_MARKERS: "none" or "-" may be real).
+CATEGORY_GAP_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "?"})
 _HUGE = 1e150                    # a value this large overflows the variance's squares
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _CHUNK = 256                  # numeric columns converted per step (bounds the float64 copy)
@@ -664,7 +667,10 @@ def _mostly_numbers(s: pd.Series) -> bool:
                         .to_numpy(dtype=bool)).all():
         return True                 # 1,5 or 1 000: numbers in a locale's writing, named at load
     words = (~bad.astype(str).str.lower().isin(MISSING_MARKERS)).sum()
-    return bool(num.notna().sum() >= 2 * len(bad) and words <= max(1, len(vals) // 100))
+    # Missing-value markers are gaps (issue 21: 'NA' in 40 % of an income column is still a
+    # column of numbers), not words against the numbers.
+    return bool(num.notna().any() and num.notna().sum() >= 2 * words
+                and words <= max(1, len(vals) // 100))
 
 
 # --------------------------------------------------------------------------- inference
@@ -776,7 +782,9 @@ def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> Tabu
         return TabularColumn(name, "ignore", "categorical")
     if n_unique > max_categories:
         return TabularColumn(name, "ignore", "categorical")
-    cats = sorted(set(_as_text(vals)), key=_natural_key)
+    # 'NA', '?', … are gaps here (_gap_masks), not categories: "missing" stands for them.
+    cats = sorted({t for t in _as_text(vals) if t.lower() not in CATEGORY_GAP_MARKERS},
+                  key=_natural_key)
     return TabularColumn(name, "feature", "categorical", tuple(cats))
 
 
@@ -974,19 +982,26 @@ def _check_columns(p: str, df: pd.DataFrame, schema: TabularSchema, src) -> None
 def _gap_masks(df: pd.DataFrame, schema: TabularSchema) -> dict[str, np.ndarray]:
     """(n,) bool per used column: True where the cell is empty. In a numeric feature or the
     members column a missing-value marker ('NA', '?', 'n/a', …: what R, SAS and spreadsheets
-    write for a gap) is a gap too, since it cannot be a number; in a categorical column or the
-    label such a text is kept as written (it is a category of its own already). A number beyond
-    float range (inf, 1e309) is not a gap but a mistake, refused with its own sentence."""
+    write for a gap) is a gap too, since it cannot be a number; in a categorical feature 'NA',
+    'N/A', 'NaN', 'null' and '?' are gaps unless the schema lists them as categories; the
+    label's values are kept as written (a record is left out only for an empty label). A
+    number beyond float range (inf, 1e309) is not a gap but a mistake, refused with its own
+    sentence."""
     masks = {}
     for c in schema.columns:
         if c.role == "ignore":
             continue
         s = df[c.name]
         gap = s.isna().to_numpy()
-        if (c.role == "member" or (c.role == "feature" and c.kind == "numeric")) \
-                and not pd.api.types.is_numeric_dtype(s.dtype):
-            gap = gap | s.astype(str).str.strip().str.lower().isin(MISSING_MARKERS) \
-                .to_numpy(dtype=bool)
+        if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+            masks[c.name] = gap
+            continue
+        low = s.astype(str).str.strip().str.lower()
+        if c.role == "member" or (c.role == "feature" and c.kind == "numeric"):
+            gap = gap | low.isin(MISSING_MARKERS).to_numpy(dtype=bool)
+        elif c.role == "feature":
+            listed = {x.lower() for x in c.categories}
+            gap = gap | low.isin(CATEGORY_GAP_MARKERS - listed).to_numpy(dtype=bool)
         masks[c.name] = gap
     return masks
 

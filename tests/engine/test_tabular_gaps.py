@@ -260,3 +260,26 @@ def test_the_audit_with_the_same_seed_gives_the_same_numbers(audited):
     again = run(ModelConfig(data=str(path), **AUDIT)).to_dict()
     assert [a["auc"] for a in again["attacks"]] == [a["auc"] for a in r["attacks"]]
     assert again["inputs"][0]["missing_values"] == r["inputs"][0]["missing_values"]
+
+
+def test_gaps_written_as_na_count_like_empty_cells(tmp_path):
+    """R's write.csv writes a gap as NA (quoted text otherwise): in a column of categories and
+    in a column of numbers that is 40 % NA, they are gaps like empty cells, not a category
+    'NA' or a column of text; a category the schema lists as 'NA' stays one."""
+    p = tmp_path / "r_export.csv"
+    lines = ['"Status","Home","Income"']
+    for i in range(50):
+        home = "NA" if i % 10 == 3 else ('"owner"' if i % 2 else '"rent"')
+        income = "NA" if i % 5 < 2 else str(100 + i)
+        lines.append(f'"{"good" if i % 3 else "bad"}",{home},{income}')
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = load_tabular_csv(p, label="Status")
+    assert data.schema.column("Income").kind == "numeric"
+    assert data.schema.column("Home").categories == ("owner", "rent", MISSING_CATEGORY)
+    per = {e["column"]: e for e in data.missing_values["per_column"]}
+    assert per["Home"]["empty_cells"] == 5 and per["Income"]["empty_cells"] == 20
+    listed = infer_tabular_schema(p, "Status").with_column(
+        "Home", categories=("NA", "owner", "rent"))
+    kept = load_tabular_csv(p, listed)
+    assert "Home=NA" in kept.feature_names and "Home" not in {
+        e["column"] for e in kept.missing_values["per_column"]}
