@@ -1059,10 +1059,10 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
                          f"their own).", source=src, key=with_gaps[0].name)
     if drop.any():
         keep = ~drop
-        df = df[keep]
+        df = df[keep].copy(deep=False)
         masks = {name: m[keep] for name, m in masks.items()}
     else:
-        df = df.copy()
+        df = df.copy(deep=False)      # filled columns are replaced, never written in place
     indicators: dict[str, np.ndarray] = {}
     entries = []
     for k, c in enumerate(cols):
@@ -1075,6 +1075,10 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
         if choice == "drop_rows" or not gap.any():
             entries.append(entry)
             continue
+        if gap.all():                 # its only values were in records left out
+            raise InputError(f"{p}: column '{c.name}' is empty in every record kept "
+                             f"({len(df):,}), so there is nothing to fill it with; set its "
+                             f"role to 'ignore'.", source=src, key=c.name)
         s = df[c.name]
         if c.kind == "numeric":
             values = _numbers(s).to_numpy()

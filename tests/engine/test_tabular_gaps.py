@@ -182,6 +182,10 @@ def test_a_column_empty_everywhere_and_no_record_left(tmp_path):
                                          "'note'"):
         load_tabular_csv(p, schema.with_column("note", missing="drop_rows"))
     assert load_tabular_csv(p, schema.with_column("note", role="ignore")).missing_values is None
+    # Its only values were in records without a label: nothing left to fill with.
+    p.write_text("x,c,label\n1,a,\n2,b,\n,a,y\n,b,n\n,a,y\n,b,n\n", encoding="utf-8")
+    with pytest.raises(InputError, match="column 'x' is empty in every record kept \\(4\\)"):
+        load_tabular_csv(p)
 
 
 def test_the_choice_is_checked_saved_and_reset_with_the_kind():
