@@ -79,7 +79,7 @@ MAX_CELLS = 500_000_000
 DEFAULT_MAX_CATEGORIES = 50   # inference: text columns with more distinct values are ignored
 _ID_ROWS = 20                 # a unique text / consecutive-integer column this long is an id
 _COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd", "missing",
-                "indicator")
+                "indicator", "fill")
 # What to do with a column's empty cells (issue 21, "Real tables with gaps"): fill them with the
 # column's median or most frequent value, make "missing" a category of its own, leave the rows
 # with a gap out, or refuse the file (the sentence lists every column with gaps, with counts).
@@ -125,6 +125,9 @@ class TabularColumn:
     missing: str = ""                 # one of MISSING_CHOICES; "" = the default for role/kind
     indicator: bool | None = None     # numeric fill: add a "was missing" 0/1 feature; None =
                                       # when the loaded data has gaps in the column
+    fill: float | str | None = None   # the median / most frequent value, fitted at load unless
+                                      # given (then other files, e.g. DMP's reference records,
+                                      # are filled with the training table's value)
 
     def __post_init__(self) -> None:
         name = self.name
@@ -189,6 +192,17 @@ class TabularColumn:
                 raise InputError(f"{where}: 'indicator' must be true or false, got "
                                  f"{self.indicator!r}.", key=name)
             object.__setattr__(self, "indicator", bool(self.indicator))
+        if self.fill is not None:
+            if self.kind == "numeric":
+                if isinstance(self.fill, bool) or not isinstance(self.fill, int | float | np.number) \
+                        or not math.isfinite(float(self.fill)):
+                    raise InputError(f"{where}: 'fill' must be a finite number (the value that "
+                                     f"fills the column's empty cells), got {self.fill!r}.",
+                                     key=name)
+                object.__setattr__(self, "fill", float(self.fill))
+            elif not isinstance(self.fill, str) or not self.fill.strip():
+                raise InputError(f"{where}: 'fill' must be one of the column's values (the one "
+                                 f"that fills its empty cells), got {self.fill!r}.", key=name)
 
     @property
     def is_feature(self) -> bool:
@@ -235,6 +249,8 @@ class TabularColumn:
                 d["indicator"] = self.indicator
         if self.missing:
             d["missing"] = self.missing
+        if self.fill is not None:
+            d["fill"] = self.fill
         return d
 
 
@@ -369,6 +385,7 @@ class TabularSchema:
             changes.setdefault("categories", ())
             changes.setdefault("mean", None)
             changes.setdefault("sd", None)
+            changes.setdefault("fill", None)
         if changes.get("role") == "label" and "categories" not in changes \
                 and old.kind == "numeric":
             changes["categories"] = ()
@@ -402,7 +419,7 @@ class TabularSchema:
                     cats = c.categories if (role == "label" and c.kind == "categorical") else ()
                     cols.append(_fit_missing(replace(
                         c, role=role, kind="categorical" if role == "label" else c.kind,
-                        categories=cats, mean=None, sd=None, missing="")))
+                        categories=cats, mean=None, sd=None, missing="", fill=None)))
                 elif c.role == role:
                     cols.append(_fit_missing(replace(
                         c, role="feature" if role == "label" else "ignore", missing="")))
@@ -412,8 +429,9 @@ class TabularSchema:
         return s
 
     def unfitted(self) -> TabularSchema:
-        """A copy without fitted scaling (to fit it again on another training part)."""
-        return TabularSchema(tuple(replace(c, mean=None, sd=None) for c in self.columns))
+        """A copy without fitted scaling and fill values (to fit them again on other data)."""
+        return TabularSchema(tuple(replace(c, mean=None, sd=None, fill=None)
+                                   for c in self.columns))
 
     # ----------------------------------------------------------------- saving
 
@@ -464,7 +482,8 @@ class TabularSchema:
                     name=c["name"], role=c.get("role", "feature"),
                     kind=c.get("kind", "numeric"), categories=c.get("categories", ()),
                     scale=c.get("scale", True), mean=c.get("mean"), sd=c.get("sd"),
-                    missing=c.get("missing", ""), indicator=c.get("indicator")))
+                    missing=c.get("missing", ""), indicator=c.get("indicator"),
+                    fill=c.get("fill")))
             except InputError as exc:
                 raise InputError(f"{source}: {exc}", source=source, key=key) from None
         try:
@@ -1039,8 +1058,8 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
     if refuse:
         raise InputError(_gaps_refused(p, refuse, with_gaps, counts, masks, df.index),
                          source=src, key=refuse[0].name)
-    whole = [c for c in with_gaps if counts[c.name] == n_read
-             and c.missing_choice != "drop_rows"]
+    whole = [c for c in with_gaps if counts[c.name] == n_read and c.fill is None
+             and c.missing_choice in ("median", "most_frequent")]
     if whole:
         c = whole[0]
         raise InputError(f"{p}: column '{c.name}' is empty in all {n_read:,} records, so there "
@@ -1075,7 +1094,8 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
         if choice == "drop_rows" or not gap.any():
             entries.append(entry)
             continue
-        if gap.all():                 # its only values were in records left out
+        if gap.all() and c.fill is None and choice != "own_category":
+            # its only values were in records left out
             raise InputError(f"{p}: column '{c.name}' is empty in every record kept "
                              f"({len(df):,}), so there is nothing to fill it with; set its "
                              f"role to 'ignore'.", source=src, key=c.name)
@@ -1083,8 +1103,12 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
         if c.kind == "numeric":
             values = _numbers(s).to_numpy()
             values = np.where(np.isfinite(values) & ~gap, values, np.nan)
-            imputer = SimpleImputer(strategy=choice).fit(values.reshape(-1, 1))
-            fill = float(imputer.statistics_[0])
+            if c.fill is None:
+                imputer = SimpleImputer(strategy=choice).fit(values.reshape(-1, 1))
+                fill = float(imputer.statistics_[0])
+            else:                     # fitted on the training table (a saved schema)
+                fill = float(c.fill)
+            cols[k] = replace(cols[k], fill=fill)
             filled = s.astype(object).where(~gap, fill) if s.dtype == object else \
                 s.where(~gap, fill)
             df[c.name] = filled
@@ -1097,15 +1121,19 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
         else:
             text = np.full(len(s), np.nan, dtype=object)
             text[~gap] = _as_text(s[~gap])
-            strategy = "constant" if choice == "own_category" else "most_frequent"
+            given = c.fill is not None and choice == "most_frequent"
+            strategy = "constant" if choice == "own_category" or given else "most_frequent"
             imputer = SimpleImputer(missing_values=np.nan, strategy=strategy,
-                                    fill_value=MISSING_CATEGORY).fit(text.reshape(-1, 1))
+                                    fill_value=c.fill if given else MISSING_CATEGORY
+                                    ).fit(text.reshape(-1, 1))
             text = imputer.transform(text.reshape(-1, 1))[:, 0]
             df[c.name] = pd.Series(text, index=df.index, dtype=object)
             fill = str(imputer.statistics_[0])
             entry["filled_with"] = fill
             if c.categories and fill not in c.categories:
-                cols[k] = replace(c, categories=(*c.categories, fill))
+                cols[k] = replace(cols[k], categories=(*c.categories, fill))
+            if choice == "most_frequent":
+                cols[k] = replace(cols[k], fill=fill)
         entries.append(entry)
     for c in cols:       # a column without gaps in the data: no indicator
         if c.has_indicator and c.name not in indicators:

@@ -287,3 +287,28 @@ def test_gaps_written_as_na_count_like_empty_cells(tmp_path):
     kept = load_tabular_csv(p, listed)
     assert "Home=NA" in kept.feature_names and "Home" not in {
         e["column"] for e in kept.missing_values["per_column"]}
+
+
+def test_other_records_are_filled_with_the_training_tables_values(credit):
+    """DMP's reference records are encoded with the training data's fitted schema: their gaps
+    take the training table's median (as their scaling takes its mean and sd), not their
+    own file's."""
+    from engine.data.tabular import tabular_from_frame
+
+    path, _, _ = credit
+    data = load_tabular_csv(path, label="Status")
+    income = data.schema.column("Income")
+    per = {e["column"]: e for e in data.missing_values["per_column"]}
+    assert income.fill == per["Income"]["filled_with"]
+    assert TabularSchema.from_dict(data.schema.to_dict()).column("Income").fill == income.fill
+    assert data.schema.unfitted().column("Income").fill is None
+    other = pd.DataFrame({name: [data.schema.column(name).categories[0]
+                                 if data.schema.column(name).kind == "categorical" else 1.0] * 4
+                          for name in data.schema.names})
+    other["Status"] = ["good", "bad", "good", "bad"]
+    other.loc[[0, 1], "Income"] = np.nan
+    other.loc[2, "Income"] = 5000.0           # the file's own median would be 2500.5
+    encoded = tabular_from_frame(other, data.schema)
+    column = encoded.X[:, list(encoded.feature_names).index("Income")]
+    expected = (income.fill - income.mean) / income.sd
+    assert column[:2].tolist() == pytest.approx([expected, expected], rel=1e-6)
