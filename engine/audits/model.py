@@ -237,7 +237,10 @@ def _load_training_data(config: ModelConfig, cancel: CancelToken = NEVER):
         if config.schema else None
     data = load_tabular_csv(path, schema, label=config.label or None,
                             member_column=config.member_column or None)
-    return data, [input_entry(path, rows=data.n_records, role="training data")]
+    entry = input_entry(path, rows=data.n_records, role="training data")
+    if data.missing_values:             # what was done with empty cells (issue 21)
+        entry["missing_values"] = data.missing_values
+    return data, [entry]
 
 
 def split_records(config: ModelConfig, n: int, member_column: np.ndarray | None):
@@ -664,6 +667,8 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
             summary += (f"; knowing only the two accuracies, no attack's balanced accuracy "
                         f"exceeds {theory['btta_bound']['balanced_accuracy_bound']:.0%}")
         summary += "."
+    summary += "".join(" " + i["missing_values"]["sentence"] for i in out.inputs
+                       if i.get("missing_values"))
     if out.attribute is not None:
         summary += " " + attribute_sentence(out.attribute)
     warnings = list(out.warnings)

@@ -26,7 +26,7 @@ import math
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ import pandas as pd
 from engine.data.errors import InputError
 from engine.data.text_input import (
     MISSING_MARKERS,
+    add_read_note,
     cell_text,
     check_header,
     header_mismatch,
@@ -47,6 +48,11 @@ from engine.data.text_input import (
 )
 
 ROLES = ("quasi_identifier", "sensitive", "ignore")
+# An empty cell of a categorical quasi-identifier or sensitive column is this category (issue
+# 21): in a published count table "not stated" is a real cell, counted and released like any
+# other, so the attacks must see it as a value (dropping those people would audit a smaller
+# table than the one published, and hide the ones whose rare "missing" makes them unique).
+MISSING_CATEGORY = "missing"
 KINDS = ("categorical", "integer", "continuous")
 SCHEMA_VERSION = 1
 # A column with more possible values than this cannot be audited exactly: the attacks of paper
@@ -566,14 +572,21 @@ def infer_schema(df: pd.DataFrame, *, max_categories: int = 50, source: str = ""
     text = _as_text(df)
     p = source or "the table"
     free = _free_text_with_blanks(text, max_categories)
-    _check_no_missing(text, p, None, ignorable=free)
+    # Blanks are gaps, handled at load (:func:`_handle_gaps`); a missing-value marker ('NA')
+    # without a schema is still named, since it may be a real category or a gap.
+    _check_no_missing(text, p, None, ignorable=set(text.columns))
     checked = text[[c for c in text.columns if c not in free]]
     _check_finite_numbers(checked, p)
     _check_localized_numbers(checked, p)
     cols = []
     for name in text.columns:
         s = text[name]
-        cols.append(_infer_column(str(name), s[s != ""] if name in free else s, max_categories))
+        blank = (s == "").to_numpy()
+        col = _infer_column(str(name), s[~blank], max_categories)
+        if blank.any() and col.role != "ignore" and col.kind == "categorical" \
+                and MISSING_CATEGORY not in col.categories:
+            col = replace(col, categories=(*col.categories, MISSING_CATEGORY))
+        cols.append(col)
     return Schema(tuple(cols))
 
 
@@ -615,7 +628,7 @@ def _check_localized_numbers(text: pd.DataFrame, p: str) -> None:
     separator would be inferred as categories (silently wrong); name the first such cell."""
     for name in text.columns:
         s = text[name]
-        num = pd.to_numeric(s, errors="coerce").notna().to_numpy()
+        num = pd.to_numeric(s, errors="coerce").notna().to_numpy() | (s == "").to_numpy()
         if num.all():
             continue
         local = s.map(localized_number).to_numpy(dtype=bool)
@@ -642,7 +655,8 @@ def _check_finite_numbers(text: pd.DataFrame, p: str) -> None:
     numbers): inferring either would silently drop or miscode it (issue 18); name the cell."""
     for name in text.columns:
         s = text[name]
-        finite = np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float))
+        finite = np.isfinite(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)) \
+            | (s == "").to_numpy()          # a blank is a gap, handled at load
         if finite.all() or s.str.fullmatch(r"[-+]?0\d+").any():
             continue                    # plain numbers, or codes with leading zeros
         bad = ~finite & s.map(non_finite).to_numpy(dtype=bool)
@@ -709,7 +723,71 @@ def microdata_from_frame(df: pd.DataFrame, schema: Schema | None = None, *, sour
     text = _as_text(df.reset_index(drop=True))
     if schema is None:
         schema = infer_schema(text, max_categories=max_categories, source=p)
+    text = _handle_gaps(p, text, schema)
+    _check_no_missing(text, p, schema)
     return _code(p, text, schema, source=source)
+
+
+def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
+                 note_path: str | None = None) -> pd.DataFrame:
+    """Empty cells of the columns the audits read (issue 21), before coding.
+
+    * A categorical quasi-identifier or sensitive column whose categories include
+      ``MISSING_CATEGORY`` (inferred ones do when the file has blanks there) reads a blank as
+      that category: "missing" is its own category, as in the published table.
+    * A blank (or 'NA', '?', …) in a number column cannot be placed in its range: the record
+      is left out, counted in the file's read notes (result.json's read_as and the warnings).
+    * A blank in a categorical column whose listed categories lack "missing" is refused, every
+      such column named at once with its count, and how to allow it.
+    """
+    used = [c for c in schema.columns if c.role != "ignore"]
+    gaps = {}
+    for c in used:
+        s = text[c.name]
+        gap = (s == "").to_numpy()
+        if c.kind != "categorical":
+            gap = gap | s.str.lower().isin(MISSING_MARKERS).to_numpy(dtype=bool)
+        if gap.any():
+            gaps[c.name] = gap
+    if not gaps:
+        return text
+    refuse = [c for c in used if c.name in gaps and c.kind == "categorical"
+              and MISSING_CATEGORY not in c.categories]
+    if refuse:
+        parts = ", ".join(f"'{c.name}' {int(gaps[c.name].sum()):,} (first in row "
+                          f"{_row(text.index[int(np.flatnonzero(gaps[c.name])[0])])})"
+                          for c in refuse)
+        raise InputError(f"{p}: empty cells in {len(refuse)} column"
+                         f"{'s' if len(refuse) != 1 else ''} whose categories do not include "
+                         f"'{MISSING_CATEGORY}' — {parts}; fill them in, or add "
+                         f"'{MISSING_CATEGORY}' to the column's categories so that an empty "
+                         f"cell counts as a category of its own.", source=p,
+                         key=refuse[0].name)
+    drop = np.zeros(len(text), dtype=bool)
+    numbers = [c.name for c in used if c.name in gaps and c.kind != "categorical"]
+    for name in numbers:
+        drop |= gaps[name]
+    if drop.all():
+        raise InputError(f"{p}: every record has an empty cell in a number column "
+                         f"({', '.join(repr(n) for n in numbers)}), so none can be placed; "
+                         f"fill them in or set those columns' role to 'ignore'.", source=p,
+                         key=numbers[0])
+    if drop.any():
+        k = int(drop.sum())
+        per = ", ".join(f"'{n}' {int(gaps[n].sum()):,}" for n in numbers)
+        note = (f"{k:,} record{'s' if k != 1 else ''} with an empty number ({per}; first in "
+                f"row {_row(text.index[int(np.flatnonzero(drop)[0])])}) "
+                f"{'were' if k != 1 else 'was'} left out, since a blank cannot be placed in "
+                f"the column's range")
+        if note_path is not None:
+            add_read_note(note_path, note)
+        text = text[~drop]
+    text = text.copy()
+    for c in used:
+        if c.name in gaps and c.kind == "categorical":
+            s = text[c.name]
+            text[c.name] = s.where(s != "", MISSING_CATEGORY)
+    return text
 
 
 def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
@@ -898,9 +976,10 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
                              f"or add it to the schema (role 'ignore' if no audit needs it).",
                              source=p, key=n)
         df = df[list(schema.names)]
-        _check_no_missing(df, p, schema)
     else:
         schema = infer_schema(df, source=p)
+    df = _handle_gaps(p, df, schema, note_path=p)
+    _check_no_missing(df, p, schema)
     return _code(p, df, schema, source=p)
 
 

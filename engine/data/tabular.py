@@ -78,7 +78,17 @@ BYTES_PER_CELL = 4
 MAX_CELLS = 500_000_000
 DEFAULT_MAX_CATEGORIES = 50   # inference: text columns with more distinct values are ignored
 _ID_ROWS = 20                 # a unique text / consecutive-integer column this long is an id
-_COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd")
+_COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd", "missing",
+                "indicator", "fill")
+# What to do with a column's empty cells (issue 21, "Real tables with gaps"): fill them with the
+# column's median or most frequent value, make "missing" a category of its own, leave the rows
+# with a gap out, or refuse the file (the sentence lists every column with gaps, with counts).
+MISSING_CHOICES = ("median", "most_frequent", "own_category", "drop_rows", "error")
+MISSING_CATEGORY = "missing"   # the category an empty cell becomes with "own_category"
+INDICATOR_SUFFIX = " (was missing)"   # the name of a numeric column's "was missing" 0/1 feature
+# What R, pandas and SAS exports write for a gap in a column of categories: a gap there unless
+# the schema lists it as a category (narrower than MISSING_MARKERS: "none" or "-" may be real).
+CATEGORY_GAP_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "?"})
 _HUGE = 1e150                    # a value this large overflows the variance's squares
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _CHUNK = 256                  # numeric columns converted per step (bounds the float64 copy)
@@ -112,6 +122,12 @@ class TabularColumn:
     scale: bool = True
     mean: float | None = None
     sd: float | None = None
+    missing: str = ""                 # one of MISSING_CHOICES; "" = the default for role/kind
+    indicator: bool | None = None     # numeric fill: add a "was missing" 0/1 feature; None =
+                                      # when the loaded data has gaps in the column
+    fill: float | str | None = None   # the median / most frequent value, fitted at load unless
+                                      # given (then other files, e.g. DMP's reference records,
+                                      # are filled with the training table's value)
 
     def __post_init__(self) -> None:
         name = self.name
@@ -161,10 +177,49 @@ class TabularColumn:
                                  f"'mean' and 'sd' to fit them again.", key=name)
             object.__setattr__(self, "mean", float(self.mean))
             object.__setattr__(self, "sd", float(self.sd))
+        if not isinstance(self.missing, str) or (self.missing
+                                                 and self.missing not in MISSING_CHOICES):
+            raise InputError(f"{where}: 'missing' {self.missing!r} is not one of "
+                             f"{', '.join(MISSING_CHOICES)}"
+                             f"{_did_you_mean(str(self.missing), MISSING_CHOICES)}; set one of "
+                             f"these (what to do with the column's empty cells).", key=name)
+        if self.missing and self.missing not in missing_choices(self.role, self.kind):
+            raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to "
+                             f"{_missing_what(self.role, self.kind)}; choose one of "
+                             f"{', '.join(missing_choices(self.role, self.kind))}.", key=name)
+        if self.indicator is not None:
+            if not isinstance(self.indicator, bool | np.bool_):
+                raise InputError(f"{where}: 'indicator' must be true or false, got "
+                                 f"{self.indicator!r}.", key=name)
+            object.__setattr__(self, "indicator", bool(self.indicator))
+        if self.fill is not None:
+            if self.kind == "numeric":
+                if isinstance(self.fill, bool) or not isinstance(self.fill, int | float | np.number) \
+                        or not math.isfinite(float(self.fill)):
+                    raise InputError(f"{where}: 'fill' must be a finite number (the value that "
+                                     f"fills the column's empty cells), got {self.fill!r}.",
+                                     key=name)
+                object.__setattr__(self, "fill", float(self.fill))
+            elif not isinstance(self.fill, str) or not self.fill.strip():
+                raise InputError(f"{where}: 'fill' must be one of the column's values (the one "
+                                 f"that fills its empty cells), got {self.fill!r}.", key=name)
 
     @property
     def is_feature(self) -> bool:
         return self.role == "feature"
+
+    @property
+    def missing_choice(self) -> str:
+        """What is done with the column's empty cells: the choice made, else the default for
+        its role and kind (:func:`default_missing`)."""
+        return self.missing or default_missing(self.role, self.kind)
+
+    @property
+    def has_indicator(self) -> bool:
+        """True when the column adds a "was missing" 0/1 feature after its own (a numeric
+        feature whose gaps are filled, with ``indicator`` resolved to true at load)."""
+        return (self.role == "feature" and self.kind == "numeric" and self.indicator is True
+                and self.missing_choice in ("median", "most_frequent"))
 
     @property
     def width(self) -> int:
@@ -172,13 +227,14 @@ class TabularColumn:
         with categories still to be read from the data counts 0 until then)."""
         if self.role != "feature":
             return 0
-        return len(self.categories) if self.kind == "categorical" else 1
+        return len(self.categories) if self.kind == "categorical" else 1 + self.has_indicator
 
     def encoded_names(self) -> tuple[str, ...]:
         if self.role != "feature":
             return ()
         if self.kind == "numeric":
-            return (self.name,)
+            return (self.name, self.name + INDICATOR_SUFFIX) if self.has_indicator \
+                else (self.name,)
         return tuple(f"{self.name}={c}" for c in self.categories)
 
     def to_dict(self) -> dict:
@@ -189,7 +245,55 @@ class TabularColumn:
             d["scale"] = self.scale
             if self.mean is not None:
                 d["mean"], d["sd"] = self.mean, self.sd
+            if self.indicator is not None:
+                d["indicator"] = self.indicator
+        if self.missing:
+            d["missing"] = self.missing
+        if self.fill is not None:
+            d["fill"] = self.fill
         return d
+
+
+def missing_choices(role: str, kind: str) -> tuple[str, ...]:
+    """The choices for a column's empty cells that make sense for its role and kind: a record
+    without a label (or without a members flag) cannot be a training example, so those rows are
+    left out or the file refused; a median needs numbers, a category of its own needs
+    categories."""
+    if role in ("label", "member"):
+        return ("drop_rows", "error")
+    if role == "ignore":
+        return MISSING_CHOICES
+    if kind == "numeric":
+        return ("median", "most_frequent", "drop_rows", "error")
+    return ("own_category", "most_frequent", "drop_rows", "error")
+
+
+def default_missing(role: str, kind: str) -> str:
+    """The defaults that let a typical table run without editing (issue 21): a categorical
+    feature treats "missing" as a category of its own (the usual choice for survey data), a
+    numeric feature is filled with its median plus a "was missing" feature, and a record with
+    an empty label or members flag is left out."""
+    if role in ("label", "member"):
+        return "drop_rows"
+    return "own_category" if kind == "categorical" else "median"
+
+
+def _missing_what(role: str, kind: str) -> str:
+    if role == "label":
+        return "the label"
+    if role == "member":
+        return "the members column"
+    return f"a {kind} feature"
+
+
+def _fit_missing(c: TabularColumn) -> TabularColumn:
+    """``c`` with a missing-values choice that fits its (new) role and kind: one that no
+    longer applies goes back to the default."""
+    if c.missing and c.missing not in missing_choices(c.role, c.kind):
+        c = replace(c, missing="")
+    if c.indicator is not None and not (c.role == "feature" and c.kind == "numeric"):
+        c = replace(c, indicator=None)
+    return c
 
 
 # --------------------------------------------------------------------------- schema
@@ -281,9 +385,17 @@ class TabularSchema:
             changes.setdefault("categories", ())
             changes.setdefault("mean", None)
             changes.setdefault("sd", None)
+            changes.setdefault("fill", None)
         if changes.get("role") == "label" and "categories" not in changes \
                 and old.kind == "numeric":
             changes["categories"] = ()
+        if "missing" not in changes and ("role" in changes or "kind" in changes):
+            trial = replace(old, **{k: v for k, v in changes.items()
+                                    if k in ("role", "kind")}, missing="", indicator=None)
+            if old.missing not in ("",) + missing_choices(trial.role, trial.kind):
+                changes["missing"] = ""
+            if trial.role != "feature" or trial.kind != "numeric":
+                changes.setdefault("indicator", None)
         new = replace(old, **changes)
         return TabularSchema(tuple(new if c.name == name else c for c in self.columns))
 
@@ -305,18 +417,21 @@ class TabularSchema:
             for c in s.columns:
                 if c.name == wanted:
                     cats = c.categories if (role == "label" and c.kind == "categorical") else ()
-                    cols.append(replace(c, role=role, kind="categorical" if role == "label"
-                                        else c.kind, categories=cats, mean=None, sd=None))
+                    cols.append(_fit_missing(replace(
+                        c, role=role, kind="categorical" if role == "label" else c.kind,
+                        categories=cats, mean=None, sd=None, missing="", fill=None)))
                 elif c.role == role:
-                    cols.append(replace(c, role="feature" if role == "label" else "ignore"))
+                    cols.append(_fit_missing(replace(
+                        c, role="feature" if role == "label" else "ignore", missing="")))
                 else:
                     cols.append(c)
             s = TabularSchema(tuple(cols))
         return s
 
     def unfitted(self) -> TabularSchema:
-        """A copy without fitted scaling (to fit it again on another training part)."""
-        return TabularSchema(tuple(replace(c, mean=None, sd=None) for c in self.columns))
+        """A copy without fitted scaling and fill values (to fit them again on other data)."""
+        return TabularSchema(tuple(replace(c, mean=None, sd=None, fill=None)
+                                   for c in self.columns))
 
     # ----------------------------------------------------------------- saving
 
@@ -366,7 +481,9 @@ class TabularSchema:
                 out.append(TabularColumn(
                     name=c["name"], role=c.get("role", "feature"),
                     kind=c.get("kind", "numeric"), categories=c.get("categories", ()),
-                    scale=c.get("scale", True), mean=c.get("mean"), sd=c.get("sd")))
+                    scale=c.get("scale", True), mean=c.get("mean"), sd=c.get("sd"),
+                    missing=c.get("missing", ""), indicator=c.get("indicator"),
+                    fill=c.get("fill")))
             except InputError as exc:
                 raise InputError(f"{source}: {exc}", source=source, key=key) from None
         try:
@@ -396,6 +513,9 @@ class TabularData:
     schema: TabularSchema
     source: str = ""                      # file name or generator description, for messages
     ids: np.ndarray | None = None         # (n,) object record ids (the id column), or None
+    # What was done with empty cells (:func:`missing_values_sentence` says it in words); None
+    # when no column the model uses had any.
+    missing_values: dict | None = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X, dtype=np.float32)
@@ -566,7 +686,10 @@ def _mostly_numbers(s: pd.Series) -> bool:
                         .to_numpy(dtype=bool)).all():
         return True                 # 1,5 or 1 000: numbers in a locale's writing, named at load
     words = (~bad.astype(str).str.lower().isin(MISSING_MARKERS)).sum()
-    return bool(num.notna().sum() >= 2 * len(bad) and words <= max(1, len(vals) // 100))
+    # Missing-value markers are gaps (issue 21: 'NA' in 40 % of an income column is still a
+    # column of numbers), not words against the numbers.
+    return bool(num.notna().any() and num.notna().sum() >= 2 * words
+                and words <= max(1, len(vals) // 100))
 
 
 # --------------------------------------------------------------------------- inference
@@ -678,7 +801,9 @@ def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> Tabu
         return TabularColumn(name, "ignore", "categorical")
     if n_unique > max_categories:
         return TabularColumn(name, "ignore", "categorical")
-    cats = sorted(set(_as_text(vals)), key=_natural_key)
+    # 'NA', '?', … are gaps here (_gap_masks), not categories: "missing" stands for them.
+    cats = sorted({t for t in _as_text(vals) if t.lower() not in CATEGORY_GAP_MARKERS},
+                  key=_natural_key)
     return TabularColumn(name, "feature", "categorical", tuple(cats))
 
 
@@ -763,10 +888,9 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
     if id_column is not None:
         id_column = _find_column(p, df, id_column, "id")
     df = df[list(schema.names)] if list(df.columns) != list(schema.names) else df
-    used = [c.name for c in schema.columns if c.role != "ignore"]
-    if id_column is not None and id_column not in used:
-        used.append(id_column)
-    _check_no_empty(p, df, used, src)
+    if id_column is not None:
+        _check_no_empty(p, df, [id_column], src)
+    df, schema, gaps = _handle_gaps(p, df, schema, src)
     index = df.index.to_numpy()
     n = len(df)
 
@@ -804,6 +928,7 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
                                   exact=True), source=src, key="max_cells")
 
     # -- encode
+    indicators = [(k, c) for k, c in enumerate(cols) if c.has_indicator]
     X = np.zeros((n, d), dtype=np.float32)
     train = member if member is not None else np.ones(n, dtype=bool)
     offsets = np.cumsum([0] + [c.width for c in cols])
@@ -839,6 +964,8 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
         for (_, c), m, v in zip(chunk, mean, sd, strict=True):
             if c.scale:
                 fitted[c.name] = (float(m), float(v))
+    for k, c in indicators:                 # the "was missing" 0/1 feature after the value
+        X[:, offsets[k] + 1] = gaps["indicators"][c.name]
     rows_n = np.arange(n)
     for k, c in enumerate(cols):
         if c.role == "feature" and c.kind == "categorical":
@@ -850,7 +977,8 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
     return TabularData(X=X, y=y, class_labels=classes,
                        feature_names=fitted_schema.encoded_names(),
                        rows=(index + 2).astype(np.int64), member=member, schema=fitted_schema,
-                       source=Path(source).name if source else "", ids=ids)
+                       source=Path(source).name if source else "", ids=ids,
+                       missing_values=gaps["report"])
 
 
 def _check_columns(p: str, df: pd.DataFrame, schema: TabularSchema, src) -> None:
@@ -868,6 +996,211 @@ def _check_columns(p: str, df: pd.DataFrame, schema: TabularSchema, src) -> None
                          f"{_did_you_mean(n, schema.names)}; add it to the schema (role "
                          f"'ignore' if the model should not use it) or remove it from the file.",
                          source=src, key=n)
+
+
+def _gap_masks(df: pd.DataFrame, schema: TabularSchema) -> dict[str, np.ndarray]:
+    """(n,) bool per used column: True where the cell is empty. In a numeric feature or the
+    members column a missing-value marker ('NA', '?', 'n/a', …: what R, SAS and spreadsheets
+    write for a gap) is a gap too, since it cannot be a number; in a categorical feature 'NA',
+    'N/A', 'NaN', 'null' and '?' are gaps unless the schema lists them as categories; the
+    label's values are kept as written (a record is left out only for an empty label). A
+    number beyond float range (inf, 1e309) is not a gap but a mistake, refused with its own
+    sentence."""
+    masks = {}
+    for c in schema.columns:
+        if c.role == "ignore":
+            continue
+        s = df[c.name]
+        gap = s.isna().to_numpy()
+        if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+            masks[c.name] = gap
+            continue
+        low = s.astype(str).str.strip().str.lower()
+        if c.role == "member" or (c.role == "feature" and c.kind == "numeric"):
+            gap = gap | low.isin(MISSING_MARKERS).to_numpy(dtype=bool)
+        elif c.role == "feature":
+            listed = {x.lower() for x in c.categories}
+            gap = gap | low.isin(CATEGORY_GAP_MARKERS - listed).to_numpy(dtype=bool)
+        masks[c.name] = gap
+    return masks
+
+
+def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
+                 src) -> tuple[pd.DataFrame, TabularSchema, dict]:
+    """Apply each used column's missing-values choice (issue 21) before anything is coded.
+
+    Every column with gaps is found first, so that "error" names them all in one sentence
+    with counts. Then the rows with a gap in a "drop_rows" column (the label's by default) are
+    left out, and the remaining gaps are filled with scikit-learn's ``SimpleImputer`` (median,
+    most frequent value, or the constant category "missing") and flagged with its
+    ``MissingIndicator``. The statistics are fitted on every record left in the table given,
+    before any member / non-member split: the audited model in production was trained on its
+    own data with its own preprocessing, so the audit's stand-in prepares the table once, and
+    the audited, shadow, reference and defended models all train on that same design matrix.
+    Returns the table, the schema with indicators and the "missing" category resolved, and
+    ``{"report": dict | None, "indicators": {column: (n,) float32}}``."""
+    masks = _gap_masks(df, schema)
+    counts = {name: int(m.sum()) for name, m in masks.items()}
+    with_gaps = [c for c in schema.columns if counts.get(c.name)]
+    n_read = len(df)
+    # "Add an indicator when the data has gaps" becomes yes for a column with gaps, so that
+    # the schema returned (and saved) says which columns X holds.
+    cols = [replace(c, indicator=True)
+            if c.role == "feature" and c.kind == "numeric" and counts.get(c.name)
+            and c.missing_choice in ("median", "most_frequent") and c.indicator is None
+            else c for c in schema.columns]
+    if not with_gaps:
+        zeros = {c.name: np.zeros(n_read, dtype=np.float32) for c in cols if c.has_indicator}
+        return df, TabularSchema(tuple(cols)), {"report": None, "indicators": zeros}
+    from sklearn.impute import MissingIndicator, SimpleImputer  # only for a table with gaps
+
+    refuse = [c for c in with_gaps if c.missing_choice == "error"]
+    if refuse:
+        raise InputError(_gaps_refused(p, refuse, with_gaps, counts, masks, df.index),
+                         source=src, key=refuse[0].name)
+    whole = [c for c in with_gaps if counts[c.name] == n_read and c.fill is None
+             and c.missing_choice in ("median", "most_frequent")]
+    if whole:
+        c = whole[0]
+        raise InputError(f"{p}: column '{c.name}' is empty in all {n_read:,} records, so there "
+                         f"is nothing to learn from it or to fill it with; set its role to "
+                         f"'ignore'.", source=src, key=c.name)
+    drop = np.zeros(n_read, dtype=bool)
+    for c in with_gaps:
+        if c.missing_choice == "drop_rows":
+            drop |= masks[c.name]
+    if drop.all():
+        names = ", ".join(f"'{c.name}'" for c in with_gaps if c.missing_choice == "drop_rows")
+        raise InputError(f"{p}: every one of the {n_read:,} records has an empty cell in "
+                         f"{names}, whose empty cells leave the record out, so no record is "
+                         f"left; fill the cells in, or choose another way to handle them for "
+                         f"the features (their median, most frequent value or a category of "
+                         f"their own).", source=src, key=with_gaps[0].name)
+    if drop.any():
+        keep = ~drop
+        df = df[keep].copy(deep=False)
+        masks = {name: m[keep] for name, m in masks.items()}
+    else:
+        df = df.copy(deep=False)      # filled columns are replaced, never written in place
+    indicators: dict[str, np.ndarray] = {}
+    entries = []
+    for k, c in enumerate(cols):
+        if c.name not in counts or not counts[c.name]:
+            continue
+        choice = c.missing_choice
+        entry = {"column": c.name, "role": c.role, "kind": c.kind, "empty_cells": counts[c.name],
+                 "action": choice}
+        gap = masks[c.name]
+        if choice == "drop_rows" or not gap.any():
+            entries.append(entry)
+            continue
+        if gap.all() and c.fill is None and choice != "own_category":
+            # its only values were in records left out
+            raise InputError(f"{p}: column '{c.name}' is empty in every record kept "
+                             f"({len(df):,}), so there is nothing to fill it with; set its "
+                             f"role to 'ignore'.", source=src, key=c.name)
+        s = df[c.name]
+        if c.kind == "numeric":
+            values = _numbers(s).to_numpy()
+            values = np.where(np.isfinite(values) & ~gap, values, np.nan)
+            if c.fill is None:
+                imputer = SimpleImputer(strategy=choice).fit(values.reshape(-1, 1))
+                fill = float(imputer.statistics_[0])
+            else:                     # fitted on the training table (a saved schema)
+                fill = float(c.fill)
+            cols[k] = replace(cols[k], fill=fill)
+            filled = s.astype(object).where(~gap, fill) if s.dtype == object else \
+                s.where(~gap, fill)
+            df[c.name] = filled
+            entry["filled_with"] = fill
+            if c.has_indicator:
+                flag = MissingIndicator(features="all").fit_transform(
+                    np.where(gap, np.nan, 0.0).reshape(-1, 1))[:, 0]
+                indicators[c.name] = flag.astype(np.float32)
+            entry["indicator"] = c.has_indicator
+        else:
+            text = np.full(len(s), np.nan, dtype=object)
+            text[~gap] = _as_text(s[~gap])
+            given = c.fill is not None and choice == "most_frequent"
+            strategy = "constant" if choice == "own_category" or given else "most_frequent"
+            imputer = SimpleImputer(missing_values=np.nan, strategy=strategy,
+                                    fill_value=c.fill if given else MISSING_CATEGORY
+                                    ).fit(text.reshape(-1, 1))
+            text = imputer.transform(text.reshape(-1, 1))[:, 0]
+            df[c.name] = pd.Series(text, index=df.index, dtype=object)
+            fill = str(imputer.statistics_[0])
+            entry["filled_with"] = fill
+            if c.categories and fill not in c.categories:
+                cols[k] = replace(cols[k], categories=(*c.categories, fill))
+            if choice == "most_frequent":
+                cols[k] = replace(cols[k], fill=fill)
+        entries.append(entry)
+    for c in cols:       # a column without gaps in the data: no indicator
+        if c.has_indicator and c.name not in indicators:
+            indicators[c.name] = np.zeros(len(df), dtype=np.float32)
+    report = {"empty_cells": int(sum(counts.values())), "columns": len(with_gaps),
+              "records_read": n_read, "records_left_out": int(drop.sum()),
+              "fitted_on": "every record kept from the file, before the training / test split",
+              "per_column": entries}
+    report["sentence"] = missing_values_sentence(report)
+    return df, TabularSchema(tuple(cols)), {"report": report, "indicators": indicators}
+
+
+def _gaps_refused(p: str, refuse: Sequence[TabularColumn], with_gaps: Sequence[TabularColumn],
+                  counts: Mapping[str, int], masks: Mapping[str, np.ndarray], index) -> str:
+    """One sentence naming every column whose empty cells refuse the file, with counts and the
+    first row of each (issue 21: one column per round made the user give up columns)."""
+    parts = []
+    for c in refuse:
+        first = _row(index[int(np.flatnonzero(masks[c.name])[0])])
+        parts.append(f"'{c.name}' {counts[c.name]:,} (first in row {first})")
+    total = sum(counts[c.name] for c in refuse)
+    other = len(with_gaps) - len(refuse)
+    also = (f" ({other} other column{'s' if other != 1 else ''} with empty cells "
+            f"{'are' if other != 1 else 'is'} handled as chosen)" if other else "")
+    return (f"{p}: {total:,} empty cell{'s' if total != 1 else ''} in {len(refuse)} "
+            f"column{'s' if len(refuse) != 1 else ''} set to refuse them — "
+            f"{', '.join(parts)}{also}; fill them in, or choose for each column what to do "
+            f"with its empty cells (fill with the median or the most frequent value, treat "
+            f"'missing' as a category of its own, or leave those rows out), or set the "
+            f"column's role to 'ignore'.")
+
+
+_ACTION_WORDS = {
+    "median": "filled with the column's median",
+    "most_frequent": "filled with the column's most frequent value",
+    "own_category": f"given a category of their own ('{MISSING_CATEGORY}')",
+}
+
+
+def missing_values_sentence(report: Mapping) -> str:
+    """What was done with the empty cells, in one sentence for the summary and the report,
+    e.g. "455 empty cells in 6 columns were handled before training: 'Income' (381) filled
+    with the column's median plus a feature saying the value was missing; …; the audited
+    model and every model compared with it are trained on the table prepared this way."
+    """
+    groups: dict[str, list[str]] = {}
+    indicator = False
+    for e in report["per_column"]:
+        groups.setdefault(e["action"], []).append(f"'{e['column']}' ({e['empty_cells']:,})")
+        indicator |= bool(e.get("indicator"))
+    parts = []
+    for action in ("median", "most_frequent", "own_category"):
+        if action in groups:
+            text = f"{', '.join(groups[action])} {_ACTION_WORDS[action]}"
+            if action != "own_category" and indicator and any(
+                    e.get("indicator") for e in report["per_column"] if e["action"] == action):
+                text += " plus a feature saying the value was missing"
+            parts.append(text)
+    if "drop_rows" in groups:
+        left = report["records_left_out"]
+        parts.append(f"the {left:,} record{'s' if left != 1 else ''} with an empty "
+                     f"{', '.join(groups['drop_rows'])} left out")
+    cells, k = report["empty_cells"], report["columns"]
+    return (f"{cells:,} empty cell{'s' if cells != 1 else ''} in {k} column"
+            f"{'s' if k != 1 else ''} were handled before training: {'; '.join(parts)} — the "
+            f"audited model and every model compared with it are trained on the table "
+            f"prepared this way.")
 
 
 def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str], src) -> None:

@@ -124,6 +124,18 @@ def _remember(path, notes) -> None:
             _NOTES.popitem(last=False)
 
 
+def add_read_note(path, note: str) -> None:
+    """Add ``note`` to what :func:`read_notes` says about ``path`` as it is now (a loader's own
+    assumption, e.g. rows left out because a cell the loader needs was empty: issue 21), so
+    that result.json's ``read_as`` and the run's warnings say it."""
+    key = _identity(path)
+    if key is None:
+        return
+    with _NOTES_LOCK:
+        _NOTES[key] = (*_NOTES.get(key, ()), note)
+        _NOTES.move_to_end(key)
+
+
 def read_notes(path) -> list[str]:
     """What was assumed to read ``path`` the last time it was read, as it is now (a file
     changed since has no notes): e.g. "its columns are separated by semicolons (;), not

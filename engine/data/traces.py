@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from engine.data.errors import InputError
 from engine.data.text_input import (
+    add_read_note,
     cell_text,
     check_header,
     header_mismatch,
@@ -270,12 +271,28 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) ->
     if df.empty:
         raise InputError(f"{p}: has a header but no data rows; add one row per observation "
                          f"below the header.", source=p)
-    for role, name in wanted.items():
-        empty = np.flatnonzero((df[name] == "").to_numpy())
-        if empty.size:
-            raise InputError(f"{p}: row {_row(df.index[empty[0]])}, column '{name}' is empty; "
-                             f"every row needs a {role} value — fill it in or delete the row.",
-                             source=p, key=name)
+    # Issue 21: a row with an empty user, site, time (or count) cannot be placed in the
+    # user × site × epoch matrix, so it is left out, counted, and said (in read_as and the
+    # run's warnings through engine.data.text_input.read_notes); refused only when none is left.
+    names = list(dict.fromkeys(wanted.values()))
+    empty = (df[names] == "").to_numpy()
+    gap_rows = empty.any(axis=1)
+    if gap_rows.all():
+        name = names[int(np.flatnonzero(empty.any(axis=0))[0])]
+        role = next(r for r, n in wanted.items() if n == name)
+        raise InputError(f"{p}: every row has an empty cell in a column the audit needs "
+                         f"(row {_row(df.index[0])}: column '{name}', the {role}); fill them in "
+                         f"— a row without a user, place and time cannot be placed.",
+                         source=p, key=name)
+    if gap_rows.any():
+        k = int(gap_rows.sum())
+        per = ", ".join(f"'{n}' {int(empty[:, j].sum()):,}" for j, n in enumerate(names)
+                        if empty[:, j].any())
+        add_read_note(p, f"{k:,} row{'s' if k != 1 else ''} with an empty cell ({per}; first "
+                         f"in row {_row(df.index[int(np.flatnonzero(gap_rows)[0])])}) "
+                         f"{'were' if k != 1 else 'was'} left out, since an observation "
+                         f"without its user, place and time cannot be placed")
+        df = df[~gap_rows]
     return df
 
 

@@ -735,6 +735,7 @@ class ModelPage(AuditPage):
             editor.set_schema(info.schema)
         if info.categories:
             editor.add_categories(info.categories)
+        editor.set_gap_counts(info.gaps)
         # A typed label or members column the file lacks stays typed (and marked).
         edits = (self.label_edit, self.member_edit)
         wrong = [edit for edit, name in zip(edits, names, strict=True)

@@ -9,7 +9,11 @@ shared with the count-tables page):
   (1 = trained on, 0 = not; at most one), ignore (ids, free text);
 * Encoding of a feature — categories one-hot coded, a number standardised on the training
   records, or a number used as written (0/1 purchase flags, paper 004 §4.1);
-* Inputs — how many inputs of the model the column becomes, and Values — what the file holds.
+* Inputs — how many inputs of the model the column becomes, and Values — what the file holds;
+* Empty cells — what is done with the column's empty cells (issue 21): filled with the median
+  or the most frequent value, a category of their own, the rows left out, or the file refused;
+  the defaults (engine.data.tabular.default_missing) are pre-selected and the count of empty
+  cells found in the file is shown beside the values.
 
 The schema is the dict :meth:`engine.data.tabular.TabularSchema.to_dict` writes, kept exactly as
 the user left it, checked with the engine's own rules after every change (a mistake is a
@@ -35,9 +39,12 @@ from engine.data.errors import InputError
 from engine.data.tabular import (
     SCHEMA_VERSION,
     TabularSchema,
+    default_missing,
     infer_tabular_schema,
     load_tabular_csv,
+    missing_choices,
 )
+from gui.widgets.schema_table import CHOICES_ROLE as CHOICES_ROLE_KEY
 from gui.widgets.schema_table import SchemaTable, csv_header, error_sentence
 
 ROLES = ("feature", "label", "member", "ignore")
@@ -50,8 +57,13 @@ ENCODING_TEXTS = {"onehot": "Categories, one-hot",
                   "scaled": "Number, scaled",
                   "raw": "Number, as written"}
 FIXED_ENCODING_TEXTS = {"label": "Classes", "member": "0 or 1"}
-HEADERS = ("Column", "Role", "Encoding", "Inputs", "Values")
-COL_NAME, COL_ROLE, COL_ENCODING, COL_INPUTS, COL_VALUES = range(len(HEADERS))
+MISSING_TEXTS = {"median": "Fill with the median",
+                 "most_frequent": "Fill with the most frequent value",
+                 "own_category": "A category of their own",
+                 "drop_rows": "Leave those records out",
+                 "error": "Refuse the file"}
+HEADERS = ("Column", "Role", "Encoding", "Inputs", "Values", "Empty cells")
+COL_NAME, COL_ROLE, COL_ENCODING, COL_INPUTS, COL_VALUES, COL_MISSING = range(len(HEADERS))
 MAX_VISIBLE_ROWS = 14          # a wider file scrolls inside the table
 PREVIEW_VALUES = 6             # categories listed in the Values cell (all in its tooltip)
 
@@ -63,8 +75,35 @@ ENCODING_TIP = ("Categories, one-hot: one input per value (sex=F, sex=M). Number
                 "standardised with the mean and spread of the training records only. Number, "
                 "as written: the values as they are (0/1 flags).")
 
+MISSING_TIP = ("What to do with the column's empty cells. Fill with the median: numbers, plus an "
+               "input saying the value was missing. Fill with the most frequent value. A "
+               "category of their own: 'missing' becomes one more category (the usual choice "
+               "for survey data). Leave those records out. Refuse the file: the check lists "
+               "every column with empty cells. The values filling the cells come from all the "
+               "records of the file; every model of the audit is trained the same way.")
+
 
 # ====================================================================== column dicts
+
+def missing_of(column: dict) -> str:
+    """The column's choice for its empty cells: as saved, else the default for its role and
+    kind (a choice that no longer fits them counts as the default)."""
+    role = column.get("role", "feature")
+    kind = column.get("kind", "numeric")
+    chosen = column.get("missing")
+    return chosen if chosen in missing_choices(role, kind) else default_missing(role, kind)
+
+
+def _keep_missing(old: dict, new: dict) -> dict:
+    """``new`` with ``old``'s empty-cell choice when it still fits the role and kind."""
+    chosen = old.get("missing")
+    if chosen and chosen in missing_choices(new.get("role", "feature"),
+                                            new.get("kind", "numeric")):
+        new["missing"] = chosen
+    if "indicator" in old and new.get("kind") == "numeric" \
+            and new.get("role", "feature") == "feature":
+        new["indicator"] = old["indicator"]
+    return new
 
 def encoding_of(column: dict) -> str:
     """"onehot", "scaled" or "raw" for a column dict."""
@@ -83,13 +122,13 @@ def with_encoding(column: dict, encoding: str, categories: list[str] | None = No
         cats = column.get("categories") if column.get("kind") == "categorical" else categories
         if cats:
             out["categories"] = list(cats)
-        return out
+        return _keep_missing(column, out)
     out["kind"] = "numeric"
     out["scale"] = encoding == "scaled"
     if column.get("kind") == "numeric" and out["scale"] and column.get("scale", True) \
             and "mean" in column and "sd" in column:
         out["mean"], out["sd"] = column["mean"], column["sd"]
-    return out
+    return _keep_missing(column, out)
 
 
 def move_role(columns: list[dict], name: str, role: str) -> list[dict]:
@@ -109,8 +148,12 @@ def move_role(columns: list[dict], name: str, role: str) -> list[dict]:
                 for key in ("categories", "mean", "sd"):
                     c.pop(key, None)
             c["role"] = role
+            if role in ("label", "member"):
+                c.pop("missing", None)
+                c.pop("indicator", None)
         elif role in ("label", "member") and c.get("role") == role:
             c["role"] = "feature" if role == "label" else "ignore"
+            c.pop("missing", None)
         out.append(c)
     return out
 
@@ -200,6 +243,7 @@ class ModelSchemaEditor(SchemaTable):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._seen: dict[str, list[str]] = {}     # categories once known, kept for one-hot
+        self._gaps: dict[str, int] = {}           # empty cells found in the file, by column
         self.set_schema({})
 
     # ------------------------------------------------------------------ state in and out
@@ -259,6 +303,16 @@ class ModelSchemaEditor(SchemaTable):
             self._show_row(row)
         self.check()
 
+    def set_gap_counts(self, counts: dict[str, int]) -> None:
+        """The empty cells found in the file, by column, shown beside the values."""
+        self._gaps = {str(k): int(v) for k, v in (counts or {}).items()}
+        for row in range(len(self._columns)):
+            self._show_row(row)
+
+    def set_missing(self, name: str, choice: str) -> None:
+        """Choose what to do with column ``name``'s empty cells, as the user would."""
+        self.choose(self.row_of(name), COL_MISSING, choice)
+
     def validated(self) -> TabularSchema:
         """The schema with the engine's rules (InputError otherwise)."""
         return TabularSchema.from_dict(self.schema_dict(), source="schema")
@@ -275,6 +329,7 @@ class ModelSchemaEditor(SchemaTable):
             ROLES, ROLE_TEXTS, column.get("role", "feature"), ROLE_TIP))
         self.table.setItem(row, COL_INPUTS, self.text_item(""))
         self.table.setItem(row, COL_VALUES, self.text_item(""))
+        self.table.setItem(row, COL_MISSING, self.text_item(""))
         self._show_row(row)
 
     def _show_row(self, row: int) -> None:
@@ -292,8 +347,13 @@ class ModelSchemaEditor(SchemaTable):
                     ENCODINGS, ENCODING_TEXTS, encoding_of(column), ENCODING_TIP))
             self.select(row, COL_ENCODING, encoding_of(column))
             self.set_enabled(row, COL_ENCODING, role == "feature")
+        self._show_missing(row, column, role)
         inputs = inputs_of(column)
         text, tip = values_text(column)
+        gaps = self._gaps.get(str(column.get("name")), 0)
+        if gaps and role != "ignore":
+            text += f" — {gaps:,} empty"
+            tip += f" The file has {gaps:,} empty cell{'s' if gaps != 1 else ''} here."
         with self.filling():
             self.table.item(row, COL_INPUTS).setText(
                 "—" if inputs == 0 else "?" if inputs is None else f"{inputs:,}")
@@ -303,6 +363,24 @@ class ModelSchemaEditor(SchemaTable):
             item = self.table.item(row, COL_VALUES)
             item.setText(text)
             item.setToolTip(tip)
+
+    def _show_missing(self, row: int, column: dict, role: str) -> None:
+        """The empty-cells drop-down, offering only the choices that fit the role and kind."""
+        choices = missing_choices(role, column.get("kind", "numeric"))
+        gaps = self._gaps.get(str(column.get("name")), 0)
+        tip = MISSING_TIP + (f" This column has {gaps:,} empty cell{'s' if gaps != 1 else ''} "
+                             f"in the file." if gaps else "")
+        if role == "ignore":
+            self.set_text(row, COL_MISSING, "—", "Not used by the model.")
+            return
+        current = missing_of(column)
+        item = self.table.item(row, COL_MISSING)
+        if item is None or not self.is_choice(row, COL_MISSING) \
+                or [v for v, _t in item.data(CHOICES_ROLE_KEY)] != list(choices):
+            self.put(row, COL_MISSING, self.choice_item(choices, MISSING_TEXTS, current, tip))
+        self.select(row, COL_MISSING, current)
+        with self.filling():
+            self.table.item(row, COL_MISSING).setToolTip(tip)
 
     # ------------------------------------------------------------------ reactions
 
@@ -319,6 +397,10 @@ class ModelSchemaEditor(SchemaTable):
             self.edited()
         elif col == COL_ENCODING:
             self._encode(row, value)
+        elif col == COL_MISSING:
+            self._columns[row]["missing"] = value
+            self._show_row(row)
+            self.edited()
 
     def _encode(self, row: int, encoding: str) -> None:
         column = self._columns[row]
@@ -342,6 +424,7 @@ class TrainingFileInfo:
     error: bool = False
     key: str = ""                  # the column or setting the engine's sentence names
     categories: dict[str, list[str]] = field(default_factory=dict)   # values read, by column
+    gaps: dict[str, int] = field(default_factory=dict)   # empty cells found, by column
 
 
 def infer_schema(path: Path, label: str = "", member: str = ""
@@ -394,7 +477,7 @@ def read_training_file(path: Path, schema: dict | None, label: str = "", member:
                                     key=problem.key or "")
         inferred = data.schema.unfitted().to_dict()     # scaling is fitted on members only
         return TrainingFileInfo(inferred, data.n_records, data.n_classes,
-                                _data_sentence(data))
+                                _data_sentence(data), gaps=_gap_counts(data))
     try:
         data = load_tabular_csv(path, TabularSchema.from_dict(schema, source="schema"))
     except InputError as exc:
@@ -405,7 +488,12 @@ def read_training_file(path: Path, schema: dict | None, label: str = "", member:
              if c.kind == "categorical" and c.role in ("label", "feature")
              and c.name not in listed}
     return TrainingFileInfo(None, data.n_records, data.n_classes, _data_sentence(data),
-                            categories=found)
+                            categories=found, gaps=_gap_counts(data))
+
+
+def _gap_counts(data) -> dict[str, int]:
+    report = data.missing_values or {}
+    return {e["column"]: int(e["empty_cells"]) for e in report.get("per_column", ())}
 
 
 def _data_sentence(data) -> str:
@@ -413,4 +501,7 @@ def _data_sentence(data) -> str:
             f"{data.n_classes:,} classes of '{data.schema.label}'")
     if data.member is not None:
         text += f"; {int(data.member.sum()):,} marked as trained on"
-    return text + "."
+    text += "."
+    if data.missing_values:
+        text += " " + data.missing_values["sentence"]
+    return text

@@ -2,6 +2,7 @@
 targets, and the loader's one-sentence errors for every file in tests/data/bad_inputs/microdata/."""
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from engine.data.errors import InputError
 from engine.data.microdata import (
+    MISSING_CATEGORY,
     ColumnSchema,
     Microdata,
     Schema,
@@ -190,10 +192,16 @@ def test_infer_small_frame_is_not_taken_for_ids():
     assert s.column("town").categories == ("a", "b", "c")
 
 
-def test_infer_rejects_missing_values():
-    df = pd.DataFrame({"age": [31.0, np.nan, 27.0], "sex": ["F", "M", "F"]})
-    with pytest.raises(InputError, match="row 3, column 'age' is empty"):
-        infer_schema(df)
+def test_infer_takes_blanks_as_gaps_and_still_names_a_missing_value_marker():
+    """Issue 21: a blank number cannot be placed in its range (the record is left out); a
+    blank category is the category 'missing'. A marker such as 'N/A' may be a real category,
+    so without a schema it is still named."""
+    df = pd.DataFrame({"age": [31.0, np.nan, 27.0, 40.0], "sex": ["F", "M", None, "F"]})
+    s = infer_schema(df)
+    assert (s.column("age").low, s.column("age").high) == (27, 40)
+    assert s.column("sex").categories == ("F", "M", MISSING_CATEGORY)
+    md = microdata_from_frame(df)
+    assert md.n_records == 3 and md.labels("sex").tolist() == ["F", MISSING_CATEGORY, "F"]
     df = pd.DataFrame({"age": [31, 40, 27], "sex": ["F", "N/A", "F"]})
     with pytest.raises(InputError, match="row 3, column 'sex': 'N/A' looks like a missing"):
         infer_schema(df)
@@ -246,7 +254,8 @@ def test_ignored_free_text_may_have_blanks(tmp_path):
     # A blank in a column the audit uses is still a missing value.
     used = Schema(tuple(ColumnSchema("comment", "quasi_identifier", "categorical", ("x",))
                         if c.name == "comment" else c for c in md.schema.columns))
-    with pytest.raises(InputError, match="row 2, column 'comment' is empty"):
+    with pytest.raises(InputError, match="empty cells in 1 column whose categories do not "
+                                         "include 'missing' — 'comment' 12 \\(first in row 2\\)"):
         load_microdata_csv(p, used)
 
 
@@ -337,8 +346,6 @@ BAD_CASES = [
                                 "write a plain number"]),
     ("fractional_age.csv", True, ["row 2, column 'age'", "a 4-character number is not a whole number",
                                   "round the values"]),
-    ("empty_cell.csv", True, ["row 4, column 'age' is empty", "fill it in, delete the row"]),
-    ("missing_marker.csv", True, ["row 3, column 'age'", "'NA' looks like a missing value"]),
     ("missing_marker.csv", False, ["row 3, column 'age'", "'NA' looks like a missing value"]),
     ("sensitive_one_value.csv", True, ["sensitive column 'race' holds only one value ('White')",
                                        "nothing to infer; choose another sensitive column"]),
@@ -365,8 +372,36 @@ def test_bad_inputs_give_one_sentence(name, with_schema, phrases):
     assert "\n" not in exc.value.one_line()
 
 
+@pytest.mark.parametrize("name", ["empty_cell.csv", "missing_marker.csv"])
+def test_a_blank_number_leaves_its_record_out_and_says_so(name):
+    """Issue 21: 'age' empty (or 'NA') in one record: the record cannot be placed in the age
+    range, so it is left out and the file's read notes (result.json's read_as) say so."""
+    from engine.data.text_input import read_notes
+
+    schema = people_schema()            # race as a quasi-identifier: one record may be left
+    schema = Schema((*schema.columns[:2], replace(schema.columns[2], role="quasi_identifier")))
+    md = load_microdata_csv(BAD / name, schema)
+    assert md.n_records == (2 if "empty" in name else 1)
+    assert read_notes(BAD / name) == [
+        f"1 record with an empty number ('age' 1; first in row {4 if 'empty' in name else 3})"
+        f" was left out, since a blank cannot be placed in the column's range"]
+
+
+def test_blank_categories_are_a_category_of_their_own_or_refused_all_at_once(tmp_path):
+    p = tmp_path / "gaps.csv"
+    p.write_text("sex,age,race\nF,34,White\n,51,Asian\nF,0,\nM,20,\n", encoding="utf-8")
+    md = load_microdata_csv(p)
+    assert md.labels("race").tolist() == ["White", "Asian", MISSING_CATEGORY, MISSING_CATEGORY]
+    assert md.schema.column("sex").categories == ("F", "M", MISSING_CATEGORY)
+    with pytest.raises(InputError) as exc:
+        load_microdata_csv(p, people_schema())
+    assert ("empty cells in 2 columns whose categories do not include 'missing' — 'sex' 1 "
+            "(first in row 3), 'race' 2 (first in row 4)") in str(exc.value)
+
+
 def test_every_bad_file_is_tested():
-    tested = {c[0] for c in BAD_CASES} | {"no_unique_targets.csv"}
+    tested = {c[0] for c in BAD_CASES} | {"no_unique_targets.csv", "empty_cell.csv",
+                                          "missing_marker.csv"}
     formats = in_folder("microdata")             # tests/engine/test_input_corpus.py
     assert {p.name for p in BAD.glob("*.csv")} - formats <= tested
 

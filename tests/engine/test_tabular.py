@@ -236,8 +236,14 @@ def test_rows_are_counted_as_in_a_spreadsheet(tmp_path):
     assert data.rows.tolist() == [2, 4, 5, 6]
     assert data.feature_names == ("age", "sex=F", "sex=M")
     p.write_text("age,sex,label\n34,F,a\n\n51,M,b\n27,F,a\n45,,b\n", encoding="utf-8")
-    with pytest.raises(InputError, match="row 6, column 'sex' is empty"):
-        load_tabular_csv(p)
+    # Issue 21: an empty categorical cell is a category of its own by default; refused (with
+    # its row as a spreadsheet numbers it) when the column's choice is to refuse gaps.
+    filled = load_tabular_csv(p)
+    assert filled.feature_names == ("age", "sex=F", "sex=M", "sex=missing")
+    assert filled.X[:, 3].tolist() == [0.0, 0.0, 0.0, 1.0] and filled.rows[-1] == 6
+    schema = infer_tabular_schema(p).with_column("sex", missing="error")
+    with pytest.raises(InputError, match="'sex' 1 \\(first in row 6\\)"):
+        load_tabular_csv(p, schema)
 
 
 def test_frames_and_label_override():
@@ -290,8 +296,6 @@ BAD_CASES = [
                                  "split the records at random"]),
     ("not_a_number.csv", {}, ["row 5, column 'age': a 5-character text of letters is not a number",
                               "numeric feature", "make the column categorical"]),
-    ("missing_value.csv", {}, ["row 3, column 'income': 'NA' looks like a missing value"]),
-    ("empty_cell.csv", {}, ["row 4, column 'sex' is empty", "fill it in, delete the row"]),
     ("too_many_features.csv", {"max_cells": 1000}, ["would take", "above the limit"]),
     ("extra_fields.csv", {}, ["row 3 has 4 fields but the header has 3"]),
     ("not_utf8.csv", {}, ["not a UTF-8 text file"]),
@@ -343,9 +347,28 @@ def test_a_number_beyond_the_models_32_bit_range_is_named(tmp_path):
             "which computes with numbers up to about 3.4e38") in str(info.value)
 
 
+# Files whose empty cells load by default (issue 21) and are refused with "error".
+GAP_CASES = [
+    ("missing_value.csv", "income", "row 3", "filled with the column's median"),
+    ("empty_cell.csv", "sex", "row 4", "given a category of their own"),
+]
+
+
+@pytest.mark.parametrize("name, column, row, done", GAP_CASES, ids=[c[0] for c in GAP_CASES])
+def test_gaps_load_by_default_and_are_refused_when_asked(name, column, row, done):
+    data = load_tabular_csv(BAD / name)
+    assert data.n_records == 4 and done in data.missing_values["sentence"]
+    schema = infer_tabular_schema(BAD / name).with_column(column, missing="error")
+    with pytest.raises(InputError) as exc:
+        load_tabular_csv(BAD / name, schema)
+    assert f"1 empty cell in 1 column set to refuse them — '{column}' 1 (first in {row})" \
+        in exc.value.one_line() and name in exc.value.one_line()
+
+
 def test_every_bad_file_is_tested():
     formats = in_folder("tabular")               # tests/engine/test_input_corpus.py
-    assert {p.name for p in BAD.glob("*.csv")} - formats <= {c[0] for c in BAD_CASES}
+    assert {p.name for p in BAD.glob("*.csv")} - formats <= {c[0] for c in BAD_CASES} | \
+        {c[0] for c in GAP_CASES}
 
 
 # --------------------------------------------------------------------------- split

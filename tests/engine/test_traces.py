@@ -259,7 +259,6 @@ TRACES_CASES = [
      ["row 4", "column 'lat'", "a 4-character number", "between -90 and 90", "swapped"]),
     ("lon_out_of_range.csv", {"lat_col": "lat", "lon_col": "lon"},
      ["row 3", "column 'lon'", "200", "between -180 and 180"]),
-    ("empty_user.csv", {}, ["row 3", "column 'user_id' is empty", "fill it in"]),
     ("ragged_row.csv", {}, ["row 4 has 4 fields", "header has 3", "quote values"]),
     ("extra_fields.csv", {}, ["more fields than the header", "remove the extra commas"]),
     ("not_utf8.csv", {}, ["not a UTF-8 text file", "save it as UTF-8"]),
@@ -284,8 +283,30 @@ def assert_sentence(err, filename, phrases):
     assert "Traceback" not in line
 
 
+def test_rows_without_user_place_or_time_are_left_out_and_said(tmp_path):
+    """Issue 21: a row with an empty user, site or epoch cannot be placed; it is left out with
+    a count that reaches result.json's read_as (and the warnings), not refused one per round."""
+    from engine.data.text_input import read_notes
+
+    data = load_traces_csv(BAD / "empty_user.csv")
+    assert data.user_ids == ("a",) and data.matrix.nnz == 1
+    assert read_notes(BAD / "empty_user.csv") == [
+        "1 row with an empty cell ('user_id' 1; first in row 3) was left out, since an "
+        "observation without its user, place and time cannot be placed"]
+    p = tmp_path / "gaps.csv"
+    p.write_text("user_id,site,epoch\na,s1,0\n,s2,1\nb,,1\nb,s2,\nc,s1,2\n", encoding="utf-8")
+    data = load_traces_csv(p)
+    assert data.user_ids == ("a", "c")
+    assert read_notes(p)[0].startswith("3 rows with an empty cell ('user_id' 1, 'site' 1, "
+                                       "'epoch' 1; first in row 3) were left out")
+    p.write_text("user_id,site,epoch\n,s1,0\nb,,1\n", encoding="utf-8")
+    with pytest.raises(InputError, match="every row has an empty cell in a column the audit "
+                                         "needs \\(row 2: column 'user_id', the user\\)"):
+        load_traces_csv(p)
+
+
 def test_every_bad_traces_file_is_covered():
-    covered = {c[0] for c in TRACES_CASES} | {c[0] for c in RELEASE_CASES}
+    covered = {c[0] for c in TRACES_CASES} | {c[0] for c in RELEASE_CASES} | {"empty_user.csv"}
     formats = in_folder("traces")                # tests/engine/test_input_corpus.py
     assert {p.name for p in BAD.glob("*.csv")} - formats == covered
 

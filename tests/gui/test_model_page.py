@@ -446,3 +446,37 @@ def test_a_semicolon_file_is_read_and_the_page_says_how(main_window, qtbot, tmp_
     page.choose_data_file(str(path))
     qtbot.waitUntil(lambda: "How the file was read" in page.data_status.text(), timeout=60_000)
     assert "semicolons (;)" in page.data_status.text()
+
+
+def test_empty_cells_are_counted_and_their_choice_is_in_the_table(page, tmp_path):
+    """Issue 21: a file with gaps loads with the defaults pre-selected, the counts shown, and
+    a choice per column saved in the schema; "refuse" lists every column at once."""
+    from gui.widgets.model_schema_editor import COL_MISSING, COL_VALUES
+
+    p = tmp_path / "gaps.csv"
+    rows = ["income,home,label"] + [f"{'' if i % 5 == 0 else 100 + i},"
+                                    f"{'' if i % 7 == 0 else 'own' if i % 2 else 'rent'},"
+                                    f"{'a' if i % 3 else 'b'}" for i in range(40)]
+    p.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    page.choose_data_file(str(p))
+    editor = page.schema_editor
+    income, home = editor.row_of("income"), editor.row_of("home")
+    assert editor.value(income, COL_MISSING) == "median"
+    assert editor.value(home, COL_MISSING) == "own_category"
+    assert editor.table.item(income, COL_VALUES).text().endswith("— 8 empty")
+    assert editor.table.item(home, COL_VALUES).text().endswith("— 6 empty")
+    text = page.data_status.text()
+    assert "14 empty cells in 2 columns were handled before training" in text
+    editor.set_missing("income", "error")
+    editor.set_missing("home", "error")
+    assert columns(page.form_dict()["schema"])["income"]["missing"] == "error"
+    page.recheck_data()
+    text = page.data_status.text()
+    assert "14 empty cells in 2 columns set to refuse them" in text
+    assert "'income' 8 (first in row 2)" in text and "'home' 6 (first in row 2)" in text
+    editor.set_encoding("income", "onehot")          # a choice that does not fit goes back
+    assert editor.value(income, COL_MISSING) == "error"
+    editor.set_missing("income", "own_category")
+    editor.set_encoding("income", "scaled")
+    assert editor.value(income, COL_MISSING) == "median"
+    assert "missing" not in columns(page.form_dict()["schema"])["income"]
