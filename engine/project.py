@@ -321,14 +321,12 @@ def _check_config_block(p: Path, audit_type: str, config: dict) -> InputError | 
     except InputError as exc:
         return exc
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError,
-            IndexError, OverflowError) as exc:
+            IndexError, OverflowError):
         # The reader met a value it does not describe in words: refuse rather than open a
         # project whose settings the audit cannot read.
-        from engine.data.errors import internal_error_text
-
-        raise InputError(f"{p}: is damaged — its settings could not be read "
-                         f"({internal_error_text(exc)}); open the last good version of the "
-                         "project, or start a new one.", source=str(p)) from None
+        raise InputError(f"{p}: is damaged — the audit cannot read its settings; open the "
+                         "last good version of the project, or start a new one.",
+                         source=str(p)) from None
     return None
 
 

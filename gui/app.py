@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None, open_sample: str | None = None,
         return app.exec()
     finally:
         window.error_reporter.uninstall()
+        app.error_reporter = None
 
 
 def start_window(app, open_sample: str | None = None, open_path: str | None = None):
@@ -54,6 +55,7 @@ def start_window(app, open_sample: str | None = None, open_path: str | None = No
     app.setApplicationName(APPLICATION)
     reporter = InternalErrorReporter(parent=app)    # after the names: they make its folder
     reporter.install()
+    app.error_reporter = reporter
     configure_plots(pg)
     window = MainWindow()
     window.error_reporter = reporter

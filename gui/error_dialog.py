@@ -143,6 +143,10 @@ class InternalErrorReporter(QObject):
         log = self._write_log(details)
         self._report.emit(internal_error_message(exc, log), details)
 
+    def log(self, exc: BaseException) -> Path | None:
+        """Only log ``exc`` (an error the app handled with its own sentence)."""
+        return self._write_log(internal_traceback(exc))
+
     # ------------------------------------------------------------------ log and box
 
     def _write_log(self, details: str) -> Path | None:

@@ -17,9 +17,15 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+)
 
-from engine.data.errors import InputError, internal_error_text
+from engine.data.errors import InputError
 from engine.project import (
     PROJECT_SUFFIX,
     Project,
@@ -248,10 +254,11 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # noqa: BLE001 - a damaged file must not crash the window
             with contextlib.suppress(Exception), exceptions_caught():
                 page.load_state(*before)
+            self._log_internal(exc)
             show_message_error(self, "The project could not be opened",
-                               f"{path}: is damaged — its settings could not be shown "
-                               f"({internal_error_text(exc)}); open the last good version of "
-                               "the project, or start a new one.")
+                               f"{path}: is damaged — its settings could not be shown in the "
+                               "form; open the last good version of the project, or start a "
+                               "new one.")
             return False
         return True
 
@@ -269,8 +276,17 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # noqa: BLE001 - drop the result, keep the settings
             with contextlib.suppress(Exception), exceptions_caught():
                 page.restore_result(None)
-            return f"they could not be drawn: {internal_error_text(exc)}"
+            MainWindow._log_internal(exc)
+            return "part of them could not be drawn"
         return None
+
+    @staticmethod
+    def _log_internal(exc: BaseException) -> None:
+        """Where a damaged project met the views: into the error log (if the app has its
+        reporter installed), not into the sentence the user reads."""
+        reporter = getattr(QApplication.instance(), "error_reporter", None)
+        if reporter is not None:
+            reporter.log(exc)
 
     def _offer_last_good(self, path: str, exc: InputError) -> Project | None:
         """A project that no longer opens: say why, and offer the last good version the app

