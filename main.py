@@ -1,6 +1,7 @@
 """Privacy Risk Auditor — entry point.
 
     python main.py                          open the desktop app
+    python main.py FILE.praudit.json        open the app on a saved project
     python main.py --sample mechanism       open the app on the bundled sample audit
     python main.py run CONFIG.toml --out D  run an audit headless: D/result.json, D/report.pdf
     python main.py demo mechanism --out D   the same for a bundled example
@@ -17,10 +18,13 @@ import time
 from pathlib import Path
 
 DEMOS = ("mechanism", "location", "aggregates", "model")
+COMMANDS = ("run", "demo")
 
 EPILOG = """\
 commands:
   (none)                 open the desktop app (home page)
+  FILE.praudit.json      open the desktop app on that saved project (as double-clicking
+                         the file does)
   run CONFIG --out DIR   run the audit described by a TOML config file and write
                          DIR/config.toml, DIR/report.pdf and DIR/result.json
   demo NAME --out DIR    run a bundled example (NAME: mechanism, location, aggregates
@@ -53,15 +57,18 @@ exit codes: 0 success; 2 bad input (one line on stderr says what to fix); 1 inte
 
 
 def build_parser() -> argparse.ArgumentParser:
+    prog = Path(sys.executable).name if getattr(sys, "frozen", False) else "python main.py"
     parser = argparse.ArgumentParser(
-        prog=Path(sys.executable).name if getattr(sys, "frozen", False) else "python main.py",
+        prog=prog,
+        usage=f"{prog} [-h] [--version] [--sample NAME] [FILE.praudit.json]\n"
+              f"       {prog} {{run,demo}} ...",
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sample", choices=["mechanism", "location", "aggregates", "model"],
                         help="open the app with the bundled sample audit loaded")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{run,demo}")
+    sub = parser.add_subparsers(dest="command", metavar="{run,demo}", prog=prog)
     run_p = sub.add_parser("run", help="run an audit from a TOML config, headless")
     run_p.add_argument("config", help="path to the audit's TOML config file")
     run_p.add_argument("--out", required=True, help="output folder (created if missing)")
@@ -172,8 +179,33 @@ def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
     return 0
 
 
+def split_project_path(argv: list[str]) -> tuple[list[str], str | None]:
+    """``python main.py FILE.praudit.json`` (and the frozen app started with a path, as a
+    double-click starts it): the first argument that is neither an option, nor the value of
+    ``--sample``, nor a command is the project to open. Returns the other arguments, for the
+    parser, and that path (None without one). argparse cannot take an optional positional
+    beside sub-commands: it would read ``run`` as the path."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest = argv[i + 1:]
+            return (argv[:i], rest[0]) if len(rest) == 1 else (argv, None)
+        if arg == "--sample":
+            i += 2
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        if arg in COMMANDS:
+            return argv, None
+        return argv[:i] + argv[i + 1:], arg
+    return argv, None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    argv, project_path = split_project_path(list(argv))
     args = build_parser().parse_args(argv)
     if args.version:
         from engine import __version__
@@ -188,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command is None:
         from gui.app import main as gui_main
-        return gui_main(argv, open_sample=args.sample)
+        return gui_main(argv, open_sample=args.sample, open_path=project_path)
 
     from engine.data.errors import InputError, internal_error_text
     from engine.runtime import JobCancelled

@@ -125,6 +125,12 @@ class Project:
     schema_version: int = PROJECT_SCHEMA_VERSION
     name: str = ""
     saved: str = ""
+    # Set by load_project, never saved (class attributes, not fields): the words for why the
+    # saved result cannot be shown (engine.audits.result.result_problem), and the first
+    # setting the audit would refuse — an InputError naming its key — when the project was
+    # saved from a half-typed form. Both None for a sound project.
+    result_problem = None
+    config_problem = None
 
     def log_decision(self, text: str) -> None:
         self.decision_log.append({"time": _now(), "text": text})
@@ -198,6 +204,10 @@ def load_project(path) -> Project:
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{p}: is not a Privacy Risk Auditor project file (not valid JSON: "
                          f"{exc}).", source=str(p)) from None
+    except ValueError:          # a number of more than 4,300 digits (int_max_str_digits)
+        raise InputError(f"{p}: is damaged — it holds a number too long to be a setting or a "
+                         "result; open the last good version of the project, or start a new "
+                         "one.", source=str(p)) from None
     if not isinstance(data, dict) or "audit_type" not in data or "config" not in data:
         raise InputError(f"{p}: is not a Privacy Risk Auditor project file (no 'audit_type' "
                          "or 'config').", source=str(p))
@@ -211,8 +221,15 @@ def load_project(path) -> Project:
                          f"{version}); this version reads schema {PROJECT_SCHEMA_VERSION}.",
                          source=str(p))
     _check_project_fields(p, data)
+    config_problem = _check_config_block(p, data["audit_type"], data["config"])
     known = {"audit_type", "config", "result", "decision_log", "schema_version", "name", "saved"}
-    return Project(**{k: v for k, v in data.items() if k in known})
+    project = Project(**{k: v for k, v in data.items() if k in known})
+    project.config_problem = config_problem
+    if project.result is not None:
+        from engine.audits.result import result_problem
+
+        project.result_problem = result_problem(project.result, project.audit_type)
+    return project
 
 
 def _check_project_fields(p: Path, data: dict) -> None:
@@ -236,3 +253,81 @@ def _check_project_fields(p: Path, data: dict) -> None:
             isinstance(e, dict) and isinstance(e.get("text"), str)
             and isinstance(e.get("time", ""), str) for e in log):
         raise bad("decision_log", "a list of entries with a 'time' and a 'text'")
+
+
+def _check_config_block(p: Path, audit_type: str, config: dict) -> InputError | None:
+    """Read a project's settings through the audit's own reader (``config_from_dict``).
+
+    A setting whose *form* is wrong — a table where a number goes, a number where the verdict
+    policy's table goes, another audit's settings — cannot come from this app's form: the
+    project is refused with a sentence naming the key. A setting whose *value* the audit would
+    refuse (a half-typed number, an ε out of range, an unknown key) is what Save keeps of a
+    form that was not finished (``AuditPage.config_for_saving``): it is returned, so the
+    project opens with the form as typed and that sentence beside the field.
+    """
+    from engine.audits.registry import AUDIT_TYPES, config_from_dict
+
+    def damaged(key: str, what: str) -> InputError:
+        return InputError(f"{p}: is damaged — its setting '{key}' {what}; open the last good "
+                          "version of the project, or start a new one.", source=str(p), key=key)
+
+    if audit_type not in AUDIT_TYPES or not AUDIT_TYPES[audit_type].available:
+        raise InputError(f"{p}: is a '{audit_type[:40]}' audit, which this version of the app "
+                         "cannot open; open it with the version of the app that saved it.",
+                         source=str(p), key="audit_type")
+    own = config.get("audit_type", audit_type)
+    if own != audit_type:
+        raise damaged("audit_type", f"names another kind of audit than the project "
+                                    f"({str(own)[:40]!r}, not '{audit_type}')")
+    defaults = config_from_dict({"audit_type": audit_type}, source=str(p)).to_dict()
+    problem = _config_shape_problem(config, defaults)
+    if problem is not None:
+        raise damaged(*problem)
+    try:
+        config_from_dict({**config, "audit_type": audit_type}, source=str(p))
+    except InputError as exc:
+        return exc
+    except (RecursionError, ValueError, TypeError, AttributeError, KeyError,
+            IndexError, OverflowError):
+        # The reader met a value it does not describe in words: refuse rather than open a
+        # project whose settings the audit cannot read.
+        raise InputError(f"{p}: is damaged — the audit cannot read its settings; open the "
+                         "last good version of the project, or start a new one.",
+                         source=str(p)) from None
+    return None
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _config_shape_problem(config: dict, defaults: dict, prefix: str = "",
+                          ) -> tuple[str, str] | None:
+    """The first setting of ``config`` whose form (table, list or single value) differs from
+    the audit's default settings: ``(key, what is wrong)``, nested keys as "policy.fpr"."""
+    for key, value in config.items():
+        if key not in defaults:
+            continue                     # an unknown key: the reader names it (a value problem)
+        want, name = defaults[key], f"{prefix}{key}"
+        if isinstance(want, dict):
+            if not isinstance(value, dict):
+                return name, f"must be a table of settings, not {_kind(value)}"
+            inner = _config_shape_problem(value, want, f"{name}.")
+            if inner is not None:
+                return inner
+        elif isinstance(want, list):
+            if not isinstance(value, list):
+                return name, f"must be a list, not {_kind(value)}"
+            if want and all(isinstance(w, _SCALARS) for w in want) and not all(
+                    isinstance(v, _SCALARS) for v in value):
+                return name, "must be a list of single values, not of lists or tables"
+        elif want is not None and not isinstance(value, _SCALARS):
+            return name, f"must be a single value, not {_kind(value)}"
+    return None
+
+
+def _kind(value) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {str(value)[:40]!r}"

@@ -10,12 +10,18 @@ from __future__ import annotations
 import sys
 
 
-def main(argv: list[str] | None = None, open_sample: str | None = None) -> int:
+def main(argv: list[str] | None = None, open_sample: str | None = None,
+         open_path: str | None = None) -> int:
     """Create the application and the main window; with ``open_sample="mechanism"`` open the
-    mechanism page prefilled with resources/configs/mechanism_demo.toml. Returns the exit code.
+    mechanism page prefilled with resources/configs/mechanism_demo.toml, with ``open_path`` the
+    project file a user double-clicked or named (``python main.py FILE.praudit.json``, issue
+    18) — a file that does not open gets the same sentence as File ▸ Open, over a window that
+    stays usable. Returns the exit code.
 
     Before Qt is imported, :func:`gui.platform_check.display_problem` makes sure a window can
-    open; if not, one sentence on stderr and exit code 2 (never Qt's abort)."""
+    open; if not, one sentence on stderr and exit code 2 (never Qt's abort). From then on an
+    uncaught exception goes to :class:`gui.error_dialog.InternalErrorReporter`: a box and the
+    error log, never the console alone."""
     from gui.platform_check import display_problem
 
     problem = display_problem()
@@ -23,23 +29,42 @@ def main(argv: list[str] | None = None, open_sample: str | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
 
-    import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
-
-    from gui.main_window import MainWindow
-    from gui.recent_projects import APPLICATION, ORGANISATION
 
     argv = list(sys.argv if argv is None else argv)
     app = QApplication.instance() or QApplication(argv or ["privacy-risk-auditor"])
+    window = start_window(app, open_sample=open_sample, open_path=open_path)
+    preload_torch()
+    try:
+        return app.exec()
+    finally:
+        window.error_reporter.uninstall()
+        app.error_reporter = None
+
+
+def start_window(app, open_sample: str | None = None, open_path: str | None = None):
+    """Name the application, install the error reporter, show the main window and open the
+    sample or the project asked for; returns the window (its ``error_reporter`` attached)."""
+    import pyqtgraph as pg
+
+    from gui.error_dialog import InternalErrorReporter
+    from gui.main_window import MainWindow
+    from gui.recent_projects import APPLICATION, ORGANISATION
+
     app.setOrganizationName(ORGANISATION)
     app.setApplicationName(APPLICATION)
+    reporter = InternalErrorReporter(parent=app)    # after the names: they make its folder
+    reporter.install()
+    app.error_reporter = reporter
     configure_plots(pg)
     window = MainWindow()
+    window.error_reporter = reporter
     if open_sample:
         window.open_sample(open_sample)
     window.show()
-    preload_torch()
-    return app.exec()
+    if open_path:
+        window.open_project(open_path)
+    return window
 
 
 def preload_torch() -> None:

@@ -11,12 +11,19 @@ cancels and waits for the worker: a half-finished thread must never outlive the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+)
 
 from engine.data.errors import InputError
 from engine.project import (
@@ -26,7 +33,7 @@ from engine.project import (
     load_project,
     save_project,
 )
-from gui.error_dialog import show_message_error
+from gui.error_dialog import exceptions_caught, show_message_error
 from gui.job_runner import JobRunner
 from gui.pages.audit_page import AuditPage
 from gui.pages.home_page import HomePage
@@ -188,7 +195,15 @@ class MainWindow(QMainWindow):
             self.open_project(path)
 
     def open_project(self, path: str) -> bool:
-        """Restore the form, the results and the decision log from a project file."""
+        """Restore the form, the results and the decision log from a project file.
+
+        A file that does not open gets one sentence (and its last good version, when the app
+        kept one). Issue 18: the settings and the result are read through the engine's own
+        readers (engine.project.load_project); a saved result that is damaged — or that the
+        results view cannot draw — is left out and the project opens with its settings,
+        saying so; settings the form cannot show refuse the project with a sentence; a
+        setting the audit would refuse (a half-typed form, as saved) opens with its sentence
+        beside the field."""
         if self._refuse_while_busy():
             return False
         try:
@@ -200,14 +215,78 @@ class MainWindow(QMainWindow):
             project = self._offer_last_good(path, exc)
             if project is None:
                 return False
+        page = self.audit_pages[project.audit_type]
+        if not self._restore_settings(page, project, path):
+            return False
+        notes = []
+        problem = project.result_problem
+        if project.result is not None and problem is None:
+            problem = self._restore_result(page, project.result)
+        if problem is not None:
+            notes.append(f"{path}: the saved results are damaged ({problem}), so they were "
+                         "left out; the settings and the decision log were opened — run the "
+                         "audit again to get its results.")
         self._project_paths[project.audit_type] = os.path.abspath(path)
-        self.audit_pages[project.audit_type].load_state(project.config, project.result,
-                                                        project.decision_log)
         self.show_audit(project.audit_type)
+        if project.config_problem is not None:
+            notes.append(f"{project.config_problem.one_line()} The project was opened with "
+                         "this setting as it was saved; correct it before running the audit.")
+            try:                                # the form's own check marks the field
+                page.validated_config()
+            except InputError as exc:
+                page.show_input_error(exc)
         add_recent_project(self.project_path)
         self._refresh_recent()
         self.statusBar().showMessage(f"Opened {self.project_path}", 8000)
+        if notes:
+            show_message_error(self, "The project was opened with a problem", "\n\n".join(notes))
         return True
+
+    def _restore_settings(self, page: AuditPage, project: Project, path: str) -> bool:
+        """Fill ``page`` from the project's settings and decision log; if the form cannot show
+        them, put back what the page held (nothing typed is lost) and refuse with a sentence."""
+        before = (page.config_for_saving(), page.result(), page.decision_log())
+        try:
+            with exceptions_caught() as caught:
+                page.load_state(project.config, None, project.decision_log)
+            if caught:
+                raise caught[0]
+        except Exception as exc:  # noqa: BLE001 - a damaged file must not crash the window
+            with contextlib.suppress(Exception), exceptions_caught():
+                page.load_state(*before)
+            self._log_internal(exc)
+            show_message_error(self, "The project could not be opened",
+                               f"{path}: is damaged — its settings could not be shown in the "
+                               "form; open the last good version of the project, or start a "
+                               "new one.")
+            return False
+        return True
+
+    @staticmethod
+    def _restore_result(page: AuditPage, result: dict) -> str | None:
+        """Show a saved result on ``page`` — drawn once here, so that an error in any part of
+        the results view (a slot, a paint) is met now; on one, the result is left out and the
+        words for why are returned."""
+        try:
+            with exceptions_caught() as caught:
+                page.restore_result(result)
+                page.results_view.grab()
+            if caught:
+                raise caught[0]
+        except Exception as exc:  # noqa: BLE001 - drop the result, keep the settings
+            with contextlib.suppress(Exception), exceptions_caught():
+                page.restore_result(None)
+            MainWindow._log_internal(exc)
+            return "part of them could not be drawn"
+        return None
+
+    @staticmethod
+    def _log_internal(exc: BaseException) -> None:
+        """Where a damaged project met the views: into the error log (if the app has its
+        reporter installed), not into the sentence the user reads."""
+        reporter = getattr(QApplication.instance(), "error_reporter", None)
+        if reporter is not None:
+            reporter.log(exc)
 
     def _offer_last_good(self, path: str, exc: InputError) -> Project | None:
         """A project that no longer opens: say why, and offer the last good version the app

@@ -6,6 +6,7 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
+import math
 import platform
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,3 +176,157 @@ class AuditResult:
         if outputs is not None:
             data["outputs"] = to_plain(outputs)
         write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+# ----------------------------------------------------------------------- a saved result's form
+# What :func:`result_problem` holds a saved result to: the form ``AuditResult.to_dict`` writes
+# (ARCHITECTURE §4). A result read back from a project file was written by this app, so any
+# other form means the file was damaged or edited; the results views and the report read these
+# fields directly, and a wrong type there is an exception while drawing, not a sentence.
+VERDICT_LEVELS = ("high", "medium", "low")
+_RESULT_TEXTS = ("name", "created", "summary", "config_sha256")
+_RESULT_TABLES = ("config", "software", "theory")
+_RESULT_LISTS = ("inputs", "exposed_records")
+_ATTACK_NUMBERS = ("auc", "accuracy", "advantage", "n_positive", "n_negative")
+_ATTACK_INTERVALS = ("auc_ci", "accuracy_ci", "advantage_ci")
+_TPR_NUMBERS = ("fpr_target", "fpr_achieved", "tpr")
+# Numbers a result can hold: |x| beyond this is not a measurement, and squaring or summing it
+# overflows where a view draws it.
+_LARGEST = 1e15
+
+
+class _Damaged(Exception):
+    """A part of a saved result that is not in the form the app writes (its sentence)."""
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_numbers(value, where: str, largest: float = _LARGEST, depth: int = 0) -> None:
+    """Every number anywhere in ``value`` is finite and at most ``largest`` in size
+    (``to_plain`` writes NaN and infinity as null, so a saved result never holds them)."""
+    if depth > 64:
+        raise _Damaged(f"{where} is nested far deeper than any result the app writes")
+    if isinstance(value, dict):
+        for v in value.values():
+            _check_numbers(v, where, largest, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _check_numbers(v, where, largest, depth + 1)
+    elif _is_number(value):
+        # An int is compared as it is: float() of a 400-digit int raises OverflowError.
+        sane = abs(value) <= largest if isinstance(value, int) else (
+            math.isfinite(value) and abs(value) <= largest)
+        if not sane:
+            raise _Damaged(f"{where} holds a number too large or not finite to be a "
+                           "measurement")
+
+
+def _need(ok: bool, sentence: str) -> None:
+    if not ok:
+        raise _Damaged(sentence)
+
+
+def _number_or_none(v) -> bool:
+    return v is None or _is_number(v)
+
+
+def _check_attack(a, where: str) -> None:
+    _need(isinstance(a, dict), f"{where} is not a table of measurements")
+    _need(isinstance(a.get("name"), str) and isinstance(a.get("label", ""), str),
+          f"{where} has no name")
+    for key in _ATTACK_NUMBERS:
+        _need(_number_or_none(a.get(key)), f"the {key.replace('_', ' ')} of {where} is not "
+                                           "a number")
+    for key in _ATTACK_INTERVALS:
+        ci = a.get(key)
+        _need(ci is None or (isinstance(ci, list) and len(ci) == 2
+                             and all(_number_or_none(x) for x in ci)),
+              f"the interval of {where} is not a pair of numbers")
+    rows = a.get("tpr_at_fpr", [])
+    _need(isinstance(rows, list), f"the true-positive rates of {where} are not a list")
+    for row in rows:
+        _need(isinstance(row, dict) and all(_number_or_none(row.get(k)) for k in _TPR_NUMBERS)
+              and (row.get("tpr_ci") is None or (
+                  isinstance(row["tpr_ci"], list) and len(row["tpr_ci"]) == 2
+                  and all(_number_or_none(x) for x in row["tpr_ci"]))),
+              f"a true-positive rate of {where} is not a number")
+    bound = a.get("epsilon_lower_bound")
+    _need(bound is None or (isinstance(bound, dict) and _number_or_none(bound.get("value"))),
+          f"the ε lower bound of {where} is not a number")
+    roc = a.get("roc")
+    if roc is not None:
+        _need(isinstance(roc, dict) and isinstance(roc.get("fpr"), list)
+              and isinstance(roc.get("tpr"), list) and len(roc["fpr"]) == len(roc["tpr"])
+              and all(_is_number(x) for x in roc["fpr"] + roc["tpr"]),
+              f"the ROC curve of {where} is not two equally long lists of numbers")
+    for key in ("details",):
+        _need(isinstance(a.get(key, {}), dict), f"the details of {where} are not a table")
+    per_class = a.get("per_class", [])
+    _need(isinstance(per_class, list) and all(isinstance(c, dict) for c in per_class),
+          f"the per-class results of {where} are not a list of tables")
+
+
+def _check_result(d, audit_type: str | None) -> None:
+    _need(isinstance(d, dict), "they are not a table")
+    missing = [k for k in ("audit_type", "attacks", "verdict", "summary", "theory") if k not in d]
+    _need(not missing, f"the {missing[0].replace('_', ' ') if missing else ''} is missing")
+    _need(isinstance(d["audit_type"], str) and d["audit_type"] == (audit_type or d["audit_type"]),
+          "they belong to a different kind of audit than the project")
+    version = d.get("schema_version", RESULT_SCHEMA_VERSION)
+    _need(_is_number(version) and version == RESULT_SCHEMA_VERSION,
+          "they were written in a layout this version of the app does not read")
+    for key in _RESULT_TEXTS:
+        _need(isinstance(d.get(key, ""), str), f"the {key.replace('_', ' ')} is not text")
+    seed = d.get("seed")
+    _need(seed is None or isinstance(seed, int) and not isinstance(seed, bool)
+          or isinstance(seed, float) and seed.is_integer(),
+          "the seed is not a whole number")
+    _need(_number_or_none(d.get("runtime_s")), "the running time is not a number")
+    for key in _RESULT_TABLES:
+        _need(isinstance(d.get(key, {}), dict), f"the {key} is not a table")
+    for key in _RESULT_LISTS:
+        _need(isinstance(d.get(key, []), list) and all(isinstance(e, dict) for e in d.get(key, [])),
+              f"the {key.replace('_', ' ')} are not a list of tables")
+    warnings = d.get("warnings", [])
+    _need(isinstance(warnings, list) and all(isinstance(w, str) for w in warnings),
+          "the warnings are not a list of sentences")
+    verdict = d["verdict"]
+    _need(isinstance(verdict, dict), "the verdict is not a table")
+    _need(verdict.get("level") in VERDICT_LEVELS,
+          "the verdict's risk level is not high, medium or low")
+    reasons = verdict.get("reasons", [])
+    _need(isinstance(reasons, list) and all(isinstance(r, str) for r in reasons),
+          "the verdict's reasons are not a list of sentences")
+    _need(all(isinstance(verdict.get(k, ""), str) for k in ("policy",)),
+          "the verdict's policy is not text")
+    rules = verdict.get("policy_rules", [])
+    _need(isinstance(rules, list) and all(isinstance(r, str) for r in rules),
+          "the verdict's rules are not a list of sentences")
+    for key, what in (("attacks", "attack"), ("baselines", "baseline")):
+        items = d.get(key, [])
+        _need(isinstance(items, list), f"the {key} are not a list")
+        for i, a in enumerate(items, 1):
+            _check_attack(a, f"{what} {i}")
+    # A seed goes up to 2**63 - 1; the rest are measurements and counts.
+    _check_numbers({k: v for k, v in d.items() if k not in ("config", "seed")}, "the result")
+    _check_numbers([d.get("config"), d.get("seed")], "the result's settings", math.inf)
+
+
+def result_problem(d, audit_type: str | None = None) -> str | None:
+    """Why a saved result (a result.json dict read back from a project file) cannot be shown
+    or reported, as words for the end of a sentence — e.g. "the verdict's risk level is not
+    high, medium or low" — or None when it has the form :meth:`AuditResult.to_dict` writes.
+
+    Checks the fields every results view and the report read (ARCHITECTURE §4): the verdict,
+    each attack's and baseline's numbers, intervals, true-positive rates, ε bound and ROC
+    curve, the lists and tables around them, and that every number is finite. The
+    audit-specific sections inside ``theory`` and ``details`` are the views' own to read."""
+    try:
+        _check_result(d, audit_type)
+    except _Damaged as exc:
+        return str(exc)
+    except RecursionError:
+        return "they are nested far deeper than any result the app writes"
+    return None

@@ -567,6 +567,10 @@ class AuditPage(QWidget):
         self.set_config(config)
         self._decision_log = list(decision_log or [])
         self.results_view.set_decision_log(self._decision_log)
+        self.restore_result(result)
+
+    def restore_result(self, result: dict | None) -> None:
+        """Show a project's saved result (or none) as the page's last result."""
         self.show_result(result)
         self.status_label.setText("Project opened." if result is None else
                                   "Project opened with its last result.")
