@@ -49,7 +49,7 @@ def check_inputs(X, y, n_classes: int, spec: TrainingSpec, defence: str):
     Defences train neural networks: distillation needs a model trained on soft labels and
     DP-SGD per-sample gradients, which only the MLP family has.
     """
-    from engine.models.train import check_training_data
+    from engine.models.fitted import check_training_data
 
     if not isinstance(spec, TrainingSpec):
         raise TypeError("spec must be a TrainingSpec")

@@ -144,8 +144,8 @@ class BatchedMLP:
                       cancel: CancelToken = NEVER) -> np.ndarray:
         """float64 probabilities ``(R', n, k)``, rows summing to 1. The result itself is
         R'·n·k·8 bytes; for LiRA's statistic use :meth:`confidence_logit` ((R', n))."""
+        from engine.models.fitted import softmax
         from engine.models.mlp import iter_logits
-        from engine.models.train import softmax
 
         X = self._x(X)
         r = self.n_models if models is None else len(list(models))
@@ -158,8 +158,8 @@ class BatchedMLP:
     def confidence_logit(self, X, y, *, models: Sequence[int] | None = None,
                          cancel: CancelToken = NEVER) -> np.ndarray:
         """log(p_y / (1 − p_y)) ``(R', n)`` from the logits, streamed over row chunks."""
+        from engine.models.fitted import confidence_logit_from_logits
         from engine.models.mlp import iter_logits
-        from engine.models.train import confidence_logit_from_logits
 
         X = self._x(X)
         y = np.asarray(y, dtype=np.int64)
@@ -188,8 +188,8 @@ class BatchedMLP:
                           self.n_features, self.tasks, snaps[int(epoch)], self.device, details)
 
     def model(self, r: int):
-        """Model at position ``r`` as a stand-alone :class:`~engine.models.train.MLPModel`."""
-        from engine.models.train import MLPModel
+        """Model at position ``r`` as a stand-alone :class:`~engine.models.fitted.MLPModel`."""
+        from engine.models.fitted import MLPModel
 
         task = self.tasks[r]
         details = {"device": self.device, "n_train": int(task.rows.size),
@@ -231,15 +231,15 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     it stopped (``"converged"``). Not with ``group_size``.
     ``spec.family`` must be ``"mlp"``.
     """
+    from engine.models.fitted import check_spec_supported, check_training_data
     from engine.models.mlp import train_stacked
-    from engine.models.train import _check_spec_supported, check_training_data
     from engine.runtime import device as default_device
 
     spec = spec.resolved()
     if spec.family != "mlp":
         raise ValueError(f"Batched training is for MLPs; got family {spec.family!r} (train those "
                          "one at a time with train_model).")
-    _check_spec_supported(spec)
+    check_spec_supported(spec)
     if isinstance(masks, (list, tuple)) and masks and isinstance(masks[0], ReferenceTask):
         if tasks is not None:
             raise ValueError("Give exactly one of masks or tasks.")

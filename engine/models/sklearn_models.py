@@ -18,8 +18,8 @@ import warnings
 
 import numpy as np
 
+from engine.models.fitted import FittedModel
 from engine.models.spec import TrainingSpec
-from engine.models.train import FittedModel
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 CHUNK_TREES = 10
