@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from engine.attacks.model import btta
-from engine.metrics import evaluate_attack
+from engine.auditing import evaluate_attack
 from engine.policy import VerdictPolicy
 from engine.report import write_report
 from engine.report.model import BOUND_LABEL, ModelSections, bound_auc, bound_tpr
