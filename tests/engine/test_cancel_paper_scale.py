@@ -220,8 +220,8 @@ def test_cancel_in_stacked_training_at_paper_scale(tmp_path, monkeypatch):
     about 1 s quiet and 2-4 s under load, and a step cannot be interrupted; on a CPU the stack
     now trains in groups of at most engine.models.batched.CPU_STEP_MACS multiply-adds a step
     (5 of these networks), each step ~0.05 s quiet."""
-    from engine.audits.model import split_records
     from engine.data.purchase import generate_purchase
+    from engine.games.model import split_records
     from engine.models import reference_tasks, train_many_mlps
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
