@@ -18,6 +18,9 @@ from engine.models.mlp import predict_logits
 from engine.models.spec import TrainingSpec
 from engine.runtime import device as default_device
 
+# torch is imported inside the functions that use it: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
+
 
 class FittedModel:
     """A trained classifier over ``n_classes`` classes (labels 0 … k−1)."""
