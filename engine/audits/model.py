@@ -18,6 +18,10 @@ Two ways in, no code either way:
   gives the attacker's data; without one, the attacker knows half of the members and
   non-members (the supervised threat model of paper 004 §4.3) and is measured on the rest.
 
+The game itself — loading, the split, training and querying the models, playing the attacks
+and the attribute game — is engine.games.model; this module keeps the config, the predictions
+intake, ``run`` and the wording, and calls the defences step (engine.defences) when asked.
+
 Attacks (engine.attacks.model) score every audited record; thresholds come from shadow or
 reference data, never from the records they are measured on. Theory: BTTA's exact metrics and
 paper 001 Thm 2's bound — no attack that knows only the train and test accuracies does better —
