@@ -70,6 +70,8 @@ class ModelGameSettings(Protocol):
 
 
 def resolve_path(path: str) -> Path:
+    """``path`` as given, or under the repository root when only found there (the bundled
+    examples' configs name their files relative to it)."""
     p = Path(path)
     if not p.is_absolute() and not p.exists() and (ROOT / p).exists():
         return ROOT / p
@@ -96,7 +98,8 @@ class Outputs:
 
 
 def load_training_data(config: ModelGameSettings, cancel: CancelToken = NEVER):
-
+    """(records, input entries): the CSV of ``config.data`` read with its schema, or the
+    bundled synthetic dataset (no input entry) when no file is named."""
     if not config.data:
         if config.synthetic == "purchase":
             return generate_purchase(config.seed, config.synthetic_records, cancel=cancel), []
