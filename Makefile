@@ -47,8 +47,9 @@ bench: $(STAMP)         ## one ratio line per benchmark case (installs the peer 
 demo: $(STAMP)          ## headless: writes demo-out/result.json and demo-out/report.pdf
 	$(BIN)/python main.py demo mechanism --out demo-out
 
-lint: $(STAMP)
+lint: $(STAMP)          ## ruff, and the engine's import layers (pyproject [tool.importlinter])
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 lock:                   ## regenerate requirements/lock-*.txt from pyproject.toml (network)
 	test -x $(LOCK_TOOLS)/bin/python || $(PYTHON) -m venv $(LOCK_TOOLS)

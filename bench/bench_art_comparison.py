@@ -196,8 +196,8 @@ def _shadow_training(config, size):
     from art.attacks.inference.membership_inference import ShadowModels
     from art.estimators.classification import PyTorchClassifier
 
-    from engine.audits.model import split_records
     from engine.data.purchase import generate_purchase
+    from engine.games.model import split_records
     from engine.models import TrainingSpec, reference_tasks, train_many_mlps
 
     data = generate_purchase(config.seed, config.synthetic_records)

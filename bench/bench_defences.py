@@ -105,12 +105,12 @@ def _ours(config) -> tuple[list[dict], dict]:
 
 def _reference(config) -> tuple[list[dict], dict]:
     """The same sweep, one single-setting call after another (module docstring)."""
-    from engine.audits.model import _load_training_data, split_records
     from engine.defences import default_sweep, dmp, dp_sgd, kcd, l2, undefended
     from engine.defences.tradeoff import SUPERVISED_ATTACKS, measure
+    from engine.games.model import load_training_data, split_records
     from engine.runtime import device
 
-    data, _ = _load_training_data(config)          # as tradeoff() loads it
+    data, _ = load_training_data(config)          # as tradeoff() loads it
     X, y, k = data.X, data.y, data.n_classes
     population, universe, inside = split_records(config, data.n_records, data.member)
     members = universe[inside]
@@ -156,10 +156,10 @@ def _run_variant(variant: str, source: str, epochs: int, seed: int, threads: int
     import opacus  # noqa: F401
 
     import engine.defences  # noqa: F401
-    from engine.audits.model import _load_training_data
     from engine.defences.tradeoff import measure  # noqa: F401
+    from engine.games.model import load_training_data
 
-    warm = _load_training_data(config)
+    warm = load_training_data(config)
     base_mb = _rss_mb()
     del warm
     t0, c0 = time.perf_counter(), time.process_time()

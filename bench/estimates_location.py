@@ -151,10 +151,10 @@ def _scenarios(CAL: dict) -> dict:
         reference,
         two_threshold,
     )
+    from engine.auditing import evaluate_attack
     from engine.audits import location as L
     from engine.data.city import generate_city
     from engine.data.traces import clip_per_epoch
-    from engine.metrics import evaluate_attack
     from engine.runtime import NEVER, NO_PROGRESS, rng
 
     loads = []

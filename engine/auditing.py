@@ -19,8 +19,26 @@ trials: choosing it on the same trials that give the bound would make the bound 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
-from engine.metrics import one_sided_lower, one_sided_upper, split_for_selection
+from engine.mechanisms.calibration import gaussian_epsilon
+from engine.metrics import (
+    DEFAULT_FPR_TARGETS,
+    advantage_ci,
+    as_scores_labels,
+    balanced_accuracy_with_ci,
+    best_balanced_accuracy_threshold,
+    delong_auc_ci,
+    downsample_roc,
+    one_sided_lower,
+    one_sided_upper,
+    rates_at_threshold,
+    roc_band,
+    roc_curve,
+    split_for_selection,
+    tpr_at_fpr,
+)
+from engine.runtime import NEVER, CancelToken
 
 MAX_CANDIDATE_THRESHOLDS = 4000
 
@@ -138,10 +156,6 @@ def gdp_heuristic_epsilon_lower_bound(scores, labels, *, delta: float,
     trade-off curve really is Gaussian — true for the Gaussian mechanism, not in general — so
     results carry ``"heuristic": True`` and ARCHITECTURE §5 requires the label.
     """
-    from scipy.stats import norm
-
-    from engine.mechanisms.calibration import gaussian_epsilon
-
     s = np.asarray(scores, dtype=float).ravel()
     y = np.asarray(labels).ravel().astype(bool)
     if selection is None:
@@ -170,3 +184,71 @@ def gdp_heuristic_epsilon_lower_bound(scores, labels, *, delta: float,
             "heuristic": True, "threshold_selection": "split", "threshold": threshold,
             "counts": {k: int(v[0]) for k, v in zip(("tp", "fn", "fp", "tn"), counts,
                                                      strict=True)}}
+
+
+# --------------------------------------------------------------------------- the result entry
+
+def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
+                    confidence: float = 0.95,
+                    fpr_targets: tuple[float, ...] = DEFAULT_FPR_TARGETS,
+                    selection_fraction: float = 0.5, details: dict | None = None,
+                    interval_method: str = "clopper-pearson",
+                    accuracy_threshold: float | None = None,
+                    cancel: CancelToken = NEVER) -> dict:
+    """All §5 metrics of one attack as the ``attacks[i]`` entry of result.json (built here, not in
+    engine.metrics, because the entry holds the ε lower bound of this module).
+
+    ``accuracy_threshold``: the threshold the attack's own rule chose on data these scores do
+    not contain (e.g. its shadow aggregates, paper 000 Alg. 3); balanced accuracy and advantage
+    are then measured on all trials. Without it, the threshold is chosen on the selection
+    split and measured on the rest (ARCHITECTURE §5). ``cancel`` is checked between the
+    steps: each sorts the trials, about a second for millions of them.
+    """
+    s, y = as_scores_labels(scores, labels)
+    n_pos = int(y.sum())
+    n_neg = int(y.size - n_pos)
+    fpr, tpr, _ = roc_curve(s, y)
+    cancel.check()
+    auc, auc_ci = delong_auc_ci(s, y, confidence, cancel=cancel)
+
+    sel = split_for_selection(y, selection_fraction)
+    if accuracy_threshold is None:
+        threshold = best_balanced_accuracy_threshold(s[sel], y[sel])
+        tp, fn, fp, tn = rates_at_threshold(s[~sel], y[~sel], threshold)
+    else:
+        threshold = float(accuracy_threshold)
+        tp, fn, fp, tn = rates_at_threshold(s, y, threshold)
+    acc, acc_ci = balanced_accuracy_with_ci(tp, fn, fp, tn, confidence)
+    advantage = tp / (tp + fn) - fp / (fp + tn)
+    cancel.check()
+
+    eps = empirical_epsilon_lower_bound(s, y, delta=delta, confidence=confidence,
+                                        selection=sel, method=interval_method)
+    cancel.check()
+    roc_f, roc_t = downsample_roc(fpr, tpr)
+    out_details = dict(details or {})
+    out_details["roc_band"] = roc_band(fpr, tpr, n_pos, n_neg, confidence)
+    out_details["accuracy_threshold"] = threshold
+    out_details["accuracy_threshold_source"] = (
+        "selection split" if accuracy_threshold is None else "the attack's own rule")
+    # The ε bound always chooses its threshold on the selection split; accuracy does too
+    # unless the attack brought its own threshold, then it is measured on every trial.
+    out_details["n_selection"] = int(sel.sum())
+    out_details["n_evaluation"] = int((~sel).sum())
+    out_details["accuracy_trials"] = int((~sel).sum() if accuracy_threshold is None else y.size)
+    return {
+        "name": name,
+        "label": label,
+        "n_positive": n_pos,
+        "n_negative": n_neg,
+        "auc": auc,
+        "auc_ci": list(auc_ci),
+        "accuracy": float(acc),
+        "accuracy_ci": list(acc_ci),
+        "advantage": float(advantage),
+        "advantage_ci": list(advantage_ci(acc_ci)),
+        "tpr_at_fpr": [tpr_at_fpr(fpr, tpr, t, n_pos, n_neg, confidence) for t in fpr_targets],
+        "epsilon_lower_bound": eps,
+        "roc": {"fpr": roc_f, "tpr": roc_t},
+        "details": out_details,
+    }

@@ -31,7 +31,7 @@ MAX_ROC_POINTS = 512
 
 # --------------------------------------------------------------------------- input checks
 
-def _as_scores_labels(scores, labels) -> tuple[np.ndarray, np.ndarray]:
+def as_scores_labels(scores, labels) -> tuple[np.ndarray, np.ndarray]:
     s = np.asarray(scores, dtype=float).ravel()
     y = np.asarray(labels).ravel().astype(bool)
     if s.shape != y.shape:
@@ -93,7 +93,7 @@ def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Returns ``(fpr, tpr, thresholds)``, each of shape (T + 1,), FPR ascending. Point i predicts
     "member" for ``score >= thresholds[i]``; the first point (threshold +inf) is (0, 0).
     """
-    s, y = _as_scores_labels(scores, labels)
+    s, y = as_scores_labels(scores, labels)
     # Only the last index of each run of equal scores is read, so the order inside a run does
     # not matter and the (faster) unstable sort gives the same curve.
     order = np.argsort(-s)
@@ -113,7 +113,7 @@ def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def auc_score(scores, labels) -> float:
     """Mann–Whitney AUC = P(score_member > score_non-member) + ½ P(tie)."""
-    s, y = _as_scores_labels(scores, labels)
+    s, y = as_scores_labels(scores, labels)
     ranks = stats.rankdata(s)  # mid-ranks handle ties as ½
     n_pos = int(y.sum())
     n_neg = y.size - n_pos
@@ -127,7 +127,7 @@ def delong_auc_ci(scores, labels, confidence: float = 0.95, *,
     O(n log n) time and O(n) memory: no n_pos × n_neg comparison matrix is ever formed.
     ``cancel`` is checked between the steps (each well under a second for millions of trials).
     """
-    s, y = _as_scores_labels(scores, labels)
+    s, y = as_scores_labels(scores, labels)
     pos = s[y]
     neg = s[~y]
     m, n = pos.size, neg.size
@@ -180,7 +180,7 @@ def clustered_auc_ci(scores, labels, clusters, confidence: float = 0.95
     true value) and |V| − 1 negatives whose scores share the target's release, so they are not
     independent and DeLong's interval would be too narrow.
     """
-    s, y = _as_scores_labels(scores, labels)
+    s, y = as_scores_labels(scores, labels)
     c = np.asarray(clusters).ravel()
     if c.size != s.size:
         raise ValueError("clusters must have one entry per score")
@@ -357,7 +357,7 @@ def best_balanced_accuracy_threshold(scores, labels) -> float:
 
 def rates_at_threshold(scores, labels, threshold: float) -> tuple[int, int, int, int]:
     """(TP, FN, FP, TN) for the rule ``score >= threshold``."""
-    s, y = _as_scores_labels(scores, labels)
+    s, y = as_scores_labels(scores, labels)
     pred = s >= threshold
     tp = int(np.sum(pred & y))
     fp = int(np.sum(pred & ~y))
@@ -444,70 +444,3 @@ def split_for_selection(labels: np.ndarray, fraction: float = 0.5) -> np.ndarray
         idx = np.nonzero(labels == cls)[0]
         sel[idx[: int(len(idx) * fraction)]] = True
     return sel
-
-
-def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
-                    confidence: float = 0.95,
-                    fpr_targets: tuple[float, ...] = DEFAULT_FPR_TARGETS,
-                    selection_fraction: float = 0.5, details: dict | None = None,
-                    interval_method: str = "clopper-pearson",
-                    accuracy_threshold: float | None = None,
-                    cancel: CancelToken = NEVER) -> dict:
-    """All §5 metrics of one attack as the ``attacks[i]`` entry of result.json.
-
-    ``accuracy_threshold``: the threshold the attack's own rule chose on data these scores do
-    not contain (e.g. its shadow aggregates, paper 000 Alg. 3); balanced accuracy and advantage
-    are then measured on all trials. Without it, the threshold is chosen on the selection
-    split and measured on the rest (ARCHITECTURE §5). ``cancel`` is checked between the
-    steps: each sorts the trials, about a second for millions of them.
-    """
-    from engine.auditing import empirical_epsilon_lower_bound
-
-    s, y = _as_scores_labels(scores, labels)
-    n_pos = int(y.sum())
-    n_neg = int(y.size - n_pos)
-    fpr, tpr, _ = roc_curve(s, y)
-    cancel.check()
-    auc, auc_ci = delong_auc_ci(s, y, confidence, cancel=cancel)
-
-    sel = split_for_selection(y, selection_fraction)
-    if accuracy_threshold is None:
-        threshold = best_balanced_accuracy_threshold(s[sel], y[sel])
-        tp, fn, fp, tn = rates_at_threshold(s[~sel], y[~sel], threshold)
-    else:
-        threshold = float(accuracy_threshold)
-        tp, fn, fp, tn = rates_at_threshold(s, y, threshold)
-    acc, acc_ci = balanced_accuracy_with_ci(tp, fn, fp, tn, confidence)
-    advantage = tp / (tp + fn) - fp / (fp + tn)
-    cancel.check()
-
-    eps = empirical_epsilon_lower_bound(s, y, delta=delta, confidence=confidence,
-                                        selection=sel, method=interval_method)
-    cancel.check()
-    roc_f, roc_t = downsample_roc(fpr, tpr)
-    out_details = dict(details or {})
-    out_details["roc_band"] = roc_band(fpr, tpr, n_pos, n_neg, confidence)
-    out_details["accuracy_threshold"] = threshold
-    out_details["accuracy_threshold_source"] = (
-        "selection split" if accuracy_threshold is None else "the attack's own rule")
-    # The ε bound always chooses its threshold on the selection split; accuracy does too
-    # unless the attack brought its own threshold, then it is measured on every trial.
-    out_details["n_selection"] = int(sel.sum())
-    out_details["n_evaluation"] = int((~sel).sum())
-    out_details["accuracy_trials"] = int((~sel).sum() if accuracy_threshold is None else y.size)
-    return {
-        "name": name,
-        "label": label,
-        "n_positive": n_pos,
-        "n_negative": n_neg,
-        "auc": auc,
-        "auc_ci": list(auc_ci),
-        "accuracy": float(acc),
-        "accuracy_ci": list(acc_ci),
-        "advantage": float(advantage),
-        "advantage_ci": list(advantage_ci(acc_ci)),
-        "tpr_at_fpr": [tpr_at_fpr(fpr, tpr, t, n_pos, n_neg, confidence) for t in fpr_targets],
-        "epsilon_lower_bound": eps,
-        "roc": {"fpr": roc_f, "tpr": roc_t},
-        "details": out_details,
-    }

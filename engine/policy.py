@@ -65,19 +65,6 @@ class VerdictPolicy:
             "Low risk otherwise.",
         ]
 
-    def strongest(self, attacks: list[dict], tpr: float = 0.0,
-                  accuracy: float = 0.5) -> tuple[float, float]:
-        """The strongest attacker's TPR at this policy's FPR and balanced accuracy: the best of
-        ``tpr``/``accuracy`` (e.g. the exact optimum of theory) and every measured attack
-        (ARCHITECTURE §4 entries; a TPR counts only where it is measurable). Kept for the model
-        audit until it reads :func:`engine.headline.headline` like the other audits."""
-        for a in attacks:
-            for row in a.get("tpr_at_fpr") or []:
-                if abs(row["fpr_target"] - self.fpr) < 1e-12 and row.get("measurable", True):
-                    tpr = max(tpr, row["tpr"])
-            accuracy = max(accuracy, a["accuracy"])
-        return float(tpr), float(accuracy)
-
     def level(self, tpr_at_fpr: float | None, accuracy: float,
               accuracy_words: str = "The attacker is right {:.1%} of the time"
               ) -> tuple[str, list[str]]:

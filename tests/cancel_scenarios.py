@@ -147,8 +147,8 @@ def stacked_training_job():
     (5 of these networks), each step ~0.05 s quiet."""
     import numpy as np
 
-    from engine.audits.model import split_records
     from engine.data.purchase import generate_purchase
+    from engine.games.model import split_records
     from engine.models import reference_tasks, train_many_mlps
 
     config = model_paper()

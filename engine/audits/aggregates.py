@@ -42,6 +42,7 @@ from engine.aggregates.release import (
 )
 from engine.attacks.aggregates import desia_deterministic as dd
 from engine.attacks.aggregates.desia_stochastic import MODELS
+from engine.auditing import evaluate_attack
 from engine.audits.config_fields import (
     as_bool,
     as_choice,
@@ -60,7 +61,7 @@ from engine.audits.result import (
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
 from engine.headline import headline
-from engine.metrics import clopper_pearson, evaluate_attack
+from engine.metrics import clopper_pearson
 from engine.policy import VerdictPolicy
 from engine.runtime import (
     NEVER,

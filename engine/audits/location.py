@@ -36,6 +36,7 @@ from engine.attacks.location import (
     two_threshold,
 )
 from engine.attacks.location.base import AttackData
+from engine.auditing import evaluate_attack
 from engine.audits.config_fields import (
     as_bool,
     as_choice,
@@ -64,7 +65,6 @@ from engine.mechanisms.tradeoff import (
     mechanism_tradeoff,
     pure_dp_worst_case_tradeoff,
 )
-from engine.metrics import evaluate_attack
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
 

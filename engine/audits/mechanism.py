@@ -24,7 +24,7 @@ import numpy as np
 from scipy.stats import norm
 
 from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, optimal_statistic
-from engine.auditing import gdp_heuristic_epsilon_lower_bound
+from engine.auditing import evaluate_attack, gdp_heuristic_epsilon_lower_bound
 from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
 from engine.audits.result import AuditResult, software_versions
 from engine.data.errors import InputError
@@ -39,7 +39,7 @@ from engine.mechanisms.tradeoff import (
     mechanism_tradeoff,
     pure_dp_worst_case_tradeoff,
 )
-from engine.metrics import evaluate_attack, min_negatives_for
+from engine.metrics import min_negatives_for
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 

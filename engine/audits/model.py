@@ -18,6 +18,10 @@ Two ways in, no code either way:
   gives the attacker's data; without one, the attacker knows half of the members and
   non-members (the supervised threat model of paper 004 §4.3) and is measured on the rest.
 
+The game itself — loading, the split, training and querying the models, playing the attacks
+and the attribute game — is engine.games.model; this module keeps the config, the predictions
+intake, ``run`` and the wording, and calls the defences step (engine.defences) when asked.
+
 Attacks (engine.attacks.model) score every audited record; thresholds come from shadow or
 reference data, never from the records they are measured on. Theory: BTTA's exact metrics and
 paper 001 Thm 2's bound — no attack that knows only the train and test accuracies does better —
@@ -27,11 +31,13 @@ per class.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from engine.attacks.model import btta
+from engine.attacks.model.base import ModelOutputs, evaluate, supervised_split
+from engine.attacks.model.label_only import generalization_gap
 from engine.audits.config_fields import (
     as_bool,
     as_choice,
@@ -40,13 +46,28 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
+from engine.audits.predictions_intake import check_sizes, class_warnings
 from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
 from engine.data.errors import InputError
+from engine.data.predictions import load_predictions_csv
+from engine.defences.audit import run_defences
 from engine.defences.config import DefenceConfig
+from engine.defences.tradeoff import DefenceSetting
+from engine.defences.tradeoff import tradeoff as run_tradeoff
+from engine.games.model import (
+    LOSS_ONLY_ATTACKS,
+    NEEDS_REFERENCE,
+    Outputs,
+    resolve_path,
+    run_attacks,
+    train_and_query,
+)
+from engine.headline import headline, not_measurable_sentence
+from engine.metrics import delong_auc_ci
+from engine.models import TrainingSpec
 from engine.policy import VerdictPolicy
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device
 
-ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("train", "predictions")
 SYNTHETIC = ("purchase", "mixed")
 FAMILIES = ("mlp", "logistic", "random_forest", "gradient_boosting")
@@ -56,16 +77,10 @@ ATTACKS = ("btta", "cbtta", "correctness", "confidence", "entropy", "modified_en
            "ml_leaks", "shokri", "lira_online", "lira_offline", "rmia", "label_only")
 DEFAULT_ATTACKS = ("btta", "cbtta", "confidence", "modified_entropy", "ml_leaks", "shokri",
                    "lira_online", "lira_offline", "rmia", "label_only")
-NEEDS_REFERENCE = ("lira_online", "lira_offline", "rmia")
-METRIC_ATTACKS = ("correctness", "confidence", "entropy", "modified_entropy", "top1")
 PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "PTL+PTC", "PPL+PPC")
-# A loss per record gives the true class's probability p_y = exp(−loss) and nothing else: only
-# the attack that reads p_y alone is exact; the others need every class's output.
-LOSS_ONLY_ATTACKS = ("confidence",)
 SUPERVISED_KNOWN = 0.5     # share of a predictions file's members (and non-members) the
                            # attacker knows without shadow predictions (paper 004 §4.3)
 ATTRIBUTE_CLASSIFIERS = ("logistic", "boosting")
-MAX_SENSITIVE_VALUES = 20
 ATTRIBUTE_MARGIN = 0.02    # accuracy points below which "the model adds" is not worded as such
 
 
@@ -186,272 +201,16 @@ class ModelConfig:
                                  "false).", source=source, key="defences.enabled")
 
     def training_spec(self):
-        from engine.models import TrainingSpec
-
         return TrainingSpec(family=self.family, architecture=self.architecture,
                             epochs=self.epochs if self.family == "mlp" else None,
                             batch_size=self.batch_size if self.family == "mlp" else None,
                             weight_decay=self.weight_decay, seed=self.seed)
 
 
-def resolve_path(path: str) -> Path:
-    """The file a typed path names: engine.data.paths.resolve_path, the loaders' one rule."""
-    from engine.data.paths import resolve_path as resolve
-
-    return resolve(path)
-
-
-# --------------------------------------------------------------------------- the model's outputs
-
-@dataclass
-class Outputs:
-    """What the attacks see: the audited model's outputs on the audit universe (with the
-    membership truth, for evaluation only), the attacker's shadow outputs, and the reference
-    models' outputs on the universe (or None)."""
-
-    target: object                    # ModelOutputs, member = truth
-    shadow: object                    # ModelOutputs, member known to the attacker
-    references: object | None         # ReferenceOutputs on the universe
-    rows: np.ndarray                  # (n,) CSV row numbers of the audited records
-    class_labels: tuple
-    model: dict                       # what was trained / read
-    inputs: list
-    threat: str                       # "shadow" | "supervised"
-    evaluate_mask: np.ndarray | None = None   # supervised: the records not known to the attacker
-    loss_only: bool = False           # the file held one loss per record (p_y only)
-    attribute: dict | None = None     # the attribute-inference game's results, when asked
-    warnings: tuple = ()              # sentences about the inputs, for result.json's warnings
-
-
-def _load_training_data(config: ModelConfig, cancel: CancelToken = NEVER):
-    from engine.data.purchase import generate_mixed_table, generate_purchase
-    from engine.data.tabular import TabularSchema, load_tabular_csv, tabular_from_frame
-
-    if not config.data:
-        if config.synthetic == "purchase":
-            return generate_purchase(config.seed, config.synthetic_records, cancel=cancel), []
-        frame = generate_mixed_table(config.seed, config.synthetic_records)
-        return tabular_from_frame(frame, label="defaulted", source="synthetic mixed table"), []
-    path = resolve_path(config.data)
-    schema = TabularSchema.from_dict(config.schema, source=f"{path.name}, schema") \
-        if config.schema else None
-    data = load_tabular_csv(path, schema, label=config.label or None,
-                            member_column=config.member_column or None)
-    entry = input_entry(path, rows=data.n_records, role="training data")
-    if data.missing_values:             # what was done with empty cells (issue 21)
-        entry["missing_values"] = data.missing_values
-    return data, [entry]
-
-
-def split_records(config: ModelConfig, n: int, member_column: np.ndarray | None):
-    """(population, universe, member-in-universe): seeded, disjoint. With a members column,
-    the attacker's population is drawn from the non-members only."""
-    g = rng(config.seed, "model-split")
-    if member_column is not None:
-        members = np.flatnonzero(member_column)
-        others = g.permutation(np.flatnonzero(~member_column))
-        k = int(round(config.attacker_fraction * others.size))
-        population = np.sort(others[:k])
-        universe = np.sort(np.r_[members, others[k:]])
-        return population, universe, member_column[universe]
-    order = g.permutation(n)
-    k = int(round(config.attacker_fraction * n))
-    population, universe = np.sort(order[:k]), np.sort(order[k:])
-    inside = np.zeros(universe.size, dtype=bool)
-    inside[g.permutation(universe.size)[:int(round(config.train_fraction * universe.size))]] = True
-    return population, universe, inside
-
-
-def train_and_query(config: ModelConfig, *, progress: Progress, cancel: CancelToken) -> Outputs:
-    """Train the audited model, the shadow models and the reference models; their outputs."""
-    from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
-    from engine.models import reference_tasks, train_many_mlps, train_model
-
-    data, inputs = _load_training_data(config, cancel)
-    cancel.check()
-    X, y, k = data.X, data.y, data.n_classes
-    if config.sensitive_feature:            # a wrong column name fails before any training
-        sensitive_values(data, config.sensitive_feature)
-    population, universe, inside = split_records(config, data.n_records, data.member)
-    if inside.sum() < k or (~inside).sum() < 2 or population.size < 4:
-        raise InputError(f"{data.source or 'the data'}: {data.n_records:,} records are too few "
-                         f"to train on, keep non-members and give the attacker data; use more "
-                         "records or lower 'attacker_fraction'.", key="data")
-    spec = config.training_spec()
-    dev = device()
-    members = universe[inside]
-    progress(0.0, "Training the audited model")
-    target_model = train_model(spec, X[members], y[members], k, device=dev,
-                               progress=progress.span(0.0, 0.3), cancel=cancel)
-    target = ModelOutputs(target_model.predict_proba(X[universe]), y[universe], inside)
-
-    # Shadow models on halves of the population; reference models on halves of the universe;
-    # one stacked batch for MLPs (rows: universe then population).
-    wanted = set(config.attacks)
-    n_ref = config.reference_models if wanted & set(NEEDS_REFERENCE) else 0
-    stacked = np.r_[universe, population]
-    n_u = universe.size
-    masks, seeds = [], []
-    shadow_tasks = reference_tasks(config.shadow_models, config.seed, population.size,
-                                   design="fixed_size")
-    for t in shadow_tasks:
-        m = np.zeros(stacked.size, dtype=bool)
-        m[n_u:] = t.mask(population.size)
-        masks.append(m)
-        seeds.append(t.seed)
-    if n_ref:
-        for t in reference_tasks(n_ref, config.seed + 1, n_u, design="balanced"):
-            m = np.zeros(stacked.size, dtype=bool)
-            m[:n_u] = t.mask(n_u)
-            masks.append(m)
-            seeds.append(t.seed)
-    masks = np.array(masks)
-    sub = progress.span(0.3, 0.85)
-    if config.family == "mlp":
-        many = train_many_mlps(spec, X[stacked], y[stacked], k, masks, device=dev,
-                               progress=sub, cancel=cancel)
-        probs = many.predict_proba(X[stacked], cancel=cancel)         # (S + R, n_u + n_p, k)
-    else:
-        probs = np.zeros((masks.shape[0], stacked.size, k))
-        for r, m in enumerate(masks):
-            cancel.check()
-            fitted = train_model(replace(spec, seed=int(seeds[r])), X[stacked][m],
-                                 y[stacked][m], k, device=dev, cancel=cancel)
-            probs[r] = fitted.predict_proba(X[stacked])
-            sub((r + 1) / masks.shape[0], f"Shadow and reference models: {r + 1} of "
-                                          f"{masks.shape[0]}")
-    s = config.shadow_models
-    shadow = ReferenceOutputs(probs[:s, n_u:], masks[:s, n_u:]).to_shadow(y[population])
-    references = ReferenceOutputs(probs[s:, :n_u], masks[s:, :n_u]) if n_ref else None
-    train_acc = float(np.mean(target_model.predict(X[members]) == y[members]))
-    non = universe[~inside]
-    test_acc = float(np.mean(target_model.predict(X[non]) == y[non]))
-    model = {"family": config.family, "description": spec.describe(),
-             "train_records": int(members.size), "test_records": int(non.size),
-             "population_records": int(population.size), "classes": int(k),
-             "features": int(X.shape[1]), "train_accuracy": train_acc,
-             "test_accuracy": test_acc, "device": dev, "shadow_models": s,
-             "reference_models": n_ref, **{f"training_{key}": v for key, v in
-                                           (target_model.details or {}).items()
-                                           if key in ("runtime_s", "device")}}
-    attribute = None
-    if config.sensitive_feature:
-        cancel.check()
-        progress(0.9, f"Attribute inference: {config.sensitive_feature}")
-        attribute = attribute_game(config, data, target_model, population, universe, inside)
-    return Outputs(target, shadow, references, data.rows[universe], tuple(data.class_labels),
-                   model, inputs, "shadow", attribute=attribute)
-
-
-# --------------------------------------------------------------------------- attribute inference
-
-def sensitive_values(data, name: str):
-    """(codes, value names, columns): the sensitive feature's value per record as a code into
-    the value names, and the encoded columns that carry it (the attacker does not know them).
-
-    A categorical feature is read back from its one-hot block; a numeric one qualifies when it
-    takes at most MAX_SENSITIVE_VALUES distinct values (e.g. a 0/1 flag)."""
-    where = data.source or "the data"
-    try:
-        col = data.schema.column(name)
-    except (KeyError, ValueError, InputError):
-        raise InputError(f"{where}: there is no column '{name}' to infer; choose the sensitive "
-                         f"feature among: {', '.join(data.schema.features[:12])}"
-                         f"{' …' if len(data.schema.features) > 12 else ''}.",
-                         source=where, key="sensitive_feature") from None
-    if not col.is_feature:
-        raise InputError(f"{where}: '{name}' is the {col.role} column, not a feature the model "
-                         "reads; choose one of its input features as the sensitive feature.",
-                         source=where, key="sensitive_feature")
-    names = list(data.feature_names)
-    if col.kind == "categorical":
-        cols = np.array([names.index(n) for n in col.encoded_names()])
-        codes = np.argmax(data.X[:, cols], axis=1)
-        values = tuple(str(c) for c in col.categories)
-    else:
-        cols = np.array([names.index(name)])
-        raw = data.X[:, cols[0]]
-        distinct, codes = np.unique(raw, return_inverse=True)
-        if distinct.size > MAX_SENSITIVE_VALUES:
-            raise InputError(f"{where}: '{name}' takes {distinct.size:,} different numbers; "
-                             "attribute inference predicts a category. Choose a categorical "
-                             f"feature (or one with at most {MAX_SENSITIVE_VALUES} values), or "
-                             "band the numbers in the CSV first.",
-                             source=where, key="sensitive_feature")
-        if col.scale and col.mean is not None and col.sd:
-            distinct = distinct * col.sd + col.mean        # back to the CSV's numbers
-        values = tuple(f"{v:g}" for v in distinct)
-    if np.unique(codes).size < 2:
-        raise InputError(f"{where}: '{name}' takes one value in every record; there is nothing "
-                         "to infer. Choose another sensitive feature.", source=where,
-                         key="sensitive_feature")
-    return codes.astype(np.int64), values, cols
-
-
-def _attribute_scores(proba: np.ndarray, classes: np.ndarray, truth: np.ndarray,
-                      confidence: float) -> dict:
-    """Top-1 accuracy (Clopper–Pearson) and the one-vs-rest AUC (clustered by record:
-    engine.metrics.clustered_auc_ci) of one predictor on some records."""
-    from engine.metrics import clopper_pearson, clustered_auc_ci
-
-    pred = classes[np.argmax(proba, axis=1)]
-    hits = int(np.sum(pred == truth))
-    out = {"records": int(truth.size), "accuracy": hits / truth.size,
-           "accuracy_ci": list(clopper_pearson(hits, truth.size, confidence))}
-    labels = (truth[:, None] == classes[None, :])
-    if labels.any() and not labels.all():
-        auc, ci = clustered_auc_ci(proba.reshape(-1), labels.reshape(-1),
-                                   np.repeat(np.arange(truth.size), classes.size), confidence)
-        out["auc"], out["auc_ci"] = auc, list(ci)
-    return out
-
-
-def attribute_game(config: ModelConfig, data, target_model, population, universe,
-                   inside) -> dict:
-    """Attribute inference (issue 8; engine.attacks.model.attribute): the attacker holds its
-    population with their sensitive values, knows every other feature of the audited records
-    and sees the model's outputs on them. Measured on members and on non-members apart, each
-    beside the data-only baseline: what the model adds for members but not for non-members is
-    what it memorised; what it adds for both is what it learnt about the population."""
-    from engine.attacks.model.attribute import AttributeData, attack
-
-    codes, values, cols = sensitive_values(data, config.sensitive_feature)
-    known = np.delete(data.X, cols, axis=1)
-    probs = {name: target_model.predict_proba(data.X[idx])
-             for name, idx in (("population", population), ("universe", universe))}
-    attacker = AttributeData(known[population], probs["population"], codes[population])
-    if np.unique(codes[population]).size < 2:
-        raise InputError(f"{data.source or 'the data'}: the attacker's records all have the same "
-                         f"'{config.sensitive_feature}'; use more records or a feature with "
-                         "several common values.", key="sensitive_feature")
-    outcome = attack(attacker, AttributeData(known[universe], probs["universe"], None),
-                     classifier=config.attribute_classifier, seed=config.seed)
-    truth = codes[universe]
-    prior = np.bincount(codes[population], minlength=len(values)) / population.size
-    groups = {}
-    for group, mask in (("members", inside), ("non_members", ~inside)):
-        groups[group] = {which: _attribute_scores(p[mask], outcome.classes, truth[mask],
-                                                  config.confidence)
-                         for which, p in (("model", outcome.proba_model),
-                                          ("baseline", outcome.proba_baseline))}
-    return {"feature": config.sensitive_feature, "values": list(values),
-            "classifier": config.attribute_classifier,
-            "attacker_records": int(population.size),
-            "majority_share": float(prior.max()),
-            "majority_value": values[int(np.argmax(prior))],
-            "members": groups["members"], "non_members": groups["non_members"],
-            "features_model": outcome.details["features_model"],
-            "features_baseline": outcome.details["features_baseline"]}
-
-
 # --------------------------------------------------------------------------- predictions
 
 def read_predictions(config: ModelConfig) -> Outputs:
     """The bring-your-own-predictions path (module docstring)."""
-    from engine.attacks.model.base import ModelOutputs, supervised_split
-    from engine.audits.predictions_intake import check_sizes, class_warnings
-    from engine.data.predictions import load_predictions_csv
-
     path = resolve_path(config.predictions)
     pred = load_predictions_csv(path, kind=config.prediction_kind)
     loss_only = pred.probs is None
@@ -504,54 +263,12 @@ def _outputs_from(pred) -> np.ndarray:
     return probs
 
 
-# --------------------------------------------------------------------------- attacks
-
-def run_attacks(config: ModelConfig, out: Outputs, *, progress: Progress,
-                cancel: CancelToken) -> list:
-    """AttackOutcome per requested attack that the data allows, in the config's order."""
-    from engine.attacks.model import btta, cbtta, label_only, lira, metric, ml_leaks, rmia
-    from engine.attacks.model import shadow as shokri
-
-    names = [a for a in config.attacks if a not in NEEDS_REFERENCE or out.references is not None]
-    if out.loss_only:
-        names = [a for a in names if a in LOSS_ONLY_ATTACKS]
-    outcomes = []
-    dev = device()
-    for i, name in enumerate(names):
-        cancel.check()
-        if name == "btta":
-            outcomes.append(btta.attack(out.target, btta.params_from_outputs(out.shadow),
-                                        source="the attacker's shadow models"))
-        elif name == "cbtta":
-            outcomes.append(cbtta.attack(out.target, cbtta.fit(out.shadow,
-                                                               config.cbtta_partition)))
-        elif name in METRIC_ATTACKS:
-            outcomes += metric.run(out.target, out.shadow, metrics=(name,))
-        elif name == "ml_leaks":
-            outcomes.append(ml_leaks.attack(out.target, out.shadow, seed=config.seed,
-                                            device=dev, cancel=cancel))
-        elif name == "shokri":
-            outcomes.append(shokri.attack(out.target, out.shadow, seed=config.seed,
-                                          device=dev, cancel=cancel))
-        elif name in ("lira_online", "lira_offline"):
-            outcomes.append(lira.attack(out.target, out.references,
-                                        online=name == "lira_online"))
-        elif name == "rmia":
-            outcomes.append(rmia.attack(out.target, out.references))
-        elif name == "label_only":
-            outcomes.append(label_only.attack(out.target))
-        progress((i + 1) / len(names), f"Attack {i + 1} of {len(names)}")
-    return outcomes
-
-
 def per_class_breakdown(outcome, member: np.ndarray, labels: np.ndarray, class_labels,
                         confidence: float) -> list[dict]:
     """One attack, class by class (issue 8, "per-class breakdown"): its AUC with the DeLong
     interval and its own decisions' TPR and FPR among the class's members and non-members.
     Classes with no member or no non-member among the evaluated records are left out. Paper
     004 §5 reports attacks per class because a class the model fits worse leaks more."""
-    from engine.metrics import delong_auc_ci
-
     rows = []
     for k in np.unique(labels):
         mask = labels == k
@@ -601,9 +318,6 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         out = read_predictions(config)
     # Imported once the inputs are read and checked: scipy.stats alone took 7 s of the 8 s a
     # 3-record predictions file waited for its refusal on a busy machine (issue 18).
-    from engine.attacks.model import btta
-    from engine.attacks.model.base import evaluate
-    from engine.attacks.model.label_only import generalization_gap
 
     outcomes = run_attacks(config, out, progress=audit_part.span(0.7, 0.95), cancel=cancel)
     member = np.asarray(out.target.member)
@@ -619,11 +333,11 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
                                                  out.class_labels, config.confidence)
         attacks.append(entry)
     policy = config.policy
-    best_tpr, best_acc = policy.strongest(attacks)
-    level, reasons = policy.level(best_tpr, best_acc)
-    strongest = max(attacks, key=lambda a: (next((r["tpr"] for r in a["tpr_at_fpr"]
-                                                  if abs(r["fpr_target"] - policy.fpr) < 1e-12),
-                                                 0.0), a["auc"])) if attacks else None
+    # One headline (engine.headline): the verdict, the summary, the report and the results
+    # page all quote the same attack and figures; a rate that is not measurable is never one.
+    head = headline(attacks, policy)
+    level, reasons = policy.level(head.verdict_tpr_measured, head.verdict_accuracy)
+    strongest = next((a for a in attacks if a["name"] == head.name), None)
     exposed = []
     if strongest is not None:
         best_outcome = next(o for o in outcomes if o.name == strongest["name"])
@@ -658,11 +372,13 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         summary = (f"The model is right on {m['train_accuracy']:.0%} of its training records "
                    f"and {m['test_accuracy']:.0%} of others. ")
     if strongest is not None:
-        tpr = next((r["tpr"] for r in strongest["tpr_at_fpr"]
-                    if abs(r["fpr_target"] - policy.fpr) < 1e-12), 0.0)
-        summary += (f"The strongest attack ({strongest['label'].split(':')[0]}) tells members "
-                    f"from non-members with AUC {strongest['auc']:.2f} and finds {tpr:.1%} of "
-                    f"the members while wrongly accusing {policy.fpr:.0%} of the others")
+        finds = (f"finds {head.tpr:.1%} of the members while wrongly accusing "
+                 f"{policy.fpr:.0%} of the others" if head.tpr is not None else
+                 "; " + not_measurable_sentence(head.n_negative, policy.fpr,
+                                                "records that were not in the training data"))
+        summary += (f"The strongest attack ({head.short_label()}) tells members from "
+                    f"non-members with AUC {strongest['auc']:.2f}"
+                    + (" and " if head.tpr is not None else "") + finds)
         if "btta_bound" in theory:
             summary += (f"; knowing only the two accuracies, no attack's balanced accuracy "
                         f"exceeds {theory['btta_bound']['balanced_accuracy_bound']:.0%}")
@@ -692,8 +408,6 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
                         "on the other half.")
     attachments = {}
     if with_defences:
-        from engine.defences.audit import run_defences
-
         theory["defences"], attachments["tradeoff"] = run_defences(
             config, progress=progress.span(0.35, 1.0), cancel=cancel)
         summary += " " + theory["defences"]["summary"]
@@ -703,7 +417,7 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         software=software_versions(device()), runtime_s=round(clock.elapsed(), 3),
         attacks=attacks, baselines=[], theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons},
+                 "reasons": reasons, "headline": head.to_dict()},
         summary=summary, warnings=warnings + input_warnings(out.inputs), inputs=out.inputs,
         exposed_records=exposed,
         attachments=attachments)
@@ -731,6 +445,44 @@ def attribute_sentence(a: dict) -> str:
     else:
         text += " The model adds little to what the other features already tell."
     return text
+
+
+def export_setting(result: dict, index: int, directory, *, tradeoff=None,
+                   progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> dict:
+    """Write the model of trade-off row ``index`` of a model audit's ``result`` (its dict) into
+    ``directory``: from ``tradeoff`` (this session's fitted models) when given, else trained
+    again from the result's config — the same seed and records give the same model (every
+    random stream comes from the config's seed) — and measured again for its card. Here, not in
+    engine.defences, because it reads the audit's config back from the result."""
+    block = (result.get("theory") or {}).get("defences") or {}
+    rows = block.get("rows") or []
+    row = next((r for r in rows if r.get("index") == index), None)
+    if row is None:
+        raise InputError(f"The result has no defence setting number {index}; run the audit "
+                         "with defences first.", key="defences")
+    name = _file_stem(row["label"])
+    if tradeoff is not None:
+        progress(0.5, f"Writing {row['label']}")
+        return tradeoff.export(index, directory, name=name)
+    config = ModelConfig.from_dict(result["config"], source="the result's config")
+    setting = DefenceSetting.of(row["defence"], row.get("knobs") or {})
+    d = config.defences
+    fprs = d.fpr_targets()
+    again = run_tradeoff(config, [setting], reference_csv=d.dmp_reference,
+                         extra_fpr_targets=fprs, progress=progress, cancel=cancel)
+    position = next(i for i, r in enumerate(again.rows) if r["label"] == row["label"])
+    return again.export(position, directory, name=name)
+
+
+def _file_stem(label: str) -> str:
+    """'KCD α = 0.5' → 'model_KCD_alpha_0.5' (a file name that every system accepts)."""
+    words = {"α": "alpha", "σ": "sigma", "λ": "lambda", "ε": "epsilon"}
+    for symbol, word in words.items():
+        label = label.replace(symbol, word)
+    safe = "".join(c if c.isalnum() or c in ".-" else "_" for c in label)
+    while "__" in safe:
+        safe = safe.replace("__", "_")
+    return "model_" + safe.strip("_")[:80]
 
 
 def demo_config() -> ModelConfig:

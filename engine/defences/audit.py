@@ -11,6 +11,9 @@ DP-SGD, what the attacks say about its accountant's ε.
 from __future__ import annotations
 
 from engine.data.errors import InputError
+from engine.defences.config import cost_in_models
+from engine.defences.tradeoff import TradeoffSettings, recommend, tradeoff
+from engine.games.model import resolve_path
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 # The trade-off's error keys (its knobs) → the [defences] key that sets each.
@@ -23,14 +26,11 @@ CONFIG_KEYS = {"alpha": "defences.kcd_alphas", "n_teachers": "defences.kcd_teach
                "limit": "defences.limit_value"}
 
 
-def run_defences(config, *, progress: Progress = NO_PROGRESS,
+def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
                  cancel: CancelToken = NEVER):
     """Train, attack and compare every setting of ``config.defences``; returns the
     JSON-ready dict and the :class:`~engine.defences.tradeoff.TradeOff` (its models, to export
     the recommended one)."""
-    from engine.defences.config import cost_in_models
-    from engine.defences.tradeoff import recommend, tradeoff
-
     d = config.defences
     limit = d.risk_limit()
     try:
@@ -133,8 +133,6 @@ def summary_sentence(block: dict) -> str:
 
 
 def _same_file(a: str, b: str) -> bool:
-    from engine.audits.model import resolve_path
-
     try:
         return resolve_path(str(a)).resolve() == resolve_path(str(b)).resolve()
     except OSError:
@@ -193,44 +191,3 @@ def export_recommended(result, directory) -> dict | None:
         return None
     index = defences["recommendation"]["index"]
     return trade.export(index, directory, name="recommended_model")
-
-
-def export_setting(result: dict, index: int, directory, *, tradeoff=None,
-                   progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> dict:
-    """Write the model of trade-off row ``index`` of a model audit's ``result`` (its dict) into
-    ``directory``: from ``tradeoff`` (this session's fitted models) when given, else trained
-    again from the result's config — the same seed and records give the same model (every
-    random stream comes from the config's seed) — and measured again for its card."""
-    from engine.audits.model import ModelConfig
-    from engine.defences.tradeoff import DefenceSetting
-    from engine.defences.tradeoff import tradeoff as run_tradeoff
-
-    block = (result.get("theory") or {}).get("defences") or {}
-    rows = block.get("rows") or []
-    row = next((r for r in rows if r.get("index") == index), None)
-    if row is None:
-        raise InputError(f"The result has no defence setting number {index}; run the audit "
-                         "with defences first.", key="defences")
-    name = _file_stem(row["label"])
-    if tradeoff is not None:
-        progress(0.5, f"Writing {row['label']}")
-        return tradeoff.export(index, directory, name=name)
-    config = ModelConfig.from_dict(result["config"], source="the result's config")
-    setting = DefenceSetting.of(row["defence"], row.get("knobs") or {})
-    d = config.defences
-    fprs = d.fpr_targets()
-    again = run_tradeoff(config, [setting], reference_csv=d.dmp_reference,
-                         extra_fpr_targets=fprs, progress=progress, cancel=cancel)
-    position = next(i for i, r in enumerate(again.rows) if r["label"] == row["label"])
-    return again.export(position, directory, name=name)
-
-
-def _file_stem(label: str) -> str:
-    """'KCD α = 0.5' → 'model_KCD_alpha_0.5' (a file name that every system accepts)."""
-    words = {"α": "alpha", "σ": "sigma", "λ": "lambda", "ε": "epsilon"}
-    for symbol, word in words.items():
-        label = label.replace(symbol, word)
-    safe = "".join(c if c.isalnum() or c in ".-" else "_" for c in label)
-    while "__" in safe:
-        safe = safe.replace("__", "_")
-    return "model_" + safe.strip("_")[:80]

@@ -3,7 +3,7 @@ stopping (issue 9: KCD's claim of a better trade-off than defences without refer
 paper 004 §1.2 and §5, is tested against these, not assumed).
 
 * :func:`undefended` — the audited model itself: ``spec`` with ``seed`` on (X, y), exactly what
-  the model audit trains (engine.audits.model.train_and_query).
+  the model audit trains (engine.games.model.train_and_query).
 * :func:`l2_many` — one model per weight decay λ, all in one stack (per-model decay,
   engine.models.mlp.train_stacked), applied as the spec's optimiser applies ``weight_decay``.
 * :func:`early_stopping_many` — one model per epoch count, all from *one* run: the weights

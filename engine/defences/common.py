@@ -24,8 +24,13 @@ from dataclasses import replace
 import numpy as np
 
 from engine.data.errors import InputError
-from engine.models import MLPModel, TrainingSpec
+from engine.models import MLPModel, TrainingSpec, softmax
+from engine.models.fitted import check_training_data
+from engine.models.mlp import Convergence
 from engine.runtime import rng
+
+# torch is imported inside the functions that use it: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
 
 DEFENCES = ("none", "kcd", "dmp", "dp_sgd", "l2", "early_stopping")
 DEFENCE_LABELS = {
@@ -49,8 +54,6 @@ def check_inputs(X, y, n_classes: int, spec: TrainingSpec, defence: str):
     Defences train neural networks: distillation needs a model trained on soft labels and
     DP-SGD per-sample gradients, which only the MLP family has.
     """
-    from engine.models.train import check_training_data
-
     if not isinstance(spec, TrainingSpec):
         raise TypeError("spec must be a TrainingSpec")
     try:
@@ -103,8 +106,6 @@ def soft_labels(logits: np.ndarray, temperature: float) -> np.ndarray:
     """softmax(z / T) per row, float64 (Hinton et al. 2015; paper 004 §2.3, the first DMP knob:
     a higher teacher temperature flattens the soft labels, so they carry less of what the
     teacher memorised about each record)."""
-    from engine.models import softmax
-
     return softmax(np.asarray(logits, dtype=np.float64) / float(temperature))
 
 
@@ -140,8 +141,6 @@ def student_convergence(floors, shares, spec: TrainingSpec, *, recipe_excess: fl
     loss floor ``floors[r]``, the share ``shares[r]`` of its loss that must converge to
     ``tolerance`` (KCD: α; DMP: 1) and the excess loss the audited recipe leaves on hard labels
     (``recipe_excess``, the standard for the rest). At least the audited recipe's epochs."""
-    from engine.models.mlp import Convergence
-
     return Convergence(tuple(float(f) for f in floors), tuple(float(a) for a in shares),
                        recipe_excess=max(0.0, float(recipe_excess)),
                        tolerance=float(tolerance),

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields
 
 from engine.audits.config_fields import as_bool, as_choice, as_number, reject_unknown_keys
 from engine.data.errors import InputError
+from engine.defences.tradeoff import DefenceSetting, RiskLimit
 
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
 MAX_SETTINGS = 12            # per defence: each setting is at least one more model to train
@@ -110,8 +111,6 @@ class DefenceConfig:
 
     def risk_limit(self, source: str = "config"):
         """The limit as the trade-off's :class:`RiskLimit` (its range checked)."""
-        from engine.defences.tradeoff import RiskLimit
-
         limit = RiskLimit(self.limit_metric, float(self.limit_value), float(self.limit_fpr),
                           bool(self.limit_use_upper))
         try:
@@ -123,8 +122,6 @@ class DefenceConfig:
 
     def settings(self) -> list:
         """Every setting to train, in the order of the chart's legend (undefended first)."""
-        from engine.defences.tradeoff import DefenceSetting
-
         out = [DefenceSetting.of("none")]
         teachers = {"n_teachers": int(self.kcd_teachers)} if self.kcd_teachers != 5 else {}
         out += [DefenceSetting.of("kcd", alpha=float(a), **teachers) for a in self.kcd_alphas]

@@ -39,13 +39,18 @@ records, a smaller reference set) are what trade that back.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from engine.data.errors import InputError
+from engine.data.paths import resolve_path
+from engine.data.tabular import TabularSchema, tabular_from_frame
+from engine.data.text_input import read_text
 from engine.defences.common import (
     STUDENT_MAX_EPOCHS,
     STUDENT_TOLERANCE,
@@ -58,8 +63,16 @@ from engine.defences.common import (
     soft_labels,
     student_convergence,
 )
-from engine.models import MLPModel, ReferenceTask, TrainingSpec, train_many_mlps, train_model
+from engine.models import (
+    MLPModel,
+    ReferenceTask,
+    TrainingSpec,
+    softmax,
+    train_many_mlps,
+    train_model,
+)
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
+from engine.runtime import device as default_device
 
 MIN_REFERENCE = 10
 
@@ -123,8 +136,6 @@ def select_reference(teacher_logits: np.ndarray, setting: DMPSetting, seed: int,
     """Rows of the reference set one DMP setting distils from (paper 004 §2.3, knobs 2 and 3):
     a seeded random subset of ``reference_size`` rows, then without the ``drop_high_entropy``
     share whose teacher prediction (at temperature 1) has the highest entropy."""
-    from engine.models import softmax
-
     m = teacher_logits.shape[0]
     rows = np.arange(m)
     if setting.reference_size is not None and setting.reference_size < m:
@@ -153,8 +164,6 @@ def dmp_many(X, y, n_classes: int, spec: TrainingSpec, reference, *,
     ``tolerance`` nats to the soft labels, or no longer falling, at most ``max_epochs``;
     engine.models.mlp.Convergence) or ``"recipe"`` (the audited model's epochs only).
     """
-    from engine.runtime import device as default_device
-
     X, y, spec = check_inputs(X, y, n_classes, spec, "dmp")
     if student_epochs not in ("converge", "recipe"):
         raise InputError(f"DMP's student_epochs must be 'converge' or 'recipe'; got "
@@ -245,13 +254,6 @@ def load_reference_csv(path: str | Path, schema) -> np.ndarray:
     be absent; columns the schema ignores may be present or absent); any other difference is an
     :class:`InputError` naming the columns and what to do.
     """
-    import io
-
-    import pandas as pd
-
-    from engine.data.paths import resolve_path
-    from engine.data.tabular import TabularSchema, tabular_from_frame
-    from engine.data.text_input import read_text
 
     if not isinstance(schema, TabularSchema):
         raise TypeError("schema must be the training data's TabularSchema")

@@ -61,8 +61,21 @@ from dataclasses import replace
 from engine.data.errors import InputError
 from engine.defences.common import check_inputs, check_positive
 from engine.models import MLPModel, TrainingSpec
+from engine.models.mlp import init_parameters
 from engine.models.spec import OPTIMIZERS
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch
+from engine.runtime import (
+    NEVER,
+    NO_PROGRESS,
+    CancelToken,
+    Progress,
+    Stopwatch,
+    torch_generator,
+    torch_threads,
+)
+from engine.runtime import device as default_device
+
+# torch and Opacus are imported inside the functions that use them: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
 
 ACCOUNTANTS = ("rdp", "prv")
 DEFAULT_DELTA = 1e-5
@@ -267,9 +280,6 @@ def dp_sgd(X, y, n_classes: int, spec: TrainingSpec, *, noise_multiplier: float 
     import torch
     import torch.nn.functional as F
 
-    from engine.models.mlp import init_parameters
-    from engine.runtime import device as default_device
-    from engine.runtime import torch_generator, torch_threads
 
     clip_norm = check_positive(clip_norm, "clip_norm", "DP-SGD's clipping norm")
     X, y, _ = check_inputs(X, y, n_classes, spec, "dp_sgd")

@@ -24,9 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from engine.atomic_write import atomic_path, write_text
+from engine.audits.result import software_versions, to_plain
 from engine.data.errors import InputError
 from engine.data.paths import require_regular_file, resolve_path
+from engine.data.predictions import write_predictions_csv
 from engine.data.text_input import read_text
+from engine.models import MLPModel, TrainingSpec
+
+# safetensors is imported inside the functions that use it: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
 
 CARD_FORMAT = "privacy-risk-auditor model card"
 CARD_VERSION = 1
@@ -60,8 +66,6 @@ def export_model(model, path: str | Path, *, training_data: dict | str,
     """
     from safetensors.numpy import save_file
 
-    from engine.audits.result import software_versions, to_plain
-    from engine.models import MLPModel
 
     if not isinstance(model, MLPModel):
         raise InputError("Only neural-network (MLP) models are exported as weights; export "
@@ -113,7 +117,6 @@ def load_model(card_path: str | Path, *, device: str | None = None):
     """The MLPModel a model card describes (weights from its safetensors file, hash checked)."""
     from safetensors.numpy import load_file
 
-    from engine.models import MLPModel, TrainingSpec
 
     card_path = resolve_path(card_path)
     try:
@@ -142,8 +145,6 @@ def export_predictions(model, X, y, member, path: str | Path, *, class_names=Non
                        ids=None) -> Path:
     """The model's probabilities on (X, y) with membership, as the CSV that
     engine.data.predictions.load_predictions_csv reads (``label``, ``member``, ``p_<class>``)."""
-    from engine.data.predictions import write_predictions_csv
-
     names = [str(c) for c in class_names] if class_names else None
     probs = model.predict_proba(X)
     path = Path(path)

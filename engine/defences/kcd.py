@@ -79,6 +79,7 @@ from engine.defences.common import (
 )
 from engine.models import MLPModel, ReferenceTask, TrainingSpec, train_many_mlps
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
+from engine.runtime import device as default_device
 
 DEFAULT_TEACHERS = 5
 MAX_TEACHERS = 100
@@ -148,8 +149,6 @@ def kcd_many(X, y, n_classes: int, spec: TrainingSpec, *, alphas: Sequence[float
     ``details["defence"]`` holds the setting, the teachers' accuracy on the parts they did not
     see, and the epochs each student trained and why it stopped.
     """
-    from engine.runtime import device as default_device
-
     X, y, spec = check_inputs(X, y, n_classes, spec, "kcd")
     alphas = [check_unit_interval(a, "alpha", "KCD's α (the weight of the teachers' soft "
                                               "labels, Eq. 1)") for a in alphas]

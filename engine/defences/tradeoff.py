@@ -1,13 +1,13 @@
 """Privacy–utility trade-off of the model defences, and the recommended setting (issue 9).
 
-:func:`tradeoff` takes the model audit's description of what is audited (a
-:class:`~engine.audits.model.ModelConfig`: data, split, architecture, epochs, seed) and a list
+:func:`tradeoff` takes the model audit's description of what is audited (its ModelConfig, read
+through :class:`TradeoffSettings`: data, split, architecture, epochs, seed) and a list
 of defence settings, trains each defended model on the audited model's training records, and
 measures every one the same way:
 
 * **utility** — accuracy on the audit's non-members (the records no model trained on), with
   its Clopper–Pearson interval; training accuracy; the generalization gap;
-* **risk** — the model audit's attacks (engine.audits.model.run_attacks) under the
+* **risk** — the model game's attacks (engine.games.model.run_attacks) under the
   *supervised* threat model of paper 004 §4.3: the attacker knows half of the members and half
   of the non-members (the same halves for every setting) and is measured on the other halves.
   That is the setting paper 004 evaluates KCD and DMP in, and the attacker then queries the
@@ -32,13 +32,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
+from engine.attacks.model.base import AttackOutcome, ModelOutputs, evaluate, supervised_split
+from engine.attacks.model.label_only import generalization_gap
+from engine.auditing import empirical_epsilon_lower_bound
+from engine.audits.result import to_plain
 from engine.data.errors import InputError
+from engine.defences.baselines import early_stopping_many, l2_many, undefended
 from engine.defences.common import DEFENCES
+from engine.defences.dmp import DMPSetting, dmp_many, load_reference_csv
+from engine.defences.dpsgd import dp_sgd
+from engine.defences.export import export_model, export_predictions, training_data_sha256
+from engine.defences.kcd import DEFAULT_TEACHERS, kcd_many
+from engine.games.model import (
+    NEEDS_REFERENCE,
+    ModelGameSettings,
+    Outputs,
+    load_training_data,
+    resolve_path,
+    run_attacks,
+    split_records,
+)
+from engine.mechanisms.tradeoff import dp_region_tpr_upper
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch
+from engine.runtime import device as default_device
 
 # Attacks that read only the model's outputs on the attacker's known records (paper 004 §4.4:
 # the metric attacks, ML-Leaks; plus BTTA/CBTTA of paper 001 and Shokri's per-class attack).
@@ -59,6 +79,18 @@ _REGION_FPR = np.r_[0.0, np.logspace(-4, 0, 81)]
 
 
 # --------------------------------------------------------------------------- settings
+
+class TradeoffSettings(ModelGameSettings, Protocol):
+    """What the trade-off reads from the model audit's config besides the game's settings
+    (engine.audits.model.ModelConfig has all of it; the defences never import the audit)."""
+
+    source: str
+    fpr_targets: tuple[float, ...]
+    policy: Any                       # a VerdictPolicy: its ``fpr`` is the policy's FPR
+
+    def validate(self, source: str = "config") -> None: ...
+
+
 
 @dataclass(frozen=True)
 class DefenceSetting:
@@ -173,15 +205,11 @@ class TradeOff:
     feature_names: tuple = ()
 
     def to_dict(self) -> dict:
-        from engine.audits.result import to_plain
-
         return to_plain({**self.info, "rows": self.rows})
 
     def export(self, index: int, directory: str | Path, *, name: str = "model") -> dict:
         """Weights (safetensors), model card (JSON) and predictions (CSV, the format the
         model audit's predictions path reads) of the model of row ``index``."""
-        from engine.defences.export import export_model, export_predictions
-
         row = self.rows[index]
         model = self.models[index]
         directory = Path(directory)
@@ -206,11 +234,6 @@ class TradeOff:
 def _train_all(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int, delta: float,
                reference, device, progress: Progress, cancel: CancelToken) -> list:
     """A fitted model per setting; shared work is done once (module docstring)."""
-    from engine.defences.baselines import early_stopping_many, l2_many, undefended
-    from engine.defences.dmp import DMPSetting, dmp_many
-    from engine.defences.dpsgd import dp_sgd
-    from engine.defences.kcd import DEFAULT_TEACHERS, kcd_many
-
     by = {d: [i for i, s in enumerate(settings) if s.defence == d] for d in DEFENCES}
     kcd_groups: dict[tuple, list[int]] = {}
     for i in by["kcd"]:
@@ -342,8 +365,6 @@ def family_epsilon_bounds(outcomes, member: np.ndarray, delta: float,
     ``confidence`` and so does the largest, which is the one the trade-off reports (Bonferroni;
     m = 8 supervised attacks: 99.4 % each for 95 % together). The threshold is chosen on the
     same selection split as the per-attack metrics."""
-    from engine.auditing import empirical_epsilon_lower_bound
-
     level = 1.0 - (1.0 - confidence) / max(1, len(outcomes))
     return [empirical_epsilon_lower_bound(o.scores, member, delta=delta, confidence=level)
             for o in outcomes]
@@ -358,10 +379,6 @@ def measure(config, model, X_u, y_u, inside, *, attacks: Sequence[str], delta: f
             fpr_targets: Sequence[float], cancel: CancelToken = NEVER,
             progress: Progress = NO_PROGRESS) -> dict:
     """Utility and risk of one fitted model on the audit universe (module docstring)."""
-    from engine.attacks.model.base import AttackOutcome, ModelOutputs, evaluate, supervised_split
-    from engine.attacks.model.label_only import generalization_gap
-    from engine.audits.model import Outputs, run_attacks
-
     probs = model.predict_proba(X_u)
     target = ModelOutputs(probs, y_u, inside)
     known, evaluated = supervised_split(target, KNOWN_FRACTION, config.seed)
@@ -399,8 +416,6 @@ def _dp_check(row: dict, defence: dict) -> dict:
     FPR = 0 the edge is δ, so one member found before the first false alarm already puts an
     estimate above it — sampling noise, not evidence, which the lower bound accounts for.
     """
-    from engine.mechanisms.tradeoff import dp_region_tpr_upper
-
     eps, delta = float(defence["epsilon"]), float(defence["delta"])
     upper = dp_region_tpr_upper(_REGION_FPR, eps, delta)
     above = 0
@@ -428,7 +443,7 @@ def _dp_check(row: dict, defence: dict) -> dict:
 
 # --------------------------------------------------------------------------- the sweep
 
-def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
+def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str | Path = "",
              delta: float | None = None, attacks: Sequence[str] = SUPERVISED_ATTACKS,
              extra_fpr_targets: Sequence[float] = (),
              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> TradeOff:
@@ -440,13 +455,8 @@ def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
     δ of DP-SGD's accountant and of every empirical ε bound (default 1e-5, or 1 / (10 n) when
     that is smaller). ``extra_fpr_targets``: FPRs to measure TPR at besides the config's (a
     risk limit's FPR)."""
-    from engine.audits.model import NEEDS_REFERENCE, ModelConfig, _load_training_data, split_records
-    from engine.defences.dmp import load_reference_csv
-    from engine.defences.export import training_data_sha256
-    from engine.runtime import device as default_device
-
-    if not isinstance(config, ModelConfig):
-        raise TypeError("tradeoff() needs a ModelConfig")
+    if not callable(getattr(config, "training_spec", None)):
+        raise TypeError("tradeoff() needs the model audit's settings (a ModelConfig)")
     config.validate()
     if config.source != "train":
         raise InputError("Defences retrain the model, so they need its training data: set "
@@ -462,7 +472,7 @@ def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
                          "and are not run here. Leave them out.", key="attacks")
     clock = Stopwatch()
     progress(0.0, "Loading the data")
-    data, inputs = _load_training_data(config, cancel)
+    data, inputs = load_training_data(config, cancel)
     X, y, k = data.X, data.y, data.n_classes
     population, universe, inside = split_records(config, data.n_records, data.member)
     members = universe[inside]
@@ -476,8 +486,6 @@ def tradeoff(config, settings: Iterable, *, reference_csv: str | Path = "",
     reference, reference_source = None, None
     if any(s.defence == "dmp" for s in settings):
         if reference_csv:
-            from engine.audits.model import resolve_path
-
             reference = load_reference_csv(resolve_path(str(reference_csv)), data.schema)
             reference_source = str(reference_csv)
         else:

@@ -20,15 +20,15 @@ from engine.models.batched import (
     tasks_from_masks,
     train_many_mlps,
 )
-from engine.models.spec import ARCHITECTURES, FAMILIES, FAMILY_LABELS, Architecture, TrainingSpec
-from engine.models.train import (
+from engine.models.fitted import (
     FittedModel,
     MLPModel,
     confidence_logit_from_logits,
     confidence_logit_from_proba,
     softmax,
-    train_model,
 )
+from engine.models.spec import ARCHITECTURES, FAMILIES, FAMILY_LABELS, Architecture, TrainingSpec
+from engine.models.train import train_model
 
 __all__ = [
     "ARCHITECTURES", "DESIGNS", "FAMILIES", "FAMILY_LABELS", "Architecture", "BatchedMLP",

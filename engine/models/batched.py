@@ -22,8 +22,20 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from engine.models.fitted import (
+    MLPModel,
+    check_spec_supported,
+    check_training_data,
+    confidence_logit_from_logits,
+    softmax,
+)
+from engine.models.mlp import iter_logits, predict_logits, train_stacked
 from engine.models.spec import TrainingSpec
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+from engine.runtime import device as default_device
+
+# torch is imported inside the functions that use it: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
 
 DESIGNS = ("balanced", "fixed_size", "independent")
 # On a CPU a stack is trained in groups whose optimiser step stays under this many
@@ -135,8 +147,6 @@ class BatchedMLP:
     def logits(self, X, *, models: Sequence[int] | None = None,
                cancel: CancelToken = NEVER) -> np.ndarray:
         """float64 logits ``(R', n, k)`` (``models``: positions in :attr:`tasks`; default all)."""
-        from engine.models.mlp import predict_logits
-
         return predict_logits(self.params, self.spec.activation, self._x(X), models=models,
                               cancel=cancel)
 
@@ -144,9 +154,6 @@ class BatchedMLP:
                       cancel: CancelToken = NEVER) -> np.ndarray:
         """float64 probabilities ``(R', n, k)``, rows summing to 1. The result itself is
         R'·n·k·8 bytes; for LiRA's statistic use :meth:`confidence_logit` ((R', n))."""
-        from engine.models.mlp import iter_logits
-        from engine.models.train import softmax
-
         X = self._x(X)
         r = self.n_models if models is None else len(list(models))
         out = np.empty((r, X.shape[0], self.n_classes), dtype=np.float64)
@@ -158,9 +165,6 @@ class BatchedMLP:
     def confidence_logit(self, X, y, *, models: Sequence[int] | None = None,
                          cancel: CancelToken = NEVER) -> np.ndarray:
         """log(p_y / (1 − p_y)) ``(R', n)`` from the logits, streamed over row chunks."""
-        from engine.models.mlp import iter_logits
-        from engine.models.train import confidence_logit_from_logits
-
         X = self._x(X)
         y = np.asarray(y, dtype=np.int64)
         r = self.n_models if models is None else len(list(models))
@@ -188,9 +192,7 @@ class BatchedMLP:
                           self.n_features, self.tasks, snaps[int(epoch)], self.device, details)
 
     def model(self, r: int):
-        """Model at position ``r`` as a stand-alone :class:`~engine.models.train.MLPModel`."""
-        from engine.models.train import MLPModel
-
+        """Model at position ``r`` as a stand-alone :class:`~engine.models.fitted.MLPModel`."""
         task = self.tasks[r]
         details = {"device": self.device, "n_train": int(task.rows.size),
                    "history": {"loss": self.details["history"]["loss"][r]},
@@ -231,15 +233,11 @@ def train_many_mlps(spec: TrainingSpec, X, y, n_classes: int, masks=None, *,
     it stopped (``"converged"``). Not with ``group_size``.
     ``spec.family`` must be ``"mlp"``.
     """
-    from engine.models.mlp import train_stacked
-    from engine.models.train import _check_spec_supported, check_training_data
-    from engine.runtime import device as default_device
-
     spec = spec.resolved()
     if spec.family != "mlp":
         raise ValueError(f"Batched training is for MLPs; got family {spec.family!r} (train those "
                          "one at a time with train_model).")
-    _check_spec_supported(spec)
+    check_spec_supported(spec)
     if isinstance(masks, (list, tuple)) and masks and isinstance(masks[0], ReferenceTask):
         if tasks is not None:
             raise ValueError("Give exactly one of masks or tasks.")

@@ -39,7 +39,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.models.spec import TrainingSpec
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_generator
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_generator, torch_threads
+
+# torch is imported inside the functions that use it: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
 
 _PREDICT_BUDGET = 64 * 2**20     # bytes of activations per prediction chunk
 _SMALL_STEP = 30_000_000         # multiply-adds per CPU training step below which 1 thread wins
@@ -279,7 +282,6 @@ def train_stacked(spec: TrainingSpec, X, y, n_classes: int, rows: Sequence[np.nd
     """
     import torch
 
-    from engine.runtime import torch_threads
 
     dev = torch.device(device)
     n, d = X.shape

@@ -15,12 +15,16 @@ Gradient boosting is scikit-learn's histogram-based ``HistGradientBoostingClassi
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 
+from engine.models.fitted import FittedModel
 from engine.models.spec import TrainingSpec
-from engine.models.train import FittedModel
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+
+# scikit-learn and threadpoolctl are imported inside the functions that use them: heavy, and needed only when a model
+# trains or is read (docs/dev/layers.md).
 
 CHUNK_TREES = 10
 CHUNK_ITERATIONS = 5
@@ -65,8 +69,6 @@ class SklearnModel(FittedModel):
 
 def _threads_for(X):
     """One thread for small tables (see _SMALL_FIT), the library's default otherwise."""
-    from contextlib import nullcontext
-
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1) if np.asarray(X).size < _SMALL_FIT else nullcontext()

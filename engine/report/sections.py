@@ -485,7 +485,7 @@ def method_common(result: dict, describe=None) -> list[Flowable]:
 # --------------------------------------------------------------------------- 5. results
 
 #: ``details.accuracy_threshold_source`` of an attack whose rule set its own threshold
-#: (engine.metrics.evaluate_attack), e.g. from shadow data (paper 000 Alg. 3).
+#: (engine.auditing.evaluate_attack), e.g. from shadow data (paper 000 Alg. 3).
 OWN_RULE = "the attack's own rule"
 
 

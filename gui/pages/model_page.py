@@ -606,7 +606,7 @@ class ModelPage(AuditPage):
         gives the same model)."""
         from PySide6.QtWidgets import QFileDialog
 
-        from engine.defences.audit import export_setting
+        from engine.audits.model import export_setting
 
         result = self.result()
         view = self.results_view.defences_view

@@ -39,11 +39,10 @@ import pytest
 from scipy import stats
 
 from engine.attacks.dp_mechanism import optimal_statistic
-from engine.auditing import gdp_heuristic_epsilon_lower_bound
+from engine.auditing import evaluate_attack, gdp_heuristic_epsilon_lower_bound
 from engine.audits.mechanism import MechanismConfig, resolve_noise
 from engine.games.membership import MechanismGame, play
 from engine.mechanisms.tradeoff import mechanism_tradeoff
-from engine.metrics import evaluate_attack
 from engine.runtime import rng
 
 NOMINAL = 0.95

@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 
 from engine.attacks.dp_mechanism import naive_sum_statistic, optimal_statistic
-from engine.auditing import empirical_epsilon_lower_bound
+from engine.auditing import empirical_epsilon_lower_bound, evaluate_attack
 from engine.audits.mechanism import MechanismConfig, resolve_noise
 from engine.games.membership import MechanismGame, play
 from engine.mechanisms.accounting import compose
 from engine.mechanisms.tradeoff import mechanism_tradeoff
-from engine.metrics import evaluate_attack
 from engine.runtime import rng
 
 CASES = [

@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.audits.model import ModelConfig, demo_config, run
+from engine.audits.model import ModelConfig, demo_config, export_setting, run
 from engine.data.errors import InputError
-from engine.defences.audit import export_setting
 from engine.defences.config import DefenceConfig, cost_in_models
 from engine.project import config_to_toml, load_config
 from engine.runtime import rng

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from engine import metrics
+from engine import auditing, metrics
 
 
 def test_roc_hand_computed():
@@ -130,11 +130,11 @@ def test_accuracy_threshold_comes_from_selection_split_only():
     n = 2000
     y = np.r_[np.zeros(n, bool), np.ones(n, bool)]
     s = g.normal(size=2 * n) + 1.0 * y
-    res1 = metrics.evaluate_attack("a", "A", s, y, delta=0.0)
+    res1 = auditing.evaluate_attack("a", "A", s, y, delta=0.0)
     sel = metrics.split_for_selection(y)
     s2 = s.copy()
     s2[~sel] = s2[~sel][::-1]  # scramble evaluation scores only
-    res2 = metrics.evaluate_attack("a", "A", s2, y, delta=0.0)
+    res2 = auditing.evaluate_attack("a", "A", s2, y, delta=0.0)
     assert res1["details"]["accuracy_threshold"] == res2["details"]["accuracy_threshold"]
     # Scrambling the evaluation half must hurt the reported accuracy: it is not re-optimised.
     assert res2["accuracy"] < res1["accuracy"] - 0.05
@@ -161,7 +161,7 @@ def test_evaluate_attack_fields_and_roc_size():
     n = 5000
     y = np.r_[np.zeros(n, bool), np.ones(n, bool)]
     s = g.normal(size=2 * n) + 1.5 * y
-    r = metrics.evaluate_attack("x", "X", s, y, delta=1e-5)
+    r = auditing.evaluate_attack("x", "X", s, y, delta=1e-5)
     for key in ("auc", "auc_ci", "accuracy", "accuracy_ci", "advantage", "advantage_ci",
                 "tpr_at_fpr",
                 "epsilon_lower_bound", "roc", "details", "n_positive", "n_negative"):

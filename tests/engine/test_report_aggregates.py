@@ -16,7 +16,8 @@ import re
 import numpy as np
 import pytest
 
-from engine.metrics import clopper_pearson, evaluate_attack
+from engine.auditing import evaluate_attack
+from engine.metrics import clopper_pearson
 from engine.policy import VerdictPolicy
 from engine.report import write_report
 from engine.report.aggregates import AggregatesSections, chance_corrected

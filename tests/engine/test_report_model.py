@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from engine.attacks.model import btta
-from engine.metrics import evaluate_attack
+from engine.auditing import evaluate_attack
+from engine.headline import headline
 from engine.policy import VerdictPolicy
 from engine.report import write_report
 from engine.report.model import BOUND_LABEL, ModelSections, bound_auc, bound_tpr
@@ -59,8 +60,8 @@ def model_result(*, listed: bool = True, threat: str = "shadow") -> dict:
                 {"paper": "Zarifzadeh et al. 2024 (RMIA)"}),
     ]
     policy = VerdictPolicy()
-    best_tpr, best_acc = policy.strongest(attacks)
-    level, reasons = policy.level(best_tpr, best_acc)
+    head = headline(attacks, policy)
+    level, reasons = policy.level(head.verdict_tpr_measured, head.verdict_accuracy)
     per_class = [{"class": f"class-{c}", "n_members": 20, "n_non_members": 20,
                   "train_accuracy": 0.95, "train_accuracy_ci": [0.75, 1.0],
                   "test_accuracy": 0.95 - g, "test_accuracy_ci": [0.5, 0.9], "gap": g}

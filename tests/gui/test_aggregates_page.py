@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from engine.auditing import evaluate_attack
 from engine.audits.aggregates import AggregatesConfig
 from engine.data.census import census_schema
-from engine.metrics import evaluate_attack
 from gui.job_runner import JobRunner
 from gui.pages.aggregates_page import (
     SAMPLE_DATA,

@@ -1,7 +1,7 @@
 """A realistic mechanism-audit result.json, built by hand to the contract.
 
 docs/dev/mechanism_audit_contract.md fixes the ``theory`` block; ARCHITECTURE §4 the rest. The
-attack entries come from ``engine.metrics.evaluate_attack`` on a small simulated game (Laplace
+attack entries come from ``engine.auditing.evaluate_attack`` on a small simulated game (Laplace
 noise, ε = 1 per observation, k = 10, N = 2 000 per hypothesis — too few non-members to measure
 TPR at 0.1 % FPR, which the report must say). The theory curves are computed here directly
 (Monte Carlo of the clipped-sum statistic, KOV binomials), not by the engine under test.
@@ -52,7 +52,7 @@ def _kov(eps0: float, k: int) -> tuple[list, list]:
 
 
 def _build() -> dict:
-    from engine.metrics import evaluate_attack
+    from engine.auditing import evaluate_attack
 
     rng = np.random.default_rng(7)
     b = 1.0 / EPS0

@@ -199,9 +199,9 @@ class AttackOutcome:
 
 
 def evaluate(outcome: AttackOutcome, member, *, delta: float, **kwargs) -> dict:
-    """The shared metric layer (engine.metrics.evaluate_attack) for one outcome: balanced
+    """The shared metric layer (engine.auditing.evaluate_attack) for one outcome: balanced
     accuracy and advantage at the attack's own threshold, measured on every record."""
-    from engine.metrics import evaluate_attack
+    from engine.auditing import evaluate_attack
 
     return evaluate_attack(outcome.name, outcome.label, outcome.scores, member, delta=delta,
                            accuracy_threshold=outcome.threshold, details=outcome.details,

@@ -1,0 +1,199 @@
+"""The engine's layers (issue 19 item 7; docs/dev/layers.md).
+
+* no module of engine/ is in an import circle, counting imports inside functions too (a circle
+  hidden in a function is still a circle: the modules cannot be understood or moved apart);
+* the import-linter contracts of pyproject.toml hold (`make lint` runs them too);
+* the modules the layering work moved import engine modules at module level only, import
+  torch and the other heavy libraries inside functions only, and take no private name from
+  another module.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Libraries loaded only when a model trains or is exported: imported inside the functions that
+# use them so that opening the app or reading a result does not pay for them.
+HEAVY = ("torch", "opacus", "sklearn", "safetensors", "threadpoolctl")
+# The modules the layering work moved or rewired (issue 19 items 1 and 7); the rest of the
+# engine's function-level imports are listed in docs/dev/layers.md.
+CLEAN = ("engine/games/model.py", "engine/audits/model.py", "engine/metrics.py",
+         "engine/auditing.py", "engine/models", "engine/defences")
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_graph(root: Path, package: str = "engine") -> dict[str, set[str]]:
+    """{module: modules of ``package`` it imports}, from every import statement in the file —
+    at module level, inside functions and under ``if TYPE_CHECKING``. ``from a import b`` is
+    an import of module ``a.b`` when that module exists, else of ``a``."""
+    files = {module_name(p, root): p for p in (root / package).rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for name, path in files.items():
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = here.split(".")[:len(here.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base
+                           for a in node.names]
+            for target in targets:
+                while target and target not in files:     # a.b.c → a.b when c is a name
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def function_level_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) of every import statement inside a function."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Import):
+                    out += [(sub.lineno, a.name) for a in sub.names]
+                elif isinstance(sub, ast.ImportFrom):
+                    out.append((sub.lineno, "." * sub.level + (sub.module or "")))
+    return out
+
+
+def clean_files() -> list[Path]:
+    out = []
+    for item in CLEAN:
+        p = ROOT / item
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    return out
+
+
+# --------------------------------------------------------------------------- the finder itself
+
+def test_circle_finder_sees_a_circle_hidden_in_a_function(tmp_path):
+    pkg = tmp_path / "engine"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from engine.sub.b import f\n")
+    (pkg / "sub" / "b.py").write_text(textwrap.dedent("""\
+        def f():
+            from ..c import g
+            return g
+        """))
+    (pkg / "c.py").write_text("from engine import a\n")
+    (pkg / "d.py").write_text("import engine.a\n")
+    assert circles(import_graph(tmp_path)) == [["engine.a", "engine.c", "engine.sub.b"]]
+
+
+def test_circle_finder_reads_from_package_import_name_as_the_package():
+    graph = {"p": {"p.x"}, "p.x": set(), "p.y": {"p"}}
+    assert circles(graph) == []
+    graph["p.x"] = {"p.y"}
+    assert circles(graph) == [["p", "p.x", "p.y"]]
+
+
+# --------------------------------------------------------------------------- the engine
+
+def test_no_import_circle_in_the_engine():
+    found = circles(import_graph(ROOT))
+    assert not found, "import circles in engine/: " + "; ".join(" ↔ ".join(c) for c in found)
+
+
+def test_import_linter_contracts_hold():
+    try:
+        import importlinter  # noqa: F401
+    except ImportError:
+        pytest.fail("import-linter is missing: it is in the dev extras and the locks; run "
+                    "make install (or pip install -r the lock) to check the layers.")
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+                               "sys.argv = ['lint-imports', '--no-cache']; lint_imports_command()"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "0 broken" in run.stdout
+
+
+def test_moved_modules_import_engine_modules_at_module_level_only():
+    bad = [f"{p.relative_to(ROOT)}:{line} imports {mod} inside a function"
+           for p in clean_files() for line, mod in function_level_imports(p)
+           if mod.split(".")[0] not in HEAVY]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_private_names_from_or_into_the_moved_modules():
+    moved = {module_name(p, ROOT) for p in clean_files()}
+    bad = []
+    for path in (ROOT / "engine").rglob("*.py"):
+        name = module_name(path, ROOT)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
+                    "engine"):
+                continue
+            if name not in moved and node.module not in moved:
+                continue
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno} takes {a.name} from {node.module}"
+                    for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not bad, "\n".join(bad)
