@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.atomic_write import atomic_path, write_text
-from engine.audits.result import software_versions, to_plain
+from engine.audits.result import file_sha256, software_versions, to_plain
 from engine.data.errors import InputError
 from engine.data.paths import require_regular_file, resolve_path
 from engine.data.predictions import write_predictions_csv
@@ -51,8 +51,6 @@ def training_data_sha256(X, y) -> str:
 
 
 def _file_sha256(path: Path) -> str:
-    from engine.audits.result import file_sha256
-
     return file_sha256(path)            # a regular file only, read no further than its size
 
 
