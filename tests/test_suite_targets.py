@@ -36,3 +36,16 @@ def test_ci_runs_make_test_then_make_test_claims():
     steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
              if line.strip().startswith("make ")]
     assert steps == ["make test", "make test-claims"]
+
+
+def test_every_test_of_tests_claims_is_a_claims_test():
+    """tests/claims/conftest.py marks the whole folder: a claim added there never lands in
+    `make test` by accident."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                          "-p", "no:cacheprovider", "-m", "not claims", "tests/claims"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    collected = [ln for ln in out.stdout.splitlines() if "::" in ln]
+    assert not collected, collected[:5]

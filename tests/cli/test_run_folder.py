@@ -334,9 +334,13 @@ def test_kill_9_at_many_moments_of_the_demo(tmp_path):
                 time.sleep(0.001)
         proc.kill()
         proc.wait()
+        seen += proc.stderr.read()          # what it printed up to the kill
         proc.stderr.close()
         states.append(check_folder(folder, earlier))
-        if stage == "audit":                # nothing is touched while the audit runs
+        # Nothing is touched while the audit runs. A moment meant to fall inside the audit can
+        # come after its end on a quiet machine (the demo's audit takes about a second): then
+        # the progress line says "Done", and only check_folder's guarantees apply.
+        if stage == "audit" and b"Done" not in seen:
             assert _files(folder) == earlier and not (folder / PREVIOUS).exists()
         if (folder / "result.json").exists():
             assert read_finished_run(folder)["seed"] in (11, 7)
