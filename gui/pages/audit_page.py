@@ -681,7 +681,7 @@ class AuditPage(QWidget):
             self.show_input_error(exc)             # its step, its field in view and focused
             if len(errors) > 1:
                 self.run_bar.show_error(f"{len(errors)} settings need correcting: " + "; ".join(
-                    self.labelled_sentence(e) for e in errors) + ".")
+                    self.labelled_sentence(e).rstrip(".") for e in errors) + ".")
             self._settings_error_shown = True
             return
         if not self.preflight_allows(config):

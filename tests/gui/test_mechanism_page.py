@@ -177,6 +177,7 @@ def test_every_error_shows_at_once_under_its_field_and_clears_when_fixed(main_wi
     assert obs.text().startswith("Must be a whole number")
     page.run_button.click()
     assert "2 settings need correcting" in page.error_label.text()
+    assert ".;" not in page.error_label.text() and not page.error_label.text().endswith("..")
     page.fields["epsilon"].setText("0.5")
     page.update_estimate(force=True)
     assert eps.isHidden() and not obs.isHidden()
