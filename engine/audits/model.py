@@ -49,6 +49,7 @@ from engine.audits.config_fields import (
 from engine.audits.predictions_intake import check_sizes, class_warnings
 from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
 from engine.data.errors import InputError
+from engine.data.paths import resolve_path
 from engine.data.predictions import load_predictions_csv
 from engine.defences.audit import run_defences
 from engine.defences.config import DefenceConfig
@@ -58,7 +59,6 @@ from engine.games.model import (
     LOSS_ONLY_ATTACKS,
     NEEDS_REFERENCE,
     Outputs,
-    resolve_path,
     run_attacks,
     train_and_query,
 )

@@ -11,9 +11,9 @@ DP-SGD, what the attacks say about its accountant's ε.
 from __future__ import annotations
 
 from engine.data.errors import InputError
+from engine.data.paths import resolve_path
 from engine.defences.config import cost_in_models
 from engine.defences.tradeoff import TradeoffSettings, recommend, tradeoff
-from engine.games.model import resolve_path
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 # The trade-off's error keys (its knobs) → the [defences] key that sets each.

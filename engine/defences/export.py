@@ -50,10 +50,6 @@ def training_data_sha256(X, y) -> str:
     return h.hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    return file_sha256(path)            # a regular file only, read no further than its size
-
-
 def export_model(model, path: str | Path, *, training_data: dict | str,
                  measured_risk: dict | None = None, class_labels=(), feature_names=(),
                  extra: dict | None = None) -> dict:
@@ -95,7 +91,7 @@ def export_model(model, path: str | Path, *, training_data: dict | str,
                   "classes": int(model.n_classes), "class_labels": [str(c) for c in class_labels],
                   "features": int(model.n_features),
                   "feature_names": [str(c) for c in feature_names]},
-        "weights": {"file": path.name, "format": "safetensors", "sha256": _file_sha256(path),
+        "weights": {"file": path.name, "format": "safetensors", "sha256": file_sha256(path),
                     "tensors": {k: list(v.shape) for k, v in arrays.items()},
                     "layout": "W_i has shape (inputs, outputs); logits = h W + b; hidden "
                               f"layers use {spec.activation}; softmax gives the probabilities"},
@@ -130,7 +126,7 @@ def load_model(card_path: str | Path, *, device: str | None = None):
     require_regular_file(weights, "weights file",
                          missing=f"the weights file of {card_path.name} is missing; keep the "
                                  "two files together.")
-    if _file_sha256(weights) != card["weights"]["sha256"]:
+    if file_sha256(weights) != card["weights"]["sha256"]:
         raise InputError(f"{weights}: does not match the hash in its model card (the file was "
                          "changed or replaced).", source=str(weights))
     spec = TrainingSpec.from_dict(card["model"]["training_settings"])

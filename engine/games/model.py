@@ -16,7 +16,6 @@ It sits above engine.attacks, because it plays them, and below the defences and 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -28,7 +27,7 @@ from engine.attacks.model.attribute import attack as attribute_attack
 from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
 from engine.audits.result import input_entry
 from engine.data.errors import InputError
-from engine.data.paths import resolve_path as resolve_any_path
+from engine.data.paths import resolve_path
 from engine.data.purchase import generate_mixed_table, generate_purchase
 from engine.data.tabular import TabularSchema, load_tabular_csv, tabular_from_frame
 from engine.metrics import clopper_pearson, clustered_auc_ci
@@ -67,13 +66,6 @@ class ModelGameSettings(Protocol):
     seed: int
 
     def training_spec(self) -> TrainingSpec: ...
-
-
-def resolve_path(path: str) -> Path:
-    """The file a typed path names: engine.data.paths.resolve_path, the loaders' one rule
-    (``~`` expanded; a relative path from the working folder, else the app's folder, where the
-    bundled examples' configs name their files)."""
-    return resolve_any_path(path)
 
 
 @dataclass
