@@ -356,16 +356,17 @@ class AggregatesPage(AuditPage):
         layout.addWidget(box)
 
     def _build_attacks_step(self, layout: QVBoxLayout) -> None:
+        custom = self.build_depth_box(layout)     # the attack lists show under Custom only
         self.attack_boxes = self._checklist(
-            layout, "Attribute-inference attacks:", ATTACKS, LABELS)
+            custom, "Attribute-inference attacks:", ATTACKS, LABELS)
         self.membership_box = QCheckBox("Also play the membership game: is the target in the "
                                         "data at all? (paper 003 §6, Fig. 9)")
         self.membership_box.setToolTip("Half the targets are left out of the release; the "
                                        "attacks guess which. Adds the membership attacks' "
                                        "ROC, with what DP allows when there is noise.")
         self.membership_box.toggled.connect(self._update_membership)
-        layout.addWidget(self.membership_box)
-        self.mia_boxes = self._checklist(layout, None, MIA_ATTACKS,
+        custom.addWidget(self.membership_box)
+        self.mia_boxes = self._checklist(custom, None, MIA_ATTACKS,
                                          {**MIA_TEXTS, **LABELS}, indent=24)
         form = QFormLayout()
         self.model_combo = choice_combo(

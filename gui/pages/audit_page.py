@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QRadioButton,
     QStackedWidget,
     QToolButton,
     QVBoxLayout,
@@ -46,6 +47,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.audits.config_fields import every_error
+from engine.audits.presets import CUSTOM, TITLES, apply_preset, matching_preset, presets
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path as engine_resolve_path
 from engine.policy import VerdictPolicy
@@ -477,6 +479,98 @@ class AuditPage(QWidget):
                 nested_set(config, key, value)
         return config
 
+    # ------------------------------------------------------------ how thorough (presets)
+
+    def build_depth_box(self, layout: QVBoxLayout) -> QVBoxLayout:
+        """"How thorough?": Quick look, Standard, Thorough — each with what it runs and its
+        estimated time — or Custom (issue 20, presets). Returns the layout of the Custom panel,
+        where the page puts its full list of attacks: shown only when Custom is chosen, so the
+        officer picks a depth, not an attack. Choosing a preset sets its values
+        (:mod:`engine.audits.presets`) and leaves every other setting as typed."""
+        box = QFrame()
+        box.setFrameShape(QFrame.Shape.StyledPanel)
+        box_layout = QVBoxLayout(box)
+        title = QLabel("How thorough should the audit be?")
+        title.setStyleSheet("font-weight: bold;")
+        box_layout.addWidget(title)
+        self.depth_group = QButtonGroup(self)
+        self.depth_buttons: dict[str, QRadioButton] = {}
+        self.depth_notes: dict[str, QLabel] = {}
+        choices = [(p.key, p.title, p.sentence) for p in presets(self.AUDIT_TYPE)]
+        choices.append((CUSTOM, TITLES[CUSTOM], "Choose the attacks and sizes yourself."))
+        for key, text, sentence in choices:
+            button = QRadioButton(text)
+            button.setToolTip(sentence)
+            self.depth_group.addButton(button)
+            self.depth_buttons[key] = button
+            box_layout.addWidget(button)
+            sentence_label = note(sentence)
+            sentence_label.setContentsMargins(24, 0, 0, 4)
+            self.depth_notes[key] = sentence_label
+            box_layout.addWidget(sentence_label)
+            button.toggled.connect(lambda on, key=key: on and self._depth_chosen(key))
+        layout.addWidget(box)
+        self.custom_panel = QWidget()
+        custom_layout = QVBoxLayout(self.custom_panel)
+        custom_layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.custom_panel)
+        self._depth_estimates: dict[str, str] = {}
+        return custom_layout
+
+    def _depth_chosen(self, key: str) -> None:
+        """A depth button was clicked (or set to match the form): apply a preset's values, or
+        show the full list for Custom."""
+        self.custom_panel.setVisible(key == CUSTOM)
+        if key == CUSTOM or getattr(self, "_syncing_depth", False):
+            return
+        preset = next(p for p in presets(self.AUDIT_TYPE) if p.key == key)
+        try:
+            form = self.form_dict()
+        except Exception:  # noqa: BLE001 - a half-built form: nothing to apply to yet
+            return
+        self._base_config = self.complete_config(apply_preset(form, preset))
+        self._syncing_depth = True
+        try:
+            self.fill_form(self._base_config)
+        finally:
+            self._syncing_depth = False
+
+    def sync_depth(self, config: dict | None = None) -> None:
+        """Tick the depth the form's settings match (Custom when none), e.g. after a project is
+        opened or a size is typed by hand."""
+        buttons = getattr(self, "depth_buttons", None)
+        if not buttons:
+            return
+        if config is None:
+            try:
+                config = self.form_dict()
+            except Exception:  # noqa: BLE001 - a half-built form: try again later
+                return
+        key = matching_preset(self.AUDIT_TYPE, config)
+        if not buttons[key].isChecked():
+            self._syncing_depth = True
+            try:
+                buttons[key].setChecked(True)
+            finally:
+                self._syncing_depth = False
+        self.custom_panel.setVisible(key == CUSTOM)
+
+    def update_depth_estimates(self, form: dict) -> None:
+        """Each preset's estimated time beside its name, from the engine's estimate of the
+        config it would give (the same estimate the run bar shows)."""
+        buttons = getattr(self, "depth_buttons", None)
+        if not buttons:
+            return
+        from engine.estimates import duration_range, estimate
+        for preset in presets(self.AUDIT_TYPE):
+            try:
+                config = self.CONFIG_CLASS.from_dict(apply_preset(form, preset),
+                                                     source="settings")
+                words = duration_range(estimate(config).expected_seconds)
+            except Exception:  # noqa: BLE001 - no estimate for settings not yet valid
+                words = ""
+            buttons[preset.key].setText(preset.title + (f" — {words}" if words else ""))
+
     # ------------------------------------------------------------ the verdict policy box
 
     def build_policy_box(self, layout: QVBoxLayout) -> None:
@@ -542,6 +636,7 @@ class AuditPage(QWidget):
         self.fill_form(self._base_config)
         self.update_policy_rules()
         self.clear_error()
+        self.sync_depth(self._base_config)
 
     def validated_config(self):
         """The form as the engine's config object; InputError names the first problem."""
@@ -616,6 +711,8 @@ class AuditPage(QWidget):
         if not force and form == self._estimated_form:
             return
         self._estimated_form = form
+        self.sync_depth(form)
+        self.update_depth_estimates(form)
         from engine.estimates import estimate, preflight
         try:
             config = self.CONFIG_CLASS.from_dict(form, source="settings")

@@ -407,16 +407,17 @@ class LocationPage(AuditPage):
         layout.addLayout(form)
 
     def _build_run_step(self, layout: QVBoxLayout) -> None:
+        custom = self.build_depth_box(layout)     # the attack list shows under Custom only
         attacks_label = QLabel("Attacks to run:")
         attacks_label.setStyleSheet("font-weight: bold;")
-        layout.addWidget(attacks_label)
+        custom.addWidget(attacks_label)
         self.attack_boxes: dict[str, QCheckBox] = {}
         for name in ATTACKS:
             text, tip = ATTACK_TEXTS.get(name, (name.replace("_", " "), ""))
             box = QCheckBox(text)
             box.setToolTip(tip)
             self.attack_boxes[name] = box
-            layout.addWidget(box)
+            custom.addWidget(box)
         form = QFormLayout()
         self.threshold_rule_combo = choice_combo(THRESHOLD_RULE_CHOICES, THRESHOLD_RULE_TIP)
         form.addRow("Two-threshold attack's rule:", self.threshold_rule_combo)

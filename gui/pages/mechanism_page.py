@@ -180,6 +180,7 @@ class MechanismPage(AuditPage):
             "adds up the releases. The exact optimal attacker of DP theory is computed as well."))
 
     def _build_run_step(self, layout: QVBoxLayout) -> None:
+        self.build_depth_box(layout)              # no attack list: the depth is the rounds
         form = QFormLayout()
         self.add_field_row(form, "trials")
         self.add_field_row(form, "seed")

@@ -440,9 +440,10 @@ class ModelPage(AuditPage):
         return panel
 
     def _build_attacks_step(self, layout: QVBoxLayout) -> None:
+        custom = self.build_depth_box(layout)     # the attack list shows under Custom only
         label = QLabel("Membership-inference attacks:")
         label.setStyleSheet("font-weight: bold;")
-        layout.addWidget(label)
+        custom.addWidget(label)
         grid = QGridLayout()
         self.attack_boxes: dict[str, QCheckBox] = {}
         for i, name in enumerate(ATTACKS):
@@ -452,7 +453,7 @@ class ModelPage(AuditPage):
             self.attack_boxes[name] = box
             grid.addWidget(box, i, 0)
         grid.setColumnStretch(1, 1)
-        layout.addLayout(grid)
+        custom.addLayout(grid)
 
         form = QFormLayout()
         for key in ("shadow_models", "reference_models"):
