@@ -35,6 +35,7 @@ from reportlab.platypus import (
 )
 
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
+from engine.next_steps import next_steps
 from engine.project import config_to_toml
 from engine.report import styles as st
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
@@ -394,6 +395,7 @@ def cover(result: dict) -> list[Flowable]:
         Spacer(1, 0.8 * cm),
         heading(1),
         para(markup(result.get("summary") or "No summary was recorded."), "summary"),
+        *what_to_do_next(result),
         Spacer(1, 0.4 * cm),
         para("How to read this report: section 7 explains how the verdict was decided and "
              "section 8 what this audit cannot tell. Sections 2 to 6 give the evidence; "
@@ -401,6 +403,16 @@ def cover(result: dict) -> list[Flowable]:
         PageBreak(),
     ]
     return out
+
+
+def what_to_do_next(result: dict) -> list[Flowable]:
+    """The changes to the release that lower the risk, with what the audit measured of each
+    (:mod:`engine.next_steps`; the same list the results page opens with)."""
+    steps = next_steps(result)
+    if not steps:
+        return []
+    return [sub("What to do next"),
+            *bullets(f"<b>{markup(step.action)}.</b> {markup(step.effect)}" for step in steps)]
 
 
 # --------------------------------------------------------------------------- 4. method (shared)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.next_steps import next_steps
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.roc_plot import RocPlot
 from gui.widgets.verdict_banner import VerdictBanner
@@ -51,6 +52,10 @@ class ResultsView(QWidget):
         self._result: dict | None = None
         self._section_updates: list[SectionUpdate] = []
         self.verdict_banner = VerdictBanner()
+        # What to do next (issue 20): the release-side changes that lower the risk, each with
+        # what the audit measured of its effect — read from the result, as the report does.
+        self.next_steps_label = rich_label()
+        self.next_steps_box = group_box("What to do next", self.next_steps_label)
         self.roc_plot = RocPlot()
         self.metrics_table = MetricsTable()
         self.metrics_table.setMinimumHeight(130)
@@ -79,6 +84,7 @@ class ResultsView(QWidget):
         self.warnings_box = group_box("Warnings", self.warnings_label)
         self._layout = QVBoxLayout(self)
         self._layout.addWidget(self.verdict_banner)
+        self._layout.addWidget(self.next_steps_box)
         self._layout.addWidget(group_box(self.ROC_TITLE, self.roc_plot), 3)
         self._layout.addWidget(group_box(self.METRICS_TITLE, self.metrics_table))
         self._layout.addWidget(self.warnings_box)
@@ -106,6 +112,11 @@ class ResultsView(QWidget):
         shown = result or None
         result = result or {}
         self.verdict_banner.set_verdict(result.get("verdict"), result.get("summary", ""))
+        steps = next_steps(result)
+        self.next_steps_label.setText("<ul>" + "".join(
+            f"<li><b>{escape(step.action)}.</b> {escape(step.effect)}</li>" for step in steps)
+            + "</ul>")
+        self.next_steps_box.setVisible(bool(steps))
         self.roc_plot.set_result(shown)
         self.metrics_table.set_result(shown)
         for update in self._section_updates:

@@ -1,0 +1,249 @@
+"""What to do next: the release-side changes that lower the risk an audit found (issue 20).
+
+Each results page and the report's first page open with this list. A step names a change the
+data owner can make to the *release* (add noise, publish fewer counts, train differently) and
+says what the audit measured of its effect — or plainly that the audit did not measure it and
+how to measure it. Nothing here is new science: every figure is read from the saved result
+(the exact trade-off curves of DP theory, the sweeps, the defences table), so a project reopened
+later gives the same advice, and a step never claims an effect that was not computed.
+
+Qt-free; reads a result.json dict (ARCHITECTURE §4) and never raises on a missing or damaged
+field — a step whose figures are missing is left out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+NOT_MEASURED = "Not measured by this audit"
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """One change to the release and what is known of its effect."""
+
+    action: str          # "Add more noise: at most ε = 0.23 per hour"
+    effect: str          # what it does to the risk, measured or "Not measured …"
+    measured: bool       # True when ``effect`` quotes a figure this audit computed
+
+    def sentence(self) -> str:
+        return f"{self.action}. {self.effect}"
+
+    def to_dict(self) -> dict:
+        return {"action": self.action, "effect": self.effect, "measured": self.measured}
+
+
+def next_steps(result: dict | None) -> list[NextStep]:
+    """The steps for a saved result, most effective first; [] for no result."""
+    if not isinstance(result, dict):
+        return []
+    build = _BY_TYPE.get(str(result.get("audit_type")))
+    if build is None:
+        return []
+    try:
+        steps = build(result)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        steps = []          # a damaged field: say nothing rather than something wrong
+    level = (result.get("verdict") or {}).get("level") if isinstance(
+        result.get("verdict"), dict) else None
+    if level == "low":
+        steps.append(NextStep(
+            "Keep these settings and this report with the release",
+            "The attacks tried here found a low risk; a change to the data or the settings "
+            "needs a new audit.", measured=True))
+    return steps
+
+
+# ----------------------------------------------------------------------------- per audit type
+
+def _mechanism(result: dict) -> list[NextStep]:
+    theory = result.get("theory") or {}
+    steps: list[NextStep] = []
+    inverse = theory.get("inverse") or {}
+    per = theory.get("epsilon_per_observation")
+    if inverse.get("feasible") and _number(inverse.get("max_epsilon_per_observation")):
+        target = float(inverse["max_epsilon_per_observation"])
+        if not _number(per) or target < float(per):
+            steps.append(NextStep(
+                f"Add more noise: use at most ε = {target:.3g} per observation"
+                + (f" (today {float(per):.3g})" if _number(per) else ""),
+                f"Computed exactly: then even the best possible attacker spots at most "
+                f"{_pct(inverse.get('max_tpr'))} of the people present while wrongly accusing "
+                f"{_pct(inverse.get('fpr'))} of the people absent, over "
+                f"{_count(inverse.get('observations'))} observations per person.",
+                measured=True))
+    elif inverse and inverse.get("feasible") is False:
+        steps.append(NextStep(
+            "No amount of noise per observation meets the limit you set",
+            (inverse.get("note") or "Lower the number of observations per person, or accept "
+             "a higher limit.").rstrip(".") + ".", measured=True))
+    observations = theory.get("observations")
+    if _number(observations) and float(observations) > 1:
+        swept = (theory.get("sweep") or {}).get("parameter") == "observations"
+        steps.append(NextStep(
+            f"Count each person in fewer observations (today {_count(observations)})",
+            "Computed exactly: the what-if chart below shows how the risk falls with fewer "
+            "observations." if swept else
+            f"{NOT_MEASURED}: each observation adds to what an attacker learns; choose "
+            "\"observations per person\" under \"What-if: vary\" on the Attacks & run step "
+            "to see the effect, computed exactly.", measured=swept))
+    return steps
+
+
+def _location(result: dict) -> list[NextStep]:
+    theory = result.get("theory") or {}
+    config = result.get("config") or {}
+    steps: list[NextStep] = []
+    mechanism = str(config.get("mechanism") or theory.get("mechanism") or "")
+    if mechanism in ("", "none"):
+        steps.append(NextStep(
+            "Add noise to the counts (differential privacy)",
+            f"{NOT_MEASURED}: these counts were audited without noise. Set the release's "
+            "noise and ε on the Release step and run the audit again to measure it.",
+            measured=False))
+    elif _number(theory.get("dp_bound_accuracy")):
+        steps.append(NextStep(
+            "Add more noise: a smaller ε per hour",
+            f"Computed from DP theory: with today's ε no attacker can be right more than "
+            f"{_pct(theory['dp_bound_accuracy'])} of the time about this person; a smaller ε "
+            "lowers this limit.", measured=True))
+    sweep = theory.get("sweep") or {}
+    observations = sweep.get("observations") or []
+    best = _best_sweep_accuracy(sweep)
+    if len(observations) >= 2 and best is not None and len(best) == len(observations):
+        steps.append(NextStep(
+            "Release fewer hours per person, or coarser places and hours",
+            f"Measured: people seen in {_hours(observations[0])} were recognised "
+            f"{_pct(best[0])} of the time, people seen in {_hours(observations[-1])} "
+            f"{_pct(best[-1])} (50 % is guessing).", measured=True))
+    size = config.get("aggregate_size")
+    if _number(size):
+        steps.append(NextStep(
+            f"Count more people in each release (today {_count(size)})",
+            f"{NOT_MEASURED}: one person's trace weighs less in a larger crowd; set a larger "
+            "number of people on the Release step and run again to measure it.",
+            measured=False))
+    return steps
+
+
+def _aggregates(result: dict) -> list[NextStep]:
+    theory = result.get("theory") or {}
+    config = result.get("config") or {}
+    steps: list[NextStep] = []
+    deterministic = theory.get("deterministic") or {}
+    determined = deterministic.get("determined")
+    if _number(determined) and int(determined) > 0:
+        tables = Counter(t for record in result.get("exposed_records") or []
+                         if isinstance(record, dict) and record.get("determined")
+                         for t in record.get("tables") or [])
+        named = ", ".join(name for name, _ in tables.most_common(3))
+        steps.append(NextStep(
+            "Suppress or coarsen the counts that pin people down"
+            + (f" (most often in tables {named})" if named else ""),
+            f"Measured: the tables prove the value of {_count(determined)} of "
+            f"{_count(deterministic.get('targets'))} people attacked; the list of exposed "
+            "records says which cells do it.", measured=True))
+    sweeps = theory.get("sweeps") or {}
+    for parameter, words in (("fraction", "Publish fewer counts"),
+                             ("epsilon", "Add noise to each count")):
+        sweep = sweeps.get(parameter) or {}
+        values, shares = sweep.get("values") or [], sweep.get("determined_share") or []
+        if len(values) >= 2 and len(shares) == len(values):
+            steps.append(NextStep(
+                words,
+                "Measured: the share of people whose value the tables prove goes from "
+                + ", ".join(f"{_pct(s)} at {_value(parameter, v)}"
+                            for v, s in zip(values, shares, strict=True)) + ".",
+                measured=True))
+    mechanism = str(config.get("mechanism") or "none")
+    if mechanism == "none" and "epsilon" not in sweeps:
+        steps.append(NextStep(
+            "Add noise to each count (differential privacy)",
+            f"{NOT_MEASURED}: enter a few ε values under \"Sweeps\" on the Attacks & run "
+            "step and run again to see how much noise it takes.", measured=False))
+    return steps
+
+
+def _model(result: dict) -> list[NextStep]:
+    theory = result.get("theory") or {}
+    steps: list[NextStep] = []
+    defences = theory.get("defences")
+    recommendation = (defences or {}).get("recommendation") if isinstance(defences, dict) else None
+    if isinstance(recommendation, dict) and "met" in recommendation:
+        # The defences section names the setting and its figures in full; the first page says
+        # what was found in words (the setting's own name is technical).
+        tried = len(defences.get("rows") or [])
+        settings = f"{tried} ways of training tried" if tried else "ways of training tried"
+        if recommendation.get("met"):
+            cost = recommendation.get("accuracy_cost")
+            steps.append(NextStep(
+                "Train the model with the defence the Defences section recommends",
+                f"Measured: of the {settings}, it keeps the attacks within your limit"
+                + (f" and costs {_pct(cost)} of the model's accuracy on new records"
+                   if _number(cost) and float(cost) > 0 else " without lowering the model's "
+                   "accuracy on new records") + ".", measured=True))
+        else:
+            steps.append(NextStep(
+                "Train the model with a stronger defence, or on more records",
+                f"Measured: none of the {settings} keeps the attacks within your limit; the "
+                "Defences section shows the closest and what to try next.", measured=True))
+    else:
+        steps.append(NextStep(
+            "Train the model with a defence (weight decay, distillation, private training)",
+            f"{NOT_MEASURED}: turn on the Defences step and run again to measure which "
+            "setting lowers the risk and what it costs in accuracy.", measured=False))
+    gap = theory.get("generalization_gap")
+    if isinstance(gap, dict) and _number(gap.get("gap")) and float(gap["gap"]) > 0.02 \
+            and _number(gap.get("train_accuracy")) and _number(gap.get("test_accuracy")):
+        steps.append(NextStep(
+            "Stop training earlier, or train on more records",
+            f"Measured: the model is right on {_pct(gap['train_accuracy'])} of its training "
+            f"records and on {_pct(gap['test_accuracy'])} of new ones — the difference these "
+            "attacks exploit.", measured=True))
+    return steps
+
+
+_BY_TYPE = {"mechanism": _mechanism, "location": _location, "aggregates": _aggregates,
+            "model": _model}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _best_sweep_accuracy(sweep: dict) -> list[float] | None:
+    """Per sweep point, the highest accuracy any attack measured (None if missing)."""
+    columns = [[row.get("accuracy") for row in rows] for rows in
+               (sweep.get("attacks") or {}).values() if isinstance(rows, list)]
+    if not columns:
+        return None
+    best = []
+    for values in zip(*columns, strict=False):
+        numbers = [float(v) for v in values if _number(v)]
+        if not numbers:
+            return None
+        best.append(max(numbers))
+    return best
+
+
+def _number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(float(value)))
+
+
+def _pct(value) -> str:
+    return f"{float(value):.1%}" if _number(value) else "an unknown share"
+
+
+def _count(value) -> str:
+    return f"{int(value):,}" if _number(value) else "?"
+
+
+def _hours(value) -> str:
+    return "1 hour" if _number(value) and int(value) == 1 else f"{_count(value)} hours"
+
+
+def _value(parameter: str, value) -> str:
+    if parameter == "fraction":
+        return f"{_pct(value)} of the counts"
+    return f"ε = {float(value):.3g}" if _number(value) else str(value)
