@@ -38,7 +38,7 @@ MANIFEST = "SHA256SUMS"
 # Where the CPU build of torch (torch==X+cpu, pinned by the Linux lock) lives when pip's own
 # configuration has no copy of it: PyPI has only the CUDA build for Linux.
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-EXTRAS = ("dev", "app")          # the extras the locks are made with (packaging/lock.py)
+EXTRAS = ("dev", "app", "cluster")          # the extras the locks are made with (packaging/lock.py)
 
 
 def default_lock(platform: str = sys.platform) -> Path:

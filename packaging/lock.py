@@ -41,7 +41,7 @@ WINDOWS = REQ / "lock-windows.txt"
 MACOS = REQ / "lock-macos.txt"
 CUDA = REQ / "lock-linux-cuda.txt"
 INPUTS = ["pyproject.toml", "requirements/installers.in"]
-EXTRAS = ["dev", "app"]
+EXTRAS = ["dev", "app", "cluster"]
 PYTHON_VERSION = "3.11"
 LINUX_PLATFORM = "x86_64-manylinux_2_34"     # PySide6 6.11's Linux wheels need glibc >= 2.34
 

@@ -21,8 +21,8 @@ def recipe(target: str) -> str:
 def test_targets_split_on_the_claims_marker_and_print_the_slowest_tests():
     make = (ROOT / "Makefile").read_text()
     assert re.search(r"^PYTEST :=.*-m pytest.*--durations=15", make, re.M)
-    assert '$(PYTEST) -m "not claims"' in recipe("test")
-    assert "$(PYTEST) -m claims" in recipe("test-claims")
+    assert '$(PYTEST) -m "not claims and not cluster"' in recipe("test")
+    assert '$(PYTEST) -m "claims or cluster"' in recipe("test-claims")
 
 
 def test_the_claims_target_selects_tests():
@@ -46,6 +46,20 @@ def test_every_test_of_tests_claims_is_a_claims_test():
 
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
                           "-p", "no:cacheprovider", "-m", "not claims", "tests/claims"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    collected = [ln for ln in out.stdout.splitlines() if "::" in ln]
+    assert not collected, collected[:5]
+
+
+def test_every_test_of_tests_cluster_is_a_cluster_test():
+    """tests/cluster/conftest.py marks the whole folder (each test starts a real Ray
+    cluster): none of them lands in `make test`."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                          "-p", "no:cacheprovider", "-m", "not claims and not cluster",
+                          "tests/cluster"],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     collected = [ln for ln in out.stdout.splitlines() if "::" in ln]
     assert not collected, collected[:5]

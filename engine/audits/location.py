@@ -52,6 +52,7 @@ from engine.audits.result import (
     input_warnings,
     software_versions,
 )
+from engine.compute import ComputeSettings, run_units
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
 from engine.games.location import AggregateSet, CellPool, play
@@ -130,6 +131,7 @@ class LocationConfig:
     list_exposed_ids: bool = False    # list exposed people by id (redacted by default)
     seed: int = 7
     policy: VerdictPolicy = field(default_factory=VerdictPolicy)
+    compute: ComputeSettings = field(default_factory=ComputeSettings)  # where repetitions run
 
     audit_type = "location"
 
@@ -138,6 +140,7 @@ class LocationConfig:
         d["attacks"] = list(self.attacks)
         d["fpr_targets"] = list(self.fpr_targets)
         d["policy"] = self.policy.to_dict()
+        d["compute"] = self.compute.to_dict()
         return {"audit_type": self.audit_type, **d}
 
     @classmethod
@@ -183,6 +186,8 @@ class LocationConfig:
                                           DEFAULT_ATTACKS)
         if "list_exposed_ids" in d:
             v["list_exposed_ids"] = as_bool(source, "list_exposed_ids", d["list_exposed_ids"])
+        if "compute" in d:
+            v["compute"] = ComputeSettings.from_dict(d["compute"], source)
         config = cls(**v)
         config.validate(source)
         return config
@@ -732,6 +737,45 @@ def split_for_repetition(config: LocationConfig, n_users: int, target_row: int,
     return np.sort(others[:aux_size]), np.sort(others[aux_size:])
 
 
+@dataclass(frozen=True)
+class ReplayInputs:
+    """What every repetition of the main game reads (shared once with a cluster's workers)."""
+
+    config: LocationConfig
+    traces: object
+    clipped: sp.csr_matrix
+    target_row: int
+    aux_rows: np.ndarray
+    scale: float | None
+    dev: str
+
+
+def replay_once(index: int, shared: ReplayInputs, progress: Progress,
+                cancel: CancelToken) -> tuple[float, dict[str, tuple[float, float]]]:
+    """Repetition ``index + 1`` of the main game (a unit of :mod:`engine.compute`): a fresh
+    split of the people, fresh shadow and test releases, every attack. Returns (the share of
+    the first auxiliary pool this repetition's pool holds, {attack: (accuracy, AUC)})."""
+    config, r = shared.config, index + 1
+    aux_r, release_r = split_for_repetition(config, shared.traces.n_users, shared.target_row,
+                                            shared.aux_rows.size, r)
+    overlap = float(np.intersect1d(aux_r, shared.aux_rows, assume_unique=True).size
+                    / max(shared.aux_rows.size, 1))
+    sc = build_scenario(config, shared.traces, shared.clipped, shared.target_row, release_r,
+                        aux_r, shared.scale, ("main", "replay", r),
+                        n_test=config.test_aggregates,
+                        with_reference="reference" in config.attacks,
+                        with_large=any(a.startswith("meta") for a in config.attacks),
+                        progress=progress.span(0, 0.6), cancel=cancel,
+                        sampling_device=sampling_device(shared.dev))
+    measured = {}
+    for o in run_attacks(config, sc, config.attacks, shared.dev, progress=progress.span(0.6, 1.0),
+                         cancel=cancel):
+        e = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels,
+                            delta=config.delta, accuracy_threshold=o.threshold)
+        measured[o.name] = (e["accuracy"], e["auc"])
+    return overlap, measured
+
+
 def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, release_rows,
                      aux_rows, scale, dev, first: list[dict], *, progress: Progress,
                      cancel: CancelToken) -> tuple[dict, dict]:
@@ -746,25 +790,17 @@ def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, r
     count and how much of the first auxiliary pool each repetition's pool shares)."""
     runs = {a["name"]: {"accuracy": [a["accuracy"]], "auc": [a["auc"]]} for a in first}
     overlap = [1.0]
-    for r in range(1, config.repetitions):
-        cancel.check()
-        sub = progress.span((r - 1) / (config.repetitions - 1), r / (config.repetitions - 1))
-        aux_r, release_r = split_for_repetition(config, traces.n_users, target_row,
-                                                aux_rows.size, r)
-        overlap.append(float(np.intersect1d(aux_r, aux_rows, assume_unique=True).size
-                             / max(aux_rows.size, 1)))
-        sc = build_scenario(config, traces, clipped, target_row, release_r, aux_r, scale,
-                            ("main", "replay", r), n_test=config.test_aggregates,
-                            with_reference="reference" in config.attacks,
-                            with_large=any(a.startswith("meta") for a in config.attacks),
-                            progress=sub.span(0, 0.6), cancel=cancel,
-                            sampling_device=sampling_device(dev))
-        for o in run_attacks(config, sc, config.attacks, dev, progress=sub.span(0.6, 1.0),
-                             cancel=cancel):
-            e = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels,
-                                delta=config.delta, accuracy_threshold=o.threshold)
-            runs[o.name]["accuracy"].append(e["accuracy"])
-            runs[o.name]["auc"].append(e["auc"])
+    # Each repetition is an independent unit (engine.compute): seeded by its number, so it
+    # gives the same numbers in this process or on a Ray cluster.
+    shared = ReplayInputs(config, traces, clipped, target_row, aux_rows, scale, dev)
+    replays, where = run_units(config.compute.cluster, replay_once, config.repetitions - 1,
+                               shared, progress=progress, cancel=cancel,
+                               message="Replaying the game with a fresh split")
+    for pool_overlap, measured in replays:
+        overlap.append(pool_overlap)
+        for name, (accuracy, auc) in measured.items():
+            runs[name]["accuracy"].append(accuracy)
+            runs[name]["auc"].append(auc)
     by_name = {a["name"]: a for a in first}
     for name, v in runs.items():
         for key in ("accuracy", "auc"):
@@ -778,7 +814,7 @@ def replay_main_game(config: LocationConfig, traces, clipped, target_row: int, r
         v["split_redrawn"] = True
         v["sentence"] = spread_sentence(by_name[name]["label"], v, config.attacker)
     overview = {"count": config.repetitions, "split_redrawn": True,
-                "auxiliary_pool_overlap": overlap,
+                "auxiliary_pool_overlap": overlap, "computed_on": where,
                 "note": "Each repetition splits the people afresh into the attacker's own "
                         "data and the people released (same sizes, same target), then plays "
                         "the game again with fresh simulated releases; the first repetition "

@@ -655,6 +655,17 @@ def _wrapped_mono(text: str, width_chars: int = 104) -> XPreformatted:
     return XPreformatted(st.fonted(markup("\n".join(lines))), S("mono"))
 
 
+# The parts of an audit that can run on a cluster (engine.compute), by their theory key.
+COMPUTED_PARTS = {"repetitions": "the repetitions"}
+
+
+def computed_on(result: dict) -> list[tuple[str, str]]:
+    """(part, where it ran in words) for each part of the run that says where it ran."""
+    theory = result.get("theory") or {}
+    return [(words, str(theory[key]["computed_on"])) for key, words in COMPUTED_PARTS.items()
+            if isinstance(theory.get(key), dict) and theory[key].get("computed_on")]
+
+
 def reproducibility(result: dict) -> list[Flowable]:
     sw = result.get("software") or {}
     out: list[Flowable] = [PageBreak(), heading(10)]
@@ -666,6 +677,7 @@ def reproducibility(result: dict) -> list[Flowable]:
             ("Runtime", f"{result.get('runtime_s'):.1f} s"
              if isinstance(result.get("runtime_s"), (int, float)) else st.DASH),
             ("Device", markup(sw.get("device", st.DASH)))]
+    rows += [(f"Where {markup(what)} ran", markup(where)) for what, where in computed_on(result)]
     rows += [(f"Software: {markup(k)}", markup(v)) for k, v in sw.items() if k != "device"]
     out.append(key_value_table(rows))
     out.append(sub("Reproduce these numbers"))

@@ -217,6 +217,11 @@ FIELDS: dict[str, FieldSpec] = {
         "How many test releases each of those people is measured on.", integer=True),
     **run_fields(STEP_RUN),
     **policy_fields(STEP_RUN),
+    "compute.cluster": FieldSpec(
+        "Run the repetitions on", STEP_RUN,
+        "Empty: on this computer. \"local\": a private Ray instance on this computer. A Ray "
+        "address such as ray://head:10001: that cluster — it receives your traces, so use only "
+        "a cluster on a trusted network (docs/methods/scale.md).", text=True),
 }
 DATA_KEYS = ("traces", "user_col", "site_col", "epoch_col", "count_col", "epoch_unit",
              "city_users", "city_epochs", "seed")
@@ -226,7 +231,7 @@ KEY_STEPS = {"name": STEP_DATA, "epoch_unit": STEP_DATA, "audit_type": STEP_DATA
              "epoch": STEP_DATA, "count": STEP_DATA, "mechanism": STEP_RELEASE,
              "target": STEP_ATTACKER, "attacker": STEP_ATTACKER, "attacks": STEP_RUN,
              "list_exposed_ids": STEP_RUN, "fpr_targets": STEP_RUN, "policy": STEP_RUN,
-             "threshold_rule": STEP_RUN, "per_cell_fpr": STEP_RUN}
+             "threshold_rule": STEP_RUN, "per_cell_fpr": STEP_RUN, "compute": STEP_RUN}
 
 
 # ====================================================================== data preview
@@ -429,6 +434,7 @@ class LocationPage(AuditPage):
         self.add_field_row(form, "sweep_test_aggregates")
         self.add_field_row(form, "seed")
         self.add_field_row(form, "confidence")
+        self.add_field_row(form, "compute.cluster").setPlaceholderText("this computer")
         self.list_ids_box = QCheckBox("List the exposed people by id in the results")
         self.list_ids_box.setToolTip("Off by default: the results then say how many people are "
                                      "exposed without naming them. Turn on only if you may see "

@@ -1,0 +1,218 @@
+"""Where an audit's independent units of work run: in this process, or on a Ray cluster
+(issue 22, "Campaigns on an existing cluster engine").
+
+An audit's heavy work falls into units that do not depend on each other — a repetition of the
+location game, a sweep point, a defended setting, a chunk of shadow datasets. Each unit is a
+module-level function ``unit(index, shared, progress, cancel) -> result`` that draws every random
+number from the config's seed and its own ``index`` (:func:`engine.runtime.rng`), so the unit
+gives the same numbers wherever it runs and in whatever order the units finish. An
+:class:`Executor` runs the units and returns their results in index order:
+
+* :class:`InProcessExecutor` (the default, and what ran before): one after another in this
+  process, each with its share of the progress bar and the job's cancel token. No sockets.
+* :class:`RayExecutor`: each unit is a Ray task; the data every unit reads (``shared``) is put
+  in Ray's object store once. Progress moves as units finish; Cancel cancels every task still
+  queued or running (``ray.cancel(force=True)`` ends a running task's worker) and raises
+  :class:`~engine.runtime.JobCancelled`, as in-process.
+
+The cluster is named by the user (``cluster`` in the config's ``[compute]`` table, or the GUI):
+``""`` runs in-process; ``"local"`` starts a private Ray instance on this computer (no
+dashboard) for the run and stops it afterwards; ``"ray://host:port"`` or ``"host:port"``
+connects to an existing cluster, which then receives the audit's data: it must sit on a trusted
+network (docs/methods/scale.md says how to turn on Ray's TLS).
+
+Ray is imported only when a cluster is named: the in-process default never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.data.errors import InputError
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, JobCancelled, Progress
+
+Unit = Callable[[int, Any, Progress, CancelToken], Any]
+
+IN_PROCESS, LOCAL = "", "local"
+# How often a Ray run looks at the cancel token while it waits for units (seconds).
+POLL_SECONDS = 0.2
+
+
+class Executor(Protocol):
+    """Runs independent units and returns their results in index order."""
+
+    where: str          # in words, for the report: "this computer (in the app's process)"
+
+    def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
+            cancel: CancelToken = NEVER, message: str = "") -> list: ...
+
+
+class InProcessExecutor:
+    """Runs the units one after another in this process (the default)."""
+
+    where = "this computer (in the app's own process)"
+
+    def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
+            cancel: CancelToken = NEVER, message: str = "") -> list:
+        results = []
+        for index in range(count):
+            cancel.check()
+            progress(index / max(count, 1), _step(message, index, count))
+            results.append(unit(index, shared, progress.span(index / count, (index + 1) / count),
+                                cancel))
+        progress(1.0, _step(message, count, count))
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+class RayExecutor:
+    """Runs each unit as a Ray task (module docstring)."""
+
+    def __init__(self, cluster: str, *, cpus: int | None = None) -> None:
+        try:
+            import ray  # heavy and optional: only loaded when the user names a cluster
+        except ImportError as exc:   # pragma: no cover - ray is in the lock
+            raise InputError("Running on a Ray cluster needs the 'ray' package, which is not "
+                             "installed here; install the app's locked requirements again "
+                             "(make install), or leave the cluster setting empty.",
+                             key="compute.cluster") from exc
+        self._ray = ray
+        self._started_here = False
+        # The workers import this app's engine: ship the package itself with the job, so a
+        # cluster needs only Python and the locked libraries, not a copy of the app.
+        runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)]}
+        if cluster == LOCAL:
+            if not ray.is_initialized():
+                ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False,
+                         log_to_driver=False, logging_level="ERROR",
+                         configure_logging=False, runtime_env=runtime_env)
+                self._started_here = True
+            self.where = (f"a private Ray instance on this computer "
+                          f"({int(ray.cluster_resources().get('CPU', 0))} processors)")
+        else:
+            try:
+                ray.init(address=cluster, log_to_driver=False, logging_level="ERROR",
+                         configure_logging=False, runtime_env=runtime_env)
+            except Exception as exc:  # noqa: BLE001 - any failure to connect is one sentence
+                raise InputError(f"Could not connect to the Ray cluster at '{cluster}' ({exc}). "
+                                 "Check the address and that the cluster is running, or "
+                                 "leave the cluster setting empty to run on this computer.",
+                                 key="compute.cluster") from exc
+            self._started_here = True
+            self.where = (f"the Ray cluster at {cluster} "
+                          f"({int(ray.cluster_resources().get('CPU', 0))} processors)")
+
+    def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
+            cancel: CancelToken = NEVER, message: str = "") -> list:
+        ray = self._ray
+        cancel.check()
+        shared_ref = ray.put(shared)
+        remote = ray.remote(num_cpus=1, max_retries=0)(_run_unit)
+        refs = [remote.remote(unit, index, shared_ref) for index in range(count)]
+        position = {ref.hex(): index for index, ref in enumerate(refs)}
+        results: list[Any] = [None] * count
+        pending = list(refs)
+        progress(0.0, _step(message, 0, count))
+        try:
+            while pending:
+                if cancel.cancelled:
+                    raise JobCancelled("The job was cancelled.")
+                done, pending = ray.wait(pending, num_returns=len(pending),
+                                         timeout=POLL_SECONDS, fetch_local=True)
+                for ref in done:
+                    results[position[ref.hex()]] = ray.get(ref)
+                finished = count - len(pending)
+                progress(finished / count, _step(message, finished, count))
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
+        return results
+
+    def close(self) -> None:
+        if self._started_here and self._ray.is_initialized():
+            self._ray.shutdown()
+
+
+def _run_unit(unit: Unit, index: int, shared: Any) -> Any:
+    """A unit on a Ray worker: no progress bar to move and no token to poll there (Cancel ends
+    the worker's task from the driver)."""
+    return unit(index, shared, NO_PROGRESS, NEVER)
+
+
+def _step(message: str, done: int, count: int) -> str:
+    return f"{message} ({done} of {count})" if message else ""
+
+
+def check_cluster(value: Any, source: str = "config") -> str:
+    """The ``[compute] cluster`` setting, checked: "", "local", "ray://host:port" or
+    "host:port"; an InputError sentence otherwise."""
+    if value is None:
+        return IN_PROCESS
+    if not isinstance(value, str):
+        raise InputError(f"{source}: 'cluster' under [compute] must be text: empty (this "
+                         "computer), \"local\" or a Ray address such as "
+                         "\"ray://host:10001\".", source=source, key="compute.cluster")
+    text = value.strip()
+    if text in (IN_PROCESS, LOCAL):
+        return text
+    address = text.removeprefix("ray://")
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536 or any(
+            c.isspace() for c in address):
+        raise InputError(f"{source}: 'cluster' under [compute] is '{text}', which is not a "
+                         "Ray address; write it as \"ray://host:10001\" or \"host:6379\", "
+                         "\"local\" for a private one on this computer, or leave it empty.",
+                         source=source, key="compute.cluster")
+    return text
+
+
+@dataclass(frozen=True)
+class ComputeSettings:
+    """The config's ``[compute]`` table: where the audit's units run (module docstring)."""
+
+    cluster: str = IN_PROCESS
+
+    def to_dict(self) -> dict:
+        return {"cluster": self.cluster}
+
+    @classmethod
+    def from_dict(cls, d: Any, source: str = "config") -> ComputeSettings:
+        if not isinstance(d, dict):
+            raise InputError(f"{source}: [compute] must be a table such as "
+                             "[compute] cluster = \"local\".", source=source, key="compute")
+        unknown = sorted(set(d) - {"cluster"})
+        if unknown:
+            raise InputError(f"{source}: [compute] has no setting '{unknown[0]}'; the one "
+                             "setting there is 'cluster'.", source=source,
+                             key=f"compute.{unknown[0]}")
+        return cls(cluster=check_cluster(d.get("cluster"), source))
+
+
+def executor_for(cluster: str) -> InProcessExecutor | RayExecutor:
+    """The executor for a checked cluster setting (close it when the run ends)."""
+    return InProcessExecutor() if cluster == IN_PROCESS else RayExecutor(cluster)
+
+
+def run_units(cluster: str, unit: Unit, count: int, shared: Any, *,
+              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
+              message: str = "") -> tuple[list, str]:
+    """Run ``count`` units where ``cluster`` says; returns (results in index order, where they
+    ran in words)."""
+    executor = executor_for(cluster)
+    try:
+        return (executor.map(unit, count, shared, progress=progress, cancel=cancel,
+                             message=message), executor.where)
+    finally:
+        executor.close()
+
+
+__all__ = ["ComputeSettings", "Executor", "InProcessExecutor", "RayExecutor", "check_cluster", "executor_for",
+           "run_units", "IN_PROCESS", "LOCAL"]
+
