@@ -20,7 +20,6 @@ attributes A' and that the target is the only record of D with those values (§2
 
 from __future__ import annotations
 
-import difflib
 import io
 import math
 import re
@@ -32,6 +31,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.data.columns import (
+    ID_NAME,
+    did_you_mean,
+    natural_key,
+    one_line,
+    schema_from_dict,
+    spreadsheet_row,
+    unknown_category_sentence,
+)
 from engine.data.errors import InputError
 from engine.data.text_input import (
     MISSING_MARKERS,
@@ -58,37 +66,16 @@ SCHEMA_VERSION = 1
 # A column with more possible values than this cannot be audited exactly: the attacks of paper
 # 003 enumerate the sensitive domain and build count tables over the quasi-identifiers.
 MAX_DOMAIN = 1_000_000
-_PREVIEW = 5           # how many example values an error message lists
 _ID_ROWS = 20          # a text/integer column unique in at least this many rows is an id
 _FEW_FLOATS = 10       # non-whole numbers with at most this many distinct values stay categories
 _QUANTILE_BINS = 10    # bins for continuous columns inferred from data
-_ID_NAME = re.compile(r"(^|[_\s.-])(id|ids|uuid|pid|key|serial(no)?)$|^(id|uuid)([_\s.-]|$)",
-                      re.IGNORECASE)
 _COLUMN_KEYS = ("name", "role", "kind", "categories", "low", "high", "bins")
 
 
 # --------------------------------------------------------------------------- small helpers
 
-def _row(index: int) -> int:
-    """Spreadsheet row of a data row: the header is row 1, the first data row is row 2."""
-    return int(index) + 2
 
 
-def _preview(values: Sequence) -> str:
-    values = list(values)
-    shown = ", ".join(repr(str(v)) for v in values[:_PREVIEW])
-    return shown + (", …" if len(values) > _PREVIEW else "")
-
-
-def _natural_key(label: str) -> tuple:
-    """Sort "2" before "10" and "block 2" before "block 10", as a person would."""
-    parts = re.split(r"(\d+)", str(label))
-    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
-    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
-
-
-def _short(exc: Exception) -> str:
-    return " ".join(str(exc).split()).rstrip(".")
 
 
 def _fmt_edge(x: float) -> str:
@@ -133,10 +120,10 @@ class ColumnSchema:
         where = f"Column '{name}'"
         if self.role not in ROLES:
             raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
-                             f"{_did_you_mean(self.role, ROLES)}; set one of these.", key=name)
+                             f"{did_you_mean(self.role, ROLES)}; set one of these.", key=name)
         if self.kind not in KINDS:
             raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
-                             f"{_did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
+                             f"{did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
         cats = self.categories
         if isinstance(cats, str) or not isinstance(cats, Sequence):
             raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
@@ -263,10 +250,6 @@ class ColumnSchema:
         return d
 
 
-def _did_you_mean(value, options: Sequence[str]) -> str:
-    close = difflib.get_close_matches(str(value), list(options), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
 
 def _too_big_message(col: ColumnSchema, data: np.ndarray | None = None) -> str:
     """The "bin it" sentence for a column whose domain is too large to audit exactly."""
@@ -356,7 +339,7 @@ class Schema:
         wanted = ([sensitive] if sensitive else []) + list(quasi_identifiers or [])
         for n in wanted:
             if n not in self.names:
-                raise InputError(f"There is no column '{n}'{_did_you_mean(n, self.names)}; "
+                raise InputError(f"There is no column '{n}'{did_you_mean(n, self.names)}; "
                                  f"columns: {', '.join(self.names)}.", key=n)
         out = []
         for c in self.columns:
@@ -428,52 +411,12 @@ class Schema:
     def from_dict(cls, d: Mapping, source: str = "the schema") -> Schema:
         """Rebuild a schema saved with :meth:`to_dict` (e.g. inside a project file); every
         problem becomes one sentence that names ``source`` and the key."""
-        if not isinstance(d, Mapping):
-            raise InputError(f"{source}: the schema must be a table with 'columns', got "
-                             f"{type(d).__name__}.", source=source, key="schema")
-        unknown = [k for k in d if k not in ("schema_version", "columns")]
-        if unknown:
-            raise InputError(f"{source}: unknown key '{unknown[0]}' in the schema"
-                             f"{_did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
-                             f"allowed keys: schema_version, columns.", source=source,
-                             key=f"schema.{unknown[0]}")
-        version = d.get("schema_version", SCHEMA_VERSION)
-        if version != SCHEMA_VERSION:
-            raise InputError(f"{source}: schema_version {version!r} is not supported (this "
-                             f"version reads {SCHEMA_VERSION}); save the schema again with this "
-                             f"version of the app.", source=source, key="schema.schema_version")
-        cols = d.get("columns")
-        if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
-            raise InputError(f"{source}: 'columns' must be a non-empty list of column "
-                             f"descriptions, got {cols!r}.", source=source, key="schema.columns")
-        out = []
-        for i, c in enumerate(cols):
-            key = f"schema.columns[{i}]"
-            if not isinstance(c, Mapping):
-                raise InputError(f"{source}: column {i + 1} of the schema must be a table with "
-                                 f"name, role and kind, got {c!r}.", source=source, key=key)
-            label = f"column {i + 1}" + (f" ('{c['name']}')" if "name" in c else "")
-            bad = [k for k in c if k not in _COLUMN_KEYS]
-            if bad:
-                raise InputError(f"{source}: unknown key '{bad[0]}' in {label} of the schema"
-                                 f"{_did_you_mean(bad[0], _COLUMN_KEYS)}; allowed keys: "
-                                 f"{', '.join(_COLUMN_KEYS)}.", source=source,
-                                 key=f"{key}.{bad[0]}")
-            if "name" not in c:
-                raise InputError(f"{source}: {label} of the schema has no 'name'; add the "
-                                 f"column's name as it appears in the CSV header.",
-                                 source=source, key=f"{key}.name")
-            try:
-                out.append(ColumnSchema(
-                    name=c["name"], role=c.get("role", "quasi_identifier"),
-                    kind=c.get("kind", "categorical"), categories=c.get("categories", ()),
-                    low=c.get("low"), high=c.get("high"), bins=c.get("bins")))
-            except InputError as exc:
-                raise InputError(f"{source}: {exc}", source=source, key=key) from None
-        try:
-            return cls(tuple(out))
-        except InputError as exc:
-            raise InputError(f"{source}: {exc}", source=source, key="schema.columns") from None
+        return schema_from_dict(
+            d, source, column_keys=_COLUMN_KEYS, version=SCHEMA_VERSION, make_schema=cls,
+            make_column=lambda c: ColumnSchema(
+                name=c["name"], role=c.get("role", "quasi_identifier"),
+                kind=c.get("kind", "categorical"), categories=c.get("categories", ()),
+                low=c.get("low"), high=c.get("high"), bins=c.get("bins")))
 
 
 # --------------------------------------------------------------------------- microdata
@@ -636,14 +579,14 @@ def _check_localized_numbers(text: pd.DataFrame, p: str) -> None:
         if num.sum() >= 2 * words.sum() and 0 < words.sum() <= max(1, len(s) // 100) \
                 and not s.str.fullmatch(r"[-+]?0\d+").any():
             i = int(np.flatnonzero(words)[0])      # numbers with a stray word: a typo
-            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}': "
                              f"{cell_text(s.iloc[i])} is not a number, but the other values "
                              f"of the column are numbers; correct the value or delete the row (if "
                              f"the column is categories, give a schema that lists them).",
                              source=p, key=str(name))
         if local.any() and (num | local).all():
             i = int(np.flatnonzero(local)[0])
-            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}': "
                              f"{cell_text(s.iloc[i])} is not a number as written"
                              f"{number_hint(s.iloc[i])}; the column holds numbers, so every "
                              f"value must be a plain number.", source=p, key=str(name))
@@ -663,7 +606,7 @@ def _check_finite_numbers(text: pd.DataFrame, p: str) -> None:
         if bad.any() and (finite | bad).all():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(non_finite_sentence(
-                f"{p}: row {_row(text.index[i])}, column '{name}'", s.iloc[i],
+                f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}'", s.iloc[i],
                 "the other values of the column are numbers — write a plain number or delete "
                 "the row"), source=p, key=str(name))
 
@@ -679,7 +622,7 @@ def _infer_column(name: str, s: pd.Series, max_categories: int) -> ColumnSchema:
     distinct = pd.unique(s.to_numpy())
     n_unique = len(distinct)
     unique_rows = n_unique == n and n >= 2
-    named_id = bool(_ID_NAME.search(name))
+    named_id = bool(ID_NAME.search(name))
     num = pd.to_numeric(s, errors="coerce")
     leading_zero = s.str.fullmatch(r"[-+]?0\d+").any()
     numeric = bool(num.notna().all()) and not leading_zero and n > 0
@@ -702,7 +645,7 @@ def _infer_column(name: str, s: pd.Series, max_categories: int) -> ColumnSchema:
     if n_unique > max_categories:
         return ColumnSchema(name, "ignore", "categorical")
     return ColumnSchema(name, "quasi_identifier", "categorical",
-                        tuple(sorted((str(x) for x in distinct), key=_natural_key)))
+                        tuple(sorted((str(x) for x in distinct), key=natural_key)))
 
 
 def _quantile_edges(v: np.ndarray) -> tuple[float, ...]:
@@ -755,7 +698,7 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
               and MISSING_CATEGORY not in c.categories]
     if refuse:
         parts = ", ".join(f"'{c.name}' {int(gaps[c.name].sum()):,} (first in row "
-                          f"{_row(text.index[int(np.flatnonzero(gaps[c.name])[0])])})"
+                          f"{spreadsheet_row(text.index[int(np.flatnonzero(gaps[c.name])[0])])})"
                           for c in refuse)
         raise InputError(f"{p}: empty cells in {len(refuse)} column"
                          f"{'s' if len(refuse) != 1 else ''} whose categories do not include "
@@ -776,7 +719,7 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
         k = int(drop.sum())
         per = ", ".join(f"'{n}' {int(gaps[n].sum()):,}" for n in numbers)
         note = (f"{k:,} record{'s' if k != 1 else ''} with an empty number ({per}; first in "
-                f"row {_row(text.index[int(np.flatnonzero(drop)[0])])}) "
+                f"row {spreadsheet_row(text.index[int(np.flatnonzero(drop)[0])])}) "
                 f"{'were' if k != 1 else 'was'} left out, since a blank cannot be placed in "
                 f"the column's range")
         if note_path is not None:
@@ -804,12 +747,12 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         name = names[j]
         if schema is not None and name in schema.names \
                 and schema.column(name).role == "ignore":
-            raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; the "
+            raise InputError(f"{p}: row {spreadsheet_row(text.index[r])}, column '{name}' is empty; the "
                              f"column is ignored, but the schema lists the values it may hold "
                              f"— fill it in, delete the row, or remove the column's list of "
                              f"values from the schema (an ignored column without one may "
                              f"hold anything, blanks included).", source=p, key=str(name))
-        raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; every "
+        raise InputError(f"{p}: row {spreadsheet_row(text.index[r])}, column '{name}' is empty; every "
                          f"record needs a value in every column — fill it in, delete the row, "
                          f"or drop the column.", source=p, key=str(name))
     if schema is not None:
@@ -819,7 +762,7 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         marker = low.isin(MISSING_MARKERS).to_numpy()
         if marker.any():
             i = int(np.flatnonzero(marker)[0])
-            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}': "
                              f"{cell_text(text[name].iloc[i])} looks like a missing value; "
                              f"every record needs a known value — fill it in or delete the "
                              f"row (if it is a real category, give a schema that lists it).",
@@ -864,16 +807,12 @@ def _code_categorical(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
         if value.lower() in MISSING_MARKERS:
-            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                              f"{cell_text(value)} looks like a missing value; every record "
                              f"needs a known value — fill it in or delete the row.", source=p,
                              key=col.name)
-        close = difflib.get_close_matches(value, list(col.categories), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
-                         f"{cell_text(value)} is not one of its {col.domain_size} categories "
-                         f"({_preview(col.categories)}){hint}; correct the value or add it to "
-                         f"the column's categories in the schema.", source=p, key=col.name)
+        raise InputError(unknown_category_sentence(p, s.index[i], col.name, value,
+                                                   col.categories), source=p, key=col.name)
     return idx.to_numpy(dtype=np.int64)
 
 
@@ -892,19 +831,19 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         value = s.iloc[i]
         if non_finite(value):
             raise InputError(non_finite_sentence(
-                f"{p}: row {_row(s.index[i])}, column '{col.name}'", value,
+                f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}'", value,
                 f"the column holds {_domain_text(col)} — write a plain number or delete the "
                 f"row"), source=p, key=col.name)
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
                 else "is not a number" + number_hint(value))
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+        raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                          f"{cell_text(value)} {what}; the column holds {_domain_text(col)} — "
                          f"write a plain number or delete the row.", source=p, key=col.name)
     if col.kind == "integer" and col.bins is None:
         frac = (num != np.round(num)) & ~is_label
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                              f"{cell_text(s.iloc[i])} is not a whole number; the column "
                              f"holds {_domain_text(col)} — round the values or give the "
                              f"column bins (kind 'continuous').",
@@ -917,7 +856,7 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
     if out.any():
         i = int(np.flatnonzero(out)[0])
         side = "high" if num[i] > hi else "low"
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+        raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                          f"{cell_text(s.iloc[i])} is outside the column's domain "
                          f"{_domain_text(col)}; correct the value or widen the domain in the "
                          f"schema (its {side} {'edge' if col.bins is not None else 'value'}).",
@@ -964,14 +903,14 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
         if missing:
             n = missing[0]
             raise InputError(f"{p}: column '{n}' of the schema is missing"
-                             f"{_did_you_mean(n, found)}; columns found: "
+                             f"{did_you_mean(n, found)}; columns found: "
                              f"{', '.join(repr(c) for c in found)} — rename the column in the "
                              f"file or in the schema.", source=p, key=n)
         extra = [n for n in found if n not in schema.names]
         if extra:
             n = extra[0]
             raise InputError(f"{p}: column '{n}' is not in the schema"
-                             f"{_did_you_mean(n, schema.names)}; columns expected: "
+                             f"{did_you_mean(n, schema.names)}; columns expected: "
                              f"{', '.join(repr(c) for c in schema.names)} — remove the column "
                              f"or add it to the schema (role 'ignore' if no audit needs it).",
                              source=p, key=n)
@@ -1001,12 +940,12 @@ def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
                          f"the extra commas or add the missing column names to the header.",
                          source=p) from None
     except pd.errors.ParserError as exc:
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", _short(exc))
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", one_line(exc))
         if m:
             msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
                    f"remove the extra commas or quote values that contain commas.")
         else:
-            msg = (f"cannot be read as CSV ({_short(exc)}); save it as comma-separated text "
+            msg = (f"cannot be read as CSV ({one_line(exc)}); save it as comma-separated text "
                    f"with a header row.")
         raise InputError(f"{p}: {msg}", source=p) from None
     except pd.errors.EmptyDataError:

@@ -32,22 +32,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.data.columns import (
+    ID_NAME,
+    as_text,
+    category_codes,
+    code_member,
+    column_names,
+    did_you_mean,
+    natural_key,
+    numbers,
+    preview,
+    spreadsheet_row,
+)
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
-from engine.data.microdata import (
-    _ID_NAME,
-    _did_you_mean,
-    _natural_key,
-    _preview,
-    _row,
-)
 from engine.data.tabular import (
-    _as_text,
     _as_written,
     _check_unique_ids,
-    _codes,
-    _names,
-    _numbers,
     _read_table,
 )
 from engine.data.text_input import (
@@ -224,7 +225,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     p = str(path)
     if kind not in KINDS:
         raise InputError(f"kind {kind!r} is not one of {', '.join(KINDS)}"
-                         f"{_did_you_mean(kind, KINDS)}; say what the file's class columns "
+                         f"{did_you_mean(kind, KINDS)}; say what the file's class columns "
                          f"hold.", key="kind", source=p)
     df = _read_table(p)
     found = [str(c) for c in df.columns]
@@ -233,9 +234,9 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         extra = [c for c in found if c not in like.columns]
         parts = []
         if missing:
-            parts.append(f"missing: {_preview(missing)}")
+            parts.append(f"missing: {preview(missing)}")
         if extra:
-            parts.append(f"extra: {_preview(extra)}")
+            parts.append(f"extra: {preview(extra)}")
         other = like.source or "the predictions file"
         raise InputError(f"{p}: its columns differ from {other}'s ({'; '.join(parts)}); a "
                          f"reference file needs the same columns as the predictions file — "
@@ -248,7 +249,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         if len(same) == 1:
             return same[0]
         raise InputError(f"{p}: there is no {what} column '{name}'"
-                         f"{_did_you_mean(name, found)}; columns found: {_names(found)} — "
+                         f"{did_you_mean(name, found)}; columns found: {column_names(found)} — "
                          f"rename the column or say which one holds the {what}.", source=p,
                          key=name)
 
@@ -257,7 +258,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     if id_col is not None:
         id_col = need(id_col, "id")
     elif class_cols is None:
-        named = [c for c in found if _ID_NAME.search(c) and c not in (label_col, member_col)]
+        named = [c for c in found if ID_NAME.search(c) and c not in (label_col, member_col)]
         id_col = named[0] if len(named) == 1 else None
     special = {label_col, member_col, id_col, loss_col if kind != "loss" else None} - {None}
     if kind == "loss":
@@ -269,7 +270,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         else:
             value_cols = [need(str(c), "class") for c in class_cols]
         if len(value_cols) < 2:
-            have = f"only {_preview(value_cols)}" if value_cols else "none"
+            have = f"only {preview(value_cols)}" if value_cols else "none"
             raise InputError(f"{p}: {kind} need one column per class (at least two), found "
                              f"{have} besides the label, member and id columns; export the "
                              f"model's {kind} for every class, or choose kind 'loss' if the "
@@ -279,12 +280,12 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     index = df.index.to_numpy()
 
     values = _values(p, df, value_cols, index)
-    member = _member(p, df[member_col], member_col, index)
-    label_text = _norm_text(np.asarray([restore(t) for t in _as_text(df[label_col])],
+    member = code_member(p, df[member_col], member_col, index, source=p, both_fix="")
+    label_text = _norm_text(np.asarray([restore(t) for t in as_text(df[label_col])],
                                        dtype=object))
     ids = None
     if id_col is not None:
-        ids = np.asarray([restore(t) for t in _as_text(df[id_col])], dtype=object)
+        ids = np.asarray([restore(t) for t in as_text(df[id_col])], dtype=object)
         _check_unique_ids(p, ids, id_col, index, p)
 
     if kind == "loss":
@@ -292,12 +293,12 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         neg = np.flatnonzero(loss < 0)
         if neg.size:
             i = int(neg[0])
-            raise InputError(f"{p}: row {_row(index[i])}, column '{loss_col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{loss_col}': "
                              f"{cell_text(f'{loss[i]:g}')} is negative; a cross-entropy loss "
                              f"is never negative — if the column holds log-probabilities of the "
                              f"true class, negate them.", source=p, key=loss_col)
-        names = tuple(sorted(set(label_text), key=_natural_key))
-        labels = _codes(label_text, names)
+        names = tuple(sorted(set(label_text), key=natural_key))
+        labels = category_codes(label_text, names)
         probs = None
     else:
         names, labels = _match_labels(p, label_text, value_cols, label_col, index)
@@ -318,7 +319,7 @@ def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str]) -> None:
     empty = df[list(used)].isna().to_numpy()
     if empty.any():
         r, j = np.argwhere(empty)[0]
-        raise InputError(f"{p}: row {_row(df.index[r])}, column '{used[j]}' is empty; every "
+        raise InputError(f"{p}: row {spreadsheet_row(df.index[r])}, column '{used[j]}' is empty; every "
                          f"record needs a value there — fill it in or delete the row.",
                          source=p, key=used[j])
 
@@ -330,7 +331,7 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
            for t in sub.dtypes):
         block = sub.to_numpy(dtype=np.float64)
     else:
-        block = np.column_stack([_numbers(sub[c]).to_numpy() for c in cols])
+        block = np.column_stack([numbers(sub[c]).to_numpy() for c in cols])
     bad = ~np.isfinite(block)
     if bad.any():
         i = int(np.flatnonzero(bad.any(axis=1))[0])
@@ -343,7 +344,7 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
                      "row")
         if non_finite(text):
             raise InputError(non_finite_sentence(
-                f"{p}: row {_row(index[i])}, column '{cols[j]}'", text, undefined),
+                f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}'", text, undefined),
                 source=p, key=cols[j])
         if low == "nan":
             what, fix = "is NaN (not a number)", undefined
@@ -352,28 +353,10 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
         else:
             what = "is not a number" + number_hint(text)
             fix = "write a plain number (e.g. 0.25) or delete the row"
-        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {cell_text(text)} "
+        raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}': {cell_text(text)} "
                          f"{what}; {fix}.", source=p, key=cols[j])
     return block
 
-
-def _member(p: str, s: pd.Series, name: str, index: np.ndarray) -> np.ndarray:
-    num = _numbers(s).to_numpy()
-    bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': "
-                         f"{cell_text(_as_text(s)[i])} is not 0 or 1; the member column says "
-                         f"whether the model was trained on the record — write 1 for a training "
-                         f"record and 0 for any other.", source=p, key=name)
-    member = num == 1.0
-    if member.all() or not member.any():
-        v, other = ("1", "0") if member.all() else ("0", "1")
-        raise InputError(f"{p}: every record has {name} = {v}; membership attacks compare "
-                         f"training records (1) with records the model was not trained on (0), "
-                         f"so the file needs both — add records with {name} = {other}.",
-                         source=p, key=name)
-    return member
 
 
 def _match_labels(p: str, label_text: np.ndarray, cols: Sequence[str], label_col: str,
@@ -395,9 +378,9 @@ def _match_labels(p: str, label_text: np.ndarray, cols: Sequence[str], label_col
     i = int(np.flatnonzero(unmatched)[0]) if unmatched.any() else 0
     value = label_text[i]
     example = f"'{cols[0]}' for class '{short[0]}'"
-    raise InputError(f"{p}: row {_row(index[i])}, column '{label_col}': {cell_text(value)} is "
-                     f"not among the {len(short)} classes of the class columns ({_preview(short)})"
-                     f"{_did_you_mean(value, short)}; each label must name a class that has a "
+    raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{label_col}': {cell_text(value)} is "
+                     f"not among the {len(short)} classes of the class columns ({preview(short)})"
+                     f"{did_you_mean(value, short)}; each label must name a class that has a "
                      f"column (e.g. {example}) — correct the label, add the class's column, or "
                      f"say which columns are the classes.", source=p, key=label_col)
 
@@ -422,14 +405,14 @@ def _check_probabilities(p: str, values: np.ndarray, cols: Sequence[str],
     if out.any():
         i = int(np.flatnonzero(out.any(axis=1))[0])
         j = int(np.flatnonzero(out[i])[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': "
+        raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}': "
                          f"{cell_text(f'{values[i, j]:g}')} is not a probability (between 0 "
                          f"and 1); {hint}.", source=p, key=cols[j])
     off = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
     if off.size:
         i = int(off[0])
         more = f" (and {off.size - 1:,} other rows)" if off.size > 1 else ""
-        raise InputError(f"{p}: row {_row(index[i])}: the probabilities sum to {sums[i]:.6g}, not "
+        raise InputError(f"{p}: row {spreadsheet_row(index[i])}: the probabilities sum to {sums[i]:.6g}, not "
                          f"1{more}; {hint}.", source=p, key="probabilities")
     values = np.clip(values, 0.0, 1.0)
     return values / values.sum(axis=1, keepdims=True)
@@ -541,7 +524,7 @@ def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | 
     p = predictions.source or "the predictions file"
     pred = predictions
     if ids is not None:
-        data_ids = _as_text(pd.Series(np.asarray(ids, dtype=object)))
+        data_ids = as_text(pd.Series(np.asarray(ids, dtype=object)))
         if pred.ids is None:
             raise InputError(f"{p}: has no id column, so its rows cannot be matched with "
                              f"{data_source}'s ids; add the records' ids as a column and name it "
