@@ -15,14 +15,16 @@ a saved schema (microdata or training table) with one sentence per problem.
 from __future__ import annotations
 
 import difflib
+import io
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from engine.data.errors import InputError
-from engine.data.text_input import cell_text
+from engine.data.text_input import cell_text, header_mismatch
 
 PREVIEW = 5            # how many example values a sentence lists
 # A column named like an id ("id", "person_id", "uuid", "serial no"): never a feature.
@@ -105,6 +107,38 @@ def category_codes(text: np.ndarray, categories: Sequence[str]) -> np.ndarray:
         np.asarray(text, dtype=object)).astype(np.int64)
 
 
+# --------------------------------------------------------------------------- parsing
+
+def parse_csv(p: str, text: str, header: Sequence[str], **options) -> pd.DataFrame:
+    """pandas' CSV parser over a file's decoded ``text`` (engine.data.text_input.read_text),
+    its columns named by ``header``; a row with more or fewer fields than the header, text
+    that is not CSV or an empty file is one sentence naming ``p`` and the row."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.StringIO(text), **options)
+    except pd.errors.ParserWarning:
+        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
+                         f"the extra commas or add the missing column names to the header.",
+                         source=p) from None
+    except pd.errors.ParserError as exc:
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", one_line(exc))
+        if m:
+            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
+                   f"remove the extra commas or quote values that contain commas.")
+        else:
+            msg = (f"cannot be read as CSV ({one_line(exc)}); save it as comma-separated text "
+                   f"with a header row.")
+        raise InputError(f"{p}: {msg}", source=p) from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
+                         f"one row per record.", source=p) from None
+    if len(df.columns) != len(header):
+        raise header_mismatch(p, list(header), len(df.columns))
+    df.columns = list(header)
+    return df
+
+
 # --------------------------------------------------------------------------- cell sentences
 
 def cell_where(p: str, index, column: str) -> str:
@@ -166,6 +200,42 @@ def code_member(p: str, s: pd.Series, name: str, index: np.ndarray, *, source,
                          f"both — add records with {name} = {other}{both_fix}.", source=source,
                          key=name)
     return member
+
+
+# --------------------------------------------------------------------------- column checks
+
+def checked_column(name, role, kind, categories, *, roles: Sequence[str],
+                   kinds: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
+    """The checks every schema column starts with: a non-empty name, a role among ``roles``
+    and a kind among ``kinds`` (with the closest when it is a typo), ``categories`` a list.
+    Returns the stripped name, "Column 'NAME'" for the column's sentences, and the
+    categories as stripped text."""
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
+                         f"column.", key="name")
+    name = name.strip()
+    where = f"Column '{name}'"
+    if role not in roles:
+        raise InputError(f"{where}: role {role!r} is not one of {', '.join(roles)}"
+                         f"{did_you_mean(role, roles)}; set one of these.", key=name)
+    if kind not in kinds:
+        raise InputError(f"{where}: kind {kind!r} is not one of {', '.join(kinds)}"
+                         f"{did_you_mean(kind, kinds)}; set one of these.", key=name)
+    if isinstance(categories, str) or not isinstance(categories, Sequence):
+        raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
+                         f"got {categories!r}.", key=name)
+    return name, where, tuple(str(c).strip() for c in categories)
+
+
+def check_category_names(where: str, categories: Sequence[str], key: str) -> None:
+    """Every category named, none listed twice."""
+    if any(c == "" for c in categories):
+        raise InputError(f"{where}: a category is empty; every category needs a name.",
+                         key=key)
+    dup = [c for i, c in enumerate(categories) if c in categories[:i]]
+    if dup:
+        raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each value "
+                         f"once.", key=key)
 
 
 # --------------------------------------------------------------------------- saved schemas

@@ -20,10 +20,7 @@ attributes A' and that the target is the only record of D with those values (§2
 
 from __future__ import annotations
 
-import io
 import math
-import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,9 +30,11 @@ import pandas as pd
 
 from engine.data.columns import (
     ID_NAME,
+    check_category_names,
+    checked_column,
     did_you_mean,
     natural_key,
-    one_line,
+    parse_csv,
     schema_from_dict,
     spreadsheet_row,
     unknown_category_sentence,
@@ -46,7 +45,6 @@ from engine.data.text_input import (
     add_read_note,
     cell_text,
     check_header,
-    header_mismatch,
     header_names,
     localized_number,
     non_finite,
@@ -111,24 +109,9 @@ class ColumnSchema:
     bins: tuple[float, ...] | None = None  # integer/continuous: increasing bin edges
 
     def __post_init__(self) -> None:
-        name = self.name
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
-                             f"column.", key="name")
-        name = name.strip()
+        name, where, cats = checked_column(self.name, self.role, self.kind, self.categories,
+                                           roles=ROLES, kinds=KINDS)
         object.__setattr__(self, "name", name)
-        where = f"Column '{name}'"
-        if self.role not in ROLES:
-            raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
-                             f"{did_you_mean(self.role, ROLES)}; set one of these.", key=name)
-        if self.kind not in KINDS:
-            raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
-                             f"{did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
-        cats = self.categories
-        if isinstance(cats, str) or not isinstance(cats, Sequence):
-            raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
-                             f"got {cats!r}.", key=name)
-        cats = tuple(str(c).strip() for c in cats)
         object.__setattr__(self, "categories", cats)
         bins = self.bins
         if bins is not None:
@@ -155,13 +138,7 @@ class ColumnSchema:
                 raise InputError(f"{where}: a categorical {self.role.replace('_', '-')} column "
                                  f"needs its list of categories; list them or set its role to "
                                  f"'ignore'.", key=name)
-            if any(c == "" for c in cats):
-                raise InputError(f"{where}: a category is empty; every category needs a "
-                                 f"name.", key=name)
-            dup = [c for i, c in enumerate(cats) if c in cats[:i]]
-            if dup:
-                raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each "
-                                 f"value once.", key=name)
+            check_category_names(where, cats, name)
             return
         if cats:
             raise InputError(f"{where}: a {self.kind} column takes no categories; remove them "
@@ -930,30 +907,7 @@ def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
     check_header(p, header)
     opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, index_col=False,
                 sep=inp.delimiter)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(io.StringIO(text), nrows=None if max_rows is None else max_rows + 1,
-                             **opts)
-    except pd.errors.ParserWarning:
-        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
-                         f"the extra commas or add the missing column names to the header.",
-                         source=p) from None
-    except pd.errors.ParserError as exc:
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", one_line(exc))
-        if m:
-            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
-                   f"remove the extra commas or quote values that contain commas.")
-        else:
-            msg = (f"cannot be read as CSV ({one_line(exc)}); save it as comma-separated text "
-                   f"with a header row.")
-        raise InputError(f"{p}: {msg}", source=p) from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per record.", source=p) from None
-    if len(df.columns) != len(header):
-        raise header_mismatch(p, header, len(df.columns))
-    df.columns = header
+    df = parse_csv(p, text, header, nrows=None if max_rows is None else max_rows + 1, **opts)
     if max_rows is not None and len(df) > max_rows:
         raise InputError(f"{p}: has more than max_rows={max_rows:,} data rows; raise max_rows "
                          f"or load a sample of the records.", source=p, key="max_rows")

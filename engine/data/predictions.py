@@ -39,8 +39,11 @@ from engine.data.columns import (
     code_member,
     column_names,
     did_you_mean,
+    first_rows,
+    gap_list,
     natural_key,
     numbers,
+    plural,
     preview,
     spreadsheet_row,
 )
@@ -60,6 +63,9 @@ from engine.data.text_input import (
 )
 
 KINDS = ("probabilities", "logits", "loss")
+# What to do with a record that has an empty cell in a column the attacks read (issue 21):
+# leave it out (the default, counted in result.json and the report) or refuse the file.
+MISSING_CHOICES = ("drop_rows", "error")
 SUM_TOLERANCE = 1e-3            # |row sum − 1| allowed for probabilities (then renormalised)
 _ROUNDING = 1e-6                # a probability this far below 0 or above 1 is export noise
 _TINY = np.finfo(np.float64).tiny
@@ -87,6 +93,9 @@ class Predictions:
     kind: str = "probabilities"           # what the file held: one of KINDS
     columns: tuple[str, ...] = ()         # the file's header, to check a reference file
     source: str = ""                      # file name, for messages
+    # Records left out for empty cells (:func:`_handle_gaps`): what result.json's input entry
+    # and the report's gaps table say; None when the file had none.
+    missing_values: dict | None = None
 
     def __post_init__(self) -> None:
         loss = np.asarray(self.loss, dtype=np.float64)
@@ -210,8 +219,8 @@ def class_names_from_columns(columns: Sequence[str]) -> tuple[str, ...]:
 def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
                          label_col: str = "label", member_col: str = "member",
                          id_col: str | None = None, class_cols: Sequence[str] | None = None,
-                         loss_col: str = "loss", like: Predictions | None = None
-                         ) -> Predictions:
+                         loss_col: str = "loss", like: Predictions | None = None,
+                         missing: str = "drop_rows") -> Predictions:
     """Read a model's per-record outputs (module docstring: the file's layout).
 
     ``kind``: ``"probabilities"`` (one column per class, rows summing to 1 within 1e-3, then
@@ -220,9 +229,16 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     per-record cross-entropies; ``probs`` is None). ``class_cols`` are the class columns in
     class order (default: every column other than the label, member, id and loss columns, in
     file order). ``like``: a :class:`Predictions` read before whose file this one must match
-    column for column (reference or shadow data).
+    column for column (reference or shadow data). ``missing``: what to do with records that
+    have an empty cell (or 'NA', '?', …) in a column the audit reads (:func:`_handle_gaps`):
+    ``"drop_rows"`` leaves them out and says so, ``"error"`` refuses the file naming every
+    such column with its count.
     """
     p = str(path)
+    if missing not in MISSING_CHOICES:
+        raise InputError(f"missing {missing!r} is not one of {', '.join(MISSING_CHOICES)}"
+                         f"{did_you_mean(missing, MISSING_CHOICES)}; say what to do with "
+                         f"records that have empty cells.", key="missing", source=p)
     if kind not in KINDS:
         raise InputError(f"kind {kind!r} is not one of {', '.join(KINDS)}"
                          f"{did_you_mean(kind, KINDS)}; say what the file's class columns "
@@ -276,7 +292,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
                              f"model's {kind} for every class, or choose kind 'loss' if the "
                              f"file holds one loss per record.", source=p)
     used = [c for c in [id_col, label_col, member_col, *value_cols] if c is not None]
-    _check_no_empty(p, df, used)
+    df, gaps = _handle_gaps(p, df, used, label_col, missing)
     index = df.index.to_numpy()
 
     values = _values(p, df, value_cols, index)
@@ -312,16 +328,60 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
             loss = cross_entropy(probs, labels)
     return Predictions(probs=probs, loss=loss, labels=labels, member=member, ids=ids,
                        rows=(index + 2).astype(np.int64), class_names=names, kind=kind,
-                       columns=tuple(found), source=Path(p).name)
+                       columns=tuple(found), source=Path(p).name, missing_values=gaps)
 
 
-def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str]) -> None:
-    empty = df[list(used)].isna().to_numpy()
-    if empty.any():
-        r, j = np.argwhere(empty)[0]
-        raise InputError(f"{p}: row {spreadsheet_row(df.index[r])}, column '{used[j]}' is empty; every "
-                         f"record needs a value there — fill it in or delete the row.",
-                         source=p, key=used[j])
+def _handle_gaps(p: str, df: pd.DataFrame, used: Sequence[str], label_col: str,
+                 missing: str) -> tuple[pd.DataFrame, dict | None]:
+    """Records with an empty cell in a column the attacks read (issue 21, "Real tables with
+    gaps"), every such column found at once.
+
+    A predictions file is a model's outputs, not its data: a score cannot be filled in (a
+    median probability would be an output the model never gave, and would pull members and
+    non-members towards each other), and a record without its label or members flag cannot
+    be scored. So such a record is left out (``"drop_rows"``, the default: the export of a
+    large table often has a few broken rows), counted per column in the returned report, or
+    the file is refused (``"error"``) with every column and its count in one sentence. An
+    empty cell, or a missing-value marker ('NA', 'n/a', '?', …) in a number or members column,
+    is a gap; 'nan' as a score is not: it says the model's output overflowed, refused by the
+    number check with its own sentence. The label keeps its values as written (only an empty
+    label is a gap)."""
+    masks = {}
+    for name in used:
+        s = df[name]
+        gap = s.isna().to_numpy()
+        if name != label_col and not pd.api.types.is_numeric_dtype(s.dtype):
+            low = s.astype(str).str.strip().str.lower()
+            gap = gap | (low.isin(MISSING_MARKERS) & (low != "nan")).to_numpy(dtype=bool)
+        masks[name] = gap
+    counts = {name: int(m.sum()) for name, m in masks.items() if m.any()}
+    if not counts:
+        return df, None
+    firsts = first_rows({n: masks[n] for n in counts}, df.index)
+    cells = sum(counts.values())
+    listed = gap_list(counts, firsts)
+    if missing == "error":
+        raise InputError(f"{p}: {plural(cells, 'empty cell')} in {plural(len(counts), 'column')}"
+                         f" — {listed}; every record needs its label, members flag and the "
+                         f"model's output — fill them in, delete those rows, or let the app "
+                         f"leave those records out.", source=p, key=next(iter(counts)))
+    drop = np.logical_or.reduce([masks[n] for n in counts])
+    if drop.all():
+        raise InputError(f"{p}: every one of its {plural(len(df), 'record')} has an empty cell "
+                         f"({listed}), so none is left to audit; export the model's outputs "
+                         f"again with every cell filled in.", source=p, key=next(iter(counts)))
+    left = int(drop.sum())
+    name = Path(p).name
+    report = {"empty_cells": cells, "columns": len(counts), "records_read": len(df),
+              "records_left_out": left,
+              "per_column": [{"column": n, "empty_cells": k, "action": "drop_rows"}
+                             for n, k in counts.items()]}
+    report["sentence"] = (
+        f"{plural(left, 'record')} of {name} with an empty cell ({gap_list(counts)}) "
+        f"{'were' if left != 1 else 'was'} left out, since a model output without its "
+        f"record's label, membership or score cannot be scored: the attacks are measured on "
+        f"the other {len(df) - left:,}.")
+    return df[~drop], report
 
 
 def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) -> np.ndarray:

@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import io
 import math
-import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,12 +46,14 @@ from engine.data.columns import (
     ID_NAME,
     as_text,
     category_codes,
+    check_category_names,
+    checked_column,
     code_member,
     column_names,
     did_you_mean,
     natural_key,
     numbers,
-    one_line,
+    parse_csv,
     schema_from_dict,
     spreadsheet_row,
     unknown_category_sentence,
@@ -63,7 +63,6 @@ from engine.data.text_input import (
     MISSING_MARKERS,
     cell_text,
     check_header,
-    header_mismatch,
     header_names,
     localized_number,
     non_finite,
@@ -139,31 +138,10 @@ class TabularColumn:
                                       # are filled with the training table's value)
 
     def __post_init__(self) -> None:
-        name = self.name
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
-                             f"column.", key="name")
-        name = name.strip()
+        name, where, cats = checked_column(self.name, self.role, self.kind, self.categories,
+                                           roles=ROLES, kinds=KINDS)
         object.__setattr__(self, "name", name)
-        where = f"Column '{name}'"
-        if self.role not in ROLES:
-            raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
-                             f"{did_you_mean(self.role, ROLES)}; set one of these.", key=name)
-        if self.kind not in KINDS:
-            raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
-                             f"{did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
-        cats = self.categories
-        if isinstance(cats, str) or not isinstance(cats, Sequence):
-            raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
-                             f"got {cats!r}.", key=name)
-        cats = tuple(str(c).strip() for c in cats)
-        if any(c == "" for c in cats):
-            raise InputError(f"{where}: a category is empty; every category needs a name.",
-                             key=name)
-        dup = [c for i, c in enumerate(cats) if c in cats[:i]]
-        if dup:
-            raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each value "
-                             f"once.", key=name)
+        check_category_names(where, cats, name)
         object.__setattr__(self, "categories", cats)
         if not isinstance(self.scale, bool | np.bool_):
             raise InputError(f"{where}: 'scale' must be true or false, got {self.scale!r}.",
@@ -575,30 +553,8 @@ def _read_table(p: str, *, max_cells: int | None = None,
                              key="max_cells")
     opts = dict(keep_default_na=False, na_values=[""], skip_blank_lines=False, index_col=False,
                 skipinitialspace=True, low_memory=False, sep=inp.delimiter)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(io.StringIO(text), **opts)
-    except pd.errors.ParserWarning:
-        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
-                         f"the extra commas or add the missing column names to the header.",
-                         source=p) from None
-    except pd.errors.ParserError as exc:
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", one_line(exc))
-        if m:
-            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
-                   f"remove the extra commas or quote values that contain commas.")
-        else:
-            msg = (f"cannot be read as CSV ({one_line(exc)}); save it as comma-separated text "
-                   f"with a header row.")
-        raise InputError(f"{p}: {msg}", source=p) from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per record.", source=p) from None
+    df = parse_csv(p, text, header, **opts)
     del text
-    if len(df.columns) != len(header):
-        raise header_mismatch(p, header, len(df.columns))
-    df.columns = header
     for name in df.columns:
         s = df[name]
         if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
