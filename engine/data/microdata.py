@@ -33,8 +33,11 @@ from engine.data.columns import (
     check_category_names,
     checked_column,
     did_you_mean,
+    first_rows,
+    gap_list,
     natural_key,
     parse_csv,
+    plural,
     schema_from_dict,
     spreadsheet_row,
     unknown_category_sentence,
@@ -59,6 +62,11 @@ ROLES = ("quasi_identifier", "sensitive", "ignore")
 # other, so the attacks must see it as a value (dropping those people would audit a smaller
 # table than the one published, and hide the ones whose rare "missing" makes them unique).
 MISSING_CATEGORY = "missing"
+# What to do with a used column's empty cells (issue 21), chosen per column in the schema
+# editor: count them as the category "missing" (categories only; the default there), leave
+# those records out (the only way for a number column: a blank has no place in its range), or
+# refuse the file, naming every such column with its count.
+MISSING_CHOICES = ("own_category", "drop_rows", "error")
 KINDS = ("categorical", "integer", "continuous")
 SCHEMA_VERSION = 1
 # A column with more possible values than this cannot be audited exactly: the attacks of paper
@@ -67,7 +75,7 @@ MAX_DOMAIN = 1_000_000
 _ID_ROWS = 20          # a text/integer column unique in at least this many rows is an id
 _FEW_FLOATS = 10       # non-whole numbers with at most this many distinct values stay categories
 _QUANTILE_BINS = 10    # bins for continuous columns inferred from data
-_COLUMN_KEYS = ("name", "role", "kind", "categories", "low", "high", "bins")
+_COLUMN_KEYS = ("name", "role", "kind", "categories", "low", "high", "bins", "missing")
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -107,11 +115,23 @@ class ColumnSchema:
     low: int | None = None               # integer: smallest value (inclusive)
     high: int | None = None              # integer: largest value (inclusive)
     bins: tuple[float, ...] | None = None  # integer/continuous: increasing bin edges
+    missing: str = ""                    # one of MISSING_CHOICES; "" = the default (below)
 
     def __post_init__(self) -> None:
         name, where, cats = checked_column(self.name, self.role, self.kind, self.categories,
                                            roles=ROLES, kinds=KINDS)
         object.__setattr__(self, "name", name)
+        if not isinstance(self.missing, str) or (self.missing
+                                                 and self.missing not in MISSING_CHOICES):
+            raise InputError(f"{where}: 'missing' {self.missing!r} is not one of "
+                             f"{', '.join(MISSING_CHOICES)}"
+                             f"{did_you_mean(str(self.missing), MISSING_CHOICES)}; set one of "
+                             f"these (what to do with the column's empty cells).", key=name)
+        if self.missing and self.missing not in missing_choices(self.kind):
+            raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to a "
+                             f"column of numbers ({self.kind}): a category of its own has no "
+                             f"place in its range; choose one of "
+                             f"{', '.join(missing_choices(self.kind))}.", key=name)
         object.__setattr__(self, "categories", cats)
         bins = self.bins
         if bins is not None:
@@ -182,6 +202,19 @@ class ColumnSchema:
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
 
+    @property
+    def missing_choice(self) -> str:
+        """What is done with the column's empty cells: the choice made, else the default — a
+        category column that lists "missing" counts a blank as that category (inferred
+        schemas list it when the file has blanks there), one that does not refuses the file
+        (its domain was given and is not widened unasked), a number column leaves the record
+        out."""
+        if self.missing:
+            return self.missing
+        if self.kind != "categorical":
+            return "drop_rows"
+        return "own_category" if MISSING_CATEGORY in self.categories else "error"
+
     # ----------------------------------------------------------------- domain
 
     @property
@@ -224,7 +257,15 @@ class ColumnSchema:
             d["bins"] = [int(b) if self.kind == "integer" else float(b) for b in self.bins]
         else:
             d["low"], d["high"] = int(self.low), int(self.high)
+        if self.missing:
+            d["missing"] = self.missing
         return d
+
+
+def missing_choices(kind: str) -> tuple[str, ...]:
+    """The choices for a column's empty cells that make sense for its kind: a category of its
+    own needs categories."""
+    return MISSING_CHOICES if kind == "categorical" else ("drop_rows", "error")
 
 
 
@@ -332,7 +373,7 @@ class Schema:
                 raise InputError(f"Column '{c.name}' has no fixed list of values (it looks like "
                                  f"an id or free text); give its categories before using it as "
                                  f"a {role.replace('_', '-')}.", key=c.name)
-            out.append(ColumnSchema(c.name, role, c.kind, c.categories, c.low, c.high, c.bins))
+            out.append(replace(c, role=role))
         return Schema(tuple(out))
 
     def validate_for_audit(self, source: str | None = None) -> None:
@@ -393,7 +434,8 @@ class Schema:
             make_column=lambda c: ColumnSchema(
                 name=c["name"], role=c.get("role", "quasi_identifier"),
                 kind=c.get("kind", "categorical"), categories=c.get("categories", ()),
-                low=c.get("low"), high=c.get("high"), bins=c.get("bins")))
+                low=c.get("low"), high=c.get("high"), bins=c.get("bins"),
+                missing=c.get("missing", "")))
 
 
 # --------------------------------------------------------------------------- microdata
@@ -411,6 +453,9 @@ class Microdata:
     source: str = ""                     # file name or generator description, for messages
     open_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ^ observed values of open-domain (ignored id/text) columns, in code order
+    missing_values: dict | None = None
+    # ^ what was done with empty cells (:func:`_handle_gaps`), for result.json's input entry
+    #   and the report's gaps table; None when no used column had any
 
     def __post_init__(self) -> None:
         codes = np.array(self.codes, dtype=np.int32, copy=True)
@@ -462,7 +507,7 @@ class Microdata:
         if idx.dtype == bool:
             idx = np.flatnonzero(idx)
         return Microdata(self.schema, self.codes[idx.astype(np.int64, copy=False)], self.source,
-                         self.open_labels)
+                         self.open_labels, self.missing_values)
 
     def to_frame(self) -> pd.DataFrame:
         """The records as text, one column per schema column, as a CSV would show them."""
@@ -643,23 +688,28 @@ def microdata_from_frame(df: pd.DataFrame, schema: Schema | None = None, *, sour
     text = _as_text(df.reset_index(drop=True))
     if schema is None:
         schema = infer_schema(text, max_categories=max_categories, source=p)
-    text = _handle_gaps(p, text, schema)
+    text, schema, gaps = _handle_gaps(p, text, schema)
     _check_no_missing(text, p, schema)
-    return _code(p, text, schema, source=source)
+    return _code(p, text, schema, source=source, missing_values=gaps)
 
 
 def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
-                 note_path: str | None = None) -> pd.DataFrame:
-    """Empty cells of the columns the audits read (issue 21), before coding.
+                 note_path: str | None = None) -> tuple[pd.DataFrame, Schema, dict | None]:
+    """Empty cells of the columns the audits read (issue 21), before coding, by each column's
+    choice (:attr:`ColumnSchema.missing_choice`), every column with gaps found at once.
 
-    * A categorical quasi-identifier or sensitive column whose categories include
-      ``MISSING_CATEGORY`` (inferred ones do when the file has blanks there) reads a blank as
-      that category: "missing" is its own category, as in the published table.
-    * A blank (or 'NA', '?', …) in a number column cannot be placed in its range: the record
-      is left out, counted in the file's read notes (result.json's read_as and the warnings).
-    * A blank in a categorical column whose listed categories lack "missing" is refused, every
-      such column named at once with its count, and how to allow it.
-    """
+    * ``own_category``: a blank (in a category column) is the category ``MISSING_CATEGORY``,
+      added to the column's categories when they lack it — in a published count table "not
+      stated" is a real cell, counted and released like any other, so the attacks must see
+      it as a value (dropping those people would audit a smaller table than the one
+      published, and hide the ones whose rare "missing" makes them unique).
+    * ``drop_rows``: the record is left out (a blank, or 'NA', '?', …, in a number column
+      cannot be placed in its range), counted in the file's read notes (result.json's read_as
+      and the warnings).
+    * ``error``: the file is refused, every such column named with its count and first row.
+
+    Returns the table, the schema (with "missing" added where it became a category) and what
+    was done (result.json's ``missing_values``; None when no used column had a gap)."""
     used = [c for c in schema.columns if c.role != "ignore"]
     gaps = {}
     for c in used:
@@ -670,44 +720,85 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
         if gap.any():
             gaps[c.name] = gap
     if not gaps:
-        return text
-    refuse = [c for c in used if c.name in gaps and c.kind == "categorical"
-              and MISSING_CATEGORY not in c.categories]
+        return text, schema, None
+    counts = {name: int(m.sum()) for name, m in gaps.items()}
+    refuse = [c for c in used if c.name in gaps and c.missing_choice == "error"]
     if refuse:
-        parts = ", ".join(f"'{c.name}' {int(gaps[c.name].sum()):,} (first in row "
-                          f"{spreadsheet_row(text.index[int(np.flatnonzero(gaps[c.name])[0])])})"
-                          for c in refuse)
-        raise InputError(f"{p}: empty cells in {len(refuse)} column"
-                         f"{'s' if len(refuse) != 1 else ''} whose categories do not include "
-                         f"'{MISSING_CATEGORY}' — {parts}; fill them in, or add "
-                         f"'{MISSING_CATEGORY}' to the column's categories so that an empty "
-                         f"cell counts as a category of its own.", source=p,
-                         key=refuse[0].name)
+        listed = gap_list({c.name: counts[c.name] for c in refuse},
+                          first_rows({c.name: gaps[c.name] for c in refuse}, text.index))
+        if all(not c.missing and c.kind == "categorical" for c in refuse):
+            # the default for a given list of categories without "missing": say how to allow it
+            why = f"whose categories do not include '{MISSING_CATEGORY}'"
+            fix = (f"fill them in, add '{MISSING_CATEGORY}' to the column's categories so that "
+                   f"an empty cell counts as a category of its own, or choose to leave those "
+                   f"records out")
+        else:
+            why = "set to refuse them"
+            category = any(c.kind == "categorical" for c in refuse)
+            fix = ("fill them in, or choose for each column what to do with its empty cells ("
+                   + (f"count them as a category of their own, '{MISSING_CATEGORY}', or "
+                      if category else "") + "leave those records out)")
+        raise InputError(f"{p}: empty cells in {plural(len(refuse), 'column')} {why} — "
+                         f"{listed}; {fix}.", source=p, key=refuse[0].name)
     drop = np.zeros(len(text), dtype=bool)
-    numbers = [c.name for c in used if c.name in gaps and c.kind != "categorical"]
-    for name in numbers:
+    dropped = [c.name for c in used if c.name in gaps and c.missing_choice == "drop_rows"]
+    for name in dropped:
         drop |= gaps[name]
     if drop.all():
-        raise InputError(f"{p}: every record has an empty cell in a number column "
-                         f"({', '.join(repr(n) for n in numbers)}), so none can be placed; "
-                         f"fill them in or set those columns' role to 'ignore'.", source=p,
-                         key=numbers[0])
-    if drop.any():
-        k = int(drop.sum())
-        per = ", ".join(f"'{n}' {int(gaps[n].sum()):,}" for n in numbers)
-        note = (f"{k:,} record{'s' if k != 1 else ''} with an empty number ({per}; first in "
-                f"row {spreadsheet_row(text.index[int(np.flatnonzero(drop)[0])])}) "
-                f"{'were' if k != 1 else 'was'} left out, since a blank cannot be placed in "
-                f"the column's range")
+        raise InputError(f"{p}: every record has an empty cell in a column whose empty cells "
+                         f"leave the record out ({', '.join(repr(n) for n in dropped)}), so "
+                         f"none is left; fill them in, set those columns' role to 'ignore', or "
+                         f"count a category column's empty cells as a category of their own.",
+                         source=p, key=dropped[0])
+    left = int(drop.sum())
+    if left:
+        per = gap_list({n: counts[n] for n in dropped})
+        numbers_only = all(schema.column(n).kind != "categorical" for n in dropped)
+        note = (f"{left:,} record{'s' if left != 1 else ''} with an empty "
+                f"{'number' if numbers_only else 'cell'} ({per}; first in row "
+                f"{spreadsheet_row(text.index[int(np.flatnonzero(drop)[0])])}) "
+                f"{'were' if left != 1 else 'was'} left out, "
+                + ("since a blank cannot be placed in the column's range" if numbers_only
+                   else "as chosen in the schema"))
         if note_path is not None:
             add_read_note(note_path, note)
         text = text[~drop]
     text = text.copy()
-    for c in used:
-        if c.name in gaps and c.kind == "categorical":
+    cols = list(schema.columns)
+    entries = []
+    for k, c in enumerate(cols):
+        if c.name not in gaps:
+            continue
+        choice = c.missing_choice
+        entries.append({"column": c.name, "role": c.role, "kind": c.kind,
+                        "empty_cells": counts[c.name], "action": choice})
+        if choice == "own_category":
             s = text[c.name]
             text[c.name] = s.where(s != "", MISSING_CATEGORY)
-    return text
+            if MISSING_CATEGORY not in c.categories:
+                cols[k] = replace(c, categories=(*c.categories, MISSING_CATEGORY))
+    report = {"empty_cells": int(sum(counts.values())), "columns": len(gaps),
+              "records_read": int(len(drop)), "records_left_out": left,
+              "per_column": entries}
+    report["sentence"] = _gaps_sentence(report)
+    return text, Schema(tuple(cols)), report
+
+
+def _gaps_sentence(report: Mapping) -> str:
+    """What was done with a count table's empty cells, in one sentence for the report."""
+    own = [e for e in report["per_column"] if e["action"] == "own_category"]
+    dropped = [e for e in report["per_column"] if e["action"] == "drop_rows"]
+    parts = []
+    if own:
+        parts.append(f"{gap_list({e['column']: e['empty_cells'] for e in own})} counted as a "
+                     f"category of their own ('{MISSING_CATEGORY}'), as in a published table")
+    if dropped:
+        left = report["records_left_out"]
+        parts.append(f"the {plural(left, 'record')} with an empty "
+                     f"{gap_list({e['column']: e['empty_cells'] for e in dropped})} left out")
+    cells, k = report["empty_cells"], report["columns"]
+    return (f"{plural(cells, 'empty cell')} in {plural(k, 'column')} the audit reads: "
+            f"{'; '.join(parts)}.")
 
 
 def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
@@ -746,7 +837,8 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
                              source=p, key=str(name))
 
 
-def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str) -> Microdata:
+def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str,
+          missing_values: dict | None = None) -> Microdata:
     codes = np.empty((len(text), len(schema.columns)), dtype=np.int32)
     open_labels: dict[str, tuple[str, ...]] = {}
     for j, col in enumerate(schema.columns):
@@ -764,7 +856,8 @@ def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str) -> Microda
             codes[:, j] = _code_categorical(p, s, col)
         else:
             codes[:, j] = _code_numeric(p, s, col)
-    md = Microdata(schema, codes, Path(source).name if source else "", open_labels)
+    md = Microdata(schema, codes, Path(source).name if source else "", open_labels,
+                   missing_values)
     sens = schema.sensitive
     if sens is not None and md.n_records:
         vals = np.unique(md.column(sens))
@@ -894,9 +987,9 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
         df = df[list(schema.names)]
     else:
         schema = infer_schema(df, source=p)
-    df = _handle_gaps(p, df, schema, note_path=p)
+    df, schema, gaps = _handle_gaps(p, df, schema, note_path=p)
     _check_no_missing(df, p, schema)
-    return _code(p, df, schema, source=p)
+    return _code(p, df, schema, source=p, missing_values=gaps)
 
 
 def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
