@@ -710,6 +710,14 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
 
     Returns the table, the schema (with "missing" added where it became a category) and what
     was done (result.json's ``missing_values``; None when no used column had a gap)."""
+    # An ignored column that lists 'missing' (an inferred one set to 'ignore') reads a blank
+    # as that value too, so that switching a column off never makes the file unreadable.
+    kept = [c.name for c in schema.columns if c.role == "ignore" and c.kind == "categorical"
+            and MISSING_CATEGORY in c.categories and (text[c.name] == "").any()]
+    if kept:
+        text = text.copy()
+        for name in kept:
+            text[name] = text[name].where(text[name] != "", MISSING_CATEGORY)
     used = [c for c in schema.columns if c.role != "ignore"]
     gaps = {}
     for c in used:
