@@ -151,6 +151,11 @@ def empty_cell_sentence(p: str, index, column: str, fix: str) -> str:
     return f"{cell_where(p, index, column)} is empty; {fix}."
 
 
+def missing_marker_sentence(p: str, index, column: str, value, fix: str) -> str:
+    """A missing-value marker ('NA', 'n/a', '?', …) where the loader needs a known value."""
+    return f"{cell_where(p, index, column)}: {cell_text(value)} looks like a missing value; {fix}."
+
+
 def unknown_category_sentence(p: str, index, column: str, value, categories: Sequence[str],
                               *, what: str = "categories",
                               fix: str = "correct the value or add it to the column's "

@@ -33,8 +33,10 @@ from engine.data.columns import (
     check_category_names,
     checked_column,
     did_you_mean,
+    empty_cell_sentence,
     first_rows,
     gap_list,
+    missing_marker_sentence,
     natural_key,
     parse_csv,
     plural,
@@ -823,14 +825,15 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         name = names[j]
         if schema is not None and name in schema.names \
                 and schema.column(name).role == "ignore":
-            raise InputError(f"{p}: row {spreadsheet_row(text.index[r])}, column '{name}' is empty; the "
-                             f"column is ignored, but the schema lists the values it may hold "
-                             f"— fill it in, delete the row, or remove the column's list of "
-                             f"values from the schema (an ignored column without one may "
-                             f"hold anything, blanks included).", source=p, key=str(name))
-        raise InputError(f"{p}: row {spreadsheet_row(text.index[r])}, column '{name}' is empty; every "
-                         f"record needs a value in every column — fill it in, delete the row, "
-                         f"or drop the column.", source=p, key=str(name))
+            raise InputError(empty_cell_sentence(
+                p, text.index[r], name,
+                "the column is ignored, but the schema lists the values it may hold — fill it "
+                "in, delete the row, or remove the column's list of values from the schema (an "
+                "ignored column without one may hold anything, blanks included)"),
+                source=p, key=str(name))
+        raise InputError(empty_cell_sentence(
+            p, text.index[r], name, "every record needs a value in every column — fill it in, "
+            "delete the row, or drop the column"), source=p, key=str(name))
     if schema is not None:
         return
     for name in text.columns:
@@ -838,11 +841,10 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         marker = low.isin(MISSING_MARKERS).to_numpy()
         if marker.any():
             i = int(np.flatnonzero(marker)[0])
-            raise InputError(f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}': "
-                             f"{cell_text(text[name].iloc[i])} looks like a missing value; "
-                             f"every record needs a known value — fill it in or delete the "
-                             f"row (if it is a real category, give a schema that lists it).",
-                             source=p, key=str(name))
+            raise InputError(missing_marker_sentence(
+                p, text.index[i], name, text[name].iloc[i],
+                "every record needs a known value — fill it in or delete the row (if it is a "
+                "real category, give a schema that lists it)"), source=p, key=str(name))
 
 
 def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str,
@@ -885,10 +887,10 @@ def _code_categorical(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
         if value.lower() in MISSING_MARKERS:
-            raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
-                             f"{cell_text(value)} looks like a missing value; every record "
-                             f"needs a known value — fill it in or delete the row.", source=p,
-                             key=col.name)
+            raise InputError(missing_marker_sentence(
+                p, s.index[i], col.name, value,
+                "every record needs a known value — fill it in or delete the row"),
+                source=p, key=col.name)
         raise InputError(unknown_category_sentence(p, s.index[i], col.name, value,
                                                    col.categories), source=p, key=col.name)
     return idx.to_numpy(dtype=np.int64)

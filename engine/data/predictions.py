@@ -408,9 +408,7 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
                 source=p, key=cols[j])
         if low == "nan":
             what, fix = "is NaN (not a number)", undefined
-        elif low in MISSING_MARKERS:
-            what, fix = "looks like a missing value", "fill it in or delete the row"
-        else:
+        else:       # a missing-value marker is a gap, handled before (:func:`_handle_gaps`)
             what = "is not a number" + number_hint(text)
             fix = "write a plain number (e.g. 0.25) or delete the row"
         raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}': {cell_text(text)} "

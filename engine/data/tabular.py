@@ -51,6 +51,7 @@ from engine.data.columns import (
     code_member,
     column_names,
     did_you_mean,
+    empty_cell_sentence,
     natural_key,
     numbers,
     parse_csv,
@@ -1103,10 +1104,10 @@ def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str], src) -> None:
     if empty.any():
         r, j = np.argwhere(empty)[0]
         name = used[j]
-        raise InputError(f"{p}: row {spreadsheet_row(df.index[r])}, column '{name}' is empty; every record "
-                         f"needs a value in every column the model uses — fill it in, delete "
-                         f"the row, or set the column's role to 'ignore'.", source=src,
-                         key=str(name))
+        raise InputError(empty_cell_sentence(
+            p, df.index[r], name, "every record needs a value in every column the model uses "
+            "— fill it in, delete the row, or set the column's role to 'ignore'"), source=src,
+            key=str(name))
 
 
 def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
