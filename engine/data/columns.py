@@ -245,6 +245,20 @@ def check_category_names(where: str, categories: Sequence[str], key: str) -> Non
 
 # --------------------------------------------------------------------------- saved schemas
 
+def schema_columns(columns) -> tuple:
+    """A schema's columns as a tuple: at least one, each name once."""
+    cols = tuple(columns)
+    if not cols:
+        raise InputError("The schema has no columns; describe at least one column.",
+                         key="columns")
+    names = [c.name for c in cols]
+    dup = [n for i, n in enumerate(names) if n in names[:i]]
+    if dup:
+        raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
+                         f"one entry.", key=dup[0])
+    return cols
+
+
 def schema_from_dict(d, source: str, *, column_keys: Sequence[str], version: int,
                      make_column: Callable[[Mapping], object],
                      make_schema: Callable[[tuple], object]):

@@ -40,6 +40,7 @@ from engine.data.columns import (
     natural_key,
     parse_csv,
     plural,
+    schema_columns,
     schema_from_dict,
     spreadsheet_row,
     unknown_category_sentence,
@@ -310,15 +311,7 @@ class Schema:
     columns: tuple[ColumnSchema, ...]
 
     def __post_init__(self) -> None:
-        cols = tuple(self.columns)
-        if not cols:
-            raise InputError("The schema has no columns; describe at least one column.",
-                             key="columns")
-        names = [c.name for c in cols]
-        dup = [n for i, n in enumerate(names) if n in names[:i]]
-        if dup:
-            raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
-                             f"one entry.", key=dup[0])
+        cols = schema_columns(self.columns)
         object.__setattr__(self, "columns", cols)
 
     @property

@@ -55,6 +55,7 @@ from engine.data.columns import (
     natural_key,
     numbers,
     parse_csv,
+    schema_columns,
     schema_from_dict,
     spreadsheet_row,
     unknown_category_sentence,
@@ -294,15 +295,7 @@ class TabularSchema:
     columns: tuple[TabularColumn, ...]
 
     def __post_init__(self) -> None:
-        cols = tuple(self.columns)
-        if not cols:
-            raise InputError("The schema has no columns; describe at least one column.",
-                             key="columns")
-        names = [c.name for c in cols]
-        dup = [n for i, n in enumerate(names) if n in names[:i]]
-        if dup:
-            raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
-                             f"one entry.", key=dup[0])
+        cols = schema_columns(self.columns)
         labels = [c.name for c in cols if c.role == "label"]
         if not labels:
             raise InputError("No column is the label; set the role of the column the model "
