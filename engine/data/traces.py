@@ -27,7 +27,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from engine.data.columns import natural_key, one_line, preview, spreadsheet_row
+from engine.data.columns import (
+    first_rows,
+    gap_list,
+    natural_key,
+    one_line,
+    preview,
+    spreadsheet_row,
+)
 from engine.data.errors import InputError
 from engine.data.text_input import (
     add_read_note,
@@ -264,19 +271,19 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) ->
     names = list(dict.fromkeys(wanted.values()))
     empty = (df[names] == "").to_numpy()
     gap_rows = empty.any(axis=1)
+    counts = {n: int(empty[:, j].sum()) for j, n in enumerate(names)}
     if gap_rows.all():
-        name = names[int(np.flatnonzero(empty.any(axis=0))[0])]
-        role = next(r for r, n in wanted.items() if n == name)
+        listed = gap_list(counts, first_rows({n: empty[:, j] for j, n in enumerate(names)},
+                                             df.index))
         raise InputError(f"{p}: every row has an empty cell in a column the audit needs "
-                         f"(row {spreadsheet_row(df.index[0])}: column '{name}', the {role}); fill them in "
-                         f"— a row without a user, place and time cannot be placed.",
-                         source=p, key=name)
+                         f"({listed}); fill them in — a row without a user, place and time "
+                         f"cannot be placed.", source=p,
+                         key=next(n for n in names if counts[n]))
     if gap_rows.any():
         k = int(gap_rows.sum())
-        per = ", ".join(f"'{n}' {int(empty[:, j].sum()):,}" for j, n in enumerate(names)
-                        if empty[:, j].any())
-        add_read_note(p, f"{k:,} row{'s' if k != 1 else ''} with an empty cell ({per}; first "
-                         f"in row {spreadsheet_row(df.index[int(np.flatnonzero(gap_rows)[0])])}) "
+        add_read_note(p, f"{k:,} row{'s' if k != 1 else ''} with an empty cell "
+                         f"({gap_list(counts)}; first in row "
+                         f"{spreadsheet_row(df.index[int(np.flatnonzero(gap_rows)[0])])}) "
                          f"{'were' if k != 1 else 'was'} left out, since an observation "
                          f"without its user, place and time cannot be placed")
         df = df[~gap_rows]
