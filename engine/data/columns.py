@@ -232,6 +232,14 @@ def checked_column(name, role, kind, categories, *, roles: Sequence[str],
     return name, where, tuple(str(c).strip() for c in categories)
 
 
+def check_missing_choice(where: str, missing, choices: Sequence[str], key: str) -> None:
+    """A column's choice for its empty cells: "" (the default) or one of ``choices``."""
+    if not isinstance(missing, str) or (missing and missing not in choices):
+        raise InputError(f"{where}: 'missing' {missing!r} is not one of {', '.join(choices)}"
+                         f"{did_you_mean(str(missing), choices)}; set one of these (what to do "
+                         f"with the column's empty cells).", key=key)
+
+
 def check_category_names(where: str, categories: Sequence[str], key: str) -> None:
     """Every category named, none listed twice."""
     if any(c == "" for c in categories):

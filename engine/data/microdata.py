@@ -31,6 +31,7 @@ import pandas as pd
 from engine.data.columns import (
     ID_NAME,
     check_category_names,
+    check_missing_choice,
     checked_column,
     did_you_mean,
     empty_cell_sentence,
@@ -124,12 +125,7 @@ class ColumnSchema:
         name, where, cats = checked_column(self.name, self.role, self.kind, self.categories,
                                            roles=ROLES, kinds=KINDS)
         object.__setattr__(self, "name", name)
-        if not isinstance(self.missing, str) or (self.missing
-                                                 and self.missing not in MISSING_CHOICES):
-            raise InputError(f"{where}: 'missing' {self.missing!r} is not one of "
-                             f"{', '.join(MISSING_CHOICES)}"
-                             f"{did_you_mean(str(self.missing), MISSING_CHOICES)}; set one of "
-                             f"these (what to do with the column's empty cells).", key=name)
+        check_missing_choice(where, self.missing, MISSING_CHOICES, name)
         if self.missing and self.missing not in missing_choices(self.kind):
             raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to a "
                              f"column of numbers ({self.kind}): a category of its own has no "

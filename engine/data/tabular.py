@@ -47,6 +47,7 @@ from engine.data.columns import (
     as_text,
     category_codes,
     check_category_names,
+    check_missing_choice,
     checked_column,
     code_member,
     column_names,
@@ -166,12 +167,7 @@ class TabularColumn:
                                  f"'mean' and 'sd' to fit them again.", key=name)
             object.__setattr__(self, "mean", float(self.mean))
             object.__setattr__(self, "sd", float(self.sd))
-        if not isinstance(self.missing, str) or (self.missing
-                                                 and self.missing not in MISSING_CHOICES):
-            raise InputError(f"{where}: 'missing' {self.missing!r} is not one of "
-                             f"{', '.join(MISSING_CHOICES)}"
-                             f"{did_you_mean(str(self.missing), MISSING_CHOICES)}; set one of "
-                             f"these (what to do with the column's empty cells).", key=name)
+        check_missing_choice(where, self.missing, MISSING_CHOICES, name)
         if self.missing and self.missing not in missing_choices(self.role, self.kind):
             raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to "
                              f"{_missing_what(self.role, self.kind)}; choose one of "
