@@ -347,7 +347,8 @@ def _with_sensitive(microdata, sensitive: str, source: str):
         schema.validate_for_audit()
     except InputError as exc:
         raise InputError(f"{source}: {exc}", source=source, key=exc.key) from None
-    return Microdata(schema, microdata.codes, microdata.source, microdata.open_labels)
+    return Microdata(schema, microdata.codes, microdata.source, microdata.open_labels,
+                     microdata.missing_values)
 
 
 def load_data(config: AggregatesConfig) -> AuditData:
@@ -373,6 +374,8 @@ def load_data(config: AggregatesConfig) -> AuditData:
     inputs = [input_entry(path, rows=records.n_records,
                           role="published_sample" if config.release == "published"
                           else "protected")]
+    if records.missing_values:          # what was done with empty cells (issue 21)
+        inputs[0]["missing_values"] = records.missing_values
     if config.release == "published":
         need = 2 * config.published_records
         if records.n_records < need:
@@ -389,6 +392,8 @@ def load_data(config: AggregatesConfig) -> AuditData:
         return AuditData(records, None, "protected_records", inputs)
     aux = load_microdata_csv(apath, records.schema)
     inputs.append(input_entry(apath, rows=aux.n_records, role="auxiliary"))
+    if aux.missing_values:
+        inputs[-1]["missing_values"] = aux.missing_values
     return AuditData(records, aux, "file", inputs)
 
 

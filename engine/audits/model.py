@@ -46,8 +46,8 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
-from engine.audits.predictions_intake import check_sizes, class_warnings
-from engine.audits.result import AuditResult, input_entry, input_warnings, software_versions
+from engine.audits.predictions_intake import check_sizes, class_warnings, predictions_entry
+from engine.audits.result import AuditResult, input_warnings, software_versions
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
 from engine.data.predictions import load_predictions_csv
@@ -220,7 +220,7 @@ def read_predictions(config: ModelConfig) -> Outputs:
                          "from it. Add it to the attacks, or export every class's "
                          "probability (or logit).", source=str(path), key="attacks")
     target = ModelOutputs(_outputs_from(pred), pred.labels, pred.member)
-    inputs = [input_entry(path, rows=pred.n_records, role="predictions")]
+    inputs = [predictions_entry(pred, path, role="predictions")]
     evaluate_mask = None
     ref = None
     if config.reference_predictions:
@@ -230,7 +230,7 @@ def read_predictions(config: ModelConfig) -> Outputs:
     check_sizes(pred, path, has_shadow=ref is not None, known_fraction=SUPERVISED_KNOWN)
     if ref is not None:
         shadow = ModelOutputs(_outputs_from(ref), ref.labels, ref.member)
-        inputs.append(input_entry(rpath, rows=ref.n_records, role="shadow predictions"))
+        inputs.append(predictions_entry(ref, rpath, role="shadow predictions"))
         threat = "shadow"
     else:
         shadow, evaluate_mask = supervised_split(target, SUPERVISED_KNOWN, config.seed)

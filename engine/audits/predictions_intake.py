@@ -25,11 +25,23 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.audits.result import input_entry
 from engine.data.errors import InputError
 
 #: Attacks whose fitting is done class by class (metric thresholds per true class; the Shokri
 #: attack's model per class; CBTTA's default partition is by true label).
 PER_CLASS_ATTACKS = ("confidence", "entropy", "modified_entropy", "shokri", "cbtta")
+
+
+def predictions_entry(pred, path, *, role: str) -> dict:
+    """result.json's ``inputs`` entry of a predictions file: the file, its hash, the records
+    kept and, when records with empty cells were left out (engine.data.predictions'
+    ``_handle_gaps``, issue 21), how many per column and the sentence the summary and the
+    report's gaps table quote."""
+    entry = input_entry(path, rows=pred.n_records, role=role)
+    if pred.missing_values:
+        entry["missing_values"] = pred.missing_values
+    return entry
 
 
 def known_count(count: int, known_fraction: float) -> int:

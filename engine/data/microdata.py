@@ -20,11 +20,7 @@ attributes A' and that the target is the only record of D with those values (§2
 
 from __future__ import annotations
 
-import difflib
-import io
 import math
-import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,13 +28,30 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.data.columns import (
+    ID_NAME,
+    check_category_names,
+    check_missing_choice,
+    checked_column,
+    did_you_mean,
+    empty_cell_sentence,
+    first_rows,
+    gap_list,
+    missing_marker_sentence,
+    natural_key,
+    parse_csv,
+    plural,
+    schema_columns,
+    schema_from_dict,
+    spreadsheet_row,
+    unknown_category_sentence,
+)
 from engine.data.errors import InputError
 from engine.data.text_input import (
     MISSING_MARKERS,
     add_read_note,
     cell_text,
     check_header,
-    header_mismatch,
     header_names,
     localized_number,
     non_finite,
@@ -53,42 +66,26 @@ ROLES = ("quasi_identifier", "sensitive", "ignore")
 # other, so the attacks must see it as a value (dropping those people would audit a smaller
 # table than the one published, and hide the ones whose rare "missing" makes them unique).
 MISSING_CATEGORY = "missing"
+# What to do with a used column's empty cells (issue 21), chosen per column in the schema
+# editor: count them as the category "missing" (categories only; the default there), leave
+# those records out (the only way for a number column: a blank has no place in its range), or
+# refuse the file, naming every such column with its count.
+MISSING_CHOICES = ("own_category", "drop_rows", "error")
 KINDS = ("categorical", "integer", "continuous")
 SCHEMA_VERSION = 1
 # A column with more possible values than this cannot be audited exactly: the attacks of paper
 # 003 enumerate the sensitive domain and build count tables over the quasi-identifiers.
 MAX_DOMAIN = 1_000_000
-_PREVIEW = 5           # how many example values an error message lists
 _ID_ROWS = 20          # a text/integer column unique in at least this many rows is an id
 _FEW_FLOATS = 10       # non-whole numbers with at most this many distinct values stay categories
 _QUANTILE_BINS = 10    # bins for continuous columns inferred from data
-_ID_NAME = re.compile(r"(^|[_\s.-])(id|ids|uuid|pid|key|serial(no)?)$|^(id|uuid)([_\s.-]|$)",
-                      re.IGNORECASE)
-_COLUMN_KEYS = ("name", "role", "kind", "categories", "low", "high", "bins")
+_COLUMN_KEYS = ("name", "role", "kind", "categories", "low", "high", "bins", "missing")
 
 
 # --------------------------------------------------------------------------- small helpers
 
-def _row(index: int) -> int:
-    """Spreadsheet row of a data row: the header is row 1, the first data row is row 2."""
-    return int(index) + 2
 
 
-def _preview(values: Sequence) -> str:
-    values = list(values)
-    shown = ", ".join(repr(str(v)) for v in values[:_PREVIEW])
-    return shown + (", …" if len(values) > _PREVIEW else "")
-
-
-def _natural_key(label: str) -> tuple:
-    """Sort "2" before "10" and "block 2" before "block 10", as a person would."""
-    parts = re.split(r"(\d+)", str(label))
-    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
-    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
-
-
-def _short(exc: Exception) -> str:
-    return " ".join(str(exc).split()).rstrip(".")
 
 
 def _fmt_edge(x: float) -> str:
@@ -122,26 +119,18 @@ class ColumnSchema:
     low: int | None = None               # integer: smallest value (inclusive)
     high: int | None = None              # integer: largest value (inclusive)
     bins: tuple[float, ...] | None = None  # integer/continuous: increasing bin edges
+    missing: str = ""                    # one of MISSING_CHOICES; "" = the default (below)
 
     def __post_init__(self) -> None:
-        name = self.name
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
-                             f"column.", key="name")
-        name = name.strip()
+        name, where, cats = checked_column(self.name, self.role, self.kind, self.categories,
+                                           roles=ROLES, kinds=KINDS)
         object.__setattr__(self, "name", name)
-        where = f"Column '{name}'"
-        if self.role not in ROLES:
-            raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
-                             f"{_did_you_mean(self.role, ROLES)}; set one of these.", key=name)
-        if self.kind not in KINDS:
-            raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
-                             f"{_did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
-        cats = self.categories
-        if isinstance(cats, str) or not isinstance(cats, Sequence):
-            raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
-                             f"got {cats!r}.", key=name)
-        cats = tuple(str(c).strip() for c in cats)
+        check_missing_choice(where, self.missing, MISSING_CHOICES, name)
+        if self.missing and self.missing not in missing_choices(self.kind):
+            raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to a "
+                             f"column of numbers ({self.kind}): a category of its own has no "
+                             f"place in its range; choose one of "
+                             f"{', '.join(missing_choices(self.kind))}.", key=name)
         object.__setattr__(self, "categories", cats)
         bins = self.bins
         if bins is not None:
@@ -168,13 +157,7 @@ class ColumnSchema:
                 raise InputError(f"{where}: a categorical {self.role.replace('_', '-')} column "
                                  f"needs its list of categories; list them or set its role to "
                                  f"'ignore'.", key=name)
-            if any(c == "" for c in cats):
-                raise InputError(f"{where}: a category is empty; every category needs a "
-                                 f"name.", key=name)
-            dup = [c for i, c in enumerate(cats) if c in cats[:i]]
-            if dup:
-                raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each "
-                                 f"value once.", key=name)
+            check_category_names(where, cats, name)
             return
         if cats:
             raise InputError(f"{where}: a {self.kind} column takes no categories; remove them "
@@ -218,6 +201,19 @@ class ColumnSchema:
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
 
+    @property
+    def missing_choice(self) -> str:
+        """What is done with the column's empty cells: the choice made, else the default — a
+        category column that lists "missing" counts a blank as that category (inferred
+        schemas list it when the file has blanks there), one that does not refuses the file
+        (its domain was given and is not widened unasked), a number column leaves the record
+        out."""
+        if self.missing:
+            return self.missing
+        if self.kind != "categorical":
+            return "drop_rows"
+        return "own_category" if MISSING_CATEGORY in self.categories else "error"
+
     # ----------------------------------------------------------------- domain
 
     @property
@@ -260,12 +256,16 @@ class ColumnSchema:
             d["bins"] = [int(b) if self.kind == "integer" else float(b) for b in self.bins]
         else:
             d["low"], d["high"] = int(self.low), int(self.high)
+        if self.missing:
+            d["missing"] = self.missing
         return d
 
 
-def _did_you_mean(value, options: Sequence[str]) -> str:
-    close = difflib.get_close_matches(str(value), list(options), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+def missing_choices(kind: str) -> tuple[str, ...]:
+    """The choices for a column's empty cells that make sense for its kind: a category of its
+    own needs categories."""
+    return MISSING_CHOICES if kind == "categorical" else ("drop_rows", "error")
+
 
 
 def _too_big_message(col: ColumnSchema, data: np.ndarray | None = None) -> str:
@@ -307,15 +307,7 @@ class Schema:
     columns: tuple[ColumnSchema, ...]
 
     def __post_init__(self) -> None:
-        cols = tuple(self.columns)
-        if not cols:
-            raise InputError("The schema has no columns; describe at least one column.",
-                             key="columns")
-        names = [c.name for c in cols]
-        dup = [n for i, n in enumerate(names) if n in names[:i]]
-        if dup:
-            raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
-                             f"one entry.", key=dup[0])
+        cols = schema_columns(self.columns)
         object.__setattr__(self, "columns", cols)
 
     @property
@@ -356,7 +348,7 @@ class Schema:
         wanted = ([sensitive] if sensitive else []) + list(quasi_identifiers or [])
         for n in wanted:
             if n not in self.names:
-                raise InputError(f"There is no column '{n}'{_did_you_mean(n, self.names)}; "
+                raise InputError(f"There is no column '{n}'{did_you_mean(n, self.names)}; "
                                  f"columns: {', '.join(self.names)}.", key=n)
         out = []
         for c in self.columns:
@@ -372,7 +364,7 @@ class Schema:
                 raise InputError(f"Column '{c.name}' has no fixed list of values (it looks like "
                                  f"an id or free text); give its categories before using it as "
                                  f"a {role.replace('_', '-')}.", key=c.name)
-            out.append(ColumnSchema(c.name, role, c.kind, c.categories, c.low, c.high, c.bins))
+            out.append(replace(c, role=role))
         return Schema(tuple(out))
 
     def validate_for_audit(self, source: str | None = None) -> None:
@@ -428,52 +420,13 @@ class Schema:
     def from_dict(cls, d: Mapping, source: str = "the schema") -> Schema:
         """Rebuild a schema saved with :meth:`to_dict` (e.g. inside a project file); every
         problem becomes one sentence that names ``source`` and the key."""
-        if not isinstance(d, Mapping):
-            raise InputError(f"{source}: the schema must be a table with 'columns', got "
-                             f"{type(d).__name__}.", source=source, key="schema")
-        unknown = [k for k in d if k not in ("schema_version", "columns")]
-        if unknown:
-            raise InputError(f"{source}: unknown key '{unknown[0]}' in the schema"
-                             f"{_did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
-                             f"allowed keys: schema_version, columns.", source=source,
-                             key=f"schema.{unknown[0]}")
-        version = d.get("schema_version", SCHEMA_VERSION)
-        if version != SCHEMA_VERSION:
-            raise InputError(f"{source}: schema_version {version!r} is not supported (this "
-                             f"version reads {SCHEMA_VERSION}); save the schema again with this "
-                             f"version of the app.", source=source, key="schema.schema_version")
-        cols = d.get("columns")
-        if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
-            raise InputError(f"{source}: 'columns' must be a non-empty list of column "
-                             f"descriptions, got {cols!r}.", source=source, key="schema.columns")
-        out = []
-        for i, c in enumerate(cols):
-            key = f"schema.columns[{i}]"
-            if not isinstance(c, Mapping):
-                raise InputError(f"{source}: column {i + 1} of the schema must be a table with "
-                                 f"name, role and kind, got {c!r}.", source=source, key=key)
-            label = f"column {i + 1}" + (f" ('{c['name']}')" if "name" in c else "")
-            bad = [k for k in c if k not in _COLUMN_KEYS]
-            if bad:
-                raise InputError(f"{source}: unknown key '{bad[0]}' in {label} of the schema"
-                                 f"{_did_you_mean(bad[0], _COLUMN_KEYS)}; allowed keys: "
-                                 f"{', '.join(_COLUMN_KEYS)}.", source=source,
-                                 key=f"{key}.{bad[0]}")
-            if "name" not in c:
-                raise InputError(f"{source}: {label} of the schema has no 'name'; add the "
-                                 f"column's name as it appears in the CSV header.",
-                                 source=source, key=f"{key}.name")
-            try:
-                out.append(ColumnSchema(
-                    name=c["name"], role=c.get("role", "quasi_identifier"),
-                    kind=c.get("kind", "categorical"), categories=c.get("categories", ()),
-                    low=c.get("low"), high=c.get("high"), bins=c.get("bins")))
-            except InputError as exc:
-                raise InputError(f"{source}: {exc}", source=source, key=key) from None
-        try:
-            return cls(tuple(out))
-        except InputError as exc:
-            raise InputError(f"{source}: {exc}", source=source, key="schema.columns") from None
+        return schema_from_dict(
+            d, source, column_keys=_COLUMN_KEYS, version=SCHEMA_VERSION, make_schema=cls,
+            make_column=lambda c: ColumnSchema(
+                name=c["name"], role=c.get("role", "quasi_identifier"),
+                kind=c.get("kind", "categorical"), categories=c.get("categories", ()),
+                low=c.get("low"), high=c.get("high"), bins=c.get("bins"),
+                missing=c.get("missing", "")))
 
 
 # --------------------------------------------------------------------------- microdata
@@ -491,6 +444,9 @@ class Microdata:
     source: str = ""                     # file name or generator description, for messages
     open_labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ^ observed values of open-domain (ignored id/text) columns, in code order
+    missing_values: dict | None = None
+    # ^ what was done with empty cells (:func:`_handle_gaps`), for result.json's input entry
+    #   and the report's gaps table; None when no used column had any
 
     def __post_init__(self) -> None:
         codes = np.array(self.codes, dtype=np.int32, copy=True)
@@ -542,7 +498,7 @@ class Microdata:
         if idx.dtype == bool:
             idx = np.flatnonzero(idx)
         return Microdata(self.schema, self.codes[idx.astype(np.int64, copy=False)], self.source,
-                         self.open_labels)
+                         self.open_labels, self.missing_values)
 
     def to_frame(self) -> pd.DataFrame:
         """The records as text, one column per schema column, as a CSV would show them."""
@@ -636,14 +592,14 @@ def _check_localized_numbers(text: pd.DataFrame, p: str) -> None:
         if num.sum() >= 2 * words.sum() and 0 < words.sum() <= max(1, len(s) // 100) \
                 and not s.str.fullmatch(r"[-+]?0\d+").any():
             i = int(np.flatnonzero(words)[0])      # numbers with a stray word: a typo
-            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}': "
                              f"{cell_text(s.iloc[i])} is not a number, but the other values "
                              f"of the column are numbers; correct the value or delete the row (if "
                              f"the column is categories, give a schema that lists them).",
                              source=p, key=str(name))
         if local.any() and (num | local).all():
             i = int(np.flatnonzero(local)[0])
-            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}': "
                              f"{cell_text(s.iloc[i])} is not a number as written"
                              f"{number_hint(s.iloc[i])}; the column holds numbers, so every "
                              f"value must be a plain number.", source=p, key=str(name))
@@ -663,7 +619,7 @@ def _check_finite_numbers(text: pd.DataFrame, p: str) -> None:
         if bad.any() and (finite | bad).all():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(non_finite_sentence(
-                f"{p}: row {_row(text.index[i])}, column '{name}'", s.iloc[i],
+                f"{p}: row {spreadsheet_row(text.index[i])}, column '{name}'", s.iloc[i],
                 "the other values of the column are numbers — write a plain number or delete "
                 "the row"), source=p, key=str(name))
 
@@ -679,7 +635,7 @@ def _infer_column(name: str, s: pd.Series, max_categories: int) -> ColumnSchema:
     distinct = pd.unique(s.to_numpy())
     n_unique = len(distinct)
     unique_rows = n_unique == n and n >= 2
-    named_id = bool(_ID_NAME.search(name))
+    named_id = bool(ID_NAME.search(name))
     num = pd.to_numeric(s, errors="coerce")
     leading_zero = s.str.fullmatch(r"[-+]?0\d+").any()
     numeric = bool(num.notna().all()) and not leading_zero and n > 0
@@ -702,7 +658,7 @@ def _infer_column(name: str, s: pd.Series, max_categories: int) -> ColumnSchema:
     if n_unique > max_categories:
         return ColumnSchema(name, "ignore", "categorical")
     return ColumnSchema(name, "quasi_identifier", "categorical",
-                        tuple(sorted((str(x) for x in distinct), key=_natural_key)))
+                        tuple(sorted((str(x) for x in distinct), key=natural_key)))
 
 
 def _quantile_edges(v: np.ndarray) -> tuple[float, ...]:
@@ -723,23 +679,36 @@ def microdata_from_frame(df: pd.DataFrame, schema: Schema | None = None, *, sour
     text = _as_text(df.reset_index(drop=True))
     if schema is None:
         schema = infer_schema(text, max_categories=max_categories, source=p)
-    text = _handle_gaps(p, text, schema)
+    text, schema, gaps = _handle_gaps(p, text, schema)
     _check_no_missing(text, p, schema)
-    return _code(p, text, schema, source=source)
+    return _code(p, text, schema, source=source, missing_values=gaps)
 
 
 def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
-                 note_path: str | None = None) -> pd.DataFrame:
-    """Empty cells of the columns the audits read (issue 21), before coding.
+                 note_path: str | None = None) -> tuple[pd.DataFrame, Schema, dict | None]:
+    """Empty cells of the columns the audits read (issue 21), before coding, by each column's
+    choice (:attr:`ColumnSchema.missing_choice`), every column with gaps found at once.
 
-    * A categorical quasi-identifier or sensitive column whose categories include
-      ``MISSING_CATEGORY`` (inferred ones do when the file has blanks there) reads a blank as
-      that category: "missing" is its own category, as in the published table.
-    * A blank (or 'NA', '?', …) in a number column cannot be placed in its range: the record
-      is left out, counted in the file's read notes (result.json's read_as and the warnings).
-    * A blank in a categorical column whose listed categories lack "missing" is refused, every
-      such column named at once with its count, and how to allow it.
-    """
+    * ``own_category``: a blank (in a category column) is the category ``MISSING_CATEGORY``,
+      added to the column's categories when they lack it — in a published count table "not
+      stated" is a real cell, counted and released like any other, so the attacks must see
+      it as a value (dropping those people would audit a smaller table than the one
+      published, and hide the ones whose rare "missing" makes them unique).
+    * ``drop_rows``: the record is left out (a blank, or 'NA', '?', …, in a number column
+      cannot be placed in its range), counted in the file's read notes (result.json's read_as
+      and the warnings).
+    * ``error``: the file is refused, every such column named with its count and first row.
+
+    Returns the table, the schema (with "missing" added where it became a category) and what
+    was done (result.json's ``missing_values``; None when no used column had a gap)."""
+    # An ignored column that lists 'missing' (an inferred one set to 'ignore') reads a blank
+    # as that value too, so that switching a column off never makes the file unreadable.
+    kept = [c.name for c in schema.columns if c.role == "ignore" and c.kind == "categorical"
+            and MISSING_CATEGORY in c.categories and (text[c.name] == "").any()]
+    if kept:
+        text = text.copy()
+        for name in kept:
+            text[name] = text[name].where(text[name] != "", MISSING_CATEGORY)
     used = [c for c in schema.columns if c.role != "ignore"]
     gaps = {}
     for c in used:
@@ -750,44 +719,85 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
         if gap.any():
             gaps[c.name] = gap
     if not gaps:
-        return text
-    refuse = [c for c in used if c.name in gaps and c.kind == "categorical"
-              and MISSING_CATEGORY not in c.categories]
+        return text, schema, None
+    counts = {name: int(m.sum()) for name, m in gaps.items()}
+    refuse = [c for c in used if c.name in gaps and c.missing_choice == "error"]
     if refuse:
-        parts = ", ".join(f"'{c.name}' {int(gaps[c.name].sum()):,} (first in row "
-                          f"{_row(text.index[int(np.flatnonzero(gaps[c.name])[0])])})"
-                          for c in refuse)
-        raise InputError(f"{p}: empty cells in {len(refuse)} column"
-                         f"{'s' if len(refuse) != 1 else ''} whose categories do not include "
-                         f"'{MISSING_CATEGORY}' — {parts}; fill them in, or add "
-                         f"'{MISSING_CATEGORY}' to the column's categories so that an empty "
-                         f"cell counts as a category of its own.", source=p,
-                         key=refuse[0].name)
+        listed = gap_list({c.name: counts[c.name] for c in refuse},
+                          first_rows({c.name: gaps[c.name] for c in refuse}, text.index))
+        if all(not c.missing and c.kind == "categorical" for c in refuse):
+            # the default for a given list of categories without "missing": say how to allow it
+            why = f"whose categories do not include '{MISSING_CATEGORY}'"
+            fix = (f"fill them in, add '{MISSING_CATEGORY}' to the column's categories so that "
+                   f"an empty cell counts as a category of its own, or choose to leave those "
+                   f"records out")
+        else:
+            why = "set to refuse them"
+            category = any(c.kind == "categorical" for c in refuse)
+            fix = ("fill them in, or choose for each column what to do with its empty cells ("
+                   + (f"count them as a category of their own, '{MISSING_CATEGORY}', or "
+                      if category else "") + "leave those records out)")
+        raise InputError(f"{p}: empty cells in {plural(len(refuse), 'column')} {why} — "
+                         f"{listed}; {fix}.", source=p, key=refuse[0].name)
     drop = np.zeros(len(text), dtype=bool)
-    numbers = [c.name for c in used if c.name in gaps and c.kind != "categorical"]
-    for name in numbers:
+    dropped = [c.name for c in used if c.name in gaps and c.missing_choice == "drop_rows"]
+    for name in dropped:
         drop |= gaps[name]
     if drop.all():
-        raise InputError(f"{p}: every record has an empty cell in a number column "
-                         f"({', '.join(repr(n) for n in numbers)}), so none can be placed; "
-                         f"fill them in or set those columns' role to 'ignore'.", source=p,
-                         key=numbers[0])
-    if drop.any():
-        k = int(drop.sum())
-        per = ", ".join(f"'{n}' {int(gaps[n].sum()):,}" for n in numbers)
-        note = (f"{k:,} record{'s' if k != 1 else ''} with an empty number ({per}; first in "
-                f"row {_row(text.index[int(np.flatnonzero(drop)[0])])}) "
-                f"{'were' if k != 1 else 'was'} left out, since a blank cannot be placed in "
-                f"the column's range")
+        raise InputError(f"{p}: every record has an empty cell in a column whose empty cells "
+                         f"leave the record out ({', '.join(repr(n) for n in dropped)}), so "
+                         f"none is left; fill them in, set those columns' role to 'ignore', or "
+                         f"count a category column's empty cells as a category of their own.",
+                         source=p, key=dropped[0])
+    left = int(drop.sum())
+    if left:
+        per = gap_list({n: counts[n] for n in dropped})
+        numbers_only = all(schema.column(n).kind != "categorical" for n in dropped)
+        note = (f"{left:,} record{'s' if left != 1 else ''} with an empty "
+                f"{'number' if numbers_only else 'cell'} ({per}; first in row "
+                f"{spreadsheet_row(text.index[int(np.flatnonzero(drop)[0])])}) "
+                f"{'were' if left != 1 else 'was'} left out, "
+                + ("since a blank cannot be placed in the column's range" if numbers_only
+                   else "as chosen in the schema"))
         if note_path is not None:
             add_read_note(note_path, note)
         text = text[~drop]
     text = text.copy()
-    for c in used:
-        if c.name in gaps and c.kind == "categorical":
+    cols = list(schema.columns)
+    entries = []
+    for k, c in enumerate(cols):
+        if c.name not in gaps:
+            continue
+        choice = c.missing_choice
+        entries.append({"column": c.name, "role": c.role, "kind": c.kind,
+                        "empty_cells": counts[c.name], "action": choice})
+        if choice == "own_category":
             s = text[c.name]
             text[c.name] = s.where(s != "", MISSING_CATEGORY)
-    return text
+            if MISSING_CATEGORY not in c.categories:
+                cols[k] = replace(c, categories=(*c.categories, MISSING_CATEGORY))
+    report = {"empty_cells": int(sum(counts.values())), "columns": len(gaps),
+              "records_read": int(len(drop)), "records_left_out": left,
+              "per_column": entries}
+    report["sentence"] = _gaps_sentence(report)
+    return text, Schema(tuple(cols)), report
+
+
+def _gaps_sentence(report: Mapping) -> str:
+    """What was done with a count table's empty cells, in one sentence for the report."""
+    own = [e for e in report["per_column"] if e["action"] == "own_category"]
+    dropped = [e for e in report["per_column"] if e["action"] == "drop_rows"]
+    parts = []
+    if own:
+        parts.append(f"{gap_list({e['column']: e['empty_cells'] for e in own})} counted as a "
+                     f"category of their own ('{MISSING_CATEGORY}'), as in a published table")
+    if dropped:
+        left = report["records_left_out"]
+        parts.append(f"the {plural(left, 'record')} with an empty "
+                     f"{gap_list({e['column']: e['empty_cells'] for e in dropped})} left out")
+    cells, k = report["empty_cells"], report["columns"]
+    return (f"{plural(cells, 'empty cell')} in {plural(k, 'column')} the audit reads: "
+            f"{'; '.join(parts)}.")
 
 
 def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
@@ -804,14 +814,15 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         name = names[j]
         if schema is not None and name in schema.names \
                 and schema.column(name).role == "ignore":
-            raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; the "
-                             f"column is ignored, but the schema lists the values it may hold "
-                             f"— fill it in, delete the row, or remove the column's list of "
-                             f"values from the schema (an ignored column without one may "
-                             f"hold anything, blanks included).", source=p, key=str(name))
-        raise InputError(f"{p}: row {_row(text.index[r])}, column '{name}' is empty; every "
-                         f"record needs a value in every column — fill it in, delete the row, "
-                         f"or drop the column.", source=p, key=str(name))
+            raise InputError(empty_cell_sentence(
+                p, text.index[r], name,
+                "the column is ignored, but the schema lists the values it may hold — fill it "
+                "in, delete the row, or remove the column's list of values from the schema (an "
+                "ignored column without one may hold anything, blanks included)"),
+                source=p, key=str(name))
+        raise InputError(empty_cell_sentence(
+            p, text.index[r], name, "every record needs a value in every column — fill it in, "
+            "delete the row, or drop the column"), source=p, key=str(name))
     if schema is not None:
         return
     for name in text.columns:
@@ -819,14 +830,14 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         marker = low.isin(MISSING_MARKERS).to_numpy()
         if marker.any():
             i = int(np.flatnonzero(marker)[0])
-            raise InputError(f"{p}: row {_row(text.index[i])}, column '{name}': "
-                             f"{cell_text(text[name].iloc[i])} looks like a missing value; "
-                             f"every record needs a known value — fill it in or delete the "
-                             f"row (if it is a real category, give a schema that lists it).",
-                             source=p, key=str(name))
+            raise InputError(missing_marker_sentence(
+                p, text.index[i], name, text[name].iloc[i],
+                "every record needs a known value — fill it in or delete the row (if it is a "
+                "real category, give a schema that lists it)"), source=p, key=str(name))
 
 
-def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str) -> Microdata:
+def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str,
+          missing_values: dict | None = None) -> Microdata:
     codes = np.empty((len(text), len(schema.columns)), dtype=np.int32)
     open_labels: dict[str, tuple[str, ...]] = {}
     for j, col in enumerate(schema.columns):
@@ -844,7 +855,8 @@ def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str) -> Microda
             codes[:, j] = _code_categorical(p, s, col)
         else:
             codes[:, j] = _code_numeric(p, s, col)
-    md = Microdata(schema, codes, Path(source).name if source else "", open_labels)
+    md = Microdata(schema, codes, Path(source).name if source else "", open_labels,
+                   missing_values)
     sens = schema.sensitive
     if sens is not None and md.n_records:
         vals = np.unique(md.column(sens))
@@ -864,16 +876,12 @@ def _code_categorical(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
         if value.lower() in MISSING_MARKERS:
-            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
-                             f"{cell_text(value)} looks like a missing value; every record "
-                             f"needs a known value — fill it in or delete the row.", source=p,
-                             key=col.name)
-        close = difflib.get_close_matches(value, list(col.categories), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
-                         f"{cell_text(value)} is not one of its {col.domain_size} categories "
-                         f"({_preview(col.categories)}){hint}; correct the value or add it to "
-                         f"the column's categories in the schema.", source=p, key=col.name)
+            raise InputError(missing_marker_sentence(
+                p, s.index[i], col.name, value,
+                "every record needs a known value — fill it in or delete the row"),
+                source=p, key=col.name)
+        raise InputError(unknown_category_sentence(p, s.index[i], col.name, value,
+                                                   col.categories), source=p, key=col.name)
     return idx.to_numpy(dtype=np.int64)
 
 
@@ -892,19 +900,19 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
         value = s.iloc[i]
         if non_finite(value):
             raise InputError(non_finite_sentence(
-                f"{p}: row {_row(s.index[i])}, column '{col.name}'", value,
+                f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}'", value,
                 f"the column holds {_domain_text(col)} — write a plain number or delete the "
                 f"row"), source=p, key=col.name)
         what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
                 else "is not a number" + number_hint(value))
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+        raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                          f"{cell_text(value)} {what}; the column holds {_domain_text(col)} — "
                          f"write a plain number or delete the row.", source=p, key=col.name)
     if col.kind == "integer" and col.bins is None:
         frac = (num != np.round(num)) & ~is_label
         if frac.any():
             i = int(np.flatnonzero(frac)[0])
-            raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+            raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                              f"{cell_text(s.iloc[i])} is not a whole number; the column "
                              f"holds {_domain_text(col)} — round the values or give the "
                              f"column bins (kind 'continuous').",
@@ -917,7 +925,7 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
     if out.any():
         i = int(np.flatnonzero(out)[0])
         side = "high" if num[i] > hi else "low"
-        raise InputError(f"{p}: row {_row(s.index[i])}, column '{col.name}': "
+        raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                          f"{cell_text(s.iloc[i])} is outside the column's domain "
                          f"{_domain_text(col)}; correct the value or widen the domain in the "
                          f"schema (its {side} {'edge' if col.bins is not None else 'value'}).",
@@ -964,23 +972,23 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
         if missing:
             n = missing[0]
             raise InputError(f"{p}: column '{n}' of the schema is missing"
-                             f"{_did_you_mean(n, found)}; columns found: "
+                             f"{did_you_mean(n, found)}; columns found: "
                              f"{', '.join(repr(c) for c in found)} — rename the column in the "
                              f"file or in the schema.", source=p, key=n)
         extra = [n for n in found if n not in schema.names]
         if extra:
             n = extra[0]
             raise InputError(f"{p}: column '{n}' is not in the schema"
-                             f"{_did_you_mean(n, schema.names)}; columns expected: "
+                             f"{did_you_mean(n, schema.names)}; columns expected: "
                              f"{', '.join(repr(c) for c in schema.names)} — remove the column "
                              f"or add it to the schema (role 'ignore' if no audit needs it).",
                              source=p, key=n)
         df = df[list(schema.names)]
     else:
         schema = infer_schema(df, source=p)
-    df = _handle_gaps(p, df, schema, note_path=p)
+    df, schema, gaps = _handle_gaps(p, df, schema, note_path=p)
     _check_no_missing(df, p, schema)
-    return _code(p, df, schema, source=p)
+    return _code(p, df, schema, source=p, missing_values=gaps)
 
 
 def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
@@ -991,30 +999,7 @@ def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
     check_header(p, header)
     opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, index_col=False,
                 sep=inp.delimiter)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(io.StringIO(text), nrows=None if max_rows is None else max_rows + 1,
-                             **opts)
-    except pd.errors.ParserWarning:
-        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
-                         f"the extra commas or add the missing column names to the header.",
-                         source=p) from None
-    except pd.errors.ParserError as exc:
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", _short(exc))
-        if m:
-            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
-                   f"remove the extra commas or quote values that contain commas.")
-        else:
-            msg = (f"cannot be read as CSV ({_short(exc)}); save it as comma-separated text "
-                   f"with a header row.")
-        raise InputError(f"{p}: {msg}", source=p) from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per record.", source=p) from None
-    if len(df.columns) != len(header):
-        raise header_mismatch(p, header, len(df.columns))
-    df.columns = header
+    df = parse_csv(p, text, header, nrows=None if max_rows is None else max_rows + 1, **opts)
     if max_rows is not None and len(df) > max_rows:
         raise InputError(f"{p}: has more than max_rows={max_rows:,} data rows; raise max_rows "
                          f"or load a sample of the records.", source=p, key="max_rows")

@@ -32,22 +32,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.data.columns import (
+    ID_NAME,
+    as_text,
+    category_codes,
+    code_member,
+    column_names,
+    did_you_mean,
+    first_rows,
+    gap_list,
+    natural_key,
+    numbers,
+    plural,
+    preview,
+    spreadsheet_row,
+)
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
-from engine.data.microdata import (
-    _ID_NAME,
-    _did_you_mean,
-    _natural_key,
-    _preview,
-    _row,
-)
 from engine.data.tabular import (
-    _as_text,
     _as_written,
     _check_unique_ids,
-    _codes,
-    _names,
-    _numbers,
     _read_table,
 )
 from engine.data.text_input import (
@@ -59,6 +63,9 @@ from engine.data.text_input import (
 )
 
 KINDS = ("probabilities", "logits", "loss")
+# What to do with a record that has an empty cell in a column the attacks read (issue 21):
+# leave it out (the default, counted in result.json and the report) or refuse the file.
+MISSING_CHOICES = ("drop_rows", "error")
 SUM_TOLERANCE = 1e-3            # |row sum − 1| allowed for probabilities (then renormalised)
 _ROUNDING = 1e-6                # a probability this far below 0 or above 1 is export noise
 _TINY = np.finfo(np.float64).tiny
@@ -86,6 +93,9 @@ class Predictions:
     kind: str = "probabilities"           # what the file held: one of KINDS
     columns: tuple[str, ...] = ()         # the file's header, to check a reference file
     source: str = ""                      # file name, for messages
+    # Records left out for empty cells (:func:`_handle_gaps`): what result.json's input entry
+    # and the report's gaps table say; None when the file had none.
+    missing_values: dict | None = None
 
     def __post_init__(self) -> None:
         loss = np.asarray(self.loss, dtype=np.float64)
@@ -209,8 +219,8 @@ def class_names_from_columns(columns: Sequence[str]) -> tuple[str, ...]:
 def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
                          label_col: str = "label", member_col: str = "member",
                          id_col: str | None = None, class_cols: Sequence[str] | None = None,
-                         loss_col: str = "loss", like: Predictions | None = None
-                         ) -> Predictions:
+                         loss_col: str = "loss", like: Predictions | None = None,
+                         missing: str = "drop_rows") -> Predictions:
     """Read a model's per-record outputs (module docstring: the file's layout).
 
     ``kind``: ``"probabilities"`` (one column per class, rows summing to 1 within 1e-3, then
@@ -219,12 +229,19 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     per-record cross-entropies; ``probs`` is None). ``class_cols`` are the class columns in
     class order (default: every column other than the label, member, id and loss columns, in
     file order). ``like``: a :class:`Predictions` read before whose file this one must match
-    column for column (reference or shadow data).
+    column for column (reference or shadow data). ``missing``: what to do with records that
+    have an empty cell (or 'NA', '?', …) in a column the audit reads (:func:`_handle_gaps`):
+    ``"drop_rows"`` leaves them out and says so, ``"error"`` refuses the file naming every
+    such column with its count.
     """
     p = str(path)
+    if missing not in MISSING_CHOICES:
+        raise InputError(f"missing {missing!r} is not one of {', '.join(MISSING_CHOICES)}"
+                         f"{did_you_mean(missing, MISSING_CHOICES)}; say what to do with "
+                         f"records that have empty cells.", key="missing", source=p)
     if kind not in KINDS:
         raise InputError(f"kind {kind!r} is not one of {', '.join(KINDS)}"
-                         f"{_did_you_mean(kind, KINDS)}; say what the file's class columns "
+                         f"{did_you_mean(kind, KINDS)}; say what the file's class columns "
                          f"hold.", key="kind", source=p)
     df = _read_table(p)
     found = [str(c) for c in df.columns]
@@ -233,9 +250,9 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         extra = [c for c in found if c not in like.columns]
         parts = []
         if missing:
-            parts.append(f"missing: {_preview(missing)}")
+            parts.append(f"missing: {preview(missing)}")
         if extra:
-            parts.append(f"extra: {_preview(extra)}")
+            parts.append(f"extra: {preview(extra)}")
         other = like.source or "the predictions file"
         raise InputError(f"{p}: its columns differ from {other}'s ({'; '.join(parts)}); a "
                          f"reference file needs the same columns as the predictions file — "
@@ -248,7 +265,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         if len(same) == 1:
             return same[0]
         raise InputError(f"{p}: there is no {what} column '{name}'"
-                         f"{_did_you_mean(name, found)}; columns found: {_names(found)} — "
+                         f"{did_you_mean(name, found)}; columns found: {column_names(found)} — "
                          f"rename the column or say which one holds the {what}.", source=p,
                          key=name)
 
@@ -257,7 +274,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     if id_col is not None:
         id_col = need(id_col, "id")
     elif class_cols is None:
-        named = [c for c in found if _ID_NAME.search(c) and c not in (label_col, member_col)]
+        named = [c for c in found if ID_NAME.search(c) and c not in (label_col, member_col)]
         id_col = named[0] if len(named) == 1 else None
     special = {label_col, member_col, id_col, loss_col if kind != "loss" else None} - {None}
     if kind == "loss":
@@ -269,22 +286,22 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         else:
             value_cols = [need(str(c), "class") for c in class_cols]
         if len(value_cols) < 2:
-            have = f"only {_preview(value_cols)}" if value_cols else "none"
+            have = f"only {preview(value_cols)}" if value_cols else "none"
             raise InputError(f"{p}: {kind} need one column per class (at least two), found "
                              f"{have} besides the label, member and id columns; export the "
                              f"model's {kind} for every class, or choose kind 'loss' if the "
                              f"file holds one loss per record.", source=p)
     used = [c for c in [id_col, label_col, member_col, *value_cols] if c is not None]
-    _check_no_empty(p, df, used)
+    df, gaps = _handle_gaps(p, df, used, label_col, missing)
     index = df.index.to_numpy()
 
     values = _values(p, df, value_cols, index)
-    member = _member(p, df[member_col], member_col, index)
-    label_text = _norm_text(np.asarray([restore(t) for t in _as_text(df[label_col])],
+    member = code_member(p, df[member_col], member_col, index, source=p, both_fix="")
+    label_text = _norm_text(np.asarray([restore(t) for t in as_text(df[label_col])],
                                        dtype=object))
     ids = None
     if id_col is not None:
-        ids = np.asarray([restore(t) for t in _as_text(df[id_col])], dtype=object)
+        ids = np.asarray([restore(t) for t in as_text(df[id_col])], dtype=object)
         _check_unique_ids(p, ids, id_col, index, p)
 
     if kind == "loss":
@@ -292,12 +309,12 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         neg = np.flatnonzero(loss < 0)
         if neg.size:
             i = int(neg[0])
-            raise InputError(f"{p}: row {_row(index[i])}, column '{loss_col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{loss_col}': "
                              f"{cell_text(f'{loss[i]:g}')} is negative; a cross-entropy loss "
                              f"is never negative — if the column holds log-probabilities of the "
                              f"true class, negate them.", source=p, key=loss_col)
-        names = tuple(sorted(set(label_text), key=_natural_key))
-        labels = _codes(label_text, names)
+        names = tuple(sorted(set(label_text), key=natural_key))
+        labels = category_codes(label_text, names)
         probs = None
     else:
         names, labels = _match_labels(p, label_text, value_cols, label_col, index)
@@ -311,16 +328,60 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
             loss = cross_entropy(probs, labels)
     return Predictions(probs=probs, loss=loss, labels=labels, member=member, ids=ids,
                        rows=(index + 2).astype(np.int64), class_names=names, kind=kind,
-                       columns=tuple(found), source=Path(p).name)
+                       columns=tuple(found), source=Path(p).name, missing_values=gaps)
 
 
-def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str]) -> None:
-    empty = df[list(used)].isna().to_numpy()
-    if empty.any():
-        r, j = np.argwhere(empty)[0]
-        raise InputError(f"{p}: row {_row(df.index[r])}, column '{used[j]}' is empty; every "
-                         f"record needs a value there — fill it in or delete the row.",
-                         source=p, key=used[j])
+def _handle_gaps(p: str, df: pd.DataFrame, used: Sequence[str], label_col: str,
+                 missing: str) -> tuple[pd.DataFrame, dict | None]:
+    """Records with an empty cell in a column the attacks read (issue 21, "Real tables with
+    gaps"), every such column found at once.
+
+    A predictions file is a model's outputs, not its data: a score cannot be filled in (a
+    median probability would be an output the model never gave, and would pull members and
+    non-members towards each other), and a record without its label or members flag cannot
+    be scored. So such a record is left out (``"drop_rows"``, the default: the export of a
+    large table often has a few broken rows), counted per column in the returned report, or
+    the file is refused (``"error"``) with every column and its count in one sentence. An
+    empty cell, or a missing-value marker ('NA', 'n/a', '?', …) in a number or members column,
+    is a gap; 'nan' as a score is not: it says the model's output overflowed, refused by the
+    number check with its own sentence. The label keeps its values as written (only an empty
+    label is a gap)."""
+    masks = {}
+    for name in used:
+        s = df[name]
+        gap = s.isna().to_numpy()
+        if name != label_col and not pd.api.types.is_numeric_dtype(s.dtype):
+            low = s.astype(str).str.strip().str.lower()
+            gap = gap | (low.isin(MISSING_MARKERS) & (low != "nan")).to_numpy(dtype=bool)
+        masks[name] = gap
+    counts = {name: int(m.sum()) for name, m in masks.items() if m.any()}
+    if not counts:
+        return df, None
+    firsts = first_rows({n: masks[n] for n in counts}, df.index)
+    cells = sum(counts.values())
+    listed = gap_list(counts, firsts)
+    if missing == "error":
+        raise InputError(f"{p}: {plural(cells, 'empty cell')} in {plural(len(counts), 'column')}"
+                         f" — {listed}; every record needs its label, members flag and the "
+                         f"model's output — fill them in, delete those rows, or let the app "
+                         f"leave those records out.", source=p, key=next(iter(counts)))
+    drop = np.logical_or.reduce([masks[n] for n in counts])
+    if drop.all():
+        raise InputError(f"{p}: every one of its {plural(len(df), 'record')} has an empty cell "
+                         f"({listed}), so none is left to audit; export the model's outputs "
+                         f"again with every cell filled in.", source=p, key=next(iter(counts)))
+    left = int(drop.sum())
+    name = Path(p).name
+    report = {"empty_cells": cells, "columns": len(counts), "records_read": len(df),
+              "records_left_out": left,
+              "per_column": [{"column": n, "empty_cells": k, "action": "drop_rows"}
+                             for n, k in counts.items()]}
+    report["sentence"] = (
+        f"{plural(left, 'record')} of {name} with an empty cell ({gap_list(counts)}) "
+        f"{'were' if left != 1 else 'was'} left out, since a model output without its "
+        f"record's label, membership or score cannot be scored: the attacks are measured on "
+        f"the other {len(df) - left:,}.")
+    return df[~drop], report
 
 
 def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) -> np.ndarray:
@@ -330,7 +391,7 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
            for t in sub.dtypes):
         block = sub.to_numpy(dtype=np.float64)
     else:
-        block = np.column_stack([_numbers(sub[c]).to_numpy() for c in cols])
+        block = np.column_stack([numbers(sub[c]).to_numpy() for c in cols])
     bad = ~np.isfinite(block)
     if bad.any():
         i = int(np.flatnonzero(bad.any(axis=1))[0])
@@ -343,37 +404,17 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
                      "row")
         if non_finite(text):
             raise InputError(non_finite_sentence(
-                f"{p}: row {_row(index[i])}, column '{cols[j]}'", text, undefined),
+                f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}'", text, undefined),
                 source=p, key=cols[j])
         if low == "nan":
             what, fix = "is NaN (not a number)", undefined
-        elif low in MISSING_MARKERS:
-            what, fix = "looks like a missing value", "fill it in or delete the row"
-        else:
+        else:       # a missing-value marker is a gap, handled before (:func:`_handle_gaps`)
             what = "is not a number" + number_hint(text)
             fix = "write a plain number (e.g. 0.25) or delete the row"
-        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': {cell_text(text)} "
+        raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}': {cell_text(text)} "
                          f"{what}; {fix}.", source=p, key=cols[j])
     return block
 
-
-def _member(p: str, s: pd.Series, name: str, index: np.ndarray) -> np.ndarray:
-    num = _numbers(s).to_numpy()
-    bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': "
-                         f"{cell_text(_as_text(s)[i])} is not 0 or 1; the member column says "
-                         f"whether the model was trained on the record — write 1 for a training "
-                         f"record and 0 for any other.", source=p, key=name)
-    member = num == 1.0
-    if member.all() or not member.any():
-        v, other = ("1", "0") if member.all() else ("0", "1")
-        raise InputError(f"{p}: every record has {name} = {v}; membership attacks compare "
-                         f"training records (1) with records the model was not trained on (0), "
-                         f"so the file needs both — add records with {name} = {other}.",
-                         source=p, key=name)
-    return member
 
 
 def _match_labels(p: str, label_text: np.ndarray, cols: Sequence[str], label_col: str,
@@ -395,9 +436,9 @@ def _match_labels(p: str, label_text: np.ndarray, cols: Sequence[str], label_col
     i = int(np.flatnonzero(unmatched)[0]) if unmatched.any() else 0
     value = label_text[i]
     example = f"'{cols[0]}' for class '{short[0]}'"
-    raise InputError(f"{p}: row {_row(index[i])}, column '{label_col}': {cell_text(value)} is "
-                     f"not among the {len(short)} classes of the class columns ({_preview(short)})"
-                     f"{_did_you_mean(value, short)}; each label must name a class that has a "
+    raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{label_col}': {cell_text(value)} is "
+                     f"not among the {len(short)} classes of the class columns ({preview(short)})"
+                     f"{did_you_mean(value, short)}; each label must name a class that has a "
                      f"column (e.g. {example}) — correct the label, add the class's column, or "
                      f"say which columns are the classes.", source=p, key=label_col)
 
@@ -422,14 +463,14 @@ def _check_probabilities(p: str, values: np.ndarray, cols: Sequence[str],
     if out.any():
         i = int(np.flatnonzero(out.any(axis=1))[0])
         j = int(np.flatnonzero(out[i])[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{cols[j]}': "
+        raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{cols[j]}': "
                          f"{cell_text(f'{values[i, j]:g}')} is not a probability (between 0 "
                          f"and 1); {hint}.", source=p, key=cols[j])
     off = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
     if off.size:
         i = int(off[0])
         more = f" (and {off.size - 1:,} other rows)" if off.size > 1 else ""
-        raise InputError(f"{p}: row {_row(index[i])}: the probabilities sum to {sums[i]:.6g}, not "
+        raise InputError(f"{p}: row {spreadsheet_row(index[i])}: the probabilities sum to {sums[i]:.6g}, not "
                          f"1{more}; {hint}.", source=p, key="probabilities")
     values = np.clip(values, 0.0, 1.0)
     return values / values.sum(axis=1, keepdims=True)
@@ -541,7 +582,7 @@ def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | 
     p = predictions.source or "the predictions file"
     pred = predictions
     if ids is not None:
-        data_ids = _as_text(pd.Series(np.asarray(ids, dtype=object)))
+        data_ids = as_text(pd.Series(np.asarray(ids, dtype=object)))
         if pred.ids is None:
             raise InputError(f"{p}: has no id column, so its rows cannot be matched with "
                              f"{data_source}'s ids; add the records' ids as a column and name it "

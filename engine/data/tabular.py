@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import io
 import math
-import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -44,20 +42,30 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.data.errors import InputError
-from engine.data.microdata import (
-    _ID_NAME,
-    _did_you_mean,
-    _natural_key,
-    _preview,
-    _row,
-    _short,
+from engine.data.columns import (
+    ID_NAME,
+    as_text,
+    category_codes,
+    check_category_names,
+    check_missing_choice,
+    checked_column,
+    code_member,
+    column_names,
+    did_you_mean,
+    empty_cell_sentence,
+    natural_key,
+    numbers,
+    parse_csv,
+    schema_columns,
+    schema_from_dict,
+    spreadsheet_row,
+    unknown_category_sentence,
 )
+from engine.data.errors import InputError
 from engine.data.text_input import (
     MISSING_MARKERS,
     cell_text,
     check_header,
-    header_mismatch,
     header_names,
     localized_number,
     non_finite,
@@ -91,6 +99,9 @@ INDICATOR_SUFFIX = " (was missing)"   # the name of a numeric column's "was miss
 CATEGORY_GAP_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "?"})
 _HUGE = 1e150                    # a value this large overflows the variance's squares
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+# The way out when every record has the same members flag: a training table can do without it.
+_BOTH_FIX = (", or set the column's role to 'ignore' and let the app split the records at "
+             "random")
 _CHUNK = 256                  # numeric columns converted per step (bounds the float64 copy)
 
 
@@ -130,31 +141,10 @@ class TabularColumn:
                                       # are filled with the training table's value)
 
     def __post_init__(self) -> None:
-        name = self.name
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
-                             f"column.", key="name")
-        name = name.strip()
+        name, where, cats = checked_column(self.name, self.role, self.kind, self.categories,
+                                           roles=ROLES, kinds=KINDS)
         object.__setattr__(self, "name", name)
-        where = f"Column '{name}'"
-        if self.role not in ROLES:
-            raise InputError(f"{where}: role {self.role!r} is not one of {', '.join(ROLES)}"
-                             f"{_did_you_mean(self.role, ROLES)}; set one of these.", key=name)
-        if self.kind not in KINDS:
-            raise InputError(f"{where}: kind {self.kind!r} is not one of {', '.join(KINDS)}"
-                             f"{_did_you_mean(self.kind, KINDS)}; set one of these.", key=name)
-        cats = self.categories
-        if isinstance(cats, str) or not isinstance(cats, Sequence):
-            raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
-                             f"got {cats!r}.", key=name)
-        cats = tuple(str(c).strip() for c in cats)
-        if any(c == "" for c in cats):
-            raise InputError(f"{where}: a category is empty; every category needs a name.",
-                             key=name)
-        dup = [c for i, c in enumerate(cats) if c in cats[:i]]
-        if dup:
-            raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each value "
-                             f"once.", key=name)
+        check_category_names(where, cats, name)
         object.__setattr__(self, "categories", cats)
         if not isinstance(self.scale, bool | np.bool_):
             raise InputError(f"{where}: 'scale' must be true or false, got {self.scale!r}.",
@@ -177,12 +167,7 @@ class TabularColumn:
                                  f"'mean' and 'sd' to fit them again.", key=name)
             object.__setattr__(self, "mean", float(self.mean))
             object.__setattr__(self, "sd", float(self.sd))
-        if not isinstance(self.missing, str) or (self.missing
-                                                 and self.missing not in MISSING_CHOICES):
-            raise InputError(f"{where}: 'missing' {self.missing!r} is not one of "
-                             f"{', '.join(MISSING_CHOICES)}"
-                             f"{_did_you_mean(str(self.missing), MISSING_CHOICES)}; set one of "
-                             f"these (what to do with the column's empty cells).", key=name)
+        check_missing_choice(where, self.missing, MISSING_CHOICES, name)
         if self.missing and self.missing not in missing_choices(self.role, self.kind):
             raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to "
                              f"{_missing_what(self.role, self.kind)}; choose one of "
@@ -306,15 +291,7 @@ class TabularSchema:
     columns: tuple[TabularColumn, ...]
 
     def __post_init__(self) -> None:
-        cols = tuple(self.columns)
-        if not cols:
-            raise InputError("The schema has no columns; describe at least one column.",
-                             key="columns")
-        names = [c.name for c in cols]
-        dup = [n for i, n in enumerate(names) if n in names[:i]]
-        if dup:
-            raise InputError(f"Column '{dup[0]}' appears twice in the schema; give each column "
-                             f"one entry.", key=dup[0])
+        cols = schema_columns(self.columns)
         labels = [c.name for c in cols if c.role == "label"]
         if not labels:
             raise InputError("No column is the label; set the role of the column the model "
@@ -378,7 +355,7 @@ class TabularSchema:
 
         Changing the kind drops what belonged to the old kind (categories, fitted scaling)."""
         if name not in self.names:
-            raise InputError(f"There is no column '{name}'{_did_you_mean(name, self.names)}; "
+            raise InputError(f"There is no column '{name}'{did_you_mean(name, self.names)}; "
                              f"columns: {', '.join(self.names)}.", key=name)
         old = self.column(name)
         if "kind" in changes and changes["kind"] != old.kind:
@@ -409,7 +386,7 @@ class TabularSchema:
                 continue
             if wanted not in s.names:
                 raise InputError(f"There is no column '{wanted}'"
-                                 f"{_did_you_mean(wanted, s.names)}; columns: "
+                                 f"{did_you_mean(wanted, s.names)}; columns: "
                                  f"{', '.join(s.names)}.", key=wanted)
             if s.column(wanted).role == role:
                 continue
@@ -442,54 +419,14 @@ class TabularSchema:
     def from_dict(cls, d: Mapping, source: str = "the schema") -> TabularSchema:
         """Rebuild a schema saved with :meth:`to_dict` (e.g. in a project file); every problem
         becomes one sentence naming ``source`` and the key."""
-        if not isinstance(d, Mapping):
-            raise InputError(f"{source}: the schema must be a table with 'columns', got "
-                             f"{type(d).__name__}.", source=source, key="schema")
-        unknown = [k for k in d if k not in ("schema_version", "columns")]
-        if unknown:
-            raise InputError(f"{source}: unknown key '{unknown[0]}' in the schema"
-                             f"{_did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
-                             f"allowed keys: schema_version, columns.", source=source,
-                             key=f"schema.{unknown[0]}")
-        version = d.get("schema_version", SCHEMA_VERSION)
-        if version != SCHEMA_VERSION:
-            raise InputError(f"{source}: schema_version {version!r} is not supported (this "
-                             f"version reads {SCHEMA_VERSION}); save the schema again with this "
-                             f"version of the app.", source=source, key="schema.schema_version")
-        cols = d.get("columns")
-        if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
-            raise InputError(f"{source}: 'columns' must be a non-empty list of column "
-                             f"descriptions, got {cols!r}.", source=source, key="schema.columns")
-        out = []
-        for i, c in enumerate(cols):
-            key = f"schema.columns[{i}]"
-            if not isinstance(c, Mapping):
-                raise InputError(f"{source}: column {i + 1} of the schema must be a table with "
-                                 f"name, role and kind, got {c!r}.", source=source, key=key)
-            label = f"column {i + 1}" + (f" ('{c['name']}')" if "name" in c else "")
-            bad = [k for k in c if k not in _COLUMN_KEYS]
-            if bad:
-                raise InputError(f"{source}: unknown key '{bad[0]}' in {label} of the schema"
-                                 f"{_did_you_mean(bad[0], _COLUMN_KEYS)}; allowed keys: "
-                                 f"{', '.join(_COLUMN_KEYS)}.", source=source,
-                                 key=f"{key}.{bad[0]}")
-            if "name" not in c:
-                raise InputError(f"{source}: {label} of the schema has no 'name'; add the "
-                                 f"column's name as it appears in the CSV header.",
-                                 source=source, key=f"{key}.name")
-            try:
-                out.append(TabularColumn(
-                    name=c["name"], role=c.get("role", "feature"),
-                    kind=c.get("kind", "numeric"), categories=c.get("categories", ()),
-                    scale=c.get("scale", True), mean=c.get("mean"), sd=c.get("sd"),
-                    missing=c.get("missing", ""), indicator=c.get("indicator"),
-                    fill=c.get("fill")))
-            except InputError as exc:
-                raise InputError(f"{source}: {exc}", source=source, key=key) from None
-        try:
-            return cls(tuple(out))
-        except InputError as exc:
-            raise InputError(f"{source}: {exc}", source=source, key="schema.columns") from None
+        return schema_from_dict(
+            d, source, column_keys=_COLUMN_KEYS, version=SCHEMA_VERSION, make_schema=cls,
+            make_column=lambda c: TabularColumn(
+                name=c["name"], role=c.get("role", "feature"),
+                kind=c.get("kind", "numeric"), categories=c.get("categories", ()),
+                scale=c.get("scale", True), mean=c.get("mean"), sd=c.get("sd"),
+                missing=c.get("missing", ""), indicator=c.get("indicator"),
+                fill=c.get("fill")))
 
 
 # --------------------------------------------------------------------------- data
@@ -606,30 +543,8 @@ def _read_table(p: str, *, max_cells: int | None = None,
                              key="max_cells")
     opts = dict(keep_default_na=False, na_values=[""], skip_blank_lines=False, index_col=False,
                 skipinitialspace=True, low_memory=False, sep=inp.delimiter)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(io.StringIO(text), **opts)
-    except pd.errors.ParserWarning:
-        raise InputError(f"{p}: the data rows have more fields than the header names; remove "
-                         f"the extra commas or add the missing column names to the header.",
-                         source=p) from None
-    except pd.errors.ParserError as exc:
-        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", _short(exc))
-        if m:
-            msg = (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
-                   f"remove the extra commas or quote values that contain commas.")
-        else:
-            msg = (f"cannot be read as CSV ({_short(exc)}); save it as comma-separated text "
-                   f"with a header row.")
-        raise InputError(f"{p}: {msg}", source=p) from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{p}: the file is empty; it needs a header row naming the columns and "
-                         f"one row per record.", source=p) from None
+    df = parse_csv(p, text, header, **opts)
     del text
-    if len(df.columns) != len(header):
-        raise header_mismatch(p, header, len(df.columns))
-    df.columns = header
     for name in df.columns:
         s = df[name]
         if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
@@ -642,35 +557,7 @@ def _read_table(p: str, *, max_cells: int | None = None,
     return df
 
 
-def _as_text(s: pd.Series) -> np.ndarray:
-    """(n,) object array of the values as text: whole floats without ".0" (3.0 → "3"), so
-    labels and categories read as the file wrote them. NaN must be handled before."""
-    if pd.api.types.is_bool_dtype(s.dtype):
-        return s.map({True: "True", False: "False"}).to_numpy(dtype=object)
-    if pd.api.types.is_integer_dtype(s.dtype):
-        return s.astype(np.int64).astype(str).to_numpy(dtype=object)
-    if pd.api.types.is_float_dtype(s.dtype):
-        v = s.to_numpy(dtype=float)
-        whole = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 2**53)
-        out = v.astype(str).astype(object)
-        out[whole] = v[whole].astype(np.int64).astype(str)
-        return out
-    return s.astype(str).str.strip().to_numpy(dtype=object)
 
-
-def _codes(text: np.ndarray, categories: Sequence[str]) -> np.ndarray:
-    """(n,) int64 index of each value in ``categories``, -1 where it is not one of them."""
-    return pd.Index(list(categories), dtype=object).get_indexer(
-        np.asarray(text, dtype=object)).astype(np.int64)
-
-
-def _numbers(s: pd.Series) -> pd.Series:
-    """The column as float64 (NaN where a cell is not a number)."""
-    if pd.api.types.is_bool_dtype(s.dtype):
-        return s.astype(float)
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        return s.astype(float)
-    return pd.to_numeric(s.astype(str).str.strip(), errors="coerce").astype(float)
 
 
 def _mostly_numbers(s: pd.Series) -> bool:
@@ -693,11 +580,6 @@ def _mostly_numbers(s: pd.Series) -> bool:
 
 
 # --------------------------------------------------------------------------- inference
-
-def _names(found: Sequence[str], limit: int = 12) -> str:
-    """Column names for a message: all of them up to ``limit``, then a count."""
-    shown = ", ".join(repr(str(c)) for c in found[:limit])
-    return shown + (f", … ({len(found)} columns)" if len(found) > limit else "")
 
 
 def infer_tabular_schema(df_or_path: pd.DataFrame | str | Path, label: str | None = None, *,
@@ -734,8 +616,8 @@ def _find_column(p: str, df: pd.DataFrame, wanted: str, what: str) -> str:
     if wanted.lower() in lower:
         return lower[wanted.lower()]
     raise InputError(f"{p}: the {what} column '{wanted}' is not in the file"
-                     f"{_did_you_mean(wanted, found)}; choose one of the columns found "
-                     f"({_names(found)}) or rename the column.",
+                     f"{did_you_mean(wanted, found)}; choose one of the columns found "
+                     f"({column_names(found)}) or rename the column.",
                      source=p if p != "the table" else None, key=wanted)
 
 
@@ -751,7 +633,7 @@ def _infer(df: pd.DataFrame, p: str, label: str | None, member_column: str | Non
         if label is None:
             raise InputError(f"{p}: no column is named {', '.join(LABEL_NAMES[:-1])} or "
                              f"{LABEL_NAMES[-1]}, so the label (the column the model predicts) "
-                             f"is not known; choose it among the columns found ({_names(names)}).",
+                             f"is not known; choose it among the columns found ({column_names(names)}).",
                              source=src, key="label")
     if member_column is not None:
         member_column = _find_column(p, df, member_column, "members")
@@ -769,7 +651,7 @@ def _infer(df: pd.DataFrame, p: str, label: str | None, member_column: str | Non
         s = df[name]
         if name == label:
             vals = s.dropna()
-            cats = sorted(set(_as_text(vals)), key=_natural_key)
+            cats = sorted(set(as_text(vals)), key=natural_key)
             cols.append(TabularColumn(name, "label", "categorical", tuple(cats)))
             continue
         if name == member_column:
@@ -781,12 +663,12 @@ def _infer(df: pd.DataFrame, p: str, label: str | None, member_column: str | Non
 
 def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> TabularColumn:
     vals = s.dropna()
-    named_id = bool(_ID_NAME.search(name))
+    named_id = bool(ID_NAME.search(name))
     numeric = pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)
     if not numeric and not vals.empty and _mostly_numbers(vals):
         numeric = True
     if numeric:
-        v = _numbers(vals).to_numpy()
+        v = numbers(vals).to_numpy()
         v = v[np.isfinite(v)]
         if v.size == n >= 2:
             whole = bool((v == np.round(v)).all())
@@ -802,8 +684,8 @@ def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> Tabu
     if n_unique > max_categories:
         return TabularColumn(name, "ignore", "categorical")
     # 'NA', '?', … are gaps here (_gap_masks), not categories: "missing" stands for them.
-    cats = sorted({t for t in _as_text(vals) if t.lower() not in CATEGORY_GAP_MARKERS},
-                  key=_natural_key)
+    cats = sorted({t for t in as_text(vals) if t.lower() not in CATEGORY_GAP_MARKERS},
+                  key=natural_key)
     return TabularColumn(name, "feature", "categorical", tuple(cats))
 
 
@@ -900,11 +782,12 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
     # -- members
     member = None
     if schema.member_column is not None:
-        member = _code_member(p, df[schema.member_column], schema.member_column, index, src)
+        member = code_member(p, df[schema.member_column], schema.member_column, index,
+                             source=src, both_fix=_BOTH_FIX)
     # -- ids
     ids = None
     if id_column is not None:
-        ids = _as_text(df[id_column])
+        ids = as_text(df[id_column])
         _check_unique_ids(p, ids, id_column, index, src)
 
     # -- categories of the features, then the memory guard (before X is allocated)
@@ -912,10 +795,10 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
     texts: dict[str, np.ndarray] = {}
     for c in schema.columns:
         if c.role == "feature" and c.kind == "categorical":
-            t = _as_text(df[c.name])
+            t = as_text(df[c.name])
             texts[c.name] = t
             if not c.categories:
-                c = replace(c, categories=tuple(sorted(set(t), key=_natural_key)))
+                c = replace(c, categories=tuple(sorted(set(t), key=natural_key)))
         elif c.role == "label":
             c = replace(c, categories=classes)
         cols.append(c)
@@ -987,13 +870,13 @@ def _check_columns(p: str, df: pd.DataFrame, schema: TabularSchema, src) -> None
     if missing:
         n = missing[0]
         raise InputError(f"{p}: column '{n}' of the schema is missing"
-                         f"{_did_you_mean(n, found)}; columns found: {_names(found)} — rename "
+                         f"{did_you_mean(n, found)}; columns found: {column_names(found)} — rename "
                          f"the column in the file or in the schema.", source=src, key=n)
     extra = [n for n in found if n not in schema.names]
     if extra:
         n = extra[0]
         raise InputError(f"{p}: column '{n}' is not in the schema"
-                         f"{_did_you_mean(n, schema.names)}; add it to the schema (role "
+                         f"{did_you_mean(n, schema.names)}; add it to the schema (role "
                          f"'ignore' if the model should not use it) or remove it from the file.",
                          source=src, key=n)
 
@@ -1101,7 +984,7 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
                              f"role to 'ignore'.", source=src, key=c.name)
         s = df[c.name]
         if c.kind == "numeric":
-            values = _numbers(s).to_numpy()
+            values = numbers(s).to_numpy()
             values = np.where(np.isfinite(values) & ~gap, values, np.nan)
             if c.fill is None:
                 imputer = SimpleImputer(strategy=choice).fit(values.reshape(-1, 1))
@@ -1120,7 +1003,7 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
             entry["indicator"] = c.has_indicator
         else:
             text = np.full(len(s), np.nan, dtype=object)
-            text[~gap] = _as_text(s[~gap])
+            text[~gap] = as_text(s[~gap])
             given = c.fill is not None and choice == "most_frequent"
             strategy = "constant" if choice == "own_category" or given else "most_frequent"
             imputer = SimpleImputer(missing_values=np.nan, strategy=strategy,
@@ -1152,7 +1035,7 @@ def _gaps_refused(p: str, refuse: Sequence[TabularColumn], with_gaps: Sequence[T
     first row of each (issue 21: one column per round made the user give up columns)."""
     parts = []
     for c in refuse:
-        first = _row(index[int(np.flatnonzero(masks[c.name])[0])])
+        first = spreadsheet_row(index[int(np.flatnonzero(masks[c.name])[0])])
         parts.append(f"'{c.name}' {counts[c.name]:,} (first in row {first})")
     total = sum(counts[c.name] for c in refuse)
     other = len(with_gaps) - len(refuse)
@@ -1210,32 +1093,31 @@ def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str], src) -> None:
     if empty.any():
         r, j = np.argwhere(empty)[0]
         name = used[j]
-        raise InputError(f"{p}: row {_row(df.index[r])}, column '{name}' is empty; every record "
-                         f"needs a value in every column the model uses — fill it in, delete "
-                         f"the row, or set the column's role to 'ignore'.", source=src,
-                         key=str(name))
+        raise InputError(empty_cell_sentence(
+            p, df.index[r], name, "every record needs a value in every column the model uses "
+            "— fill it in, delete the row, or set the column's role to 'ignore'"), source=src,
+            key=str(name))
 
 
 def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
                 src) -> tuple[np.ndarray, tuple[str, ...]]:
     """Class codes and class labels; the label checks of issue 8 ("Bad input")."""
-    text = _as_text(s)
+    text = as_text(s)
     name = col.name
     n = len(text)
     if col.categories:
         classes = col.categories
-        codes = _codes(text, classes)
+        codes = category_codes(text, classes)
         bad = np.flatnonzero(codes < 0)
         if bad.size:
             i = int(bad[0])
-            raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {cell_text(text[i])} "
-                             f"is not one of the {len(classes)} classes ({_preview(classes)})"
-                             f"{_did_you_mean(text[i], classes)}; correct the value or add the "
-                             f"class to the label's categories in the schema.", source=src,
-                             key=name)
+            raise InputError(unknown_category_sentence(
+                p, index[i], name, text[i], classes, what="classes",
+                fix="correct the value or add the class to the label's categories in the "
+                    "schema"), source=src, key=name)
     else:
-        classes = tuple(sorted(set(text), key=_natural_key))
-        codes = _codes(text, classes)
+        classes = tuple(sorted(set(text), key=natural_key))
+        codes = category_codes(text, classes)
     counts = np.bincount(codes, minlength=len(classes))
     present = np.flatnonzero(counts)
     if present.size < 2:
@@ -1256,32 +1138,12 @@ def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
         more = (f" (and {single.size - 1} other class{'es' if single.size > 2 else ''} with one "
                 f"record)" if single.size > 1 else "")
         raise InputError(f"{p}: class {cell_text(classes[c])} of the label column '{name}' has "
-                         f"only 1 record (row {_row(index[i])}){more}; every class needs at "
+                         f"only 1 record (row {spreadsheet_row(index[i])}){more}; every class needs at "
                          f"least 2 records, so that it can be in both the training and the test "
                          f"part — add records of that class, merge it with a similar class, or "
                          f"delete the row.", source=src, key=name)
     return codes, tuple(classes)
 
-
-def _code_member(p: str, s: pd.Series, name: str, index: np.ndarray, src) -> np.ndarray:
-    """The 0/1 members column as bools; both groups must be present."""
-    num = _numbers(s).to_numpy()
-    bad = np.flatnonzero(~np.isin(num, (0.0, 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{name}': "
-                         f"{cell_text(_as_text(s)[i])} is not 0 or 1; the members column says "
-                         f"whether the model was trained on the record — write 1 for a "
-                         f"training record and 0 for any other.", source=src, key=name)
-    member = num == 1.0
-    if member.all() or not member.any():
-        v, other = ("1", "0") if member.all() else ("0", "1")
-        raise InputError(f"{p}: every record has {name} = {v}; the audit compares records the "
-                         f"model was trained on (1) with records it was not (0), so it needs "
-                         f"both — add records with {name} = {other}, or set the column's role to "
-                         f"'ignore' and let the app split the records at random.", source=src,
-                         key=name)
-    return member
 
 
 def _check_unique_ids(p: str, ids: np.ndarray, name: str, index: np.ndarray, src) -> None:
@@ -1289,7 +1151,7 @@ def _check_unique_ids(p: str, ids: np.ndarray, name: str, index: np.ndarray, src
     if dup.any():
         first = int(np.flatnonzero(dup)[0])
         second = int(np.flatnonzero(dup & (ids == ids[first]))[1])
-        raise InputError(f"{p}: rows {_row(index[first])} and {_row(index[second])} have the "
+        raise InputError(f"{p}: rows {spreadsheet_row(index[first])} and {spreadsheet_row(index[second])} have the "
                          f"same id in column '{name}'; each record needs its own id — correct "
                          f"one of them or choose another id column.",
                          source=src, key=name)
@@ -1305,14 +1167,14 @@ def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], inde
            for t in sub.dtypes):
         block = sub.to_numpy(dtype=np.float64, copy=True)   # scaled in place afterwards
     else:
-        block = np.column_stack([_numbers(sub[n]).to_numpy() for n in names])
+        block = np.column_stack([numbers(sub[n]).to_numpy() for n in names])
     bad = ~np.isfinite(block)
     if bad.any():
         col = int(np.flatnonzero(bad.any(axis=0))[0])
         i = int(np.flatnonzero(bad[:, col])[0])
         raw = df[names[col]].iloc[i]
         value = _as_written(src, names[col], df.index[i], raw)
-        where = f"{p}: row {_row(index[i])}, column '{names[col]}'"
+        where = f"{p}: row {spreadsheet_row(index[i])}, column '{names[col]}'"
         if non_finite(value):
             raise InputError(non_finite_sentence(
                 where, value, "the column is a numeric feature — write a plain number, delete "
@@ -1340,7 +1202,7 @@ def _check_float32(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], bloc
     i = int(np.flatnonzero(over[:, col])[0])
     name = cols[col].name
     value = _as_written(src, name, df.index[i], df[name].iloc[i])
-    raise InputError(f"{p}: row {_row(index[i])}, column '{name}': {cell_text(value)} is too "
+    raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{name}': {cell_text(value)} is too "
                      f"large for the model, which computes with numbers up to about 3.4e38"
                      f"{' after scaling the column' if cols[col].scale else ''}; check the "
                      f"value (is it in the right unit?) or delete the row.", source=src,
@@ -1368,16 +1230,12 @@ def _as_written(src: str | None, name: str, label, parsed) -> str:
 
 def _code_categories(p: str, text: np.ndarray, col: TabularColumn, index: np.ndarray,
                      src) -> np.ndarray:
-    codes = _codes(text, col.categories)
+    codes = category_codes(text, col.categories)
     bad = np.flatnonzero(codes < 0)
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"{p}: row {_row(index[i])}, column '{col.name}': "
-                         f"{cell_text(text[i])} is not one of its {len(col.categories)} "
-                         f"categories ({_preview(col.categories)})"
-                         f"{_did_you_mean(text[i], col.categories)}; correct the value or add "
-                         f"it to the column's categories in the schema.", source=src,
-                         key=col.name)
+        raise InputError(unknown_category_sentence(p, index[i], col.name, text[i],
+                                                   col.categories), source=src, key=col.name)
     return codes
 
 

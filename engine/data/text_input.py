@@ -272,11 +272,19 @@ def _not_utf8(p: str, raw: bytes, exc: UnicodeDecodeError, kind: str, save_as: s
 
 
 def sniff_delimiter(text: str) -> str:
-    """The separator of the first line: the most frequent of ``,``, ``;`` and tab outside
-    quotes (commas win a tie, and a line with none of them is one comma-separated column)."""
+    """The separator of the first non-blank line (the header: the loaders skip blank lines
+    above it, so a file that starts with an empty line was read as commas): the most frequent
+    of ``,``, ``;`` and tab outside quotes (commas win a tie, and a line with none of them is
+    one comma-separated column)."""
     counts = dict.fromkeys(DELIMITERS, 0)
     quoted = False
-    for ch in text[:MAX_LINE_CHARS]:
+    start = 0
+    while True:              # skip lines holding only spaces, tabs or nothing
+        end = text.find("\n", start, start + MAX_LINE_CHARS)
+        if end < 0 or text[start:end].strip(" \t\r"):
+            break
+        start = end + 1
+    for ch in text[start:start + MAX_LINE_CHARS]:
         if ch == '"':
             quoted = not quoted
         elif not quoted:

@@ -27,6 +27,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from engine.data.columns import (
+    first_rows,
+    gap_list,
+    natural_key,
+    one_line,
+    preview,
+    spreadsheet_row,
+)
 from engine.data.errors import InputError
 from engine.data.text_input import (
     add_read_note,
@@ -203,21 +211,7 @@ def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.G
 
 # --------------------------------------------------------------------------- CSV helpers
 
-def _natural_key(label: str) -> tuple:
-    """Sort "2" before "10" and "r2c0" before "r10c0", as a person would."""
-    parts = re.split(r"(\d+)", label)
-    # isdecimal, not isdigit: a superscript ("5²") is a digit that int() cannot read.
-    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in parts if p)
 
-
-def _row(index: int) -> int:
-    """Spreadsheet row of a data row: the header is row 1, the first data row is row 2."""
-    return int(index) + 2
-
-
-def _preview(values: Sequence[str]) -> str:
-    shown = ", ".join(str(v) for v in list(values)[:_PREVIEW])
-    return shown + (", …" if len(values) > _PREVIEW else "")
 
 
 def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) -> pd.DataFrame:
@@ -277,31 +271,28 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) ->
     names = list(dict.fromkeys(wanted.values()))
     empty = (df[names] == "").to_numpy()
     gap_rows = empty.any(axis=1)
+    counts = {n: int(empty[:, j].sum()) for j, n in enumerate(names)}
     if gap_rows.all():
-        name = names[int(np.flatnonzero(empty.any(axis=0))[0])]
-        role = next(r for r, n in wanted.items() if n == name)
+        listed = gap_list(counts, first_rows({n: empty[:, j] for j, n in enumerate(names)},
+                                             df.index))
         raise InputError(f"{p}: every row has an empty cell in a column the audit needs "
-                         f"(row {_row(df.index[0])}: column '{name}', the {role}); fill them in "
-                         f"— a row without a user, place and time cannot be placed.",
-                         source=p, key=name)
+                         f"({listed}); fill them in — a row without a user, place and time "
+                         f"cannot be placed.", source=p,
+                         key=next(n for n in names if counts[n]))
     if gap_rows.any():
         k = int(gap_rows.sum())
-        per = ", ".join(f"'{n}' {int(empty[:, j].sum()):,}" for j, n in enumerate(names)
-                        if empty[:, j].any())
-        add_read_note(p, f"{k:,} row{'s' if k != 1 else ''} with an empty cell ({per}; first "
-                         f"in row {_row(df.index[int(np.flatnonzero(gap_rows)[0])])}) "
+        add_read_note(p, f"{k:,} row{'s' if k != 1 else ''} with an empty cell "
+                         f"({gap_list(counts)}; first in row "
+                         f"{spreadsheet_row(df.index[int(np.flatnonzero(gap_rows)[0])])}) "
                          f"{'were' if k != 1 else 'was'} left out, since an observation "
                          f"without its user, place and time cannot be placed")
         df = df[~gap_rows]
     return df
 
 
-def _short(exc: Exception) -> str:
-    return " ".join(str(exc).split()).rstrip(".")
-
 
 def _parser_message(exc: Exception) -> str:
-    text = _short(exc)
+    text = one_line(exc)
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
     if m:
         return (f"row {m.group(2)} has {m.group(3)} fields but the header has {m.group(1)}; "
@@ -315,7 +306,7 @@ def _whole_numbers(p: str, df: pd.DataFrame, col: str, what: str, fix: str) -> n
     num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
 
     def cell(i: int) -> str:
-        return f"{p}: row {_row(df.index[i])}, column '{col}': {cell_text(raw.iloc[i])}"
+        return f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': {cell_text(raw.iloc[i])}"
 
     bad = ~np.isfinite(num)
     if bad.any():
@@ -344,7 +335,7 @@ def _refuse_non_finite(p: str, df: pd.DataFrame, col: str, i: int, fix: str) -> 
     position ``i`` of ``col`` is an infinity or a number too large to store."""
     value = df[col].iloc[i]
     if non_finite(value):
-        raise InputError(non_finite_sentence(f"{p}: row {_row(df.index[i])}, column '{col}'",
+        raise InputError(non_finite_sentence(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}'",
                                              value, fix), source=p, key=col)
 
 
@@ -436,7 +427,7 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
         epochs = raw_epochs
         if n_epochs > MAX_EPOCHS:
             i = int(np.argmax(raw_epochs))
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{epoch_col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{epoch_col}': "
                              f"{cell_text(raw_epochs[i])} would make over {MAX_EPOCHS:,} epochs; "
                              f"number epochs from 0, or set epoch_unit if these are times.",
                              source=p, key=epoch_col)
@@ -452,7 +443,7 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
         site_labels = tuple(f"r{r}c{c}" for r in range(n_rows) for c in range(n_cols))
     else:
         codes, uniques = pd.factorize(df[site_col], sort=False)
-        order = sorted(range(len(uniques)), key=lambda k: _natural_key(str(uniques[k])))
+        order = sorted(range(len(uniques)), key=lambda k: natural_key(str(uniques[k])))
         remap = np.empty(len(uniques), dtype=np.int64)
         remap[order] = np.arange(len(uniques))
         site_codes = remap[codes]
@@ -475,7 +466,7 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
         # Exact repeats only matter where no binning merges records on purpose.
         dup = _first_duplicate(key)
         if dup is not None:
-            a, b = (_row(df.index[i]) for i in dup)
+            a, b = (spreadsheet_row(df.index[i]) for i in dup)
             fix = ("keep one row per user, site and epoch with the total count" if count_col
                    else "remove the duplicates, or add a count column and set count_col")
             raise InputError(f"{p}: rows {a} and {b} repeat the same user, site and epoch; "
@@ -498,7 +489,7 @@ def _bin_timestamps(p: str, df: pd.DataFrame, col: str, unit: str) -> tuple[np.n
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         example = "2024-03-01T14:00" if unit == "hour" else "2024-03-01"
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+        raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': "
                          f"{cell_text(raw.iloc[i])} is not a timestamp; write ISO dates/times "
                          f"such as {example}, or drop epoch_unit if the column holds epoch "
                          f"numbers.", source=p, key=col)
@@ -527,14 +518,14 @@ def _grid_sites(p: str, df: pd.DataFrame, lat_col: str, lon_col: str, n_rows: in
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             _refuse_non_finite(p, df, col, i, f"write the {name} in decimal degrees")
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': "
                              f"{cell_text(raw.iloc[i])} is not a number"
                              f"{number_hint(raw.iloc[i])}; write the {name} in decimal "
                              f"degrees.", source=p, key=col)
         out = np.abs(v) > limit
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': "
                              f"{cell_text(raw.iloc[i])} is out of range; a {name} lies "
                              f"between -{limit:g} and {limit:g} (check that latitude and "
                              f"longitude are not swapped).", source=p, key=col)
@@ -594,7 +585,7 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
             if what == "is not a number":
                 _refuse_non_finite(p, df, count_col, i, fix)
                 what += number_hint(raw.iloc[i])
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{count_col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{count_col}': "
                              f"{cell_text(raw.iloc[i])} {what}; {fix}.", source=p, key=count_col)
 
     s_idx, site_labels = _release_axis(p, df, site_col, sites, "site", numeric_range=False)
@@ -603,7 +594,7 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
     key = e_idx * n_s + s_idx
     dup = _first_duplicate(key)
     if dup is not None:
-        a, b = (_row(df.index[i]) for i in dup)
+        a, b = (spreadsheet_row(df.index[i]) for i in dup)
         raise InputError(f"{p}: rows {a} and {b} give the same site and epoch; keep one row "
                          f"per cell.",
                          source=p, key=site_col)
@@ -630,13 +621,13 @@ def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | 
         num = raw.astype(float).to_numpy()
         if num.max() >= MAX_EPOCHS:
             i = int(np.argmax(num))
-            raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+            raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': "
                              f"{cell_text(raw.iloc[i])} would make over {MAX_EPOCHS:,} epochs; "
                              f"number epochs from 0.", source=p, key=col)
         num = num.astype(np.int64)
         return num, tuple(str(k) for k in range(int(num.max()) + 1))
     if expected is None:
-        labels = tuple(sorted(raw.unique(), key=_natural_key))
+        labels = tuple(sorted(raw.unique(), key=natural_key))
     else:
         labels = tuple(str(x).strip() for x in expected)
     lookup = {lab: k for k, lab in enumerate(labels)}
@@ -644,9 +635,9 @@ def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | 
     unknown = idx.isna().to_numpy()
     if unknown.any():
         i = int(np.flatnonzero(unknown)[0])
-        raise InputError(f"{p}: row {_row(df.index[i])}, column '{col}': "
+        raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': "
                          f"{cell_text(raw.iloc[i])} is not one of the {len(labels)} expected "
-                         f"{what}s ({_preview(labels)}); fix the label or load the matching data.",
+                         f"{what}s ({preview(labels, quote=False)}); fix the label or load the matching data.",
                          source=p, key=col)
     return idx.to_numpy(dtype=np.int64), labels
 

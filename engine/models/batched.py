@@ -27,6 +27,7 @@ from engine.models.fitted import (
     check_spec_supported,
     check_training_data,
     confidence_logit_from_logits,
+    feature_matrix,
     softmax,
 )
 from engine.models.mlp import iter_logits, predict_logits, train_stacked
@@ -138,11 +139,7 @@ class BatchedMLP:
         return len(self.tasks)
 
     def _x(self, X) -> np.ndarray:
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"The models expect {self.n_features} feature columns; got an array "
-                             f"of shape {X.shape}.")
-        return X
+        return feature_matrix(X, self.n_features)
 
     def logits(self, X, *, models: Sequence[int] | None = None,
                cancel: CancelToken = NEVER) -> np.ndarray:

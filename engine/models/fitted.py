@@ -68,14 +68,20 @@ class FittedModel:
         return confidence_logit_from_proba(self.predict_proba(X), y)
 
     def _check_x(self, X) -> np.ndarray:
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"The model expects {self.n_features} feature columns; got an array "
-                             f"of shape {X.shape}.")
-        return X
+        return feature_matrix(X, self.n_features)
 
     def describe(self) -> str:
         return self.spec.describe()
+
+
+def feature_matrix(X, n_features: int) -> np.ndarray:
+    """``X`` as an array, checked to be records × ``n_features`` encoded features: the one
+    check (and sentence) for every fitted model, single or batched, before it predicts."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[1] != n_features:
+        raise ValueError(f"The model expects {n_features} feature columns (one row per record); "
+                         f"got an array of shape {X.shape}.")
+    return X
 
 
 def confidence_logit_from_logits(z: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -269,6 +269,43 @@ def inputs_table(result: dict, empty: str = "No input files were read.") -> list
         if i.get("read_as"):       # what was assumed to read it (engine.data.text_input)
             out.append(para(f"<b>{markup(Path(str(i.get('path', ''))).name)}</b> was read "
                             f"with an assumption: {markup('; '.join(i['read_as']))}."))
+    out += gaps_tables(inputs)
+    return out
+
+
+# What was done with a column's empty cells (result.json inputs[].missing_values.per_column
+# "action", written by engine.data.tabular, .microdata and .predictions), in the report's words.
+# The value a gap was filled with is not printed: a most frequent category is a record's value.
+_GAP_ACTIONS = {
+    "median": "filled with the column's median",
+    "most_frequent": "filled with the column's most frequent value",
+    "own_category": "counted as a category of its own ('missing')",
+    "drop_rows": "records left out",
+    "error": "file refused",
+}
+
+
+def gaps_tables(inputs: Sequence[dict]) -> list[Flowable]:
+    """Per input file with empty cells (issue 21), its one sentence and a small table: each
+    column with empty cells, how many, and what was done with them — so a reader sees which
+    columns were filled or cost records without opening result.json."""
+    out: list[Flowable] = []
+    for i in inputs:
+        gaps = i.get("missing_values")
+        if not isinstance(gaps, dict) or not gaps.get("per_column"):
+            continue
+        name = markup(Path(str(i.get("path", ""))).name)
+        rows = [("Column", "Empty cells", "What was done")]
+        for e in gaps["per_column"]:
+            action = _GAP_ACTIONS.get(e.get("action"), markup(str(e.get("action", st.DASH))))
+            if e.get("indicator"):
+                action += ", plus a feature saying the value was missing"
+            rows.append((markup(str(e.get("column", st.DASH))),
+                         fmt_count(e.get("empty_cells")) if e.get("empty_cells") is not None
+                         else st.DASH, action))
+        out.append(para(f"Empty cells in <b>{name}</b>: "
+                        + markup(str(gaps.get("sentence", "")))))
+        out.append(table(rows, [6.0 * cm, 2.6 * cm, 8.4 * cm]))
     return out
 
 

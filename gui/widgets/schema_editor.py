@@ -9,6 +9,12 @@ the domain itself as editable text:
 * integer: a range ``0 – 115`` (both ends included), or bins ``bins 0, 18, 65, 116``;
 * continuous: bins ``bins 0, 0.5, 1.5, 3``.
 
+and what the audit does with the column's empty cells (issue 21): count them as the category
+"missing" (categories only; what an inferred schema does where the file has blanks, since a
+published table counts "not stated" like any other value), leave those records out (the only
+way for numbers), or refuse the file. The choice is saved with the schema (``missing``),
+recorded per column in result.json and said in the report's list of inputs.
+
 The editor keeps exactly what the user typed (a half-typed range stays in the dict, so the
 engine's sentence names it and nothing is lost) and checks the schema with the engine's own
 rules after every change, so a mistake is a sentence under the table, never a traceback. The
@@ -34,22 +40,32 @@ from PySide6.QtWidgets import (
 
 from engine.data.microdata import (
     KINDS,
+    MISSING_CATEGORY,
     ROLES,
     SCHEMA_VERSION,
     Schema,
     load_microdata_csv,
+    missing_choices,
     unique_targets,
 )
 from gui.widgets.form import parse_value
-from gui.widgets.schema_table import SchemaTable, csv_header
+from gui.widgets.schema_table import CHOICES_ROLE, SchemaTable, csv_header
 
 ROLE_TEXTS = {"quasi_identifier": "Quasi-identifier (attacker knows it)",
               "sensitive": "Sensitive (attacker tries to learn it)",
               "ignore": "Ignore (not used)"}
 KIND_TEXTS = {"categorical": "Categories", "integer": "Whole numbers",
               "continuous": "Real numbers (binned)"}
-HEADERS = ("Column", "Role", "Kind", "Values", "Domain (editable)")
-COL_NAME, COL_ROLE, COL_KIND, COL_SIZE, COL_DOMAIN = range(len(HEADERS))
+MISSING_TEXTS = {"own_category": f"A category of their own ('{MISSING_CATEGORY}')",
+                 "drop_rows": "Leave those records out",
+                 "error": "Refuse the file"}
+MISSING_TIP = (f"What the audit does with the column's empty cells. A category of their own: "
+               f"'{MISSING_CATEGORY}' is one more value, counted like the others (a published "
+               f"table counts 'not stated' too). Leave those records out: the only way for "
+               f"numbers, whose blanks have no place in the range. Refuse the file: the check "
+               f"lists every column with empty cells. The report says what was done.")
+HEADERS = ("Column", "Role", "Kind", "Values", "Empty cells", "Domain (editable)")
+COL_NAME, COL_ROLE, COL_KIND, COL_SIZE, COL_MISSING, COL_DOMAIN = range(len(HEADERS))
 NO_SENSITIVE = ""
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:–|—|-|to|\.\.)\s*(-?\d+)\s*$")
 _MAX_CATEGORIES_FROM_RANGE = 1000     # integer → categorical lists at most this many values
@@ -107,6 +123,19 @@ def domain_summary(column: dict) -> str:
     return "—"
 
 
+def missing_of(column: dict) -> str:
+    """The column's choice for its empty cells: as saved when it fits the kind, else what the
+    engine does by default (:attr:`engine.data.microdata.ColumnSchema.missing_choice`)."""
+    kind = column.get("kind", "categorical")
+    chosen = column.get("missing")
+    if chosen in missing_choices(kind):
+        return chosen
+    if kind != "categorical":
+        return "drop_rows"
+    cats = [str(c).strip() for c in column.get("categories") or []]
+    return "own_category" if MISSING_CATEGORY in cats else "error"
+
+
 def convert_kind(column: dict, kind: str) -> dict:
     """The column as ``kind``, keeping as much of its domain as the new kind can hold (an
     integer range becomes its list of values, whole-number categories become a range…);
@@ -115,6 +144,8 @@ def convert_kind(column: dict, kind: str) -> dict:
     out = {"name": column["name"], "role": column.get("role", "quasi_identifier"), "kind": kind}
     if kind == old:
         return dict(column)
+    if column.get("missing") in missing_choices(kind):
+        out["missing"] = column["missing"]
     cats = column.get("categories") or []
     low, high, bins = column.get("low"), column.get("high"), column.get("bins")
     if kind == "categorical":
@@ -253,11 +284,31 @@ class SchemaEditor(SchemaTable):
             "Categories: a list of values. Whole numbers: a range or bins. Real numbers: "
             "always cut into bins so the values fall in a finite domain."))
         self.table.setItem(row, COL_SIZE, self.text_item(""))
+        self.table.setItem(row, COL_MISSING, self.text_item(""))
         self.table.setItem(row, COL_DOMAIN, self.text_item("", editable=self._editable))
         self._show_row(row)
 
+    def set_missing(self, name: str, choice: str) -> None:
+        """Choose what to do with column ``name``'s empty cells, as the user would."""
+        self.choose(self.row_of(name), COL_MISSING, choice)
+
+    def _show_missing(self, row: int, column: dict) -> None:
+        """The empty-cells drop-down, offering only the choices that fit the kind."""
+        if column.get("role") == "ignore":
+            self.set_text(row, COL_MISSING, "—", "Not used by the audit: blanks are fine.")
+            return
+        choices = missing_choices(column.get("kind", "categorical"))
+        item = self.table.item(row, COL_MISSING)
+        if item is None or not self.is_choice(row, COL_MISSING) \
+                or [v for v, _t in item.data(CHOICES_ROLE)] != list(choices):
+            self.put(row, COL_MISSING, self.choice_item(choices, MISSING_TEXTS,
+                                                        missing_of(column), MISSING_TIP))
+        self.select(row, COL_MISSING, missing_of(column))
+        self.set_enabled(row, COL_MISSING, self._editable)
+
     def _show_row(self, row: int) -> None:
-        """Refresh the summary and domain cells of ``row`` from its dict."""
+        """Refresh the summary, empty-cells and domain cells of ``row`` from its dict."""
+        self._show_missing(row, self._columns[row])
         with self.filling():
             column = self._columns[row]
             self.table.item(row, COL_SIZE).setText(domain_summary(column))
@@ -313,6 +364,9 @@ class SchemaEditor(SchemaTable):
             self._on_role_changed(row, value)
         elif col == COL_KIND:
             self._on_kind_changed(row, value)
+        elif col == COL_MISSING:
+            self._columns[row]["missing"] = value
+            self.edited()
 
     def _on_role_changed(self, row: int, role: str) -> None:
         column = self._columns[row]
@@ -321,6 +375,8 @@ class SchemaEditor(SchemaTable):
         else:
             column["role"] = role
         self._sync_role_combos()
+        for r in range(len(self._columns)):     # an ignored column's blanks need no choice
+            self._show_missing(r, self._columns[r])
         self._sync_chooser()
         self.edited()
 
@@ -335,11 +391,12 @@ class SchemaEditor(SchemaTable):
             return
         row = item.row()
         column = self._columns[row]
-        keep = {k: column[k] for k in ("name", "role", "kind") if k in column}
+        keep = {k: column[k] for k in ("name", "role", "kind", "missing") if k in column}
         self._columns[row] = {**keep, **parse_domain(column.get("kind", "categorical"),
                                                      item.text())}
         with self.filling():
             self.table.item(row, COL_SIZE).setText(domain_summary(self._columns[row]))
+        self._show_missing(row, self._columns[row])     # listing 'missing' changes the default
         self._fill_chooser()
         self.edited()
 

@@ -21,7 +21,7 @@ from engine.data.errors import InputError
 from engine.data.microdata import load_microdata_csv
 from engine.data.predictions import load_predictions_csv
 from engine.data.tabular import load_tabular_csv
-from engine.data.text_input import cell_text
+from engine.data.text_input import cell_text, sniff_delimiter
 from engine.data.traces import load_release_csv, load_traces_csv
 from engine.project import load_config, load_project
 
@@ -357,3 +357,23 @@ def test_corpus_is_large_and_spread_over_the_loaders():
     assert len(files) >= 60 and len(folders) >= 7, (len(files), folders)
     assert {"tabular", "predictions", "microdata", "traces", "queries", "published",
             "schemas", "projects"} <= folders
+
+
+def test_a_blank_first_line_does_not_hide_the_separator(tmp_path):
+    """The separator is sniffed from the header, the first non-blank line: a ';' file whose
+    first line is empty was read as one comma-separated column (issue 21 leftovers)."""
+    for folder, load, check in (
+            ("microdata", load_microdata_csv,
+             lambda md: md.values("age").tolist() == [34, 51, 29, 45, 62]),
+            ("tabular", load_tabular_csv,
+             lambda d: d.feature_names == ("age", "sex=F", "sex=M", "income")),
+            ("predictions", load_predictions_csv,
+             lambda p: p.class_names == ("cat", "dog"))):
+        text = (BAD / folder / "semicolon.csv").read_bytes()
+        for blank in (b"\n", b"\n\n", b"\r\n\r\n"):
+            path = tmp_path / f"{folder}_{len(blank)}.csv"
+            path.write_bytes(blank + text)
+            assert check(load(path)), (folder, blank)
+    assert sniff_delimiter("\n\na;b;c\n1;2;3\n") == ";"
+    assert sniff_delimiter("\n \t\nx\ty\n") == "\t"
+    assert sniff_delimiter("\n\n") == ","

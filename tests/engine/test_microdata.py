@@ -461,3 +461,61 @@ def test_microdata_checks_codes():
         Microdata(people_schema().with_roles(sensitive="race"), np.array([[2, 0, 0]]))
     with pytest.raises(ValueError, match="shape"):
         Microdata(people_schema(), np.zeros((2, 2)))
+
+
+def test_each_column_chooses_what_its_blanks_do(tmp_path):
+    """Issue 21: per column, a blank is the category 'missing', leaves its record out, or
+    refuses the file; what was done is kept per column for result.json and the report."""
+    p = tmp_path / "gaps.csv"
+    p.write_text("sex,age,race\nF,34,White\n,51,Black\nF,,Asian\nM,45,\nF,62,\nM,29,White\n",
+                 encoding="utf-8")
+    base = people_schema()
+    schema = Schema((replace(base.column("sex"), missing="own_category"),
+                     base.column("age"),
+                     replace(base.column("race"), missing="drop_rows")))
+    assert Schema.from_dict(schema.to_dict()) == schema
+    md = load_microdata_csv(p, schema)
+    # 'missing' became a category of sex (the given list lacked it); age's and race's blanks
+    # left their records out.
+    assert md.schema.column("sex").categories == ("F", "M", MISSING_CATEGORY)
+    assert md.labels("sex").tolist() == ["F", "missing", "M"]
+    gaps = md.missing_values
+    assert (gaps["empty_cells"], gaps["columns"], gaps["records_read"],
+            gaps["records_left_out"]) == (4, 3, 6, 3)
+    assert [(e["column"], e["empty_cells"], e["action"]) for e in gaps["per_column"]] == [
+        ("sex", 1, "own_category"), ("age", 1, "drop_rows"), ("race", 2, "drop_rows")]
+    assert gaps["sentence"] == (
+        "4 empty cells in 3 columns the audit reads: 'sex' 1 counted as a category of their "
+        "own ('missing'), as in a published table; the 3 records with an empty 'age' 1, "
+        "'race' 2 left out.")
+    assert md.subset([0]).missing_values == gaps
+    refusing = Schema((replace(base.column("sex"), missing="error"), base.column("age"),
+                       replace(base.column("race"), missing="error")))
+    with pytest.raises(InputError) as exc:
+        load_microdata_csv(p, refusing)
+    assert str(exc.value) == (
+        f"{p}: empty cells in 2 columns set to refuse them — 'sex' 1 (first in row 3), 'race' "
+        f"2 (first in row 5); fill them in, or choose for each column what to do with its "
+        f"empty cells (count them as a category of their own, 'missing', or leave those "
+        f"records out).")
+    with pytest.raises(InputError, match=r"does not apply to a column of numbers \(integer\)"):
+        replace(base.column("age"), missing="own_category")
+    with pytest.raises(InputError, match="did you mean 'drop_rows'"):
+        replace(base.column("sex"), missing="drop_row")
+    full = load_microdata_csv(BAD / "semicolon.csv")
+    assert full.missing_values is None
+
+
+def test_the_count_table_audit_records_what_was_done_with_blanks(tmp_path):
+    """result.json's input entry carries the per-column record (the report's gaps table)."""
+    from engine.audits.aggregates import AggregatesConfig, load_data
+
+    p = tmp_path / "people.csv"
+    p.write_text("sex,age,race\nF,34,White\n,51,Black\nF,33,Asian\nM,45,White\nF,62,Black\n"
+                 "M,29,White\n", encoding="utf-8")
+    data = load_data(AggregatesConfig(data=str(p), sensitive="race"))
+    gaps = data.inputs[0]["missing_values"]
+    assert gaps["per_column"] == [{"column": "sex", "role": "quasi_identifier",
+                                   "kind": "categorical", "empty_cells": 1,
+                                   "action": "own_category"}]
+    assert data.protected.missing_values == gaps

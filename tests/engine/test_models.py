@@ -129,6 +129,21 @@ def test_progress_goes_from_0_to_1(family):
     assert all(isinstance(m, str) for _, m in rec.calls)
 
 
+def test_single_and_batched_models_refuse_a_wrong_width_with_one_sentence():
+    """One feature-count check for every fitted model (issue 19: two copies, two wordings)."""
+    X, y = _data()
+    single = train_model(_spec("mlp", epochs=1), X, y, K)
+    batched = train_many_mlps(_spec("mlp", epochs=1), X, y, K, reference_tasks(2, 0, len(X)))
+    sentences = []
+    for model in (single, batched):
+        with pytest.raises(ValueError) as err:
+            model.predict_proba(X[:, :3])
+        sentences.append(str(err.value))
+    assert sentences[0] == sentences[1] == (
+        f"The model expects {X.shape[1]} feature columns (one row per record); got an array "
+        f"of shape (150, 3).")
+
+
 @pytest.mark.parametrize("optimizer", ["adam", "adamw", "sgd"])
 @pytest.mark.parametrize("sizes", [(60, 100, 45), (80, 80, 80)])
 def test_batched_equals_one_by_one(optimizer, sizes):

@@ -194,7 +194,8 @@ BAD_CASES = [
     ("negative_loss.csv", {"kind": "loss"}, ["row 3, column 'loss': a 5-character number is negative",
                                              "negate them"]),
     ("one_class_column.csv", {}, ["one column per class (at least two)", "only 'p_dog'"]),
-    ("empty_cell.csv", {}, ["row 3, column 'p_dog' is empty"]),
+    ("empty_cell.csv", {"missing": "error"}, ["1 empty cell in 1 column — 'p_dog' 1 (first in "
+                                              "row 3)", "fill them in"]),
     ("reference_columns_differ.csv", {"kind": "logit"}, ["kind 'logit' is not one of",
                                                          "did you mean 'logits'"]),
     ("ids_missing.csv", {"id_col": "idd"}, ["no id column 'idd'", "did you mean 'id'"]),
@@ -212,6 +213,53 @@ def test_bad_inputs_give_one_sentence(name, kwargs, phrases):
     assert name in exc.value.one_line() and "\n" not in exc.value.one_line()
 
 
+def test_records_with_empty_cells_are_left_out_and_counted_per_column(tmp_path):
+    """Issue 21: every column with gaps at once, with counts; by default the records are left
+    out (a score cannot be filled in) and result.json's input entry says so."""
+    path = tmp_path / "outputs.csv"
+    path.write_text("label,member,p_cat,p_dog\ncat,1,0.8,0.2\n,0,0.4,0.6\ncat,,0.3,0.7\n"
+                    "dog,0,NA,\ncat,1,0.9,0.1\ndog,0,0.2,0.8\n")
+    pred = load_predictions_csv(path)
+    assert pred.rows.tolist() == [2, 6, 7] and pred.labels.tolist() == [0, 0, 1]
+    gaps = pred.missing_values
+    assert (gaps["empty_cells"], gaps["columns"], gaps["records_read"],
+            gaps["records_left_out"]) == (4, 4, 6, 3)
+    assert gaps["per_column"] == [{"column": c, "empty_cells": 1, "action": "drop_rows"}
+                                  for c in ("label", "member", "p_cat", "p_dog")]
+    assert gaps["sentence"].startswith(
+        "3 records of outputs.csv with an empty cell ('label' 1, 'member' 1, 'p_cat' 1, "
+        "'p_dog' 1) were left out")
+    assert pred.subset([0]).missing_values == gaps
+    assert load_predictions_csv(BAD / "semicolon.csv").missing_values is None
+    with pytest.raises(InputError) as err:
+        load_predictions_csv(path, missing="error")
+    assert str(err.value) == (
+        f"{path}: 4 empty cells in 4 columns — 'label' 1 (first in row 3), 'member' 1 (first "
+        f"in row 4), 'p_cat' 1 (first in row 5), 'p_dog' 1 (first in row 5); every record "
+        f"needs its label, members flag and the model's output — fill them in, delete those "
+        f"rows, or let the app leave those records out.")
+    path.write_text("label,member,p_cat,p_dog\ncat,1,,0.2\ndog,0,0.4,\n")
+    with pytest.raises(InputError, match="every one of its 2 records has an empty cell"):
+        load_predictions_csv(path)
+
+
 def test_every_bad_file_is_tested():
     formats = in_folder("predictions")           # tests/engine/test_input_corpus.py
     assert {p.name for p in BAD.glob("*.csv")} - formats <= {c[0] for c in BAD_CASES}
+
+
+def test_the_input_entry_says_which_records_were_left_out(tmp_path):
+    from engine.audits.predictions_intake import predictions_entry
+
+    path = tmp_path / "outputs.csv"
+    path.write_text("label,member,p_cat,p_dog\ncat,1,0.8,0.2\ndog,0,,0.6\ncat,0,0.3,0.7\n"
+                    "dog,1,0.1,0.9\n")
+    pred = load_predictions_csv(path)
+    entry = predictions_entry(pred, path, role="predictions")
+    assert entry["rows"] == 3 and entry["role"] == "predictions"
+    assert entry["missing_values"]["per_column"] == [
+        {"column": "p_cat", "empty_cells": 1, "action": "drop_rows"}]
+    full = tmp_path / "full.csv"
+    full.write_text("label,member,p_cat,p_dog\ncat,1,0.8,0.2\ndog,0,0.4,0.6\n")
+    assert "missing_values" not in predictions_entry(load_predictions_csv(full), full,
+                                                     role="predictions")

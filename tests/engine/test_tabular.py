@@ -218,7 +218,7 @@ def test_saved_schema_reproduces_the_encoding(tmp_path):
         load_tabular_csv(_write(tmp_path, bad, "bad.csv"), first.schema)
     bad = other.copy()
     bad.loc[1, "Class"] = "hihg"
-    with pytest.raises(InputError, match="a 4-character text of letters is not one of the 2 classes .*did you mean "
+    with pytest.raises(InputError, match="a 4-character text of letters is not one of its 2 classes .*did you mean "
                                          "'high'"):
         load_tabular_csv(_write(tmp_path, bad, "bad.csv"), first.schema)
     with pytest.raises(InputError, match="column 'town' of the schema is missing"):
