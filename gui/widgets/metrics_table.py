@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from engine.headline import tpr_at
 from gui.formatting import fpr_label, interval, number, pct
 
 DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
@@ -106,10 +107,9 @@ class MetricsTable(QTableWidget):
 
     @staticmethod
     def _theory_cells(optimal: dict, targets: list[float]) -> list[str]:
-        by_fpr = {round(row["fpr"], 12): row["tpr"] for row in optimal.get("tpr_at_fpr") or []}
         cells = [number(optimal.get("auc")), pct(optimal.get("accuracy")),
                  pct(optimal.get("advantage"))]
-        cells += [pct(by_fpr.get(round(t, 12)), 2) for t in targets]
+        cells += [pct((tpr_at(optimal, t) or {}).get("tpr"), 2) for t in targets]
         cells.append("—")
         return cells
 
@@ -119,9 +119,8 @@ class MetricsTable(QTableWidget):
                  with_interval(attack.get("accuracy"), attack.get("accuracy_ci"), pct, _pct_bare),
                  with_interval(attack.get("advantage"), attack.get("advantage_ci"), pct,
                                _pct_bare)]
-        by_fpr = {round(row["fpr_target"], 12): row for row in attack.get("tpr_at_fpr") or []}
         for t in targets:
-            row = by_fpr.get(round(t, 12))
+            row = tpr_at(attack, t)
             if row is None:
                 cells.append("—")
             elif not row.get("measurable", True):
