@@ -25,6 +25,7 @@ from reportlab.lib import colors
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
+from engine.headline import headline_of_result, tpr_at
 from engine.report import styles as st
 from engine.report.sections import (
     SECTION_TITLES,
@@ -155,18 +156,22 @@ def _policy_fpr(result: dict) -> float:
 
 
 def _tpr_row(a: dict, t: float) -> dict | None:
-    return next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)), None)
+    return tpr_at(a, t)
 
 
 def strongest_attack(result: dict) -> dict | None:
-    """The attack ``theory.strongest`` names (the audit's choice: TPR at the policy's FPR,
-    then AUC), or the highest-AUC attack when the result does not say."""
+    """The attack the result's one headline names (``verdict.headline``, engine.headline:
+    the verdict, the summary and the cover quote it), rebuilt from the attacks and the policy
+    for a result saved without one (or naming an attack it does not hold); None when no
+    attack was run."""
     attacks = _attacks(result)
-    name = _block(result, "strongest").get("name")
-    found = next((a for a in attacks if a.get("name") == name), None)
-    if found is None and attacks:
-        found = max(attacks, key=lambda a: a.get("auc") if _ok(a.get("auc")) else -1.0)
-    return found
+    for stored in (True, False):
+        head = headline_of_result(result, stored=stored)
+        found = next((a for a in attacks if head is not None and a.get("name") == head.name),
+                     None)
+        if found is not None:
+            return found
+    return None
 
 
 def bound_curve(result: dict) -> dict:
@@ -1037,8 +1042,7 @@ def _risk(row: dict, metric: str, fpr) -> tuple[float | None, list | None, bool]
     (None, None, False)."""
     risk = row.get("risk") if isinstance(row.get("risk"), dict) else {}
     if metric == "tpr":
-        entry = next((e for e in risk.get("tpr_at_fpr") or []
-                      if isinstance(e, dict) and close(e.get("fpr"), fpr)), None)
+        entry = tpr_at(risk, fpr)
         if entry is None and isinstance(risk.get("tpr"), dict) \
                 and close(risk["tpr"].get("fpr"), fpr):
             entry = risk["tpr"]

@@ -92,8 +92,6 @@ def model_result(*, listed: bool = True, threat: str = "shadow") -> dict:
                                "train_accuracy_ci": [0.93, 0.97], "test_accuracy": P1,
                                "test_accuracy_ci": [0.50, 0.60], "gap": P0 - P1,
                                "per_class": per_class},
-        "strongest": {"name": "rmia_offline", "label": attacks[2]["label"],
-                      "auc": attacks[2]["auc"], "accuracy": attacks[2]["accuracy"]},
     }
     return {
         "schema_version": 1, "audit_type": "model", "name": cfg["name"], "seed": 7,
@@ -319,9 +317,6 @@ def test_loss_only_result_has_no_bound_and_says_why(tmp_path):
     theory["model"] = {"family": "external", "train_records": N, "test_records": N,
                        "classes": 6, "mean_loss_members": 0.25, "mean_loss_non_members": 1.5}
     result["attacks"] = result["attacks"][1:2]
-    theory["strongest"] = {"name": "metric_confidence", "label": result["attacks"][0]["label"],
-                           "auc": result["attacks"][0]["auc"],
-                           "accuracy": result["attacks"][0]["accuracy"]}
     flat = " ".join(pdf_text(result, tmp_path / "loss.pdf").split())
     assert "No generalization-gap bound" in flat and "0.250 / 1.50" in flat
     assert "sees its loss on the record" in flat

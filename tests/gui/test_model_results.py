@@ -71,3 +71,19 @@ def test_loss_only_result_shows_mean_losses_instead_of_accuracies(view):
     text = view.gap_view.gap_label.text()
     assert "one loss per record" in text and "0.25" in text and "1.5" in text
     assert view.gap_view.bound_label.text() == ""
+
+
+def test_the_views_name_the_attack_of_the_verdicts_headline(view):
+    """Issue 19 item 5: the gap view and the per-class view read the one headline stored in
+    the verdict (not a second copy in ``theory``), so they name the attack the banner does."""
+    from engine.headline import headline
+    from engine.policy import VerdictPolicy
+
+    result = _with_per_class_and_attribute(model_result())
+    chosen = result["attacks"][1]
+    result["verdict"]["headline"] = headline([chosen], VerdictPolicy()).to_dict()
+    view.set_result(result)
+    short = chosen["label"].split(" (")[0]
+    assert view.per_class_view.attack_choice.currentText() == short
+    assert short in view.gap_view.strongest_label.text()
+    assert f"AUC {chosen['auc']:.3g}," in view.gap_view.strongest_label.text()
