@@ -860,3 +860,19 @@ def brief_name(label) -> str:
 
 def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def finite(x) -> bool:
+    """A real, finite number (not a bool): a value a report can print."""
+    return _finite(x)
+
+
+def finite_pair(v) -> bool:
+    """An interval: two finite numbers."""
+    return isinstance(v, (list, tuple)) and len(v) == 2 and all(_finite(x) for x in v)
+
+
+def policy_fpr(result: dict) -> float:
+    """The false-alarm rate of the verdict policy a result was judged by (1 % by default)."""
+    pol = (result.get("config") or {}).get("policy") or {}
+    return float(pol["fpr"]) if _finite(pol.get("fpr")) else 0.01

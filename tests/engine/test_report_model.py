@@ -440,7 +440,7 @@ def test_defences_section_with_recommendation_chart_and_table(tmp_path):
 def test_defences_chart_draws_every_curve_the_limit_and_the_ring():
     from reportlab.graphics.shapes import Circle, Group, PolyLine
 
-    from engine.report.model import defences_chart
+    from engine.report.defences import defences_chart
 
     drawing, close_up, metric, missing = defences_chart(defences_theory())
     assert metric == "tpr" and missing == []
@@ -465,7 +465,7 @@ def test_no_defences_section_without_defences(full):
     flat = " ".join(text.split())
     assert "Defences: retraining" not in flat and "Privacy against utility" not in flat
     assert "Defences: the retrained models" not in flat
-    from engine.report.model import defences_section
+    from engine.report.defences import defences_section
 
     assert defences_section({"theory": {"defences": {"rows": []}}}) == []
     assert defences_section({"theory": {"defences": "broken"}}) == []
@@ -480,7 +480,7 @@ def test_defences_limit_not_met(tmp_path):
 
 
 def test_defences_tpr_not_measurable(tmp_path):
-    from engine.report.model import defences_chart
+    from engine.report.defences import defences_chart
 
     block = defences_theory(met=False)
     for row in block["rows"][2:4]:                  # two settings: TPR not measurable
