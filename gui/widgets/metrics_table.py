@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from engine.audits.blocks import AttackEntry, BlockError
 from engine.headline import tpr_at
 from gui.formatting import fpr_label, interval, number, pct
 
@@ -80,8 +81,16 @@ class MetricsTable(QTableWidget):
         if optimal:
             rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
         for attack in result.get("attacks") or []:
-            rows.append((attack.get("label") or attack.get("name", "attack"),
-                         self._attack_cells(attack, targets)))
+            try:
+                entry = AttackEntry.from_dict(attack)
+            except BlockError:
+                # Results shown here passed engine.audits.result.result_problem; a hand-made
+                # entry without the app's form gets a row of dashes, not an exception.
+                rows.append((str(attack.get("label") or attack.get("name") or "attack")
+                             if isinstance(attack, dict) else "attack",
+                             ["—"] * (len(headers) - 1)))
+                continue
+            rows.append((entry.display_label, self._attack_cells(entry, targets)))
         self.setRowCount(len(rows))
         for r, (label, cells) in enumerate(rows):
             name_item = QTableWidgetItem(label)
@@ -114,22 +123,21 @@ class MetricsTable(QTableWidget):
         return cells
 
     @staticmethod
-    def _attack_cells(attack: dict, targets: list[float]) -> list[str]:
-        cells = [with_interval(attack.get("auc"), attack.get("auc_ci")),
-                 with_interval(attack.get("accuracy"), attack.get("accuracy_ci"), pct, _pct_bare),
-                 with_interval(attack.get("advantage"), attack.get("advantage_ci"), pct,
-                               _pct_bare)]
+    def _attack_cells(attack: AttackEntry, targets: list[float]) -> list[str]:
+        cells = [with_interval(attack.auc, attack.auc_ci),
+                 with_interval(attack.accuracy, attack.accuracy_ci, pct, _pct_bare),
+                 with_interval(attack.advantage, attack.advantage_ci, pct, _pct_bare)]
         for t in targets:
-            row = tpr_at(attack, t)
+            row = attack.tpr_at(t)
             if row is None:
                 cells.append("—")
-            elif not row.get("measurable", True):
-                cells.append(f"not measurable with\n{attack.get('n_negative', 0):,} non-members")
+            elif not row.measurable:
+                cells.append(f"not measurable with\n{attack.n_negative or 0:,} non-members")
             else:
-                cells.append(with_interval(row.get("tpr"), row.get("tpr_ci"), pct, _pct_bare))
-        bound = attack.get("epsilon_lower_bound") or {}
+                cells.append(with_interval(row.tpr, row.tpr_ci, pct, _pct_bare))
+        bound = attack.epsilon_lower_bound or {}
         text = number(bound.get("value"))
-        gdp = (attack.get("details") or {}).get("epsilon_lower_bound_gdp")
+        gdp = attack.details.get("epsilon_lower_bound_gdp")
         if gdp:  # tighter, but only valid because the noise is Gaussian: say so in the cell
             text += f"\n{number(gdp.get('value'))} (Gaussian-DP\nheuristic)"
         cells.append(text)
