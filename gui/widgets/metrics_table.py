@@ -37,10 +37,20 @@ TPR_TIP = ("Share of people present that the attacker spots while wrongly accusi
 def _fpr_targets(result: dict) -> list[float]:
     theory = (result.get("theory") or {}).get("optimal_attacker") or {}
     targets = [row["fpr"] for row in theory.get("tpr_at_fpr") or []]
-    for attack in result.get("attacks") or []:
-        targets += [row["fpr_target"] for row in attack.get("tpr_at_fpr") or []]
+    for entry in filter(None, map(_entry, result.get("attacks") or [])):
+        targets += [row.fpr for row in entry.tpr_at_fpr if row.fpr is not None]
     unique = sorted({round(t, 12) for t in targets})
     return unique or list(DEFAULT_FPR_TARGETS)
+
+
+def _entry(attack) -> AttackEntry | None:
+    """The typed entry, or None for one not of the app's form: results shown here passed
+    engine.audits.result.result_problem, and a hand-made one gets a row of dashes, not an
+    exception."""
+    try:
+        return AttackEntry.from_dict(attack)
+    except BlockError:
+        return None
 
 
 class MetricsTable(QTableWidget):
@@ -81,11 +91,8 @@ class MetricsTable(QTableWidget):
         if optimal:
             rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
         for attack in result.get("attacks") or []:
-            try:
-                entry = AttackEntry.from_dict(attack)
-            except BlockError:
-                # Results shown here passed engine.audits.result.result_problem; a hand-made
-                # entry without the app's form gets a row of dashes, not an exception.
+            entry = _entry(attack)
+            if entry is None:
                 rows.append((str(attack.get("label") or attack.get("name") or "attack")
                              if isinstance(attack, dict) else "attack",
                              ["—"] * (len(headers) - 1)))
