@@ -345,10 +345,9 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         full_scores[np.flatnonzero(evaluated)] = best_outcome.scores
         best_outcome.scores = full_scores
         exposed = exposed_members(config, out, best_outcome, evaluated.astype(bool))
-    theory = {"model": out.model, "threat_model": out.threat,
-              "strongest": None if strongest is None else {
-                  "name": strongest["name"], "label": strongest["label"],
-                  "auc": strongest["auc"], "accuracy": strongest["accuracy"]}}
+    # The strongest attack is the verdict's headline (verdict.headline below); theory no
+    # longer repeats it (issue 19 item 5: one place to read it).
+    theory = {"model": out.model, "threat_model": out.threat}
     if not out.loss_only:
         # Thm 2 from the model's own train/test accuracy: what knowing only those allows.
         own = btta.params_from_outputs(out.target)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.audits.blocks import AttackEntry, BlockError
+
 RESULT_SCHEMA_VERSION = 1
 # What result.json holds in place of anything that describes a person the user did not ask to
 # list (issue 11): an exposed record's id, values or label, the audited target's id.
@@ -187,9 +189,6 @@ VERDICT_LEVELS = ("high", "medium", "low")
 _RESULT_TEXTS = ("name", "created", "summary", "config_sha256")
 _RESULT_TABLES = ("config", "software", "theory")
 _RESULT_LISTS = ("inputs", "exposed_records")
-_ATTACK_NUMBERS = ("auc", "accuracy", "advantage", "n_positive", "n_negative")
-_ATTACK_INTERVALS = ("auc_ci", "accuracy_ci", "advantage_ci")
-_TPR_NUMBERS = ("fpr_target", "fpr_achieved", "tpr")
 # Numbers a result can hold: |x| beyond this is not a measurement, and squaring or summing it
 # overflows where a view draws it.
 _LARGEST = 1e15
@@ -233,39 +232,11 @@ def _number_or_none(v) -> bool:
 
 
 def _check_attack(a, where: str) -> None:
-    _need(isinstance(a, dict), f"{where} is not a table of measurements")
-    _need(isinstance(a.get("name"), str) and isinstance(a.get("label", ""), str),
-          f"{where} has no name")
-    for key in _ATTACK_NUMBERS:
-        _need(_number_or_none(a.get(key)), f"the {key.replace('_', ' ')} of {where} is not "
-                                           "a number")
-    for key in _ATTACK_INTERVALS:
-        ci = a.get(key)
-        _need(ci is None or (isinstance(ci, list) and len(ci) == 2
-                             and all(_number_or_none(x) for x in ci)),
-              f"the interval of {where} is not a pair of numbers")
-    rows = a.get("tpr_at_fpr", [])
-    _need(isinstance(rows, list), f"the true-positive rates of {where} are not a list")
-    for row in rows:
-        _need(isinstance(row, dict) and all(_number_or_none(row.get(k)) for k in _TPR_NUMBERS)
-              and (row.get("tpr_ci") is None or (
-                  isinstance(row["tpr_ci"], list) and len(row["tpr_ci"]) == 2
-                  and all(_number_or_none(x) for x in row["tpr_ci"]))),
-              f"a true-positive rate of {where} is not a number")
-    bound = a.get("epsilon_lower_bound")
-    _need(bound is None or (isinstance(bound, dict) and _number_or_none(bound.get("value"))),
-          f"the ε lower bound of {where} is not a number")
-    roc = a.get("roc")
-    if roc is not None:
-        _need(isinstance(roc, dict) and isinstance(roc.get("fpr"), list)
-              and isinstance(roc.get("tpr"), list) and len(roc["fpr"]) == len(roc["tpr"])
-              and all(_is_number(x) for x in roc["fpr"] + roc["tpr"]),
-              f"the ROC curve of {where} is not two equally long lists of numbers")
-    for key in ("details",):
-        _need(isinstance(a.get(key, {}), dict), f"the details of {where} are not a table")
-    per_class = a.get("per_class", [])
-    _need(isinstance(per_class, list) and all(isinstance(c, dict) for c in per_class),
-          f"the per-class results of {where} are not a list of tables")
+    """An attack or baseline entry reads as its typed block (engine.audits.blocks)."""
+    try:
+        AttackEntry.from_dict(a, where)
+    except BlockError as exc:
+        raise _Damaged(str(exc)) from None
 
 
 def _check_result(d, audit_type: str | None) -> None:

@@ -1,40 +1,8 @@
 """Distillation for membership privacy (DMP; Shejwalkar & Houmansadr 2021; paper 004 §2.3,
-Alg. 1): the student never sees a private record.
-
-A teacher F trains on the private data D (Alg. 1 step 1) — it is the undefended model; the
-soft labels F(x) of a reference set R of *other* records (step 2) train the student H of the
-same architecture (step 3). Only the soft labels are used, never a label of R, so R may be
-unlabelled: a held-out split of the user's data, or a user-supplied CSV of the same columns
-without the label (:func:`load_reference_csv`).
-
-The three tuning knobs of §2.3, each lowering both the risk and the accuracy:
-
-* ``temperature`` — the teacher's softmax temperature T: soft labels softmax(F(x)/T) (the
-  student learns them at temperature 1, so a higher T gives it flatter outputs);
-* ``drop_high_entropy`` — the share of reference records whose teacher prediction has the
-  highest entropy, removed before step 2;
-* ``reference_size`` — how many reference records are used (a seeded random subset, drawn
-  before the entropy filter).
-
-Several settings train as one stack: every student sees its own rows of the reference set with
-its own soft labels. The students share one seed, drawn for them and *not* the teacher's
-(Alg. 1 initialises F and H separately): a student starting from the teacher's own initial
-weights would have an easy path back to the teacher's weights, and so to its memory of D.
-
-The student trains "until the training converges" (step 3): past the audited recipe's epochs
-until its mean KL to its soft labels is within ``STUDENT_TOLERANCE`` nats, or no longer falls
-(engine.models.mlp.Convergence). Trained for the recipe's epochs only, as before, the student
-was under-trained — an early-stopped copy of its teacher, less accurate and less exposed than
-a converged one (docs/methods/defences.md: test accuracy 0.440–0.496 and the strongest attack's
-balanced accuracy 0.638–0.678 on the 20-class k-means table, against 0.582–0.625 and
-0.746–0.795 converged), which is early stopping's effect, not distillation's.
-
-What distillation cannot remove: when the reference records span the input space (200–600
-binary features, a few hundred to a few thousand records), matching the teacher's outputs on
-them recovers the teacher's *function*, memory of D included — converged on 500 reference
-records of the 20-class k-means table the student is right on 98–99.5 % of D, which it never
-saw, and within 0.02 of the teacher's test accuracy. The knobs (higher T, dropping high-entropy
-records, a smaller reference set) are what trade that back.
+Alg. 1): the student never sees a private record — it learns the teacher's soft labels on a
+reference set of other records, with the three knobs of §2.3 (temperature, dropping
+high-entropy records, reference size), until it converges. Method and measurements:
+docs/methods/defences.md (DMP) and docs/methods/defence_notes.md (DMP).
 """
 
 from __future__ import annotations

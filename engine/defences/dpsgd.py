@@ -1,55 +1,9 @@
-"""DP-SGD (Abadi et al. 2016) through Opacus: per-sample gradient clipping, Gaussian noise, and
-the accountant's ε at the user's δ — so a model trained "with ε = 3" can be audited against
-its own claim (issue 9): the attacks' empirical ε lower bound (engine.auditing, paper 002
-Thm 1, δ stated) must not exceed the accountant's ε.
-
-Each step samples every record independently with probability q = 1 / (steps per epoch)
-(Poisson sampling, what the accountant assumes), clips each record's gradient to L2 norm
-``clip_norm``, sums, adds N(0, (σ·clip_norm)²) per coordinate and divides by the expected
-batch size; the spec's optimiser (Adam by default: DP-Adam; the privacy is in the noisy
-gradient, the optimiser is post-processing) takes the step. The accountant (Opacus's RDP by
-default, or its PRV accountant) composes the T = epochs / q steps of the subsampled Gaussian
-mechanism.
-
-Training recipe (:func:`dp_recipe`). The network, its initial weights, the expected batch size,
-the epochs, the optimiser and the weight decay are the audited model's (``spec``) unless an
-argument of :func:`dp_sgd` overrides them; the one thing DP-SGD does not take from the
-non-private recipe when the user has not stated it is the **learning rate**. Established
-practice (Abadi et al. 2016 §5; De et al. 2022 "Unlocking high-accuracy differentially private
-image classification through scale" §3–4; Ponomareva et al. 2023 "How to DP-fy ML" §5.4) is
-to re-tune it for DP-SGD: the averaged clipped gradient has norm at most ``clip_norm`` and is
-buried in noise of norm about σ·C·√d / B, so Adam's second moment is dominated by the noise
-variance and shrinks the signal's step by the signal-to-noise ratio, and plain SGD's step
-scales with C. The defaults (:data:`DP_LR`) are therefore Adam / AdamW 1e-2 (ten times the
-non-private 1e-3) and SGD 0.1 / C (the step normalised by the clipping norm, as De et al. do,
-so the update does not change with C). A learning rate stated in the spec or given as ``lr``
-is used as it is. On the bundled purchase sample (1,000 members, 100 classes, the small MLP,
-batch 128, 30 epochs; seeds 1–3) this lifts the test accuracy at σ = 0.5 / 1 / 2 (ε ≈ 68 /
-15 / 5.2 at δ = 1e-5) from 2.9 / 2.1 / 1.5 % to 9.6 / 4.0 / 2.0 % (chance 1 %); SGD with
-momentum at 0.1 / C was within a point of it, other learning rates lower.
-
-What was measured not to help there, and is therefore not a default: larger expected batches
-at the same accountant ε (B = 256 or 512 instead of 128 for 30 epochs, σ raised to keep ε):
-no gain at ε ≈ 15 or 5 (4.2 / 4.3 % and 2.1 / 1.6 % against 4.0 and 2.0 %), a gain only at
-ε ≈ 68 (12 / 15 % against 9.6 %) — the RDP accountant's subsampling amplification is most
-efficient at σ ≳ 1, where at a fixed ε the noise per averaged gradient barely depends on the
-batch (Sander et al. 2023, "TAN without a burn"); fewer epochs at the same ε (lower); a
-smaller clipping norm (the per-sample gradients start at norms 3.4–5.1, above C = 1, and
-with the step normalised by C, C = 0.1 gave the same accuracy as C = 1); averaging the
-iterates (EMA) and cosine learning-rate decay (no gain). So the expected batch size and the
-epochs stay the spec's (the trade-off's sampling rate and steps are then the audited model's,
-which its tests recompute), and ``batch_size`` / ``epochs`` override them — Poisson sampling
-at q = 1 / ⌈n / B⌉ for T = epochs / q steps either way, the accountant composing exactly the
-steps taken. At 1,000 records, 100 classes and ~90,000 weights, DP-SGD at ε ≲ 15 stays
-within a few points of chance with any of these settings: that is the data's size, not a
-tuning artifact.
-
-The network is the audited model's MLP with the same initial weights (seeded as
-engine.models.mlp seeds them); Opacus draws the batches and the noise from torch generators
-seeded from ``seed`` (``secure_mode`` off: reproducible numbers, which an audit needs; a
-production release would turn it on). The result is an ordinary
-:class:`~engine.models.MLPModel` whose spec records ``clip_norm`` and ``noise_multiplier``
-and whose ``details["defence"]`` holds ε, δ and the accountant.
+"""DP-SGD (Abadi et al. 2016) through Opacus: Poisson sampling, per-sample gradient clipping,
+Gaussian noise and the accountant's ε at the user's δ, so a model trained "with ε = 3" can be
+audited against its own claim (issue 9; paper 002 Thm 1). The training recipe is the audited
+model's except the learning rate (:func:`dp_recipe`, :data:`DP_LR`). Method, the reasons for
+the learning rate and what was measured not to help: docs/methods/defences.md (DP-SGD) and
+docs/methods/defence_notes.md (DP-SGD).
 """
 
 from __future__ import annotations

@@ -1,59 +1,8 @@
-"""Knowledge cross-distillation (KCD; paper 004 §3, Alg. 2): a membership-inference defence
-that needs no public reference data.
-
-The training records D are split into n parts D_1 … D_n (Alg. 2 step 1). Teacher F_i trains on
-D without D_i (steps 2–4), so on the records of D_i it answers as it would on records it never
-saw; those answers are D_i's soft labels (step 5). The student H — same architecture — trains
-on every record with the combined loss of Eq. 1 (step 6):
-
-    α · Σ_{(x, y') ∈ D̄} L(H(x), y')  +  (1 − α) · Σ_{(x, y) ∈ D} L(H(x), y).
-
-α = 1: the student never sees a label a teacher memorised, the protection of §3.1; α = 0: the
-undefended model (§3.2) — here exactly so, since the student shares the undefended model's
-seed. Every α of a sweep uses the same teachers and the same partition, and all students train
-as one stack (engine.models.batched), as do the n teachers.
-
-How each step of Alg. 2 is read (checked against the paper's text, §3.2 and Alg. 2; its
-results section, §5, is not in the copy we have, so no hyperparameter is taken from it):
-
-* Step 1, "n randomly selected disjoint subsets {D_i} with almost the same size": parts are
-  drawn per class (each class's records dealt in turn to the n parts, in a seeded random
-  order). That is one of the random partitions step 1 allows — sizes differ by at most one —
-  restricted so that every teacher has seen every class its part holds, as long as each class
-  has at least two records (a class with one record gets a warning: its record's teacher never
-  saw it).
-* Steps 2–4, "train F_i by using D \\ D_i … until the training converges": the teachers use the
-  audited model's own recipe (architecture, optimiser, epochs), as F itself is trained; "the
-  same structure as that of the model F" (§3.2).
-* Step 5, D̄_i = {(x, F_i(x))}: record x of part i gets the softmax output of teacher i, the
-  only teacher that never saw it. Paper 004 gives KCD no temperature; ``temperature`` (the
-  teachers' softmax temperature, DMP's first knob of §2.3) defaults to 1, i.e. F_i(x) itself.
-* Step 6, Eq. 1: y is the record's *true* label and y' its soft label. Since D̄ and D hold the
-  same records, the two sums of Eq. 1 are one sum of per-record terms
-  α·CE(y', softmax(H(x))) + (1 − α)·CE(y, H(x)); training takes the mean over each batch
-  (a constant factor of the sum, absorbed in the learning rate). The student learns the soft
-  labels at temperature 1 whatever the caller's spec says (as DMP's student, Alg. 1 step 3)
-  and gets no regulariser of its own (Alg. 2 has none).
-* Step 6, "until the training converges": the student starts with the audited model's recipe
-  (optimiser, batch size, learning rate, at least its epochs) and trains on until its loss is
-  within ``STUDENT_TOLERANCE`` nats of the least it can be — the mean entropy of its Eq. 1
-  targets q = α·y' + (1 − α)·y, so the excess is the mean KL(q ‖ H(x)) — for the soft share α
-  of the loss; the hard share need only get as far as the recipe takes hard labels (the
-  teachers' final training loss), so α = 0 stops where the undefended model does
-  (engine.models.mlp.Convergence). Training only the recipe's epochs was a defect: after 30
-  epochs on 1,000 records the α = 1 student is still 0.10 nats from its soft labels and
-  agrees with their top class on only 77 % of its records — a blend of its soft labels and
-  its own generalisation that is right on 80 % of its members and 48 % of other records, the
-  state that exposes members most (the strongest attack's balanced accuracy 0.707 there,
-  0.567–0.570 once converged; docs/methods/defences.md).
-
-What this does *not* give at small sizes (measured, docs/methods/defences.md): a converged α = 1
-student answers its members with their soft labels — a teacher's answer on a record it never
-saw — and other records with its own generalisation, which is weaker than the teachers' when
-they are right on only about 60 % of held-out records (50 records per class): its members are
-still recognisable (balanced accuracy 0.56–0.58 at 50 records per class, 0.54 at 200). Paper
-004's "α = 1 protects the privacy" is a statement about its data sizes, not something Alg. 2
-guarantees.
+"""Knowledge cross-distillation (KCD; paper 004 §3, Alg. 2, Eq. 1): a membership-inference
+defence that needs no public reference data. Teachers trained on all parts but one give each
+part's soft labels; the student trains on every record with Eq. 1's α-weighted loss, until it
+converges. How each step of Alg. 2 is read, and what was measured: docs/methods/defences.md
+(KCD) and docs/methods/defence_notes.md (KCD).
 """
 
 from __future__ import annotations

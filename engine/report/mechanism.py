@@ -11,13 +11,13 @@ from __future__ import annotations
 from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, KeepTogether, Spacer
 
+from engine.headline import tpr_at
 from engine.report import styles as st
 from engine.report.sections import (
     TEXT_WIDTH,
     AuditSections,
     accounting_table,
     bullets,
-    close,
     epsilon_bounds_table,
     inputs_table,
     key_value_table,
@@ -165,8 +165,7 @@ class MechanismSections(AuditSections):
             if worst:
                 row.append(fmt_pct(theory_tpr(worst, t)))
             for a in attacks:
-                m = next((r for r in a.get("tpr_at_fpr") or []
-                          if close(r.get("fpr_target"), t)), None)
+                m = tpr_at(a, t)
                 if m is None:
                     row.append(st.DASH)
                 elif m.get("measurable") is False:

@@ -12,20 +12,19 @@ writes its own sections 4 (attacks, BTTA's closed forms, how they are measured) 
 table of every attack, the ROC with the Thm 2 line, the generalization gap, the strongest
 attack against the bound). Section 6 sets each attack against the bound and gives the
 empirical ε lower bounds; section 9 lists the most exposed members by row number (labels only
-in a report written with records included). Everything else is the shared report.
+in a report written with records included). Section 5 ends with the defences' trade-off when
+the audit ran them (engine/report/defences.py). Everything else is the shared report.
 """
 
 from __future__ import annotations
 
-import math
-import re
-
 import numpy as np
-from reportlab.lib import colors
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
+from engine.headline import headline_of_result, tpr_at
 from engine.report import styles as st
+from engine.report.defences import defences_block, defences_limitation, defences_section
 from engine.report.sections import (
     SECTION_TITLES,
     TEXT_WIDTH,
@@ -33,7 +32,8 @@ from engine.report.sections import (
     Heading,
     brief_name,
     bullets,
-    close,
+    finite,
+    finite_pair,
     fpr_targets,
     inputs_table,
     keep,
@@ -41,6 +41,7 @@ from engine.report.sections import (
     markup,
     min_negatives,
     para,
+    policy_fpr,
     short_attack_label,
     sub,
     table,
@@ -123,12 +124,7 @@ def _loss_only(result: dict) -> bool:
     return cfg.get("source") == "predictions" and cfg.get("prediction_kind") == "loss"
 
 
-def _ok_pair(v) -> bool:
-    return isinstance(v, (list, tuple)) and len(v) == 2 and all(_ok(x) for x in v)
-
-
-def _ok(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+_ok, _ok_pair = finite, finite_pair
 
 
 def _theory(result: dict) -> dict:
@@ -149,24 +145,26 @@ def _label(a: dict) -> str:
     return markup(short_attack_label(a))
 
 
-def _policy_fpr(result: dict) -> float:
-    pol = (result.get("config") or {}).get("policy") or {}
-    return float(pol["fpr"]) if _ok(pol.get("fpr")) else 0.01
+_policy_fpr = policy_fpr
 
 
 def _tpr_row(a: dict, t: float) -> dict | None:
-    return next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)), None)
+    return tpr_at(a, t)
 
 
 def strongest_attack(result: dict) -> dict | None:
-    """The attack ``theory.strongest`` names (the audit's choice: TPR at the policy's FPR,
-    then AUC), or the highest-AUC attack when the result does not say."""
+    """The attack the result's one headline names (``verdict.headline``, engine.headline:
+    the verdict, the summary and the cover quote it), rebuilt from the attacks and the policy
+    for a result saved without one (or naming an attack it does not hold); None when no
+    attack was run."""
     attacks = _attacks(result)
-    name = _block(result, "strongest").get("name")
-    found = next((a for a in attacks if a.get("name") == name), None)
-    if found is None and attacks:
-        found = max(attacks, key=lambda a: a.get("auc") if _ok(a.get("auc")) else -1.0)
-    return found
+    for stored in (True, False):
+        head = headline_of_result(result, stored=stored)
+        found = next((a for a in attacks if head is not None and a.get("name") == head.name),
+                     None)
+        if found is not None:
+            return found
+    return None
 
 
 def bound_curve(result: dict) -> dict:
@@ -935,490 +933,5 @@ def exposed_members(result: dict, include_records: bool = False) -> list[Flowabl
     return out
 
 
-
-# --------------------------------------------------------------------------- defences (issue 9)
-# ``theory["defences"]`` of a model audit run with ``[defences] enabled = true``
-# (engine/defences/audit.py run_defences; paper 004): every defence setting retrained on the
-# audited model's training records and attacked under the supervised threat model, the user's
-# risk limit and the recommended setting. Absent from older results: then nothing is printed.
-
-DEFENCE_ORDER = ("none", "kcd", "dmp", "l2", "early_stopping", "dp_sgd")
-DEFENCE_WORDS = {
-    "none": "no defence",
-    "kcd": "KCD (knowledge cross-distillation)",
-    "dmp": "DMP (distillation on public data)",
-    "l2": "L2 weight decay",
-    "early_stopping": "early stopping",
-    "dp_sgd": "DP-SGD (differentially private training)",
-}
-#: Legend words of each defence's curve: what the knob along it is.
-DEFENCE_CURVES = {
-    "kcd": "KCD, by α (share of the teachers' soft labels)",
-    "dmp": "DMP, by temperature T",
-    "l2": "L2 weight decay, by λ",
-    "early_stopping": "Early stopping, by epochs trained",
-    "dp_sgd": "DP-SGD, by noise multiplier σ",
-}
-MAIN_KNOB = {"kcd": "alpha", "dmp": "temperature", "l2": "weight_decay",
-             "early_stopping": "epochs", "dp_sgd": "noise_multiplier"}
-KNOB_SHORT = {"alpha": "α", "temperature": "T", "weight_decay": "λ", "noise_multiplier": "σ",
-              "target_epsilon": "target ε"}
-RISK_AXIS = {
-    "auc": "Strongest attack's AUC (0.5 = guessing; left = safer)",
-    "accuracy": "Strongest attack's balanced accuracy (0.5 = guessing; left = safer)",
-    "advantage": "Strongest attack's advantage, TPR − FPR (left = safer)",
-    "epsilon": "Empirical ε lower bound, largest over the attacks (left = safer)",
-}
-RISK_NAMES = {"auc": "AUC", "accuracy": "balanced accuracy", "advantage": "advantage",
-              "epsilon": "empirical ε lower bound"}
-
-
-def defences_block(result: dict) -> dict:
-    """``theory["defences"]`` when the audit ran defences and the block has rows, else {}."""
-    block = _theory(result).get("defences")
-    if not isinstance(block, dict):
-        return {}
-    rows = block.get("rows")
-    if not isinstance(rows, list) or not any(isinstance(r, dict) for r in rows):
-        return {}
-    return block
-
-
-def _knob_value(row: dict) -> float | None:
-    knobs = row.get("knobs") if isinstance(row.get("knobs"), dict) else {}
-    v = knobs.get(MAIN_KNOB.get(str(row.get("defence")), ""))
-    if not _ok(v) and row.get("defence") == "dp_sgd" and _ok(knobs.get("target_epsilon")):
-        return -float(knobs["target_epsilon"])          # a larger ε is less noise
-    return float(v) if _ok(v) else None
-
-
-def _defence_rows(block: dict) -> list[dict]:
-    """The rows, the undefended model first, then each defence in the usual order, each by its
-    knob (KCD by α, DMP by T, L2 by λ, early stopping by epochs, DP-SGD by σ)."""
-    rows = [r for r in block.get("rows") or [] if isinstance(r, dict)]
-
-    def key(ir):
-        i, r = ir
-        d = str(r.get("defence"))
-        rank = DEFENCE_ORDER.index(d) if d in DEFENCE_ORDER else len(DEFENCE_ORDER)
-        v = _knob_value(r)
-        return (rank, d, v is None, v if v is not None else 0.0, i)
-
-    return [r for _, r in sorted(enumerate(rows), key=key)]
-
-
-def _knob_label(row: dict) -> str:
-    """The short label of a point on its curve (plain text): "α=0.5", "T=2", "σ=1", "10 ep."."""
-    d = str(row.get("defence"))
-    knobs = row.get("knobs") if isinstance(row.get("knobs"), dict) else {}
-    main = MAIN_KNOB.get(d)
-    v = knobs.get(main) if main else None
-    if d == "early_stopping" and _ok(v):
-        return f"{v:g} ep."
-    if _ok(v):
-        return f"{KNOB_SHORT.get(main, main)}={v:g}"
-    if d == "dp_sgd" and _ok(knobs.get("target_epsilon")):
-        return f"target ε={knobs['target_epsilon']:g}"
-    label = str(row.get("label") or d)
-    for prefix in ("No defence", "KCD ", "DMP ", "L2 ", "Early stopping ", "DP-SGD "):
-        if label.startswith(prefix):
-            label = label[len(prefix):]
-    return label.split(",")[0].strip()[:24]
-
-
-def _limit(block: dict) -> dict:
-    lim = block.get("limit")
-    return lim if isinstance(lim, dict) else {}
-
-
-def _risk(row: dict, metric: str, fpr) -> tuple[float | None, list | None, bool]:
-    """The strongest attack's ``metric`` for a row: (value, interval, measurable). For
-    ``tpr`` the entry at ``fpr`` (TPR at that FPR); a TPR that is not measurable gives
-    (None, None, False)."""
-    risk = row.get("risk") if isinstance(row.get("risk"), dict) else {}
-    if metric == "tpr":
-        entry = next((e for e in risk.get("tpr_at_fpr") or []
-                      if isinstance(e, dict) and close(e.get("fpr"), fpr)), None)
-        if entry is None and isinstance(risk.get("tpr"), dict) \
-                and close(risk["tpr"].get("fpr"), fpr):
-            entry = risk["tpr"]
-        if entry is None:
-            return None, None, True
-        if entry.get("measurable") is False:
-            return None, None, False
-    else:
-        entry = risk.get(metric)
-    if not isinstance(entry, dict) or not _ok(entry.get("value")):
-        return None, None, True
-    ci = entry.get("ci")
-    return float(entry["value"]), (list(ci) if _ok_pair(ci) else None), True
-
-
-def _limit_words(block: dict) -> str:
-    """The limit in plain words (markup)."""
-    lim = _limit(block)
-    metric, value, fpr = lim.get("metric"), lim.get("value"), lim.get("fpr")
-    if metric == "tpr" and _ok(value) and _ok(fpr):
-        words = (f"the strongest attack may find at most <b>{fmt_pct(value)}</b> of the "
-                 f"members while wrongly accusing {fmt_pct(fpr)} of the non-members")
-    elif metric in RISK_NAMES and _ok(value):
-        words = (f"the strongest attack's {RISK_NAMES[metric]} may be at most "
-                 f"<b>{fmt_num(value) if metric == 'epsilon' else fmt3(value)}</b>")
-    else:
-        words = "no limit was recorded"
-    if lim.get("text"):
-        words += f" ({markup(lim['text'])})"
-    if lim.get("use_upper"):
-        words += (", judged on the upper end of its 95% interval, so a setting passes only "
-                  "when the limit holds with 95% confidence")
-    return words
-
-
-def _chart_metric(block: dict, rows: list[dict]) -> tuple[str, float | None]:
-    """The chart's risk axis: the limit's metric, or the AUC when the limit's TPR could not be
-    measured for any setting (too few non-members for its FPR)."""
-    lim = _limit(block)
-    metric = str(lim.get("metric") or "tpr")
-    fpr = lim.get("fpr") if _ok(lim.get("fpr")) else 0.01
-    if metric not in ("tpr", *RISK_NAMES):
-        metric = "tpr"
-    if not any(_risk(r, metric, fpr)[0] is not None for r in rows):
-        return "auc", fpr
-    return metric, fpr
-
-
-def defences_chart(block: dict):
-    """The privacy–utility chart of the defences (:func:`engine.report.charts.tradeoff_chart`)
-    and what its caption must add: (drawing, axis metric, labels of rows not drawn)."""
-    from engine.report.charts import (
-        TradeoffCurve,
-        TradeoffPoint,
-        tradeoff_chart,
-        tradeoff_crowd,
-    )
-
-    rows = _defence_rows(block)
-    metric, fpr = _chart_metric(block, rows)
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    rec_index = rec.get("index") if rec.get("met") else None
-    missing: list[str] = []
-    baseline = None
-    curves: dict[str, list] = {}
-    for r in rows:
-        x, x_ci, _ = _risk(r, metric, fpr)
-        y = r.get("test_accuracy")
-        if x is None or not _ok(y):
-            missing.append(str(r.get("label") or r.get("defence")))
-            continue
-        pt = TradeoffPoint(x, float(y), x_ci,
-                           r.get("test_accuracy_ci") if _ok_pair(r.get("test_accuracy_ci"))
-                           else None, _knob_label(r),
-                           rec_index is not None and r.get("index") == rec_index)
-        if r.get("defence") == "none" and baseline is None:
-            baseline = pt
-        else:
-            curves.setdefault(str(r.get("defence")), []).append(pt)
-    order = [d for d in DEFENCE_ORDER[1:] if d in curves] + \
-        [d for d in curves if d not in DEFENCE_ORDER]
-    series = [TradeoffCurve(DEFENCE_CURVES.get(d, d.replace("_", " ")), curves[d], i)
-              for i, d in enumerate(order)]
-    lim = _limit(block)
-    same = metric == lim.get("metric") and _ok(lim.get("value"))
-    if metric == "tpr":
-        x_title = (f"Members spotted at {fmt_pct(fpr)} false alarms (TPR), strongest attack "
-                   "(left = safer)")
-    else:
-        x_title = RISK_AXIS[metric]
-    floor = 0.0 if metric in ("tpr", "advantage", "epsilon") else None
-    cap = None if metric == "epsilon" else 1.0
-    args = dict(x_floor=floor, x_cap=cap, limit=float(lim["value"]) if same else None)
-    crowd = tradeoff_crowd(series, baseline, **args)
-    common = dict(x_title=x_title, x_percent=metric == "tpr",
-                  limit_label=str(lim.get("text") or ""),
-                  baseline_label="No defence (the model as audited)", **args)
-    drawing = tradeoff_chart(
-        series, baseline, title="Privacy against utility of each defence setting",
-        zoom=(*crowd[0], *crowd[1]) if crowd else None, **common)
-    close_up = None
-    if crowd:
-        close_up = tradeoff_chart(
-            series, baseline, title="Close-up of the crowded region (dotted box above)",
-            x_range=crowd[0], y_range=crowd[1], height=250.0, **common)
-    return drawing, close_up, metric, missing
-
-
-def _rec_sentence(block: dict) -> str:
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    sentences = [s for s in block.get("sentences") or [] if isinstance(s, str)]
-    statement = rec.get("statement") or (sentences[0] if sentences else "")
-    if not statement:
-        return "No recommendation was recorded."
-    text = markup(statement)
-    if rec.get("met"):
-        return f"<b>Recommendation:</b> {text}"
-    # No setting meets the limit: its first sentence in bold, the ways forward after it.
-    head, *rest = re.split(r"(?<=\.)\s+", text, maxsplit=1)
-    return f"<b>{head}</b> {rest[0] if rest else ''}".strip()
-
-
-def _attack_name(row: dict, name) -> str:
-    """An attack's short name from the row's compact attack list ("btta" → "Bayesian
-    Take-the-Typical attack"), or the name itself."""
-    a = next((a for a in row.get("attacks") or [] if isinstance(a, dict)
-              and a.get("name") == name), None)
-    return brief_name(a.get("label") or name) if a else str(name)
-
-
-def _dp_rows(rows: list[dict]) -> list[dict]:
-    return [r for r in rows if isinstance(r.get("dp"), dict)]
-
-
-def defences_section(result: dict) -> list[Flowable]:
-    """The "Defences" part of section 5 (issue 9; paper 004): recommendation, limit, how to
-    read it, the privacy–utility chart, every setting's numbers, who the attacker is, DP-SGD's
-    promise against the attacks, where DMP's reference data came from. [] without defences."""
-    from reportlab.platypus import TableStyle
-
-    block = defences_block(result)
-    if not block:
-        return []
-    rows = _defence_rows(block)
-    lim = _limit(block)
-    fpr = lim.get("fpr") if _ok(lim.get("fpr")) else _policy_fpr(result)
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    data = block.get("data") if isinstance(block.get("data"), dict) else {}
-    defended = [r for r in rows if r.get("defence") != "none"]
-    kinds = [d for d in DEFENCE_ORDER[1:] if any(r.get("defence") == d for r in defended)]
-    kinds += sorted({str(r.get("defence")) for r in defended} - set(DEFENCE_ORDER))
-    names = ", ".join(markup(DEFENCE_WORDS.get(d, d.replace("_", " "))) for d in kinds) \
-        or "none"
-    n_settings = len(defended)
-    intro = (f"To see what a defence would buy, the model was trained again with "
-             f"{fmt_count(n_settings)} defence setting{'s' if n_settings != 1 else ''} — "
-             f"{names} — each on the same "
-             + (f"{fmt_count(data.get('members'))} " if _ok(data.get("members")) else "")
-             + "training records, and every retrained model was attacked in the same way "
-             f"(paper 004). <b>Your limit:</b> {_limit_words(block)}.")
-    first: list[Flowable] = [CondPageBreak(9 * cm),
-                             sub("Defences: retraining the model to leak less"),
-                             para(intro), para(_rec_sentence(block))]
-    mv = block.get("most_vulnerable") if isinstance(block.get("most_vulnerable"), dict) else {}
-    if mv and mv.get("is_undefended") is False and mv.get("undefended_within_interval") \
-            is False:
-        first.append(para(
-            f"Check: the strongest attack does best against {markup(mv.get('label'))} (AUC "
-            f"{fmt3(mv.get('auc'))}), a defended setting, beyond the undefended model's "
-            "interval. A defence should not make the model easier to attack; look at how "
-            "this setting was trained before relying on the sweep.", "small"))
-    exposed = [t for t in (block.get("sentences") or [])[1:]
-               if isinstance(t, str) and t.startswith("Watch out:")]
-    for text in exposed:
-        first.append(para(markup(text), "small"))
-    how = para(
-        "<b>How to read this.</b> Each point is the model retrained with one defence at one "
-        "setting. <i>Up</i> means more accurate on people the model never saw (what the model "
-        "is for); <i>left</i> means the strongest attack does worse (what privacy needs). The "
-        "star is the model with no defence. A useful defence moves the point left without "
-        "pulling it far down. The shaded side of the green dashed line is what your limit "
-        "allows, and the ringed point is the recommended setting: the most accurate one inside "
-        "the limit. Whiskers, and the brackets in the table, are 95% intervals: two settings "
-        "whose intervals overlap are not clearly different.", "small")
-
-    drawing, close_up, metric, missing = defences_chart(block)
-    caption = []
-    if metric != lim.get("metric"):
-        caption.append(f"{markup(lim.get('text') or 'The limit')} could not be measured for "
-                       "any setting (too few non-members for that false-positive rate), so the "
-                       "chart shows the strongest attack's AUC and cannot draw the limit.")
-    if lim.get("use_upper") and metric == lim.get("metric"):
-        caption.append("The limit is judged on the upper end of each interval: a setting is "
-                       "within it only when its whisker's right end is left of the line.")
-    if missing:
-        caption.append("Not drawn (its risk could not be measured): "
-                       + ", ".join(markup(m) for m in missing) + ".")
-    caption.append("Each curve joins one defence's settings in the order of its knob; small "
-                   "labels name the setting (a label is left out where points crowd — the "
-                   "table below lists every setting). The risk is the strongest of the attacks "
-                   "against each retrained model.")
-    if close_up is not None:
-        caption.append("Where many settings land close together, they are labelled in the "
-                       "close-up instead; its axes cover only the dotted box.")
-    chart_part = [how, Spacer(1, 4), drawing, Spacer(1, 2)] + ([close_up] if close_up is not None else []) \
-        + [para(" ".join(caption), "caption")]
-
-    tpr_head = f"TPR at {fmt_pct(fpr)} FPR"
-    head = ["Setting", "Test accuracy", "Gap", "Strongest AUC", "Balanced accuracy",
-            tpr_head, "Empirical ε bound"]
-    table_rows: list[list[str]] = [head]
-    candidates = set(rec.get("candidates") or [])
-    not_judged = set(rec.get("not_measurable") or [])
-    rec_row = None
-    for i, r in enumerate(rows, 1):
-        label = markup(r.get("label") or r.get("defence") or st.DASH)
-        notes = []
-        is_rec = bool(rec.get("met")) and r.get("index") == rec.get("index") \
-            and r.get("index") is not None
-        if is_rec:
-            label = f"<b>{label}</b>"
-            notes.append("<b>recommended</b>")
-            rec_row = i
-        elif r.get("index") in candidates:
-            notes.append("within the limit")
-        if r.get("defence") == "none":
-            notes.append("undefended")
-        if r.get("index") in not_judged:
-            notes.append("not judged")
-        cell = label + (f'<br/><font size="7">{", ".join(notes)}</font>' if notes else "")
-        auc, auc_ci, _ = _risk(r, "auc", None)
-        acc, acc_ci, _ = _risk(r, "accuracy", None)
-        tpr, tpr_ci, measurable = _risk(r, "tpr", fpr)
-        if not measurable:
-            need = min_negatives(fpr)
-            tpr_text = ("not measurable" + (f'<br/><font size="7">needs ≥ {fmt_count(need)} '
-                                            "non-members</font>" if need else ""))
-        else:
-            tpr_text = two_lines(fmt_pct(tpr), fmt_ci(tpr_ci, fmt_pct))
-        eps, _, _ = _risk(r, "epsilon", None)
-        eps_text = fmt_eps(eps)
-        dp = r.get("dp") if isinstance(r.get("dp"), dict) else None
-        if dp and _ok(dp.get("accountant_epsilon")):
-            eps_text += f'<br/><font size="7">promised {fmt_eps(dp["accountant_epsilon"])}</font>'
-        gap = r.get("generalization_gap")
-        table_rows.append([
-            cell,
-            two_lines(fmt_pct(r.get("test_accuracy")),
-                      fmt_ci(r.get("test_accuracy_ci"), fmt_pct)),
-            f"{100 * gap:.1f}" if _ok(gap) else st.DASH,
-            two_lines(fmt3(auc), fmt_ci(auc_ci)),
-            two_lines(fmt3(acc), fmt_ci(acc_ci)),
-            tpr_text, eps_text])
-    t = table(table_rows, [3.4 * cm, 2.5 * cm, 1.5 * cm, 2.4 * cm, 2.4 * cm, 2.6 * cm,
-                           TEXT_WIDTH - 14.8 * cm])
-    if rec_row is not None:
-        t.setStyle(TableStyle([("BACKGROUND", (0, rec_row), (-1, rec_row), st.GREY_FILL),
-                               ("BOX", (0, rec_row), (-1, rec_row), 1.0, colors.black)]))
-    n_eval = data.get("non_members")
-    table_note = (
-        "Every retrained model, the undefended one first. Test accuracy: share of the "
-        "non-members it labels correctly; gap: train minus test accuracy, in percentage "
-        "points. Each risk column is the strongest attack for that measure, which may be a "
-        "different attack per column. TPR: share of the members an attack finds while wrongly "
-        f"accusing {fmt_pct(fpr)} of the non-members; “not measurable” when too few non-members "
-        "are evaluated to certify that rate. Empirical ε bound: the smallest ε a "
-        "differential-privacy guarantee could have claimed given what the attacks achieved "
-        "(95% confidence); for DP-SGD the accountant's promise is printed below it.")
-    table_part = [sub("Every setting measured"), para(table_note, "small"), t]
-
-    who: list[Flowable] = [para("<b>Who the attacker is, and what was measured.</b>")]
-    tm = block.get("threat_model_text")
-    who.append(para(
-        (markup(tm) + " " if tm else "")
-        + "In plain words: an insider who already knows, for half of the people, whether they "
-          "were in the training data, and uses that to learn how each retrained model treats "
-          "its members; the percentages are measured on the other half. It is a strong "
-          "attacker, so a defence that holds here is likely to hold against weaker ones."))
-    facts = []
-    if data:
-        src = markup(data.get("source") or "the audited data")
-        facts.append(f"Records: {src}"
-                     + (f", {fmt_count(data.get('members'))} members and "
-                        f"{fmt_count(n_eval)} non-members" if _ok(data.get("members"))
-                        and _ok(n_eval) else "") + ".")
-    if any(r.get("defence") == "dmp" for r in rows):
-        ref = block.get("reference")
-        facts.append("DMP's reference data (unlabelled records the protected model learns "
-                     "from, labelled by the undefended model): "
-                     + (markup(ref) if ref else "not recorded") + ".")
-    cost = block.get("cost_in_models")
-    total = sum(v for v in cost.values() if _ok(v)) if isinstance(cost, dict) else None
-    if _ok(block.get("runtime_s")):
-        facts.append(f"The sweep took {fmt_num(round(float(block['runtime_s']), 1))} s"
-                     + (f" to train {fmt_num(round(total))} models and attack each"
-                        if _ok(total) and total else "") + ".")
-    if facts:
-        who.append(para(" ".join(facts), "small"))
-
-    out: list[Flowable] = [keep(first + who), keep(chart_part), Spacer(1, 4),
-                           CondPageBreak(6 * cm), *table_part]
-    dp_rows = _dp_rows(rows)
-    if dp_rows:
-        dp_table = [["DP-SGD setting", "Promised ε (accountant)", "Attacks prove at least ε",
-                     "Most this data can prove", "Reading"]]
-        untestable = False
-        for r in dp_rows:
-            dp = r["dp"]
-            if dp.get("testable") is False:
-                untestable = True
-                reading = "not testable at this size"
-            elif dp.get("within_claim") is False:
-                reading = "<b>contradicts the promise</b>"
-            elif dp.get("within_claim"):
-                reading = "consistent with the promise"
-            else:
-                reading = markup(dp.get("verdict") or st.DASH)
-            delta = dp.get("delta")
-            dp_table.append([
-                markup(r.get("label") or "DP-SGD"),
-                fmt_eps(dp.get("accountant_epsilon"))
-                + (f'<br/><font size="7">at δ = {st.fmt_sci(delta)}'
-                   + (f", {markup(dp.get('accountant'))}" if dp.get("accountant") else "")
-                   + "</font>" if _ok(delta) else ""),
-                fmt_eps(dp.get("empirical_epsilon_lower_bound"))
-                + (f'<br/><font size="7">by {markup(_attack_name(r, dp.get("attack")))}'
-                   "</font>" if dp.get("attack") else ""),
-                fmt_eps(dp.get("max_certifiable")), reading])
-        first_dp = dp_rows[0]["dp"]
-        together = int(first_dp.get("attacks_together") or 1)
-        level = first_dp.get("confidence")
-        level_words = f"{float(level):.0%}" if _ok(level) else "95%"
-        words = ("DP-SGD comes with a promise: its accountant computes an ε, and no attack "
-                 "should do better than that ε allows. The attacks give the opposite kind of "
-                 f"number, a lower bound: with {level_words} confidence the training leaks at "
-                 "least that much"
-                 + (f" (each of the {together} attacks' bounds is taken at "
-                    f"{1 - (1 - float(level)) / together:.1%}, so that all hold together with "
-                    f"{level_words} and the largest of them may be quoted)"
-                    if together > 1 and _ok(level) else "")
-                 + ". A lower bound above the promise would show the promise is wrong.")
-        if untestable:
-            words += (" <b>“Not testable at this size”</b> means the promise is larger than "
-                      "anything this many records could ever prove: even an attack that "
-                      "recognised every member perfectly could show no more than the “most "
-                      "this data can prove” column. Such a promise can be neither confirmed "
-                      "nor refuted here — it says nothing against DP-SGD, and nothing for it; "
-                      "a smaller ε, or more records, makes the check meaningful.")
-        out += [Spacer(1, 6), keep([
-            sub("DP-SGD: the promise against the evidence"), para(words),
-            table(dp_table, [3.4 * cm, 3.2 * cm, 3.2 * cm, 3.0 * cm,
-                             TEXT_WIDTH - 12.8 * cm])])]
-    return out + [Spacer(1, 6)]
-
-
-def defences_limitation(block: dict) -> str:
-    """The limitations bullet about the defences (section 8)."""
-    data = block.get("data") if isinstance(block.get("data"), dict) else {}
-    rows = _defence_rows(block)
-    ceilings = [((r.get("risk") or {}).get("epsilon") or {}).get("max_certifiable")
-                for r in rows if isinstance(r.get("risk"), dict)]
-    ceilings = [c for c in ceilings if _ok(c)]
-    size = ""
-    if _ok(data.get("members")) and _ok(data.get("non_members")):
-        size = (f" They were measured on {fmt_count(data['members'])} members and "
-                f"{fmt_count(data['non_members'])} non-members, half of each used by the "
-                "attacker to learn: differences between settings smaller than the intervals "
-                "are noise")
-        if ceilings:
-            size += (f", and no ε lower bound above {fmt_eps(max(ceilings))} can be shown on "
-                     "so few records")
-        size += "."
-    return ("Defences: the retrained models were attacked only under the supervised threat "
-            "model (the attacker knows half of the members and half of the non-members); LiRA "
-            "and RMIA, which would need reference models trained with each defence, were not "
-            "re-run on them, so a defence that passes here has passed the attacks paper 004 "
-            "evaluates defences with, not every attack of section 5." + size
-            + " A recommended setting describes this recipe and these records; retraining on "
-            "other data needs a new audit.")
-
-
-__all__ = ["ModelSections", "bound_auc", "bound_tpr", "defences_block", "defences_section",
-           "exposed_members", "model_words", "strongest_attack"]
+__all__ = ["ModelSections", "bound_auc", "bound_tpr", "exposed_members", "model_words",
+           "strongest_attack"]

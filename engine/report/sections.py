@@ -35,6 +35,7 @@ from reportlab.platypus import (
 )
 
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
+from engine.headline import same_rate, tpr_at
 from engine.next_steps import next_steps
 from engine.project import config_to_toml
 from engine.report import styles as st
@@ -611,10 +612,10 @@ def baselines_table(result: dict) -> list[Flowable]:
     rows = [["Baseline", "AUC", "Balanced accuracy"]
             + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
     for b in bl:
-        by_t = {r.get("fpr_target"): r for r in b.get("tpr_at_fpr") or []}
         rows.append([markup(b.get("label") or b.get("name")), fmt3(b.get("auc")),
                      fmt3(b.get("accuracy"))]
-                    + [tpr_cells(by_t[t])[0] if t in by_t else st.DASH for t in targets])
+                    + [tpr_cells(tpr_at(b, t))[0] if tpr_at(b, t) is not None else st.DASH
+                       for t in targets])
     first = 6.0 * cm
     rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
     return [keep([sub("Baselines"),
@@ -752,16 +753,15 @@ def short_attack_label(a: dict) -> str:
 
 
 def close(a, b) -> bool:
-    """Two rates that name the same FPR target (float keys from JSON)."""
-    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) < 1e-12
+    """Two rates that name the same FPR target (float keys from JSON): the one rule of
+    :func:`engine.headline.same_rate`."""
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and same_rate(a, b)
 
 
 def theory_tpr(block: dict, fpr) -> float | None:
     """TPR at ``fpr`` of a theory trade-off summary (``optimal_attacker``, ``worst_case_dp``)."""
-    for r in block.get("tpr_at_fpr") or []:
-        if close(r.get("fpr"), fpr):
-            return r.get("tpr")
-    return None
+    row = tpr_at(block, fpr)
+    return None if row is None else row.get("tpr")
 
 
 def accounting_table(th: dict, *, k_sym: str = "k", over: str = "k observations",
@@ -828,8 +828,7 @@ def comparison_by_attack(result: dict, th: dict, *, optimal_label: str,
                f"{fmt3(a.get('accuracy'))} {fmt_ci(a.get('accuracy_ci'))}",
                f"{fmt3(a.get('auc'))} {fmt_ci(a.get('auc_ci'))}"]
         for t in targets:
-            m = next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)),
-                     None)
+            m = tpr_at(a, t)
             if m is None:
                 row.append(st.DASH)
             elif m.get("measurable") is False:
@@ -902,7 +901,7 @@ def fpr_targets(attacks: list[dict]) -> list[float]:
 
 def tpr_cell(a: dict, t: float, negatives: str) -> str:
     """TPR at FPR t with its interval below, or why it cannot be measured."""
-    row = next((r for r in a.get("tpr_at_fpr") or [] if close(r.get("fpr_target"), t)), None)
+    row = tpr_at(a, t)
     if row is None:
         return st.DASH
     if row.get("measurable") is False:
@@ -922,3 +921,19 @@ def brief_name(label) -> str:
 
 def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def finite(x) -> bool:
+    """A real, finite number (not a bool): a value a report can print."""
+    return _finite(x)
+
+
+def finite_pair(v) -> bool:
+    """An interval: two finite numbers."""
+    return isinstance(v, (list, tuple)) and len(v) == 2 and all(_finite(x) for x in v)
+
+
+def policy_fpr(result: dict) -> float:
+    """The false-alarm rate of the verdict policy a result was judged by (1 % by default)."""
+    pol = (result.get("config") or {}).get("policy") or {}
+    return float(pol["fpr"]) if _finite(pol.get("fpr")) else 0.01

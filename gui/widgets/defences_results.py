@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.headline import tpr_at
 from gui.formatting import fpr_label, interval, is_number, number, pct
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import escape, rich_label
@@ -58,8 +59,7 @@ def risk_value(row: dict, metric: str, fpr: float | None) -> tuple[float | None,
     could not be measured)."""
     risk = row.get("risk") or {}
     if metric == "tpr":
-        entry = next((r for r in risk.get("tpr_at_fpr") or []
-                      if fpr is not None and abs(r.get("fpr", -1) - fpr) < 1e-12), None)
+        entry = tpr_at(risk, fpr) if fpr is not None else None
         if entry is None or not entry.get("measurable", True):
             return None, None
     else:

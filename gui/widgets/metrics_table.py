@@ -11,6 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from engine.audits.blocks import AttackEntry, BlockError
+from engine.headline import tpr_at
 from gui.formatting import fpr_label, interval, number, pct
 
 DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
@@ -35,10 +37,20 @@ TPR_TIP = ("Share of people present that the attacker spots while wrongly accusi
 def _fpr_targets(result: dict) -> list[float]:
     theory = (result.get("theory") or {}).get("optimal_attacker") or {}
     targets = [row["fpr"] for row in theory.get("tpr_at_fpr") or []]
-    for attack in result.get("attacks") or []:
-        targets += [row["fpr_target"] for row in attack.get("tpr_at_fpr") or []]
+    for entry in filter(None, map(_entry, result.get("attacks") or [])):
+        targets += [row.fpr for row in entry.tpr_at_fpr if row.fpr is not None]
     unique = sorted({round(t, 12) for t in targets})
     return unique or list(DEFAULT_FPR_TARGETS)
+
+
+def _entry(attack) -> AttackEntry | None:
+    """The typed entry, or None for one not of the app's form: results shown here passed
+    engine.audits.result.result_problem, and a hand-made one gets a row of dashes, not an
+    exception."""
+    try:
+        return AttackEntry.from_dict(attack)
+    except BlockError:
+        return None
 
 
 class MetricsTable(QTableWidget):
@@ -79,8 +91,13 @@ class MetricsTable(QTableWidget):
         if optimal:
             rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
         for attack in result.get("attacks") or []:
-            rows.append((attack.get("label") or attack.get("name", "attack"),
-                         self._attack_cells(attack, targets)))
+            entry = _entry(attack)
+            if entry is None:
+                rows.append((str(attack.get("label") or attack.get("name") or "attack")
+                             if isinstance(attack, dict) else "attack",
+                             ["—"] * (len(headers) - 1)))
+                continue
+            rows.append((entry.display_label, self._attack_cells(entry, targets)))
         self.setRowCount(len(rows))
         for r, (label, cells) in enumerate(rows):
             name_item = QTableWidgetItem(label)
@@ -106,31 +123,28 @@ class MetricsTable(QTableWidget):
 
     @staticmethod
     def _theory_cells(optimal: dict, targets: list[float]) -> list[str]:
-        by_fpr = {round(row["fpr"], 12): row["tpr"] for row in optimal.get("tpr_at_fpr") or []}
         cells = [number(optimal.get("auc")), pct(optimal.get("accuracy")),
                  pct(optimal.get("advantage"))]
-        cells += [pct(by_fpr.get(round(t, 12)), 2) for t in targets]
+        cells += [pct((tpr_at(optimal, t) or {}).get("tpr"), 2) for t in targets]
         cells.append("—")
         return cells
 
     @staticmethod
-    def _attack_cells(attack: dict, targets: list[float]) -> list[str]:
-        cells = [with_interval(attack.get("auc"), attack.get("auc_ci")),
-                 with_interval(attack.get("accuracy"), attack.get("accuracy_ci"), pct, _pct_bare),
-                 with_interval(attack.get("advantage"), attack.get("advantage_ci"), pct,
-                               _pct_bare)]
-        by_fpr = {round(row["fpr_target"], 12): row for row in attack.get("tpr_at_fpr") or []}
+    def _attack_cells(attack: AttackEntry, targets: list[float]) -> list[str]:
+        cells = [with_interval(attack.auc, attack.auc_ci),
+                 with_interval(attack.accuracy, attack.accuracy_ci, pct, _pct_bare),
+                 with_interval(attack.advantage, attack.advantage_ci, pct, _pct_bare)]
         for t in targets:
-            row = by_fpr.get(round(t, 12))
+            row = attack.tpr_at(t)
             if row is None:
                 cells.append("—")
-            elif not row.get("measurable", True):
-                cells.append(f"not measurable with\n{attack.get('n_negative', 0):,} non-members")
+            elif not row.measurable:
+                cells.append(f"not measurable with\n{attack.n_negative or 0:,} non-members")
             else:
-                cells.append(with_interval(row.get("tpr"), row.get("tpr_ci"), pct, _pct_bare))
-        bound = attack.get("epsilon_lower_bound") or {}
+                cells.append(with_interval(row.tpr, row.tpr_ci, pct, _pct_bare))
+        bound = attack.epsilon_lower_bound or {}
         text = number(bound.get("value"))
-        gdp = (attack.get("details") or {}).get("epsilon_lower_bound_gdp")
+        gdp = attack.details.get("epsilon_lower_bound_gdp")
         if gdp:  # tighter, but only valid because the noise is Gaussian: say so in the cell
             text += f"\n{number(gdp.get('value'))} (Gaussian-DP\nheuristic)"
         cells.append(text)

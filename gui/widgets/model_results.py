@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.audits.model import attribute_sentence
+from engine.headline import headline_of_result
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.defences_results import DefencesView
 from gui.widgets.metrics_table import MetricsTable
@@ -48,6 +49,14 @@ MAX_EXPOSED_ROWS = 500
 
 def _theory(result: dict | None) -> dict:
     return (result or {}).get("theory") or {}
+
+
+def _strongest_name(result: dict | None) -> str | None:
+    """The attack the result's one headline names (engine.headline: the verdict banner, the
+    summary and the report quote the same one); a result saved without a headline has it
+    rebuilt from its attacks."""
+    head = headline_of_result(result) if result else None
+    return head.name if head is not None else None
 
 
 def bound_curve(curve: dict, log: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +201,7 @@ class ModelGapView(QWidget):
             self.bound_label.setText("")
             self.class_label.setText("")
             self.class_table.setVisible(False)
-            self._strongest(theory)
+            self._strongest(result, theory)
             return
         text = (f"The model is right on <b>{pct(train)}</b> "
                 f"{interval(gap.get('train_accuracy_ci'), pct)} of its training records and "
@@ -208,18 +217,18 @@ class ModelGapView(QWidget):
         bound = theory.get("btta_bound") or {}
         statement = (bound.get("roc") or {}).get("statement")
         self.bound_label.setText(escape(statement) if statement else "")
-        self._strongest(theory)
+        self._strongest(result, theory)
         self._per_class(gap)
 
-    def _strongest(self, theory: dict) -> None:
+    def _strongest(self, result: dict, theory: dict) -> None:
         bound = theory.get("btta_bound") or {}
-        strongest = theory.get("strongest")
-        if strongest:
-            words = (f"Strongest attack: <b>{escape(strongest.get('label') or strongest.get('name'))}"
-                     f"</b>, AUC {number(strongest.get('auc'))}, right "
-                     f"{pct(strongest.get('accuracy'))} of the time")
+        head = headline_of_result(result)
+        if head is not None and head.found:
+            words = (f"Strongest attack: <b>{escape(head.label or head.name)}"
+                     f"</b>, AUC {number(head.auc)}, right "
+                     f"{pct(head.accuracy)} of the time")
             limit = bound.get("balanced_accuracy_bound")
-            acc = strongest.get("accuracy")
+            acc = head.accuracy
             if is_number(limit) and is_number(acc):
                 diff = acc - limit
                 words += (f" — {points(abs(diff))} {'above' if diff > 0 else 'below'} what the "
@@ -279,7 +288,7 @@ class PerClassAttackView(QWidget):
 
     def set_result(self, result: dict | None) -> None:
         attacks = [a for a in (result or {}).get("attacks") or [] if a.get("per_class")]
-        strongest = (_theory(result).get("strongest") or {}).get("name")
+        strongest = _strongest_name(result)
         attacks.sort(key=lambda a: a.get("name") != strongest)
         self._attacks = attacks
         self.attack_choice.blockSignals(True)
@@ -379,8 +388,11 @@ class ExposedMembersView(QWidget):
                                        "attack ran).")
             self.table.setVisible(False)
             return
-        strongest = _theory(result).get("strongest") or {}
-        attack = strongest.get("label") or records[0].get("attack") or "the strongest attack"
+        # The attack that ranked the records (the audit lists the headline attack's surest).
+        ranked_by = records[0].get("attack") or _strongest_name(result)
+        entry = next((a for a in result.get("attacks") or []
+                      if isinstance(a, dict) and a.get("name") == ranked_by), {})
+        attack = entry.get("label") or ranked_by or "the strongest attack"
         with_labels = any("label" in r for r in records)
         text = (f"The <b>{len(records):,} training records</b> that {escape(attack)} is surest "
                 f"were trained on, by row of the data (the header is row 1). Review these "

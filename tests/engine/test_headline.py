@@ -114,3 +114,17 @@ def test_location_summary_never_prints_a_rate_it_could_not_measure():
     assert not re.search(r"spots \d", result["summary"])
     assert any("could not be measured" in r for r in result["verdict"]["reasons"])
     assert result["verdict"]["headline"]["tpr"] is None
+
+
+def test_the_report_and_the_screen_read_rates_through_tpr_at():
+    """Issue 19 item 5: every table cell looks a rate up with :func:`tpr_at`, so a row keyed
+    ``fpr`` (theory's curves, a defence's risk) or ``fpr_target`` (an attack) is found the
+    same way everywhere; before, each place read one key name with its own tolerance and
+    printed a dash (or nothing) for the other."""
+    from engine.report.sections import theory_tpr, tpr_cell
+
+    attack_keyed_fpr = {"name": "a", "tpr_at_fpr": [{"fpr": 0.01, "tpr": 0.3,
+                                                      "tpr_ci": [0.2, 0.4]}]}
+    theory_keyed_target = {"tpr_at_fpr": [{"fpr_target": 0.01, "tpr": 0.4}]}
+    assert "30" in tpr_cell(attack_keyed_fpr, 0.01, "non-members")
+    assert theory_tpr(theory_keyed_target, 0.01) == 0.4

@@ -32,6 +32,11 @@ def test_training_path_fills_the_result(small_result):
     assert r["exposed_records"] and r["exposed_records"][0]["rank"] == 1
     assert "label" not in r["exposed_records"][0]           # values only when asked
     assert r["verdict"]["level"] in ("low", "medium", "high")
+    # One place names the strongest attack: the verdict's headline (issue 19 item 5); the
+    # exposed members are that attack's.
+    assert "strongest" not in r["theory"]
+    assert r["verdict"]["headline"]["name"] in names
+    assert r["exposed_records"][0]["attack"] == r["verdict"]["headline"]["name"]
 
 
 def test_same_config_same_numbers(small_result):

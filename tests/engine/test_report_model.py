@@ -92,8 +92,6 @@ def model_result(*, listed: bool = True, threat: str = "shadow") -> dict:
                                "train_accuracy_ci": [0.93, 0.97], "test_accuracy": P1,
                                "test_accuracy_ci": [0.50, 0.60], "gap": P0 - P1,
                                "per_class": per_class},
-        "strongest": {"name": "rmia_offline", "label": attacks[2]["label"],
-                      "auc": attacks[2]["auc"], "accuracy": attacks[2]["accuracy"]},
     }
     return {
         "schema_version": 1, "audit_type": "model", "name": cfg["name"], "seed": 7,
@@ -319,9 +317,6 @@ def test_loss_only_result_has_no_bound_and_says_why(tmp_path):
     theory["model"] = {"family": "external", "train_records": N, "test_records": N,
                        "classes": 6, "mean_loss_members": 0.25, "mean_loss_non_members": 1.5}
     result["attacks"] = result["attacks"][1:2]
-    theory["strongest"] = {"name": "metric_confidence", "label": result["attacks"][0]["label"],
-                           "auc": result["attacks"][0]["auc"],
-                           "accuracy": result["attacks"][0]["accuracy"]}
     flat = " ".join(pdf_text(result, tmp_path / "loss.pdf").split())
     assert "No generalization-gap bound" in flat and "0.250 / 1.50" in flat
     assert "sees its loss on the record" in flat
@@ -445,7 +440,7 @@ def test_defences_section_with_recommendation_chart_and_table(tmp_path):
 def test_defences_chart_draws_every_curve_the_limit_and_the_ring():
     from reportlab.graphics.shapes import Circle, Group, PolyLine
 
-    from engine.report.model import defences_chart
+    from engine.report.defences import defences_chart
 
     drawing, close_up, metric, missing = defences_chart(defences_theory())
     assert metric == "tpr" and missing == []
@@ -470,7 +465,7 @@ def test_no_defences_section_without_defences(full):
     flat = " ".join(text.split())
     assert "Defences: retraining" not in flat and "Privacy against utility" not in flat
     assert "Defences: the retrained models" not in flat
-    from engine.report.model import defences_section
+    from engine.report.defences import defences_section
 
     assert defences_section({"theory": {"defences": {"rows": []}}}) == []
     assert defences_section({"theory": {"defences": "broken"}}) == []
@@ -485,7 +480,7 @@ def test_defences_limit_not_met(tmp_path):
 
 
 def test_defences_tpr_not_measurable(tmp_path):
-    from engine.report.model import defences_chart
+    from engine.report.defences import defences_chart
 
     block = defences_theory(met=False)
     for row in block["rows"][2:4]:                  # two settings: TPR not measurable

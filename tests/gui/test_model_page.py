@@ -17,7 +17,7 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-import gui.pages.model_page as model_page
+import gui.pages.model_data_step as model_data_step
 from engine.audits.model import ModelConfig, demo_config
 from engine.data.tabular import TabularSchema
 from engine.project import load_project
@@ -394,7 +394,7 @@ def test_a_click_opens_a_drop_down_and_the_wheel_never_changes_a_role(page, qtbo
 
 def test_a_large_file_is_read_on_the_job_runner(page, qtbot, monkeypatch):
     """The window never freezes on a large CSV: its columns are read as a job."""
-    monkeypatch.setattr(model_page, "SYNC_BYTES", 0)
+    monkeypatch.setattr(model_data_step, "SYNC_BYTES", 0)
     page.choose_data_file(SAMPLE_DATA)
     assert page.data_status.text() == "Reading the file…"
     qtbot.waitUntil(lambda: bool(page.schema_editor.column_names()), timeout=30_000)

@@ -71,3 +71,35 @@ def test_loss_only_result_shows_mean_losses_instead_of_accuracies(view):
     text = view.gap_view.gap_label.text()
     assert "one loss per record" in text and "0.25" in text and "1.5" in text
     assert view.gap_view.bound_label.text() == ""
+
+
+def test_the_views_name_the_attack_of_the_verdicts_headline(view):
+    """Issue 19 item 5: the gap view and the per-class view read the one headline stored in
+    the verdict (not a second copy in ``theory``), so they name the attack the banner does."""
+    from engine.headline import headline
+    from engine.policy import VerdictPolicy
+
+    result = _with_per_class_and_attribute(model_result())
+    chosen = result["attacks"][1]
+    result["verdict"]["headline"] = headline([chosen], VerdictPolicy()).to_dict()
+    view.set_result(result)
+    short = chosen["label"].split(" (")[0]
+    assert view.per_class_view.attack_choice.currentText() == short
+    assert short in view.gap_view.strongest_label.text()
+    assert f"AUC {chosen['auc']:.3g}," in view.gap_view.strongest_label.text()
+
+
+def test_the_metrics_table_reads_typed_entries_and_dashes_a_damaged_one(qtbot):
+    """Issue 19 item 5: the table reads each attack as engine.audits.blocks.AttackEntry; an
+    entry not of the app's form (a rate written as text) is a row of dashes, where reading it
+    field by field raised inside the widget."""
+    from gui.widgets.metrics_table import MetricsTable
+
+    table = MetricsTable()
+    qtbot.addWidget(table)
+    result = model_result()
+    result["attacks"][0]["tpr_at_fpr"] = [{"fpr_target": "1 %", "tpr": 0.5}]
+    table.set_result(result)
+    assert table.rowCount() == 3
+    assert {table.cell_text(0, c) for c in range(1, table.columnCount())} == {"—"}
+    assert table.cell_text(2, 1).startswith("0.978")            # RMIA's AUC, typed
