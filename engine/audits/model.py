@@ -35,9 +35,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine.attacks.model import btta
+from engine.attacks.model import btta, metric
 from engine.attacks.model.base import ModelOutputs, evaluate, supervised_split
 from engine.attacks.model.label_only import generalization_gap
+from engine.auditing import evaluate_attack
 from engine.audits.config_fields import (
     as_bool,
     as_choice,
@@ -332,6 +333,20 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         entry["per_class"] = per_class_breakdown(o, member[evaluated].astype(bool), labels,
                                                  out.class_labels, config.confidence)
         attacks.append(entry)
+    ranked = {}
+    if out.evaluate_mask is not None:
+        # Supervised intake: the metrics also rank every record, threshold-free (issue 22
+        # item 2), so the rates at small false-positive rates have all the records' support.
+        metrics = ("confidence",) if out.loss_only else metric.RANKING_METRICS
+        for o in metric.ranking_outcomes(out.target, metrics):
+            cancel.check()
+            entry = evaluate_attack(o.name, o.label, o.scores, member, delta=0.0,
+                                    confidence=config.confidence,
+                                    fpr_targets=config.fpr_targets, details=o.details,
+                                    cancel=cancel)
+            entry["per_class"] = []
+            attacks.append(entry)
+            ranked[o.name] = o
     policy = config.policy
     # One headline (engine.headline): the verdict, the summary, the report and the results
     # page all quote the same attack and figures; a rate that is not measurable is never one.
@@ -340,11 +355,15 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     strongest = next((a for a in attacks if a["name"] == head.name), None)
     exposed = []
     if strongest is not None:
-        best_outcome = next(o for o in outcomes if o.name == strongest["name"])
-        full_scores = np.zeros(member.size)
-        full_scores[np.flatnonzero(evaluated)] = best_outcome.scores
-        best_outcome.scores = full_scores
-        exposed = exposed_members(config, out, best_outcome, evaluated.astype(bool))
+        if strongest["name"] in ranked:      # scored every record
+            exposed = exposed_members(config, out, ranked[strongest["name"]],
+                                      np.ones(member.size, dtype=bool))
+        else:
+            best_outcome = next(o for o in outcomes if o.name == strongest["name"])
+            full_scores = np.zeros(member.size)
+            full_scores[np.flatnonzero(evaluated)] = best_outcome.scores
+            best_outcome.scores = full_scores
+            exposed = exposed_members(config, out, best_outcome, evaluated.astype(bool))
     # The strongest attack is the verdict's headline (verdict.headline below); theory no
     # longer repeats it (issue 19 item 5: one place to read it).
     theory = {"model": out.model, "threat_model": out.threat}
@@ -404,7 +423,10 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     if out.threat == "supervised":
         warnings.append("No shadow predictions were given: the attacker is assumed to know "
                         "half of the members and non-members (paper 004 §4.3) and is measured "
-                        "on the other half.")
+                        "on the other half. The attacks marked 'every record, no threshold' "
+                        "rank all records by the model's outputs alone, so their curves and "
+                        "rates use every record; their accuracies choose a threshold on half "
+                        "of the records and count on the other half.")
     attachments = {}
     if with_defences:
         theory["defences"], attachments["tradeoff"] = run_defences(

@@ -57,7 +57,11 @@ def test_predictions_path_with_the_supervised_attacker(tmp_path):
                                  logits=logits)
     r = run(ModelConfig(source="predictions", predictions=str(path), prediction_kind="logits",
                         attacks=("btta", "confidence", "lira_online"))).to_dict()
-    assert [a["name"] for a in r["attacks"]] == ["btta", "metric_confidence"]
+    assert [a["name"] for a in r["attacks"]] == ["btta", "metric_confidence",
+                                                 "confidence_all_records",
+                                                 "entropy_all_records",
+                                                 "modified_entropy_all_records",
+                                                 "top1_all_records"]
     assert r["theory"]["threat_model"] == "supervised"
     conf = r["attacks"][1]
     assert conf["auc_ci"][0] > 0.5 and conf["n_positive"] + conf["n_negative"] < n
@@ -153,7 +157,7 @@ def test_loss_only_predictions_run_the_confidence_attack_alone(tmp_path):
     path = _loss_file(tmp_path)
     r = run(ModelConfig(source="predictions", predictions=str(path),
                         prediction_kind="loss")).to_dict()
-    assert [a["name"] for a in r["attacks"]] == ["metric_confidence"]
+    assert [a["name"] for a in r["attacks"]] == ["metric_confidence", "confidence_all_records"]
     assert r["attacks"][0]["auc_ci"][0] > 0.5
     assert "btta_bound" not in r["theory"] and "generalization_gap" not in r["theory"]
     m = r["theory"]["model"]
@@ -257,3 +261,38 @@ def test_classes_too_thin_for_their_own_thresholds_get_a_warning(tmp_path):
     r = run(ModelConfig(source="predictions", predictions=str(wide),
                         attacks=("confidence",))).to_dict()
     assert not any("No class has" in w or "same true class" in w for w in r["warnings"])
+
+
+def test_predictions_rank_every_record_so_small_rates_are_measurable(tmp_path):
+    """Issue 22 item 2: with 5,000 non-members the held-out half has 2,500 — too few for TPR
+    at 0.1 % FPR (it needs 3,000) — while the threshold-free rankings use all 5,000; their AUC
+    is the Mann–Whitney statistic of every record (ties counted half, as sklearn counts)."""
+    from sklearn.metrics import roc_auc_score
+
+    from engine.attacks.model.metric import metric_values
+    from engine.data.predictions import load_predictions_csv, write_predictions_csv
+    from engine.headline import tpr_at
+
+    g = np.random.default_rng(22)
+    n, k = 10_000, 3
+    labels = g.integers(0, k, n)
+    member = np.arange(n) % 2 == 0
+    probs = g.dirichlet(np.ones(k), n)
+    # A forest-like model: many members (and some others) get exactly 1.0 on their class.
+    sure = g.random(n) < np.where(member, 0.4, 0.1)
+    probs[sure] = 0.0
+    probs[sure, labels[sure]] = 1.0
+    path = write_predictions_csv(tmp_path / "forest.csv", labels=labels, member=member,
+                                 probs=probs)
+    r = run(ModelConfig(source="predictions", predictions=str(path),
+                        attacks=("confidence",))).to_dict()
+    held_out = next(a for a in r["attacks"] if a["name"] == "metric_confidence")
+    ranked = next(a for a in r["attacks"] if a["name"] == "confidence_all_records")
+    assert held_out["n_negative"] < 3_000 <= ranked["n_negative"] == n - member.sum()
+    assert not tpr_at(held_out, 0.001)["measurable"]
+    assert tpr_at(ranked, 0.001)["measurable"]
+    read_back = load_predictions_csv(path, kind="probabilities")
+    expected = roc_auc_score(read_back.member, metric_values(read_back.probs,
+                                                             read_back.labels, "confidence"))
+    assert ranked["auc"] == pytest.approx(expected, abs=1e-9)
+    assert ranked["details"]["scored_on"] == "every record"

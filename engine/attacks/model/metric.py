@@ -151,3 +151,35 @@ def run(target: ModelOutputs, shadow: ModelOutputs, metrics=METRICS, *,
     return [attack(target, fit_thresholds(shadow, m, class_dependent=class_dependent,
                                           min_class_records=min_class_records))
             for m in metrics]
+
+
+# --------------------------------------------------------------------------- every record
+# With a predictions file and no shadow predictions, the supervised attacks learn their
+# thresholds on half of the records and are measured on the other half, so their rates at
+# small false-positive rates are often not measurable. A metric itself needs no threshold to
+# rank records: its ROC, AUC and TPR at each FPR can be measured on *every* record (issue 22
+# item 2). Loss and confidence rank records the same way (loss = −log F_y), so one stands for
+# both.
+RANKING_METRICS = ("confidence", "entropy", "modified_entropy", "top1")
+RANKING_LABELS = {
+    "confidence": "Confidence in the true class (the loss ranks the same), every record, "
+                  "no threshold",
+    "entropy": "Prediction entropy, every record, no threshold",
+    "modified_entropy": "Modified entropy, every record, no threshold",
+    "top1": "Top-1 confidence, every record, no threshold",
+}
+RANKING_SUFFIX = "_all_records"
+
+
+def ranking_outcomes(target: ModelOutputs, metrics=RANKING_METRICS) -> list[AttackOutcome]:
+    """One threshold-free outcome per metric, its raw value on every record (higher =
+    member). Ties — a random forest's many outputs of exactly 1.0 — stay tied: the ROC takes
+    them as one step, never in an order that flatters the attack. The threshold is +∞ (no
+    record is called a member by a rule): accuracy and the ε bound are measured by choosing a
+    threshold on one half of the records and counting on the other (engine.auditing)."""
+    return [AttackOutcome(metric + RANKING_SUFFIX, RANKING_LABELS[metric],
+                          metric_values(target.probs, target.labels, metric),
+                          threshold=float("inf"),
+                          details={"metric": metric, "scored_on": "every record",
+                                   "threshold": "none (a ranking)"})
+            for metric in metrics]
