@@ -27,6 +27,7 @@ from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, opti
 from engine.auditing import evaluate_attack, gdp_heuristic_epsilon_lower_bound
 from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
 from engine.audits.result import AuditResult, software_versions
+from engine.config_file import read_config_file
 from engine.data.errors import InputError
 from engine.games.membership import MechanismGame, play
 from engine.headline import headline
@@ -470,6 +471,4 @@ SAMPLE_CONFIG = Path(__file__).resolve().parents[2] / "resources" / "configs" / 
 def demo_config() -> MechanismConfig:
     """The bundled example (resources/configs/mechanism_demo.toml): Laplace counts, ε = 1 per
     observation, 10 observations per person. The GUI's sample audit reads the same file."""
-    from engine.project import read_config_file
-
     return MechanismConfig.from_dict(read_config_file(SAMPLE_CONFIG), str(SAMPLE_CONFIG))

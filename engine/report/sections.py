@@ -35,8 +35,8 @@ from reportlab.platypus import (
 )
 
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
+from engine.config_file import config_to_toml
 from engine.next_steps import next_steps
-from engine.project import config_to_toml
 from engine.report import styles as st
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
 
@@ -233,6 +233,15 @@ class AuditSections:
     def describe_attack(self, attack: dict) -> str:
         """One plain sentence (markup) on how ``attack`` decides, for section 4; "" for none."""
         return ""
+
+    def method_common(self, result: dict) -> list[Flowable]:
+        """Section 4's measurement, shared by the membership games; an audit whose game is
+        another (aggregates: attribute inference) brings its own."""
+        return method_common(result, self.describe_attack)
+
+    def results(self, result: dict) -> list[Flowable]:
+        """Section 5, the measured attacks."""
+        return results(result)
 
     def theory(self, result: dict) -> list[Flowable]:
         return [para("This audit type has no exact differential-privacy theory to compare with; "
