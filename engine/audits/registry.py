@@ -46,6 +46,7 @@ class AuditType:
     name: str                   # the ``audit_type`` key of configs, results and projects
     title: str                  # the home page card's title
     question: str               # ... and the question it answers, in the officer's words
+    report_title: str           # the report cover's subtitle
     config: type                # Config class: from_dict(d, source), to_dict(), audit_type
     run: Callable               # run(config, *, progress, cancel) -> AuditResult
     demo: Callable[[], Any]     # the bundled example's Config
@@ -66,6 +67,7 @@ class AuditType:
 AUDIT_TYPES: dict[str, AuditType] = {entry.name: entry for entry in (
     AuditType(
         "mechanism", "DP mechanism", "What does this ε really allow an attacker to do?",
+        report_title="Differential-privacy mechanism audit",
         config=mechanism.MechanismConfig, run=mechanism.run, demo=mechanism.demo_config,
         estimate="engine.estimates.mechanism:estimate",
         calibration="engine.estimates.calibration:MECHANISM",
@@ -73,6 +75,7 @@ AUDIT_TYPES: dict[str, AuditType] = {entry.name: entry for entry in (
     AuditType(
         "location", "Location data",
         "Can someone tell whether a person is in these counts of people per place and hour?",
+        report_title="Location-aggregate membership audit",
         config=location.LocationConfig, run=location.run, demo=location.demo_config,
         estimate="engine.estimates.location:estimate",
         calibration="engine.estimates.calibration:LOCATION",
@@ -80,12 +83,14 @@ AUDIT_TYPES: dict[str, AuditType] = {entry.name: entry for entry in (
     AuditType(
         "aggregates", "Count tables",
         "Will this count table let someone learn a person's attribute?",
+        report_title="Aggregate-statistics attribute-inference audit",
         config=aggregates.AggregatesConfig, run=aggregates.run, demo=aggregates.demo_config,
         estimate="engine.estimates.aggregates:estimate",
         calibration="engine.estimates.calibration:AGGREGATES",
         report_sections="engine.report.aggregates:AggregatesSections"),
     AuditType(
         "model", "Machine-learning model", "Does this model reveal who it was trained on?",
+        report_title="Machine-learning model membership audit",
         config=model.ModelConfig, run=model.run, demo=model.demo_config,
         estimate="engine.estimates.model:estimate",
         calibration="engine.estimates.calibration:MODEL",

@@ -34,6 +34,7 @@ from reportlab.platypus import (
     XPreformatted,
 )
 
+from engine.audits.registry import AUDIT_TYPES
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
 from engine.config_file import config_to_toml
 from engine.next_steps import next_steps
@@ -54,13 +55,6 @@ SECTION_TITLES = (
     "Exposed records",
     "Reproducibility appendix",
 )
-
-AUDIT_TYPE_TITLES = {
-    "mechanism": "Differential-privacy mechanism audit",
-    "location": "Location-aggregate membership audit",
-    "aggregates": "Aggregate-statistics attribute-inference audit",
-    "model": "Machine-learning model membership audit",
-}
 
 LEVEL_SHADES = {  # fill, text colour: reads in black and white (text says it too)
     "high": (colors.Color(0.12, 0.12, 0.12), colors.white),
@@ -392,11 +386,13 @@ def verdict_badge(level: str, width: float = TEXT_WIDTH, height: float = 92) -> 
 
 def cover(result: dict) -> list[Flowable]:
     audit_type = str(result.get("audit_type") or "")
+    entry = AUDIT_TYPES.get(audit_type)
     verdict = result.get("verdict") or {}
     out: list[Flowable] = [
         Spacer(1, 1.2 * cm),
         para("Privacy risk audit report", "title"),
-        para(markup(AUDIT_TYPE_TITLES.get(audit_type, f"{audit_type} audit")), "subtitle"),
+        para(markup(entry.report_title if entry is not None else f"{audit_type} audit"),
+             "subtitle"),
         para(markup(result.get("name") or "Unnamed audit"), "name"),
         para(f"Audit run on {markup(fmt_date(result.get('created')))}", "body"),
         Spacer(1, 0.8 * cm),
