@@ -191,7 +191,7 @@ def epsilon_from_scale(mechanism: str, scale: float, delta: float, sensitivity: 
     return hi
 
 
-def _tradeoff_summary(tradeoff, fpr_targets) -> dict:
+def tradeoff_summary(tradeoff, fpr_targets) -> dict:
     fpr, tpr = tradeoff.roc_points(512)
     return {
         "statistic": tradeoff.statistic,
@@ -344,11 +344,11 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
     cancel.check()
     progress(0.06, "Computing the optimal attacker exactly")
     optimal = mechanism_tradeoff(config.mechanism, scale, sens, k, cancel=cancel)
-    theory_opt = _tradeoff_summary(optimal, fpr_targets)
+    theory_opt = tradeoff_summary(optimal, fpr_targets)
     cancel.check()
     worst = None
     if config.mechanism not in GAUSSIAN_FAMILY:
-        worst = _tradeoff_summary(pure_dp_worst_case_tradeoff(epsilon0, k), fpr_targets)
+        worst = tradeoff_summary(pure_dp_worst_case_tradeoff(epsilon0, k), fpr_targets)
     eps_total = float(composed.epsilon)
     region_fpr = np.unique(np.r_[0.0, np.geomspace(1e-6, 1.0, 300)])
     dp_region = {"epsilon": eps_total, "delta": delta, "fpr": region_fpr.tolist(),

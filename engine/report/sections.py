@@ -38,7 +38,9 @@ from engine.audits.registry import AUDIT_TYPES
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
 from engine.config_file import config_to_toml
 from engine.next_steps import next_steps
+from engine.numbers import distinguishing_digits
 from engine.report import styles as st
+from engine.report.charts import roc_chart, short_label
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
 
 TEXT_WIDTH = 17 * cm                      # A4 (21 cm) minus two 2 cm margins
@@ -593,8 +595,6 @@ def baselines_table(result: dict) -> list[Flowable]:
 
 
 def results(result: dict) -> list[Flowable]:
-    from engine.report.charts import roc_chart
-
     attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     if not attacks:
         out: list[Flowable] = [heading(5),
@@ -702,8 +702,6 @@ def reproducibility(result: dict) -> list[Flowable]:
 
 def short_attack_label(a: dict) -> str:
     """An attack's label without its citation, for table headers and legends."""
-    from engine.report.charts import short_label
-
     return short_label(str(a.get("label") or a.get("name") or "attack"))
 
 
@@ -725,8 +723,6 @@ def accounting_table(th: dict, *, k_sym: str = "k", over: str = "k observations"
     """The composed ε: headline value, the accountant's bracket and the other ways of adding
     it up. ``k_sym`` names the number of compositions (k observations, E epochs), ``over`` says
     what is composed in words, ``count_note`` gives that number in the headline row's note."""
-    from engine.numbers import distinguishing_digits
-
     comp = th.get("composed") or {}
     delta = comp.get("delta", th.get("delta"))
     if count_note is None:
