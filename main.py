@@ -64,8 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sample", choices=["mechanism", "location", "aggregates", "model"],
-                        help="open the app with the bundled sample audit loaded")
+    # The name is checked against the audit registry in main() (no list here to keep in step).
+    parser.add_argument("--sample", metavar="NAME",
+                        help="open the app with the bundled sample audit of that audit type "
+                             "loaded, e.g. mechanism")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{run,demo}", prog=prog)
     run_p = sub.add_parser("run", help="run an audit from a TOML config, headless")
@@ -222,6 +224,12 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     if args.command is None:
+        if args.sample is not None:
+            from engine.audits.registry import AUDIT_TYPES
+            if args.sample not in AUDIT_TYPES:
+                print(f"error: there is no sample audit called {args.sample!r}; choose one of "
+                      f"{', '.join(AUDIT_TYPES)}.", file=sys.stderr)
+                return 2
         from gui.app import main as gui_main
         return gui_main(argv, open_sample=args.sample, open_path=project_path)
 

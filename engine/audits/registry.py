@@ -15,7 +15,7 @@ sections live in layers *above* this one (the estimates and the report dispatch 
 table, so the registry cannot import them without a circle; the report also pulls in
 reportlab, which the app loads only when a report is written). Those three are named as
 ``"module:attribute"`` strings and loaded by one function, :func:`load`, when first asked
-for; ``tests/engine/test_registry.py`` resolves every one of them, so a misspelt name fails a
+for; ``tests/engine/test_registry_toy.py`` resolves every one of them, so a misspelt name fails a
 test rather than a run.
 """
 

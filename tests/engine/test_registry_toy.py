@@ -35,6 +35,16 @@ def toy(monkeypatch):
     return TOY
 
 
+@pytest.fixture
+def cli(monkeypatch, tmp_path):
+    """main.main in this process (so the toy's entry, patched in, is seen), without making the
+    session's private temp folder the default for the tests that follow."""
+    import main
+
+    monkeypatch.setattr("engine.private_tmp.use_private_tmp", lambda: tmp_path)
+    return main.main
+
+
 def pdf_text(path) -> str:
     assert path.read_bytes()[:5] == b"%PDF-"
     if PdfReader is None:  # pragma: no cover
@@ -76,21 +86,19 @@ def test_toy_audit_type_is_refused_without_its_entry():
         config_from_dict({"audit_type": "toy"}, "toy.toml")
 
 
-def test_toy_audit_type_runs_from_the_command_line_with_its_report(toy, tmp_path):
-    import main
-
+def test_toy_audit_type_runs_from_the_command_line_with_its_report(toy, cli, tmp_path):
     config_path = tmp_path / "toy.toml"
     config_path.write_text('audit_type = "toy"\nname = "Tossed"\ncoins = 30\n', encoding="utf-8")
     assert load_config(config_path) == toy_audit.ToyConfig(name="Tossed", coins=30)
     out = tmp_path / "run"
-    assert main.main(["run", str(config_path), "--out", str(out), "--quiet"]) == 0
+    assert cli(["run", str(config_path), "--out", str(out), "--quiet"]) == 0
     result = json.loads((out / "result.json").read_text(encoding="utf-8"))
     assert result["audit_type"] == "toy" and result["theory"]["coins"] == 30
     text = pdf_text(out / "report.pdf")
     assert "Toy coin-toss audit" in text                  # the cover, from the entry
     assert "Toy theory: a fair coin came up heads" in text  # section 6, from its sections
 
-    assert main.main(["demo", "toy", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
+    assert cli(["demo", "toy", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
     demo = json.loads((tmp_path / "demo" / "result.json").read_text(encoding="utf-8"))
     assert demo["name"] == "Toy demo" and demo["theory"]["coins"] == 50
 
@@ -103,3 +111,15 @@ def test_toy_audit_type_saves_and_opens_as_a_project(toy, tmp_path):
     assert project.audit_type == "toy" and project.config_problem is None
     assert project.result_problem is None
     assert project.result["theory"] == result["theory"]
+
+
+def test_command_line_checks_demo_and_sample_names_against_the_registry(cli, tmp_path,
+                                                                         capsys):
+    """main.py keeps no list of audit types: an unknown name is refused in one sentence that
+    names the registry's types (exit 2), before anything runs or the app opens."""
+    assert cli(["demo", "coins", "--out", str(tmp_path / "d")]) == 2
+    assert cli(["--sample", "coins"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown demo 'coins'; choose one of mechanism, location, aggregates, model." in err
+    assert "no sample audit called 'coins'; choose one of mechanism, location" in err
+    assert not (tmp_path / "d").exists()
