@@ -67,8 +67,8 @@ def _child() -> None:
     config_dict = json.loads(sys.stdin.read())
     import torch  # noqa: F401 - the app has it loaded before any run
 
-    from engine.audits.registry import AUDIT_TYPES, config_from_dict, run_audit
-    AUDIT_TYPES[config_dict["audit_type"]].load()
+    # The registry imports every audit module, so they are loaded before the baseline too.
+    from engine.audits.registry import config_from_dict, run_audit
     config = config_from_dict(config_dict, "bench")
     baseline = _rss_bytes()
     t0 = time.perf_counter()

@@ -1,6 +1,9 @@
-"""Config files (TOML) and project files (versioned JSON): reading, validating, writing.
+"""Project files (versioned JSON): reading, validating, writing; and a config file read into
+its audit's Config (:func:`load_config`).
 
-Never pickle: a project file from a colleague must not be able to run code on this workstation.
+Above the audit registry (it checks a project's settings with the audit's own reader) and
+below the GUI; reading and writing the TOML itself is :mod:`engine.config_file`, which the
+audits use too. Never pickle: a project file from a colleague must not be able to run code on this workstation.
 """
 
 from __future__ import annotations
@@ -8,12 +11,16 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
-import math
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.atomic_write import atomic_path, copy_file
+from engine.audits.registry import AUDIT_TYPES, config_from_dict
+from engine.audits.result import result_problem
+
+# Re-exported: callers that handle projects and config files together import both from here.
+from engine.config_file import config_to_toml as config_to_toml
+from engine.config_file import read_config_file
 from engine.data.errors import InputError
 from engine.data.paths import require_regular_file, resolve_path
 from engine.data.text_input import read_text
@@ -22,96 +29,9 @@ PROJECT_SCHEMA_VERSION = 1
 PROJECT_SUFFIX = ".praudit.json"
 
 
-def read_config_file(path) -> dict:
-    """Read a TOML (or JSON) config file into a dict; InputError names the file and line."""
-    p = resolve_path(path)
-    text = read_text(p, kind="config file", save_as="UTF-8 TOML",
-                     missing="file not found. Check the path, or create a config from "
-                             "resources/configs/mechanism_demo.toml.").text
-    if p.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{p}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                             f"{exc.msg}.", source=str(p)) from None
-        except RecursionError:
-            raise InputError(f"{p}: its lists or tables are nested too deeply to be a config; "
-                             f"write the config as flat keys and values.", source=str(p)
-                             ) from None
-    else:
-        try:
-            data = tomllib.loads(text)
-        except RecursionError:
-            raise InputError(f"{p}: its lists or tables are nested too deeply to be a config; "
-                             f"write the config as flat keys and values.", source=str(p)
-                             ) from None
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"{p}: invalid TOML: {exc}. Fix that line (strings need quotes, "
-                             "e.g. mechanism = \"laplace\").", source=str(p)) from None
-    if not isinstance(data, dict):
-        raise InputError(f"{p}: the config must be a table of keys and values.", source=str(p))
-    return data
-
-
 def load_config(path):
     """Read and validate a config file into the right Config dataclass."""
-    from engine.audits.registry import config_from_dict
-
     return config_from_dict(read_config_file(path), source=str(path))
-
-
-def config_to_toml(config: dict) -> str:
-    """A config dict as TOML, so it can be saved as CONFIG.toml and run again.
-
-    A small writer is enough for audit configs: flat keys and lists, one level of ``[tables]``,
-    and deeper tables (a microdata schema, release options) as inline tables, a list of them
-    one per line. ``None`` has no TOML form: a comment ("not set") at the top level, left out
-    inside inline tables.
-    """
-    lines: list[str] = []
-    tables = []
-    for k, v in config.items():
-        if isinstance(v, dict):
-            tables.append((k, v))
-        else:
-            lines.append(_toml_line(k, v))
-    for name, table in tables:
-        lines += ["", f"[{_toml_key(name)}]"]
-        lines += [_toml_line(k, v) for k, v in table.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _toml_key(k: str) -> str:
-    ok = k and all(c.isalnum() or c in "_-" for c in k) and k.isascii()
-    return k if ok else json.dumps(k, ensure_ascii=False)
-
-
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, dict):
-        inner = ", ".join(f"{_toml_key(str(k))} = {_toml_value(x)}" for k, x in v.items()
-                          if x is not None)
-        return "{ " + inner + " }" if inner else "{}"
-    if isinstance(v, (list, tuple)):
-        if any(isinstance(x, dict) for x in v):      # one inline table per line
-            return "[\n" + "".join(f"  {_toml_value(x)},\n" for x in v) + "]"
-        return "[" + ", ".join(_toml_value(x) for x in v if x is not None) + "]"
-    return json.dumps(str(v), ensure_ascii=False)  # JSON string escaping is valid TOML
-
-
-def _toml_line(k: str, v) -> str:
-    if v is None:
-        return f"# {k} not set"
-    return f"{_toml_key(k)} = {_toml_value(v)}"
 
 
 @dataclass
@@ -226,8 +146,6 @@ def load_project(path) -> Project:
     project = Project(**{k: v for k, v in data.items() if k in known})
     project.config_problem = config_problem
     if project.result is not None:
-        from engine.audits.result import result_problem
-
         project.result_problem = result_problem(project.result, project.audit_type)
     return project
 
@@ -265,13 +183,11 @@ def _check_config_block(p: Path, audit_type: str, config: dict) -> InputError | 
     form that was not finished (``AuditPage.config_for_saving``): it is returned, so the
     project opens with the form as typed and that sentence beside the field.
     """
-    from engine.audits.registry import AUDIT_TYPES, config_from_dict
-
     def damaged(key: str, what: str) -> InputError:
         return InputError(f"{p}: is damaged — its setting '{key}' {what}; open the last good "
                           "version of the project, or start a new one.", source=str(p), key=key)
 
-    if audit_type not in AUDIT_TYPES or not AUDIT_TYPES[audit_type].available:
+    if audit_type not in AUDIT_TYPES:
         raise InputError(f"{p}: is a '{audit_type[:40]}' audit, which this version of the app "
                          "cannot open; open it with the version of the app that saved it.",
                          source=str(p), key="audit_type")

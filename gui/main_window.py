@@ -55,12 +55,12 @@ class MainWindow(QMainWindow):
         self._project_paths: dict[str, str | None] = {}     # project file per audit type
 
         self.stack = QStackedWidget()
-        self.home_page = HomePage(available_pages=AUDIT_PAGES)
+        self.home_page = HomePage(available_pages=[entry.name for entry in AUDIT_PAGES])
         self.stack.addWidget(self.home_page)
-        self.audit_pages: dict[str, AuditPage] = {}
-        for audit_type, page_class in AUDIT_PAGES.items():
+        self.audit_pages: dict[str, AuditPage] = {}    # by the registry entry's name
+        for entry, page_class in AUDIT_PAGES.items():
             page = page_class(self.runner)
-            self.audit_pages[audit_type] = page
+            self.audit_pages[entry.name] = page
             self.stack.addWidget(page)
             page.home_requested.connect(self.show_home)
             page.result_ready.connect(lambda _result, p=page: self._autosave(p))

@@ -223,6 +223,9 @@ class _Model:
         self.solves = 0
 
     def _solve(self, model, time_limit: float, cancel: CancelToken):
+        # Not at module level: engine.attacks.aggregates imports this package's queries, so
+        # the package would import itself back (docs/dev/layers.md, "Not in the contract
+        # yet"); moving the solver below both packages removes this import.
         from engine.attacks.aggregates.solver import solve
 
         self.solves += 1

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from engine.data.census import RACES
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
 from engine.data.text_input import (
@@ -538,8 +539,6 @@ def census_p_tables(domain: Domain, age_col: str = "age", sex_col: str = "sex",
     # The Census letters: A–G for the seven OMB race categories in their order, H and I for
     # the Hispanic tables — kept when a dataset has only some of the races, so "P12D" is the
     # Asian table in every audit; with other race labels, letters follow the domain's order.
-    from engine.data.census import RACES
-
     standard = all(lab in RACES for lab in domain.labels[r])
     letters = iter("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     for k, lab in enumerate(domain.labels[r]):

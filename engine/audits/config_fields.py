@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from engine.data.errors import InputError
+from engine.policy import VerdictPolicy
 
 
 def reject_unknown_keys(cls, d: dict, source: str, extra_allowed: tuple[str, ...] = ()) -> None:
@@ -96,8 +97,6 @@ def begin_from_dict(cls, d: dict, source: str) -> dict:
 def common_fields(d: dict, source: str) -> dict:
     """The keys every audit config has: schema_version, name, confidence, fpr_targets, seed
     and the verdict policy, validated the same way everywhere."""
-    from engine.policy import VerdictPolicy
-
     v: dict = {}
     if "schema_version" in d:
         sv = as_number(source, "schema_version", d["schema_version"], integer=True)

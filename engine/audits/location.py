@@ -22,7 +22,7 @@ counts of people per place and hour?" (paper 000).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +45,7 @@ from engine.audits.config_fields import (
     begin_from_dict,
     common_fields,
 )
+from engine.audits.mechanism import tradeoff_summary
 from engine.audits.result import (
     REDACTED,
     AuditResult,
@@ -53,8 +54,16 @@ from engine.audits.result import (
     software_versions,
 )
 from engine.compute import ComputeSettings, run_units
+from engine.data.city import generate_city
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
+from engine.data.traces import (
+    clip_per_epoch,
+    find_user,
+    load_release_csv,
+    load_traces_csv,
+    validate_audit_sizes,
+)
 from engine.games.location import AggregateSet, CellPool, play
 from engine.headline import headline, not_measurable_sentence, tpr_at
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
@@ -232,9 +241,6 @@ class LocationConfig:
 def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                     cancel: CancelToken = NEVER):
     """(traces, inputs) for the config: the user's CSV or the seeded synthetic city."""
-    from engine.data.city import generate_city
-    from engine.data.traces import load_traces_csv
-
     if config.traces:
         path = resolve_path(config.traces)
         traces = load_traces_csv(path, user_col=config.user_col, site_col=config.site_col,
@@ -248,8 +254,6 @@ def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
 
 def load_published(config: LocationConfig, traces) -> tuple[np.ndarray, dict]:
     """(flat E·S values, input record) of the published release, on the traces' grid."""
-    from engine.data.traces import load_release_csv
-
     path = resolve_path(config.release)
     values, _, _ = load_release_csv(path, sites=traces.site_labels, epochs=traces.epoch_labels,
                                     integer_counts=config.mechanism in ("none",
@@ -282,8 +286,6 @@ def cell_noise_scale(config: LocationConfig) -> float | None:
 
 def choose_target(config: LocationConfig, traces, clipped: sp.csr_matrix,
                   g: np.random.Generator) -> int:
-    from engine.data.traces import find_user
-
     k = clipped.getnnz(axis=1)
     if config.target == "id":
         return find_user(traces, config.target_id)
@@ -389,8 +391,6 @@ def split_published(outcomes, scenario: Scenario):
 def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
                 progress: Progress, cancel: CancelToken):
     """AttackOutcome per requested attack name, in the config's order."""
-    from dataclasses import replace
-
     data = scenario.data
     outs = []
     for i, name in enumerate(names):
@@ -433,8 +433,6 @@ def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
 def theory_for(config: LocationConfig, scale: float | None, k: int, k_epochs: int,
                fpr_targets) -> dict:
     """What DP permits and the exact optimum, for a target with k positive observations."""
-    from engine.audits.mechanism import _tradeoff_summary
-
     if scale is None:
         return {"mechanism": "none", "observations": k, "epochs": k_epochs,
                 "note": "No noise: nothing bounds the attacker; with exact knowledge of the "
@@ -449,7 +447,7 @@ def theory_for(config: LocationConfig, scale: float | None, k: int, k_epochs: in
     eps_total = float(composed.epsilon)
     worst = None
     if mech not in GAUSSIAN_FAMILY:
-        worst = _tradeoff_summary(pure_dp_worst_case_tradeoff(config.epsilon, k_epochs),
+        worst = tradeoff_summary(pure_dp_worst_case_tradeoff(config.epsilon, k_epochs),
                                   fpr_targets)
     region_fpr = np.unique(np.r_[0.0, np.geomspace(1e-6, 1.0, 300)])
     return {
@@ -458,7 +456,7 @@ def theory_for(config: LocationConfig, scale: float | None, k: int, k_epochs: in
         "epsilon_per_epoch": config.epsilon, "delta": config.delta,
         "clip_per_epoch": config.clip_per_epoch, "observations": k, "epochs": k_epochs,
         "composed": composed.to_dict(), "epsilon_total": eps_total,
-        "optimal_attacker": _tradeoff_summary(optimal, fpr_targets),
+        "optimal_attacker": tradeoff_summary(optimal, fpr_targets),
         "worst_case_dp": worst,
         "dp_region": {"epsilon": eps_total, "delta": config.delta, "fpr": region_fpr.tolist(),
                       "tpr_upper": np.asarray(dp_region_tpr_upper(region_fpr, eps_total,
@@ -585,8 +583,6 @@ def check_aggregate_size(config: LocationConfig, aux_size: int, release_size: in
 def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """Run the whole location audit (see module docstring)."""
-    from engine.data.traces import clip_per_epoch, validate_audit_sizes
-
     if not isinstance(config, LocationConfig):
         raise TypeError("run() needs a LocationConfig")
     config.validate()

@@ -27,6 +27,7 @@ from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, opti
 from engine.auditing import evaluate_attack, gdp_heuristic_epsilon_lower_bound
 from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
 from engine.audits.result import AuditResult, software_versions
+from engine.config_file import read_config_file
 from engine.data.errors import InputError
 from engine.games.membership import MechanismGame, play
 from engine.headline import headline
@@ -190,7 +191,7 @@ def epsilon_from_scale(mechanism: str, scale: float, delta: float, sensitivity: 
     return hi
 
 
-def _tradeoff_summary(tradeoff, fpr_targets) -> dict:
+def tradeoff_summary(tradeoff, fpr_targets) -> dict:
     fpr, tpr = tradeoff.roc_points(512)
     return {
         "statistic": tradeoff.statistic,
@@ -343,11 +344,11 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
     cancel.check()
     progress(0.06, "Computing the optimal attacker exactly")
     optimal = mechanism_tradeoff(config.mechanism, scale, sens, k, cancel=cancel)
-    theory_opt = _tradeoff_summary(optimal, fpr_targets)
+    theory_opt = tradeoff_summary(optimal, fpr_targets)
     cancel.check()
     worst = None
     if config.mechanism not in GAUSSIAN_FAMILY:
-        worst = _tradeoff_summary(pure_dp_worst_case_tradeoff(epsilon0, k), fpr_targets)
+        worst = tradeoff_summary(pure_dp_worst_case_tradeoff(epsilon0, k), fpr_targets)
     eps_total = float(composed.epsilon)
     region_fpr = np.unique(np.r_[0.0, np.geomspace(1e-6, 1.0, 300)])
     dp_region = {"epsilon": eps_total, "delta": delta, "fpr": region_fpr.tolist(),
@@ -470,6 +471,4 @@ SAMPLE_CONFIG = Path(__file__).resolve().parents[2] / "resources" / "configs" / 
 def demo_config() -> MechanismConfig:
     """The bundled example (resources/configs/mechanism_demo.toml): Laplace counts, ε = 1 per
     observation, 10 observations per person. The GUI's sample audit reads the same file."""
-    from engine.project import read_config_file
-
     return MechanismConfig.from_dict(read_config_file(SAMPLE_CONFIG), str(SAMPLE_CONFIG))

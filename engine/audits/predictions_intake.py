@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.attacks.model.metric import MIN_CLASS_RECORDS
 from engine.audits.result import input_entry
 from engine.data.errors import InputError
 
@@ -73,9 +74,6 @@ def check_sizes(pred, path, *, has_shadow: bool, known_fraction: float) -> None:
     need = smallest_split_count(known_fraction)
     if members >= need and others >= need:
         return
-    # Imported only to word the refusal: it brings scipy.special (a second on a busy machine).
-    from engine.attacks.model.metric import MIN_CLASS_RECORDS
-
     per_class = int(np.ceil(MIN_CLASS_RECORDS / known_fraction))
     classes = pred.n_classes
     raise InputError(
@@ -97,8 +95,6 @@ def class_warnings(pred, path, shadow_labels, shadow_member, attacks,
     reduce to their one-threshold forms: one class only, or no class with enough attacker
     records for a threshold of its own (module docstring). ``shadow_path``: the shadow
     predictions' file, None when the attacker's records are half of ``path``'s."""
-    from engine.attacks.model.metric import MIN_CLASS_RECORDS
-
     per_class = [a for a in attacks if a in PER_CLASS_ATTACKS]
     name = Path(str(path)).name
     present = np.unique(pred.labels)

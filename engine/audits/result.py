@@ -5,15 +5,21 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import hashlib
+import importlib.metadata as md
 import json
 import math
 import platform
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from engine import __version__
+from engine.atomic_write import write_text
 from engine.audits.blocks import AttackEntry, BlockError
+from engine.data.paths import open_regular_file, resolve_path
+from engine.data.text_input import read_notes
 
 RESULT_SCHEMA_VERSION = 1
 # What result.json holds in place of anything that describes a person the user did not ask to
@@ -34,8 +40,6 @@ def file_sha256(path) -> str:
     """SHA-256 of a file, streamed in 1 MiB blocks (never read whole into memory); only a
     regular file, and no further than its size when opened (engine.data.paths: a stream put
     under the name after the loader read it neither hangs nor runs forever)."""
-    from engine.data.paths import open_regular_file, resolve_path
-
     h = hashlib.sha256()
     fh, left = open_regular_file(resolve_path(path))
     with fh:
@@ -50,8 +54,6 @@ def file_sha256(path) -> str:
 
 def software_versions(device: str) -> dict:
     """What produced the numbers: app, Python, the numeric libraries, the device."""
-    from engine import __version__
-
     out = {"app": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "device": device}
     try:
@@ -59,7 +61,6 @@ def software_versions(device: str) -> dict:
         out["scipy"] = scipy.__version__
     except ImportError:  # pragma: no cover
         pass
-    import importlib.metadata as md
     for dist in ("torch", "dp-accounting"):
         try:
             out[dist.replace("-", "_")] = md.version(dist)
@@ -72,8 +73,6 @@ def input_entry(path, *, rows: int | None = None, role: str | None = None) -> di
     """One ``inputs`` record of result.json: the file, its SHA-256, its rows and role, and —
     when reading it needed an assumption (a ';' separator, a byte-order mark, CR line ends) —
     what was assumed (``read_as``, from engine.data.text_input.read_notes)."""
-    from engine.data.text_input import read_notes
-
     entry = {"path": str(path), "sha256": file_sha256(path)}
     if rows is not None:
         entry["rows"] = int(rows)
@@ -88,8 +87,6 @@ def input_entry(path, *, rows: int | None = None, role: str | None = None) -> di
 def input_warnings(inputs: list[dict]) -> list[str]:
     """A sentence per input file read with an assumption, for the result's warnings (shown on
     the results page and in the report)."""
-    from pathlib import Path
-
     return [f"{Path(i['path']).name}: {'; '.join(i['read_as'])}."
             for i in inputs if i.get("read_as")]
 
@@ -172,8 +169,6 @@ class AuditResult:
         """Write result.json crash-safely (engine.atomic_write). ``outputs``: the other files
         of the run, each ``{"path", "sha256", "bytes"}`` (engine.audits.run_folder), added as
         the last key so that result.json, written last, says which files make up the run."""
-        from engine.atomic_write import write_text
-
         data = self.to_dict()
         if outputs is not None:
             data["outputs"] = to_plain(outputs)

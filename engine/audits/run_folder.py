@@ -42,6 +42,7 @@ from pathlib import Path, PurePosixPath
 from engine.atomic_write import TEMP_SUFFIX, fsync_folder, is_temp_name, write_text
 from engine.audits.result import file_sha256
 from engine.data.errors import InputError
+from engine.defences.audit import export_recommended
 
 RESULT = "result.json"
 CONFIG = "config.toml"
@@ -181,13 +182,13 @@ def write_run(folder: str | Path, result, *, config_toml: str, report: bool = Tr
     names = [CONFIG]
     write_text(folder / CONFIG, config_toml)
     if export_model:
-        from engine.defences.audit import export_recommended
-
         with staged_folder(folder, MODEL) as staging:
             export_recommended(result, staging)
         if (folder / MODEL).exists():
             names.append(MODEL)
     if report:
+        # reportlab (the report's library) is loaded only when a report is written, so a run
+        # with --no-report and the app's start do not pay for it.
         from engine.report import write_report
 
         write_report(result.to_dict(), folder / REPORT, include_records=include_records)

@@ -46,6 +46,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.data.predictions import write_predictions_csv
+from engine.data.tabular import load_tabular_csv
+from engine.models import TrainingSpec, train_model
+from engine.runtime import rng, torch_threads
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "resources" / "model"
 PURCHASE_SAMPLE = SAMPLE_DIR / "purchase_sample.csv"
@@ -86,8 +91,6 @@ def round_rows(probs: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
 
 def _split(n: int, seed: int, attacker_fraction: float, train_fraction: float):
     """(population, universe, universe members, population members): seeded, disjoint."""
-    from engine.runtime import rng
-
     g = rng(seed, "sample-predictions", "split")
     order = g.permutation(n)
     k = int(round(attacker_fraction * n))
@@ -105,10 +108,6 @@ def make_sample_predictions(seed: int = SEED, *, data_path: str | Path = PURCHAS
                             decimals: int = DECIMALS) -> SamplePredictions:
     """Train the audited and the shadow model on the purchase sample; their rounded outputs
     (module docstring). Deterministic for ``seed`` on one machine (CPU, one thread)."""
-    from engine.data.tabular import load_tabular_csv
-    from engine.models import TrainingSpec, train_model
-    from engine.runtime import torch_threads
-
     data = load_tabular_csv(data_path)
     X, y, k = data.X, data.y, data.n_classes
     population, universe, inside, shadow_in = _split(data.n_records, seed, attacker_fraction,
@@ -151,8 +150,6 @@ def write_sample_predictions(out_dir: str | Path = SAMPLE_DIR, seed: int = SEED,
     :func:`engine.data.predictions.load_predictions_csv` reads); returns their paths.
     ``sample``: outputs made beforehand by :func:`make_sample_predictions` (else made here
     from ``seed`` and ``kwargs``)."""
-    from engine.data.predictions import write_predictions_csv
-
     s = sample if sample is not None else make_sample_predictions(seed, **kwargs)
     out = Path(out_dir)
     target = write_predictions_csv(out / PREDICTIONS_FILE, labels=s.target_labels,

@@ -25,13 +25,14 @@ plus the largest part's working memory (parts run one after another).
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from engine.audits.registry import AUDIT_TYPES
 from engine.data.errors import InputError
+from engine.estimates import calibration
 
 CONFIRM_SECONDS = 600.0          # ask before runs estimated above 10 minutes
 # The range an estimate is shown as, around the quiet-machine figure: held-out runs measured
@@ -120,15 +121,17 @@ class CostEstimate:
 
 
 def reference_machine() -> str:
-    from engine.estimates import calibration
     return calibration.REFERENCE_MACHINE
 
 
 def constants(audit_type: str) -> dict:
     """The measured constants of one cost model, read at each call (so that a calibration
-    run sees the constants it has just measured)."""
-    from engine.estimates import calibration
-    table = getattr(calibration, audit_type.upper(), None)
+    run sees the constants it has just measured); which table is the audit type's registry
+    entry's ``calibration``."""
+    try:
+        table = AUDIT_TYPES[audit_type].constants()
+    except AttributeError:           # a calibration file written before this audit type
+        table = None
     if not table:
         raise RuntimeError(f"the {audit_type} cost model is not calibrated; run "
                            f"`python -m bench.bench_estimates --calibrate {audit_type}`")
@@ -138,11 +141,8 @@ def constants(audit_type: str) -> dict:
 def estimate(config, *, slowdown: float | None = None) -> CostEstimate:
     """The cost of running ``config`` (any audit type's config), from its sizes alone, with the
     slowdown other programs cause now (:func:`machine_slowdown`; pass 1.0 for the quiet
-    figure)."""
-    from dataclasses import replace
-
-    module = importlib.import_module(f"engine.estimates.{config.audit_type}")
-    cost = module.estimate(config)
+    figure). The cost model is the audit type's registry entry's ``estimate``."""
+    cost = AUDIT_TYPES[config.audit_type].cost_model()(config)
     return replace(cost, slowdown=machine_slowdown() if slowdown is None else float(slowdown))
 
 

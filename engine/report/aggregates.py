@@ -24,6 +24,7 @@ from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
 from engine.headline import headline_of_result
 from engine.report import styles as st
+from engine.report.charts import attack_sweep_chart, roc_chart
 from engine.report.sections import (
     SECTION_TITLES,
     TEXT_WIDTH,
@@ -644,8 +645,6 @@ class AggregatesSections(AuditSections):
                 Spacer(1, 6)]
 
     def _roc(self, result: dict, attacks: list[dict]) -> list[Flowable]:
-        from engine.report.charts import roc_chart
-
         shown, left = _chart_attacks(attacks)
         if not shown:
             return []
@@ -672,8 +671,6 @@ class AggregatesSections(AuditSections):
             para(caption, "caption")])]
 
     def _membership(self, result: dict) -> list[Flowable]:
-        from engine.report.charts import roc_chart
-
         mem = _block(result, "membership")
         if not mem:
             return []
@@ -819,8 +816,6 @@ class AggregatesSections(AuditSections):
             para(words, "small")])]
 
     def _sweeps(self, result: dict) -> list[Flowable]:
-        from engine.report.charts import attack_sweep_chart
-
         sweeps = _theory(result).get("sweeps")
         if not isinstance(sweeps, dict) or not sweeps:
             return []

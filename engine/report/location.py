@@ -16,6 +16,7 @@ from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, Spacer
 
 from engine.report import styles as st
+from engine.report.charts import HistogramSeries, histogram_chart, observations_chart, short_label
 from engine.report.sections import (
     TEXT_WIDTH,
     AuditSections,
@@ -23,6 +24,7 @@ from engine.report.sections import (
     bullets,
     comparison_by_attack,
     epsilon_bounds_table,
+    exposed_records_generic,
     inputs_table,
     keep,
     key_value_table,
@@ -349,8 +351,6 @@ class LocationSections(AuditSections):
             table(rows, [5.6 * cm, 2.2 * cm, 2.2 * cm, 1.8 * cm, TEXT_WIDTH - 11.8 * cm])])]
 
     def _sweep(self, result: dict, th: dict) -> list[Flowable]:
-        from engine.report.charts import observations_chart
-
         sweep = th.get("sweep") or {}
         if not sweep.get("observations"):
             return []
@@ -451,8 +451,6 @@ def split_spread(result: dict) -> list[Flowable]:
 
 
 def short_label_text(label) -> str:
-    from engine.report.charts import short_label
-
     return short_label(str(label or "attack"))
 
 
@@ -467,8 +465,6 @@ def score_distribution_charts(result: dict) -> list[Flowable]:
     """Paper 000 Fig. 8/10: per attack that recorded ``details.score_distribution`` (one- and
     two-threshold), the histograms of its test scores with and without the target beside the
     laws of Thm 2 (Normal, by the CLT) and Thm 3 (Binomial), with a caption."""
-    from engine.report.charts import HistogramSeries, histogram_chart
-
     absent_style = (colors.Color(0.05, 0.25, 0.60), None, None)
     present_style = (colors.Color(0.70, 0.30, 0.00), (4, 2), None)
     absent_model = (colors.Color(0.0, 0.12, 0.35), (1, 1.6), "circle")
@@ -580,8 +576,6 @@ def exposed_people(result: dict, include_records: bool = False) -> list[Flowable
     if records and not all("count" in r for r in records):
         # Not the location audit's summary rows (e.g. an older result listing records one by
         # one): the shared section prints them, redacted unless the report includes records.
-        from engine.report.sections import exposed_records_generic
-
         return exposed_records_generic(result, include_records)
     cfg = result.get("config") or {}
     pol = cfg.get("policy") or {}

@@ -13,6 +13,7 @@ from reportlab.platypus import Flowable, KeepTogether, Spacer
 
 from engine.headline import tpr_at
 from engine.report import styles as st
+from engine.report.charts import sweep_chart
 from engine.report.sections import (
     TEXT_WIDTH,
     AuditSections,
@@ -190,8 +191,6 @@ class MechanismSections(AuditSections):
         return epsilon_bounds_table(result, th)
 
     def _what_if(self, result: dict, th: dict) -> list[Flowable]:
-        from engine.report.charts import sweep_chart
-
         out: list[Flowable] = []
         if th.get("sweep"):
             out.append(KeepTogether([

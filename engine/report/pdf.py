@@ -3,45 +3,37 @@
 The report is what a privacy officer attaches to a DPIA, so it must stand on its own: every
 page says which audit it belongs to (footer) and where it is (page n of N); the sections come in
 a fixed order (see :mod:`engine.report.sections`); the audit-specific sections are chosen by
-``result["audit_type"]`` through :data:`AUDIT_SECTIONS`, so the location, aggregates and model
-audits add theirs by registering one class.
+``result["audit_type"]`` through the audit type's registry entry (``report_sections`` of
+:data:`engine.audits.registry.AUDIT_TYPES`), so an audit type adds its sections by naming one
+:class:`~engine.report.sections.AuditSections` subclass there.
 """
 
 from __future__ import annotations
 
 import pathlib
 
+from reportlab.graphics import renderPDF
+from reportlab.graphics.shapes import Drawing
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import cm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
+from engine import __version__
 from engine.atomic_write import atomic_path
+from engine.audits.registry import AUDIT_TYPES
 from engine.report import styles as st
-from engine.report.aggregates import AggregatesSections
-from engine.report.location import LocationSections
-from engine.report.mechanism import MechanismSections
-from engine.report.model import ModelSections
+from engine.report.charts import text, text_width
 from engine.report.sections import (
     AuditSections,
     bullets,
     cover,
     heading,
-    method_common,
     reproducibility,
-    results,
     sub,
     verdict,
     without_personal_fields,
 )
-
-#: audit_type → its section hooks; unknown types get the generic ones.
-AUDIT_SECTIONS: dict[str, type[AuditSections]] = {
-    "mechanism": MechanismSections,
-    "location": LocationSections,
-    "aggregates": AggregatesSections,
-    "model": ModelSections,
-}
 
 MARGIN = 2 * cm
 FOOTER_Y = 1.1 * cm
@@ -52,17 +44,16 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     no section sees a field that names a person (:func:`without_personal_fields`)."""
     if not include_records:
         result = without_personal_fields(result)
-    hooks = AUDIT_SECTIONS.get(str(result.get("audit_type")), AuditSections)()
+    entry = AUDIT_TYPES.get(str(result.get("audit_type")))
+    hooks = entry.sections()() if entry is not None else AuditSections()    # unknown: generic
     story: list[Flowable] = []
     story += cover(result)                                            # 1
     story += [heading(2), *hooks.audited(result)]                     # 2
     story += [heading(3), *hooks.threat_model(result)]                # 3
     # Sections 4 (measurement) and 5 are shared unless the audit's game is not a membership
     # game (aggregates: attribute inference); then its hooks bring their own.
-    common = getattr(hooks, "method_common", None)
-    story += [heading(4), *hooks.method_theory(result),                 # 4
-              *(common(result) if common else method_common(result, hooks.describe_attack))]
-    story += getattr(hooks, "results", results)(result)               # 5
+    story += [heading(4), *hooks.method_theory(result), *hooks.method_common(result)]  # 4
+    story += hooks.results(result)                                    # 5
     story += [heading(6), *hooks.theory(result)]                      # 6
     story += verdict(result)                                          # 7
     warnings = [st.markup(w) for w in result.get("warnings") or []]
@@ -78,7 +69,7 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
 def footer_text(result: dict) -> str:
     version = (result.get("software") or {}).get("app")
     if not version:
-        from engine import __version__ as version
+        version = __version__
     return f"Privacy Risk Auditor {version} — {result.get('name') or 'Unnamed audit'}"
 
 
@@ -103,8 +94,6 @@ def _numbered_canvas(footer: str):
             super().save()
 
         def _draw_footer(self, total: int) -> None:
-            from engine.report.charts import text, text_width
-
             w, _ = A4
             self.saveState()
             self.setStrokeColor(st.GREY_RULE)
@@ -124,9 +113,6 @@ def _numbered_canvas(footer: str):
                     else:
                         hi = mid - 1
                 label = label[:lo] + "…"
-            from reportlab.graphics import renderPDF
-            from reportlab.graphics.shapes import Drawing
-
             d = Drawing(w, 12)
             d.add(text(MARGIN, 2, label, 7.5, color=st.GREY_TEXT))
             d.add(text(w - MARGIN, 2, page, 7.5, "end", color=st.GREY_TEXT))

@@ -34,11 +34,14 @@ from reportlab.platypus import (
     XPreformatted,
 )
 
+from engine.audits.registry import AUDIT_TYPES
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
+from engine.config_file import config_to_toml
 from engine.headline import same_rate, tpr_at
 from engine.next_steps import next_steps
-from engine.project import config_to_toml
+from engine.numbers import distinguishing_digits
 from engine.report import styles as st
+from engine.report.charts import roc_chart, short_label
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
 
 TEXT_WIDTH = 17 * cm                      # A4 (21 cm) minus two 2 cm margins
@@ -55,13 +58,6 @@ SECTION_TITLES = (
     "Exposed records",
     "Reproducibility appendix",
 )
-
-AUDIT_TYPE_TITLES = {
-    "mechanism": "Differential-privacy mechanism audit",
-    "location": "Location-aggregate membership audit",
-    "aggregates": "Aggregate-statistics attribute-inference audit",
-    "model": "Machine-learning model membership audit",
-}
 
 LEVEL_SHADES = {  # fill, text colour: reads in black and white (text says it too)
     "high": (colors.Color(0.12, 0.12, 0.12), colors.white),
@@ -234,6 +230,15 @@ class AuditSections:
     def describe_attack(self, attack: dict) -> str:
         """One plain sentence (markup) on how ``attack`` decides, for section 4; "" for none."""
         return ""
+
+    def method_common(self, result: dict) -> list[Flowable]:
+        """Section 4's measurement, shared by the membership games; an audit whose game is
+        another (aggregates: attribute inference) brings its own."""
+        return method_common(result, self.describe_attack)
+
+    def results(self, result: dict) -> list[Flowable]:
+        """Section 5, the measured attacks."""
+        return results(result)
 
     def theory(self, result: dict) -> list[Flowable]:
         return [para("This audit type has no exact differential-privacy theory to compare with; "
@@ -421,11 +426,13 @@ def verdict_badge(level: str, width: float = TEXT_WIDTH, height: float = 92) -> 
 
 def cover(result: dict) -> list[Flowable]:
     audit_type = str(result.get("audit_type") or "")
+    entry = AUDIT_TYPES.get(audit_type)
     verdict = result.get("verdict") or {}
     out: list[Flowable] = [
         Spacer(1, 1.2 * cm),
         para("Privacy risk audit report", "title"),
-        para(markup(AUDIT_TYPE_TITLES.get(audit_type, f"{audit_type} audit")), "subtitle"),
+        para(markup(entry.report_title if entry is not None else f"{audit_type} audit"),
+             "subtitle"),
         para(markup(result.get("name") or "Unnamed audit"), "name"),
         para(f"Audit run on {markup(fmt_date(result.get('created')))}", "body"),
         Spacer(1, 0.8 * cm),
@@ -626,8 +633,6 @@ def baselines_table(result: dict) -> list[Flowable]:
 
 
 def results(result: dict) -> list[Flowable]:
-    from engine.report.charts import roc_chart
-
     attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     if not attacks:
         out: list[Flowable] = [heading(5),
@@ -747,8 +752,6 @@ def reproducibility(result: dict) -> list[Flowable]:
 
 def short_attack_label(a: dict) -> str:
     """An attack's label without its citation, for table headers and legends."""
-    from engine.report.charts import short_label
-
     return short_label(str(a.get("label") or a.get("name") or "attack"))
 
 
@@ -769,8 +772,6 @@ def accounting_table(th: dict, *, k_sym: str = "k", over: str = "k observations"
     """The composed ε: headline value, the accountant's bracket and the other ways of adding
     it up. ``k_sym`` names the number of compositions (k observations, E epochs), ``over`` says
     what is composed in words, ``count_note`` gives that number in the headline row's note."""
-    from engine.numbers import distinguishing_digits
-
     comp = th.get("composed") or {}
     delta = comp.get("delta", th.get("delta"))
     if count_note is None:

@@ -31,7 +31,7 @@ def audit_cards(pages: Iterable[str]) -> list[tuple[str, str, str, bool]]:
     """(audit type, title, question, available) of every audit type the engine knows, in its
     order: available when the engine runs it and the app has a page for it (``pages``)."""
     pages = set(pages)
-    return [(t.name, t.title, t.question, t.available and t.name in pages)
+    return [(t.name, t.title, t.question, t.name in pages)
             for t in AUDIT_TYPES.values()]
 
 

@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 
 from engine.auditing import evaluate_attack
+from engine.audits.registry import AUDIT_TYPES
 from engine.metrics import clopper_pearson
 from engine.policy import VerdictPolicy
 from engine.report import write_report
 from engine.report.aggregates import AggregatesSections, chance_corrected
-from engine.report.pdf import AUDIT_SECTIONS, build_story
+from engine.report.pdf import build_story
 from engine.report.sections import SECTION_TITLES
 from engine.report.styles import fmt3, fmt_count, fmt_eps, fmt_pct
 
@@ -241,7 +242,7 @@ def full(tmp_path_factory):
 
 
 def test_registered_for_the_aggregates_audit():
-    assert AUDIT_SECTIONS["aggregates"] is AggregatesSections
+    assert AUDIT_TYPES["aggregates"].sections() is AggregatesSections
 
 
 def test_sections_in_order_with_the_count_table_subsections(full):

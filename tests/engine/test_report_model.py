@@ -16,11 +16,12 @@ import pytest
 
 from engine.attacks.model import btta
 from engine.auditing import evaluate_attack
+from engine.audits.registry import AUDIT_TYPES
 from engine.headline import headline
 from engine.policy import VerdictPolicy
 from engine.report import write_report
 from engine.report.model import BOUND_LABEL, ModelSections, bound_auc, bound_tpr
-from engine.report.pdf import AUDIT_SECTIONS, build_story
+from engine.report.pdf import build_story
 from engine.report.sections import SECTION_TITLES
 from engine.report.styles import fmt3, fmt_pct
 
@@ -122,7 +123,7 @@ def full(tmp_path_factory):
 
 
 def test_registered_for_the_model_audit():
-    assert AUDIT_SECTIONS["model"] is ModelSections
+    assert AUDIT_TYPES["model"].sections() is ModelSections
 
 
 def test_sections_in_order_with_the_model_subsections(full):

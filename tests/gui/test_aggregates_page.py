@@ -22,7 +22,7 @@ from gui.pages.aggregates_page import (
     STEP_RESULTS,
     AggregatesPage,
 )
-from gui.pages.registry import AUDIT_PAGES
+from gui.pages.registry import page_class
 from gui.widgets.schema_editor import parse_domain
 from tests.gui.test_plot_wheel import assert_wheel_scrolls_page
 
@@ -56,7 +56,7 @@ def sample_schema(sensitive: str = "race") -> dict:
 # ---------------------------------------------------------------------- building, config
 
 def test_home_card_opens_the_page_and_the_sample_round_trips(main_window, qtbot):
-    assert AUDIT_PAGES["aggregates"] is AggregatesPage
+    assert page_class("aggregates") is AggregatesPage
     card = next(c for c in main_window.home_page.cards if c.audit_type == "aggregates")
     assert card.isEnabled()
     qtbot.mouseClick(card, Qt.MouseButton.LeftButton)

@@ -281,8 +281,8 @@ def test_run_bar_shows_message_and_eta(qtbot):
 
 def test_mechanism_page_is_a_registered_audit_page():
     from gui.pages.mechanism_page import MechanismPage
-    from gui.pages.registry import AUDIT_PAGES
+    from gui.pages.registry import page_class
 
-    assert AUDIT_PAGES["mechanism"] is MechanismPage
+    assert page_class("mechanism") is MechanismPage
     assert issubclass(MechanismPage, AuditPage)
     assert MechanismPage.sample_config()["name"].startswith("Sample")

@@ -31,7 +31,7 @@ from gui.pages.model_page import (
     ModelPage,
     cost_estimate,
 )
-from gui.pages.registry import AUDIT_PAGES
+from gui.pages.registry import page_class
 from gui.widgets.model_results import BOUND_LABEL
 from gui.widgets.model_schema_editor import COL_ENCODING, COL_INPUTS, COL_ROLE
 from gui.widgets.schema_table import ChoiceCombo
@@ -70,7 +70,7 @@ def sample_with_label(page) -> None:
 
 
 def test_home_card_opens_the_page_and_the_sample_round_trips(main_window, qtbot):
-    assert AUDIT_PAGES["model"] is ModelPage
+    assert page_class("model") is ModelPage
     card = next(c for c in main_window.home_page.cards if c.audit_type == "model")
     assert card.isEnabled()
     qtbot.mouseClick(card, Qt.MouseButton.LeftButton)
