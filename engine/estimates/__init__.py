@@ -135,14 +135,18 @@ def constants(audit_type: str) -> dict:
     return table
 
 
-def estimate(config, *, slowdown: float | None = None) -> CostEstimate:
+def estimate(config, *, slowdown: float | None = None, machine: bool = True) -> CostEstimate:
     """The cost of running ``config`` (any audit type's config), from its sizes alone, with the
     slowdown other programs cause now (:func:`machine_slowdown`; pass 1.0 for the quiet
-    figure)."""
+    figure), and this computer's measured speed where it was measured
+    (engine.estimates.machine; ``machine=False``: the built-in constants alone)."""
     from dataclasses import replace
 
     module = importlib.import_module(f"engine.estimates.{config.audit_type}")
     cost = module.estimate(config)
+    if machine:
+        from engine.estimates.machine import apply_speed
+        cost = apply_speed(cost, config.audit_type)
     return replace(cost, slowdown=machine_slowdown() if slowdown is None else float(slowdown))
 
 

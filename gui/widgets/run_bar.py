@@ -22,6 +22,9 @@ from PySide6.QtWidgets import (
 from engine.estimates.remaining import TimeLeft
 from gui.job_runner import JobProgress, format_eta
 
+ESTIMATE_TIP = ("Estimated from the sizes of the run (people, aggregates, targets, records × "
+                "epochs × models) and the time each step takes: a GPU takes less. The peak "
+                "memory is what the run adds to the app.")
 PROGRESS_STEPS = 1000   # the bar counts in tenths of a percent
 RUNNING_CAP = 0.995     # the most the bar shows while a job still runs (show_progress)
 
@@ -54,10 +57,7 @@ class RunBar(QFrame):
         self.estimate_label.setObjectName("runEstimate")
         self.estimate_label.setWordWrap(True)
         self.estimate_label.setStyleSheet("color: #555;")
-        self.estimate_label.setToolTip(
-            "Estimated from the sizes of the run (people, aggregates, targets, records × "
-            "epochs × models) with times measured on a 2-core computer without a GPU; a faster "
-            "computer or a GPU takes less. The peak memory is what the run adds to the app.")
+        self.estimate_label.setToolTip(ESTIMATE_TIP)
         self.status_label = QLabel("Ready.")
         self.status_label.setSizePolicy(QSizePolicy.Policy.Expanding,
                                         QSizePolicy.Policy.Preferred)
@@ -107,8 +107,16 @@ class RunBar(QFrame):
         self._time_left = TimeLeft(estimated_seconds)
 
     def show_estimate(self, text: str, warn: bool = False) -> None:
-        """The run's estimated time and memory (orange when it would ask before starting)."""
+        """The run's estimated time and memory (orange when it would ask before starting),
+        with which times the estimate uses — measured on this machine, or built-in — on hover,
+        and in the text when a file of measured times had to be ignored
+        (engine.estimates.machine)."""
+        from engine.estimates.machine import in_use, load
+        _, problem = load()
+        if text and problem:
+            text = f"{text} {problem}"
         self.estimate_label.setText(text)
+        self.estimate_label.setToolTip(f"{ESTIMATE_TIP} {in_use()}")
         self.estimate_label.setStyleSheet("color: #b26a00;" if warn else "color: #555;")
 
     def set_status(self, text: str) -> None:
