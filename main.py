@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _calibrate(*, quiet: bool, scale: float) -> int:
     """Measure this machine (engine.estimates.machine) and say what the estimates use now."""
-    from engine.estimates.machine import KIND_WORDS, constants_path, in_use, measure_machine
+    from engine.estimates.machine import KIND_WORDS, constants_path, in_use
+    from engine.estimates.measuring import measure_machine
     from engine.runtime import Progress
 
     measured = measure_machine(Progress(_StderrProgress(quiet)), scale=scale)

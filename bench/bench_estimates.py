@@ -430,7 +430,7 @@ def held_out(*, calibrate: bool = True, busy_wait_s: float = 120.0) -> int:
     with tempfile.TemporaryDirectory(prefix="pra-bench-app-data-") as folder:
         os.environ["PRA_APP_DATA"] = folder                 # the children read it too
         if calibrate:
-            from engine.estimates.machine import measure_machine
+            from engine.estimates.measuring import measure_machine
             t0 = time.perf_counter()
             measured = measure_machine()
             print(f"measured this machine in {time.perf_counter() - t0:.0f} s (load average "

@@ -43,7 +43,7 @@ class MachineMeasurer(QObject):
                                "An audit or report is still running. Measure this machine "
                                "once it has finished (or after pressing Cancel).")
             return False
-        from engine.estimates.machine import measure_machine
+        from engine.estimates.measuring import measure_machine
 
         scale, types = self.scale, self.types
 

@@ -11,7 +11,8 @@ import pytest
 
 from engine.audits.registry import demo_config
 from engine.estimates import estimate
-from engine.estimates.machine import constants_path, in_use, load, measure_machine
+from engine.estimates.machine import constants_path, in_use, load
+from engine.estimates.measuring import measure_machine
 from engine.runtime import CancelToken, JobCancelled, Progress, RecordingProgress
 
 
