@@ -5,6 +5,7 @@
     python main.py --sample mechanism       open the app on the bundled sample audit
     python main.py run CONFIG.toml --out D  run an audit headless: D/result.json, D/report.pdf
     python main.py demo mechanism --out D   the same for a bundled example
+    python main.py calibrate                measure this computer's speed for the estimates
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file, key or column and what
 to do), 1 internal error, 3 cancelled (Ctrl+C).
@@ -17,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-COMMANDS = ("run", "demo")
+COMMANDS = ("run", "demo", "calibrate")
 
 EPILOG = """\
 commands:
@@ -28,6 +29,9 @@ commands:
                          DIR/config.toml, DIR/report.pdf and DIR/result.json
   demo NAME --out DIR    run a bundled example (NAME: mechanism, location, aggregates
                          or model)
+  calibrate              measure how fast this computer runs each kind of audit (one
+                         small audit each, 1 to 2 minutes; close other programs first):
+                         the time estimates use it from then on
 
 config files (TOML): every key is documented in docs/config_reference.md; complete examples
 are resources/configs/mechanism_demo.toml, location_demo.toml, aggregates_demo.toml and
@@ -60,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         usage=f"{prog} [-h] [--version] [--sample NAME] [FILE.praudit.json]\n"
-              f"       {prog} {{run,demo}} ...",
+              f"       {prog} {{run,demo,calibrate}} ...",
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -69,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="open the app with the bundled sample audit of that audit type "
                              "loaded, e.g. mechanism")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{run,demo}", prog=prog)
+    sub = parser.add_subparsers(dest="command", metavar="{run,demo,calibrate}", prog=prog)
     run_p = sub.add_parser("run", help="run an audit from a TOML config, headless")
     run_p.add_argument("config", help="path to the audit's TOML config file")
     run_p.add_argument("--out", required=True, help="output folder (created if missing)")
@@ -89,7 +93,27 @@ def build_parser() -> argparse.ArgumentParser:
     demo_p.add_argument("--out", required=True, help="output folder (created if missing)")
     demo_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     demo_p.add_argument("--yes", action="store_true", help="as for run")
+    cal_p = sub.add_parser("calibrate", help="measure this computer's speed for the time "
+                                             "estimates (1 to 2 minutes)")
+    cal_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    # Tests only: a fraction of the probe audits' sizes, so that a test measures in seconds.
+    cal_p.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)
     return parser
+
+
+def _calibrate(*, quiet: bool, scale: float) -> int:
+    """Measure this machine (engine.estimates.machine) and say what the estimates use now."""
+    from engine.estimates.machine import KIND_WORDS, constants_path, in_use
+    from engine.estimates.measuring import measure_machine
+    from engine.runtime import Progress
+
+    measured = measure_machine(Progress(_StderrProgress(quiet)), scale=scale)
+    _StderrProgress.end_line()
+    for audit_type, factor in sorted(measured.factors.items()):
+        print(f"{KIND_WORDS.get(audit_type, audit_type)}: {factor:.2f} times the reference "
+              f"computer's time")
+    print(f"Wrote {constants_path()}. {in_use()}")
+    return 0
 
 
 class _StderrProgress:
@@ -237,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     from engine.runtime import JobCancelled
 
     try:
+        if args.command == "calibrate":
+            return _calibrate(quiet=args.quiet, scale=args.scale)
         if args.command == "run":
             from engine.project import load_config
             config = load_config(args.config)

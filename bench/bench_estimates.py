@@ -11,6 +11,15 @@ measured time and peak memory:
 ``python -m bench.bench_estimates --calibrate [TYPE ...]`` measures the tables and constants
 the cost models read and rewrites ``engine/estimates/calibration.py``. Run it on a quiet
 machine (nothing else using the cores): the estimates are wall-clock times on this machine.
+
+``python -m bench.bench_estimates --held-out`` is what a user's machine sees (issue 21): it
+measures this machine as "Measure this machine" does (engine.estimates.machine, into a
+temporary app-data folder), then runs small held-out configs (:func:`held_out_cases`: neither
+the probes of that measurement nor this bench's calibration configs) in fresh processes, first
+as the machine is ("quiet"), then with two CPU-burning processes this bench starts itself
+("busy", once the load average has risen), and prints measured ÷ estimated for each — with the
+estimate the app would show then (this machine's factors, scaled by the load at the start)
+and, for comparison, the built-in constants alone. The goal: every ratio between 0.5 and 2.
 """
 
 from __future__ import annotations
@@ -364,11 +373,105 @@ def check(types) -> None:
                   f"ratio {r['peak_bytes'] / max(est.peak_bytes, 1):.2f}", flush=True)
 
 
+# --------------------------------------------------------------------------- held out
+
+def held_out_cases() -> list[tuple[str, dict]]:
+    """Small configs of every type that no calibration ran (a few seconds each on 2 cores)."""
+    from engine.audits.registry import demo_config
+
+    def demo(audit_type: str, **kw) -> dict:
+        return {**demo_config(audit_type).to_dict(), **kw}
+
+    model = demo("model", synthetic_records=3000, shadow_models=3, reference_models=4,
+                 epochs=15, attacks=["confidence", "shokri"])
+    model["defences"] = {**model["defences"], "enabled": False}
+    return [("mechanism gaussian k=50 N=300,000",
+             demo("mechanism", mechanism="gaussian", observations=50, trials=300_000)),
+            ("mechanism discrete Laplace k=30 N=100,000",
+             demo("mechanism", mechanism="discrete_laplace", observations=30, trials=100_000)),
+            ("location sample, aggregates of 399, 10,000 tests",
+             demo("location", aggregate_size=399, test_aggregates=10_000, sweep_targets=3,
+                  sweep_test_aggregates=1000)),
+            ("count tables Laplace ε=1, 4,000 shadows, 8 targets",
+             demo("aggregates", mechanism="laplace", epsilon=1.0, n_shadow=4000, max_targets=8,
+                  reconstructions=4, sweep_targets=5, membership=False)),
+            ("model 3,000 records, 3 shadows, confidence + Shokri", model)]
+
+
+def _burn() -> None:                # a busy program: one core at 100 %
+    while True:
+        pass
+
+
+def _held_out_lines(label: str) -> list[float]:
+    from engine.audits.registry import config_from_dict
+    from engine.estimates import estimate
+    ratios = []
+    for name, d in held_out_cases():
+        config = config_from_dict(d, "bench")
+        shown = estimate(config)                            # what the app would show now
+        built_in = estimate(config, slowdown=shown.slowdown, machine=False)
+        r = measure(d)
+        ratio = r["wall_s"] / max(shown.expected_seconds, 1e-9)
+        ratios.append(ratio)
+        print(f"held-out {label} {name}: estimated {shown.expected_seconds:.1f} s (load × "
+              f"{shown.slowdown:.2f}), measured {r['wall_s']:.1f} s, ratio {ratio:.2f} "
+              f"(built-in constants alone: ratio "
+              f"{r['wall_s'] / max(built_in.expected_seconds, 1e-9):.2f})", flush=True)
+    return ratios
+
+
+def held_out(*, calibrate: bool = True, busy_wait_s: float = 120.0) -> int:
+    import multiprocessing
+    import os
+    import tempfile
+    import time
+
+    with tempfile.TemporaryDirectory(prefix="pra-bench-app-data-") as folder:
+        os.environ["PRA_APP_DATA"] = folder                 # the children read it too
+        if calibrate:
+            from engine.estimates.measuring import measure_machine
+            t0 = time.perf_counter()
+            measured = measure_machine()
+            print(f"measured this machine in {time.perf_counter() - t0:.0f} s (load average "
+                  f"{os.getloadavg()[0]:.1f}): " + ", ".join(
+                      f"{k} × {v:.2f}" for k, v in sorted(measured.factors.items())), flush=True)
+        quiet = _held_out_lines("quiet")
+        before = os.getloadavg()[0]
+        burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(2)]
+        for b in burners:
+            b.start()
+        try:
+            # The estimate reads the 1-minute load average, which takes a minute to show
+            # programs that have just started: wait until it has (or busy_wait_s passed).
+            start = time.monotonic()
+            while os.getloadavg()[0] < before + 1.5 and time.monotonic() - start < busy_wait_s:
+                time.sleep(2)
+            print(f"two busy processes started; load average {before:.1f} → "
+                  f"{os.getloadavg()[0]:.1f} after {time.monotonic() - start:.0f} s", flush=True)
+            busy = _held_out_lines("busy")
+        finally:
+            for b in burners:
+                b.terminate()
+                b.join()
+    for label, ratios in (("quiet", quiet), ("busy", busy)):
+        inside = sum(0.5 <= r <= 2 for r in ratios)
+        print(f"held-out {label}: ratios {min(ratios):.2f} to {max(ratios):.2f}, {inside} of "
+              f"{len(ratios)} between 0.5 and 2", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--held-out", action="store_true",
+                        help="measure this machine, then held-out configs quiet and busy")
+    parser.add_argument("--no-measure", action="store_true",
+                        help="with --held-out: the built-in constants, no measuring first")
     parser.add_argument("types", nargs="*", default=list(CALIBRATORS))
     args = parser.parse_args(argv if argv is not None else [])
+    if args.held_out:
+        return held_out(calibrate=not args.no_measure)
     if args.calibrate:
         write_calibration({t: CALIBRATORS[t]() for t in args.types})
         _say(json.dumps({"written": str(CALIBRATION)}))

@@ -35,6 +35,7 @@ from engine.project import (
 )
 from gui.error_dialog import exceptions_caught, show_message_error
 from gui.job_runner import JobRunner
+from gui.measure_machine import MachineMeasurer
 from gui.pages.audit_page import AuditPage
 from gui.pages.home_page import HomePage
 from gui.pages.registry import AUDIT_PAGES
@@ -117,6 +118,12 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.save_as_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
+        # Fit the time estimates to this computer (issue 21; gui/measure_machine.py).
+        self.measurer = MachineMeasurer(self, self.runner)
+        self.measure_action = QAction("&Measure this machine…", self)
+        self.measure_action.triggered.connect(lambda _checked=False: self.measurer.start())
+        self.measurer.measured.connect(lambda: self.audit_page.update_estimate(force=True))
+        self.menuBar().addMenu("&Tools").addAction(self.measure_action)
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()

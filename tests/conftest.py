@@ -1,9 +1,13 @@
 """Suite-wide settings: headless Qt, CPU device, no network, no per-example time limits."""
 
 import os
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PRA_DEVICE", "cpu")
+# The app-data folder (engine.estimates.machine: this machine's measured times) in a folder of
+# the suite's own: a developer's "Measure this machine" must not change what tests estimate.
+os.environ["PRA_APP_DATA"] = tempfile.mkdtemp(prefix="pra-app-data-")
 
 try:
     from hypothesis import settings

@@ -605,7 +605,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     validate_audit_sizes(n_others, config.aggregate_size, config.clip_per_epoch,
                          None if config.mechanism == "none" else config.epsilon)
     cancel.check()
-    progress(0.08, "Clipping every person to C sites per epoch")
+    progress(0.08, "Clipping every person to C sites per hour")
     clipped = sp.csr_matrix(clip_per_epoch(traces, config.clip_per_epoch,
                                            rng(config.seed, "clipping")))
     g = rng(config.seed, "target-and-pools")
@@ -901,7 +901,7 @@ def _warnings(config: LocationConfig, attacks: list[dict], theory: dict) -> list
         for a in attacks:
             if a["accuracy_ci"][0] > bound + 1e-9:
                 out.append(f"{a['label']}: accuracy {a['accuracy']:.3f} exceeds what "
-                           f"ε = {config.epsilon:g} per epoch allows ({bound:.3f}). The noise "
+                           f"ε = {config.epsilon:g} per hour allows ({bound:.3f}). The noise "
                            "does not give the claimed guarantee, or the clipping is off.")
     if config.mechanism == "none":
         out.append("No DP noise: the release has no formal protection; the verdict rests on "

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from engine.audits.registry import AUDIT_TYPES
 from engine.data.errors import InputError
 from engine.estimates import calibration
+from engine.estimates.machine import apply_speed
 
 CONFIRM_SECONDS = 600.0          # ask before runs estimated above 10 minutes
 # The range an estimate is shown as, around the quiet-machine figure: held-out runs measured
@@ -138,11 +139,15 @@ def constants(audit_type: str) -> dict:
     return table
 
 
-def estimate(config, *, slowdown: float | None = None) -> CostEstimate:
+def estimate(config, *, slowdown: float | None = None, machine: bool = True) -> CostEstimate:
     """The cost of running ``config`` (any audit type's config), from its sizes alone, with the
     slowdown other programs cause now (:func:`machine_slowdown`; pass 1.0 for the quiet
-    figure). The cost model is the audit type's registry entry's ``estimate``."""
+    figure), and this computer's measured speed where it was measured
+    (engine.estimates.machine; ``machine=False``: the built-in constants alone). The cost
+    model is the audit type's registry entry's ``estimate``."""
     cost = AUDIT_TYPES[config.audit_type].cost_model()(config)
+    if machine:
+        cost = apply_speed(cost, config.audit_type)
     return replace(cost, slowdown=machine_slowdown() if slowdown is None else float(slowdown))
 
 

@@ -86,7 +86,7 @@ class LocationSections(AuditSections):
         if synthetic:
             empty = (f"No input file: the traces are a synthetic city generated from the seed "
                      f"({fmt_count(cfg.get('city_users'))} people, "
-                     f"{fmt_count(cfg.get('city_epochs'))} hourly epochs).")
+                     f"{fmt_count(cfg.get('city_epochs'))} hours).")
         else:
             empty = "No input files were recorded."
         out: list[Flowable] = [para(_release_words(result))]
@@ -106,25 +106,25 @@ class LocationSections(AuditSections):
             ("Parameter", "Value", "Meaning"),
             ("Population", f"{fmt_count(pop)} people" if pop is not None else st.DASH,
              "everyone in the traces; releases are drawn from them"),
-            ("Sites × epochs", f"{fmt_num(sites)} × {fmt_num(epochs)} = {cells} cells",
-             "the released table: one count per site and epoch (hour)"),
+            ("Sites × hours", f"{fmt_num(sites)} × {fmt_num(epochs)} = {cells} cells",
+             "the released table: one count per site and hour"),
             ("People per release n", fmt_num(n),
              "people counted in one release besides the target (the target is added to half "
              "of the releases)"),
-            ("Clipping C", f"{fmt_num(clip)} site(s) per person and epoch",
-             "each person counts in at most C cells per epoch, so one person changes one "
-             "epoch's row by at most C"),
+            ("Clipping C", f"{fmt_num(clip)} site(s) per person and hour",
+             "each person counts in at most C cells per hour, so one person changes one "
+             "hour's row by at most C"),
             ("Mechanism", markup(mech),
              "noise added to every cell" if cfg.get("mechanism") != "none"
              else "no noise: the counts are released exactly"),
         ]
         if scale is not None:
             rows.append((f"Noise {markup(th.get('noise_scale_name') or 'scale')}",
-                         fmt_num(scale), "size of the noise, calibrated from ε per epoch "
+                         fmt_num(scale), "size of the noise, calibrated from ε per hour "
                          "and C"))
         rows += [
-            ("ε per epoch", fmt_eps(th.get("epsilon_per_epoch", cfg.get("epsilon"))),
-             "privacy loss of one epoch's counts for one person (smaller = more private)"),
+            ("ε per hour", fmt_eps(th.get("epsilon_per_epoch", cfg.get("epsilon"))),
+             "privacy loss of one hour's counts for one person (smaller = more private)"),
             ("δ", st.fmt_sci(th.get("delta", cfg.get("delta"))),
              "probability the ε guarantee may fail"),
             ("Release pool / auxiliary pool",
@@ -220,7 +220,7 @@ class LocationSections(AuditSections):
                  "target = \"id\", in a report written with records included)"),
                 ("Positive observations k", fmt_num(tg.get("observations"))
                  + " cells (site, hour) after clipping"),
-                ("Epochs E", fmt_num(tg.get("epochs"))
+                ("Hours E", fmt_num(tg.get("epochs"))
                  + " distinct hours among them (what the privacy guarantee composes over)")]
         return [keep([sub("The target"), key_value_table(rows)])]
 
@@ -266,8 +266,8 @@ class LocationSections(AuditSections):
                 f"{markup(opt.get('method') or st.DASH)} ({err_text}) and no attack can beat "
                 "it (paper 000 §3 for the clipped sum under Laplace noise)."))
             out.append(para(
-                "<b>What the claimed guarantee allows</b>: each epoch's counts are ε-DP for one "
-                "person (sensitivity C per epoch), so over the E epochs of the target the "
+                "<b>What the claimed guarantee allows</b>: each hour's counts are ε-DP for one "
+                "person (sensitivity C per hour), so over the E hours of the target the "
                 "guarantee composes. The worst case of E-fold ε-DP (randomised response, "
                 "Kairouz–Oh–Viswanath; paper 000 Thm 1) bounds every attacker's accuracy; the "
                 "privacy-loss-distribution accountant gives the composed ε of the actual noise."))
@@ -287,16 +287,16 @@ class LocationSections(AuditSections):
                             + " The measured attacks in section 5 are the evidence."))
         else:
             e = th.get("epochs")
-            out += accounting_table(th, k_sym="E", over="the target's epochs",
-                                    count_note=f"E = {fmt_num(e)} epochs, "
+            out += accounting_table(th, k_sym="E", over="the target's hours",
+                                    count_note=f"E = {fmt_num(e)} hours, "
                                     f"ε0 = {fmt_eps(th.get('epsilon_per_epoch'))} per epoch",
                                     title=f"The privacy guarantee over the target's "
-                                          f"{fmt_num(e)} epochs")
+                                          f"{fmt_num(e)} hours")
             out.append(keep([
                 sub("The optimum and the DP bound beside the measured attacks"),
                 comparison_by_attack(result, th,
                                      optimal_label="Optimal informed attacker (exact)",
-                                     worst_label="Most ε per epoch allows (exact worst case)"),
+                                     worst_label="Most ε per hour allows (exact worst case)"),
                 para(self._bound_words(result, th), "small")]))
         out += self._published(th)
         out += self._sweep(result, th)
@@ -366,7 +366,7 @@ class LocationSections(AuditSections):
             para("Markers: measured balanced accuracy with its 95% interval (whiskers; series "
                  "are shifted sideways slightly so they do not hide each other). Solid line: "
                  "exact optimal informed attacker. Long dashes: the most the claimed ε per "
-                 "epoch allows. The bound steps at even k: with an even number of epochs a "
+                 "hour allows. The bound steps at even k: with an even number of hours a "
                  "worst-case tie gives no extra information.", "caption")])]
 
     def _mlp(self, result: dict) -> list[Flowable]:
@@ -393,7 +393,7 @@ class LocationSections(AuditSections):
                    "(its auxiliary pool). An attacker with better data, or many releases of "
                    "the same people, may do better than the attacks measured here; the exact "
                    "optimum still bounds the informed attacker.")
-        out.append("The audit clips each person to C sites per epoch and adds the noise itself. "
+        out.append("The audit clips each person to C sites per hour and adds the noise itself. "
                    "The guarantee holds for the real release only if it clips and adds noise "
                    "the same way (for example, floating-point noise generation is not "
                    "checked).")
@@ -519,13 +519,13 @@ def _release_words(result: dict) -> str:
     mech = th.get("mechanism_label") or cfg.get("mechanism") or "no"
     noise = ("with no noise" if cfg.get("mechanism") == "none" else
              f"with {markup(mech)} noise added to every count (ε = "
-             f"{fmt_eps(th.get('epsilon_per_epoch', cfg.get('epsilon')))} per epoch)")
+             f"{fmt_eps(th.get('epsilon_per_epoch', cfg.get('epsilon')))} per hour)")
     return (f"<b>What was released:</b> a table of how many people were at each of "
             f"{fmt_num(th.get('sites'))} sites in each of {fmt_num(th.get('epochs_total'))} "
-            f"epochs (hours), computed from n = {fmt_num(n)} people drawn from a population "
+            f"hours, computed from n = {fmt_num(n)} people drawn from a population "
             f"of {fmt_count(th.get('population'))}, each person clipped to at most "
             f"{fmt_num(th.get('clip_per_epoch', cfg.get('clip_per_epoch')))} site(s) per "
-            f"epoch, {noise}.")
+            f"hour, {noise}.")
 
 
 def mlp_words(a: dict) -> str:

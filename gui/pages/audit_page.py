@@ -758,7 +758,10 @@ class AuditPage(QWidget):
             self.show_input_error(exc)
             return False
         except Exception:  # noqa: BLE001 - no estimate is no reason to refuse the run
+            self._run_estimate_s = None
             return True
+        # What the run bar's time left starts from (engine.estimates.remaining).
+        self._run_estimate_s = check.estimate.expected_seconds
         if check.refusal is not None:
             self.show_input_error(check.refusal)
             return False
@@ -784,7 +787,7 @@ class AuditPage(QWidget):
         if not self.preflight_allows(config):
             return
         self._base_config = {**self._base_config, **config.to_dict()}
-        self.run_bar.start()
+        self.run_bar.start(getattr(self, "_run_estimate_s", None))
         self.run_bar.set_fraction(0.0)
         self.status_label.setText("Starting…")
         self._job_id = self.runner.submit(self.audit_job(config), self._on_run_done,

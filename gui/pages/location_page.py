@@ -60,12 +60,12 @@ PREVIEW_SYNC_BYTES = 5_000_000      # smaller files are previewed at once, large
 FORM_STEPS = (
     FormStep("Data", "Which movement data is released?",
              "Choose the traces the counts are made from: a CSV file with one row per person, "
-             "place and time (epoch), or a synthetic city to try the audit out. Press Preview "
+             "place and hour, or a synthetic city to try the audit out. Press Preview "
              "to check that the file reads as you expect.",
              "Next: 2 Release — how the counts are published."),
     FormStep("Release", "What is published, and how is it protected?",
              "The release is a table of counts: how many of n people were at each place in each "
-             "epoch. Describe how many people it covers, how each person's contribution is "
+             "hour. Describe how many people it covers, how each person's contribution is "
              "limited and which noise protects it. Hover over any field for an explanation.",
              "Next: 3 Attacker — what the attacker knows."),
     FormStep("Attacker", "Whom is the attacker after, and what do they know?",
@@ -80,7 +80,7 @@ FORM_STEPS = (
 STEPS = audit_steps(FORM_STEPS)
 STEP_DATA, STEP_RELEASE, STEP_ATTACKER, STEP_RUN, STEP_RESULTS, STEP_REPORT = range(len(STEPS))
 
-EPOCH_UNIT_CHOICES = (("", "Whole numbers 0, 1, 2, … (one per epoch)"),
+EPOCH_UNIT_CHOICES = (("", "Whole numbers 0, 1, 2, … (one per hour)"),
                       ("hour", "Timestamps, grouped by hour"),
                       ("day", "Timestamps, grouped by day"))
 MECHANISM_CHOICES = (*MECHANISM_LABELS.items(), ("none", "None (counts published exactly)"))
@@ -127,7 +127,7 @@ ATTACK_TEXTS = {
 FIELDS: dict[str, FieldSpec] = {
     "traces": FieldSpec(
         "Traces file", STEP_DATA,
-        "The CSV file with one row per person, place and epoch (e.g. user_id, site, epoch). "
+        "The CSV file with one row per person, place and hour (e.g. user_id, site, epoch). "
         "Relative paths are read from the app folder.", text=True),
     "user_col": FieldSpec("Person column", STEP_DATA,
                           "Name of the column that identifies the person.", text=True),
@@ -135,7 +135,7 @@ FIELDS: dict[str, FieldSpec] = {
                           "Name of the column that names the place (site, cell, antenna…).",
                           text=True),
     "epoch_col": FieldSpec("Time column", STEP_DATA,
-                           "Name of the column with the time period (epoch): a whole number, or "
+                           "Name of the column with the hour: a whole number, or "
                            "a timestamp when the time unit below is hour or day.", text=True),
     "count_col": FieldSpec("Count column (optional)", STEP_DATA,
                            "Leave empty if every row is one presence. Otherwise the column whose "
@@ -145,20 +145,20 @@ FIELDS: dict[str, FieldSpec] = {
                             "How many people the generated city has (10 to 200 000).",
                             integer=True),
     "city_epochs": FieldSpec("Hours simulated", STEP_DATA,
-                             "How many hourly epochs the generated city covers (12 × 8 grid of "
+                             "How many hours the generated city covers (12 × 8 grid of "
                              "places).", integer=True),
     "aggregate_size": FieldSpec(
         "People in a release n", STEP_RELEASE,
         "How many people the published counts are made from, besides the target. Fewer "
         "people make each person easier to spot.", integer=True),
     "clip_per_epoch": FieldSpec(
-        "Places kept per person and epoch C", STEP_RELEASE,
-        "Each person counts in at most this many places per epoch; extra visits are dropped. "
+        "Places kept per person and hour C", STEP_RELEASE,
+        "Each person counts in at most this many places per hour; extra visits are dropped. "
         "1 is the usual choice and the most private.", integer=True),
     "epsilon": FieldSpec(
-        "ε per epoch", STEP_RELEASE,
-        "Privacy-loss budget for ONE epoch (e.g. one hour) of counts. Smaller is more private. "
-        "A person seen in many epochs spends it many times."),
+        "ε per hour", STEP_RELEASE,
+        "Privacy-loss budget for ONE hour of counts (one period of the time column). Smaller is more private. "
+        "A person seen in many hours spends it many times."),
     "delta": FieldSpec(
         "δ (failure probability)", STEP_RELEASE,
         "Small probability that the ε guarantee does not hold; needed for Gaussian noise. Keep "
@@ -173,7 +173,7 @@ FIELDS: dict[str, FieldSpec] = {
         "60).", integer=True),
     "release": FieldSpec(
         "Published release (optional)", STEP_ATTACKER,
-        "A release that was already published: a CSV with site, epoch and count. The app then "
+        "A release that was already published: a CSV with site, hour and count. The app then "
         "attacks that release; your traces become the attacker's own data, so the attacker "
         "must be 'knows nobody in the release'. Leave empty to simulate releases.", text=True),
     "known_fraction": FieldSpec(
@@ -249,7 +249,7 @@ class DataPreview:
     read_as: str = ""              # what was assumed to read the file (read_notes_sentence)
 
     def sentence(self) -> str:
-        return (f"{self.n_people:,} people, {self.n_sites:,} sites, {self.n_epochs:,} epochs, "
+        return (f"{self.n_people:,} people, {self.n_sites:,} sites, {self.n_epochs:,} hours, "
                 f"median {self.median_observations:g} observations per person "
                 f"({self.source}). {self.read_as}").strip()
 
@@ -272,12 +272,12 @@ class DataPreviewPlot(QWidget):
         super().__init__(parent)
         self.view = PlotView(min_height=240)
         self.plot_item = self.view.plot_item
-        self.plot_item.setLabel("bottom", "Epoch (time period)")
+        self.plot_item.setLabel("bottom", "Hour (time period)")
         self.plot_item.setLabel("left", "Site (place)")
         self.image = pg.ImageItem(axisOrder="col-major")
         self.image.setColorMap(sequential_colormap())
         self.plot_item.addItem(self.image)
-        self.view.setToolTip("People counted at each place (rows) in each epoch (columns): "
+        self.view.setToolTip("People counted at each place (rows) in each hour (columns): "
                              "darker is more people.")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -329,7 +329,7 @@ class LocationPage(AuditPage):
         form = QFormLayout()
         self.add_name_row(form)
         self.source_csv = QRadioButton("Traces from a CSV file")
-        self.source_csv.setToolTip("Audit your own data: one row per person, place and epoch.")
+        self.source_csv.setToolTip("Audit your own data: one row per person, place and hour.")
         self.source_city = QRadioButton("A synthetic city (to try the audit out)")
         self.source_city.setToolTip("A generated city of people moving between 96 places; no "
                                     "file needed.")
@@ -345,8 +345,8 @@ class LocationPage(AuditPage):
             self.add_field_row(form, key)
         self.epoch_unit_combo = choice_combo(
             EPOCH_UNIT_CHOICES,
-            "How the time column is written: epoch numbers, or timestamps that are grouped "
-            "into hours or days (the first hour or day in the file is epoch 0).")
+            "How the time column is written: hour numbers, or timestamps that are grouped "
+            "into hours or days (the first hour or day in the file is number 0; a day then counts as one hour does).")
         form.addRow("Time column holds:", self.epoch_unit_combo)
         self.add_field_row(form, "city_users")
         self.add_field_row(form, "city_epochs")
@@ -380,8 +380,8 @@ class LocationPage(AuditPage):
         self.add_field_row(form, "delta")
         layout.addLayout(form)
         layout.addWidget(note(
-            "Each person's row in one epoch changes the counts by at most C, so the noise is "
-            "calibrated to give ε per epoch; over all the epochs a person is seen in, the "
+            "Each person's row in one hour changes the counts by at most C, so the noise is "
+            "calibrated to give ε per hour; over all the hours a person is seen in, the "
             "privacy loss adds up (shown as the composed ε in the results)."))
 
     def _build_attacker_step(self, layout: QVBoxLayout) -> None:
@@ -407,7 +407,7 @@ class LocationPage(AuditPage):
         self.add_field_row(form, "large_shadow_aggregates")
         self.add_field_row(form, "test_aggregates")
         release, _status = self.path_row(form, "release", "Choose a published release "
-                                         "(site, epoch, count)", self.browse_release)
+                                         "(site, hour, count)", self.browse_release)
         self.browse_release_button = release.browse_button
         layout.addLayout(form)
 

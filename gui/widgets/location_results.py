@@ -138,7 +138,7 @@ class ObservationsPlot(QWidget):
         self.caption.setText(
             "Each point is one target person with k positive observations, attacked on "
             f"{_test_size(result)} fresh releases; bars are confidence intervals. The red line "
-            "is the best any attacker can do, the dashed line what ε-DP per epoch allows over "
+            "is the best any attacker can do, the dashed line what ε-DP per hour allows over "
             "k observations (paper 000, Fig. 13 and 14).")
 
 
@@ -496,9 +496,9 @@ def composed_privacy_line(theory: dict | None) -> str:
     delta_text = f"{delta:.0e}" if is_number(delta) else "—"
     if theory.get("mechanism") == "none":
         return ("No noise is added: the counts give no differential-privacy guarantee "
-                f"(the target is seen in {epochs} epochs).")
-    line = (f"<b>ε = {number(theory.get('epsilon_per_epoch'))} per epoch × the target's "
-            f"{epochs} epochs → composed ε = {number(theory.get('epsilon_total'))}</b> at "
+                f"(the target is seen in {epochs} hours).")
+    line = (f"<b>ε = {number(theory.get('epsilon_per_epoch'))} per hour × the target's "
+            f"{epochs} hours → composed ε = {number(theory.get('epsilon_total'))}</b> at "
             f"δ = {delta_text}")
     basic = composed.get("epsilon_basic")
     if is_number(basic):

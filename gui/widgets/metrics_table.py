@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from engine.audits.blocks import AttackEntry, BlockError
 from engine.headline import tpr_at
 from gui.formatting import fpr_label, interval, number, pct
+from gui.widgets.tables import WrapHeader, wrap_headers
 
 DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
 NAME_COLUMN_WIDTH = 250
@@ -58,6 +59,9 @@ class MetricsTable(QTableWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        # Headers and names wrap instead of ending in "…" (issue 21); rows grow to their text.
+        wrap_headers(self).on_height_changed = self._fit_height
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
@@ -106,20 +110,37 @@ class MetricsTable(QTableWidget):
             for c, text in enumerate(cells, start=1):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                item.setToolTip(" ".join(text.split()))
                 self.setItem(r, c, item)
         self._fit_height()
 
     def _fit_height(self) -> None:
-        """Two text lines per row, every row visible: the table sits in a scrolling page, and
-        an inner scroll bar would hide attacks."""
+        """At least two text lines per row, more where a name or a cell wraps further, every
+        row visible: the table sits in a scrolling page, and an inner scroll bar would hide
+        attacks. The header is as high as its most-wrapped label."""
         line = self.fontMetrics().lineSpacing()
+        for r in range(self.rowCount()):          # cells a subclass adds: whole text on hover
+            for c in range(self.columnCount()):
+                item = self.item(r, c)
+                if item is not None and not item.toolTip():
+                    item.setToolTip(" ".join(item.text().split()))
+        self.resizeRowsToContents()
         for r in range(self.rowCount()):
-            self.setRowHeight(r, 2 * line + 10)
-        header = 2 * line + 10
-        self.horizontalHeader().setFixedHeight(header)
+            self.setRowHeight(r, max(self.rowHeight(r), 2 * line + 10))
+        header_view = self.horizontalHeader()
+        header = max(2 * line + 10, header_view.needed_height()
+                     if isinstance(header_view, WrapHeader) else 0)
+        header_view.setFixedHeight(header)
         height = header + 2 * self.frameWidth() + 2
         height += sum(self.rowHeight(r) for r in range(self.rowCount()))
+        if self.horizontalScrollBar().isVisible():
+            height += self.horizontalScrollBar().height()
         self.setFixedHeight(max(height, header + 40))
+
+    def resizeEvent(self, event) -> None:   # noqa: N802 - Qt API
+        """A new width wraps names and cells differently: refit the rows."""
+        super().resizeEvent(event)
+        self._fit_height()
 
     @staticmethod
     def _theory_cells(optimal: dict, targets: list[float]) -> list[str]:

@@ -19,8 +19,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.estimates.remaining import TimeLeft
 from gui.job_runner import JobProgress, format_eta
 
+ESTIMATE_TIP = ("Estimated from the sizes of the run (people, aggregates, targets, records × "
+                "epochs × models) and the time each step takes: a GPU takes less. The peak "
+                "memory is what the run adds to the app.")
 PROGRESS_STEPS = 1000   # the bar counts in tenths of a percent
 RUNNING_CAP = 0.995     # the most the bar shows while a job still runs (show_progress)
 
@@ -53,10 +57,7 @@ class RunBar(QFrame):
         self.estimate_label.setObjectName("runEstimate")
         self.estimate_label.setWordWrap(True)
         self.estimate_label.setStyleSheet("color: #555;")
-        self.estimate_label.setToolTip(
-            "Estimated from the sizes of the run (people, aggregates, targets, records × "
-            "epochs × models) with times measured on a 2-core computer without a GPU; a faster "
-            "computer or a GPU takes less. The peak memory is what the run adds to the app.")
+        self.estimate_label.setToolTip(ESTIMATE_TIP)
         self.status_label = QLabel("Ready.")
         self.status_label.setSizePolicy(QSizePolicy.Policy.Expanding,
                                         QSizePolicy.Policy.Preferred)
@@ -76,7 +77,10 @@ class RunBar(QFrame):
         self.progress_bar.setValue(int(round(PROGRESS_STEPS * fraction)))
 
     def show_progress(self, update: JobProgress) -> None:
-        """The bar and "step — about 40 s left" (no time left while it would be a wild guess).
+        """The bar and "step — about 40 s left", the time left re-estimated from the measured
+        progress of each step and the estimate made before the run
+        (engine.estimates.remaining); "re-estimating" when that figure has just gone up, and
+        no time left while it would be a wild guess.
 
         The label always names a step: an update without a message keeps the last one. An
         engine job says 100 % "Done" a moment before it has ended (its result still has to
@@ -84,22 +88,35 @@ class RunBar(QFrame):
         the end and reads "Finishing"; the page shows 100 % and "Done" once the job has ended
         (issue 21)."""
         message = " ".join((update.message or "").split())
-        if update.fraction >= 1.0 or message.lower().rstrip(".") == "done":
+        finishing = update.fraction >= 1.0 or message.lower().rstrip(".") == "done"
+        if finishing:
             message = "Finishing"
-        if message:
-            self._step = message
-        step = getattr(self, "_step", "") or "Working"
+        timer = getattr(self, "_time_left", None) or TimeLeft(None)
+        self._time_left = timer
+        left = timer.update(update.elapsed_s, update.fraction, message)
+        step = left.step or "Working"
         self.set_fraction(min(update.fraction, RUNNING_CAP))
-        eta = format_eta(update.eta_s) if update.fraction < 1.0 else ""
+        eta = "" if finishing else format_eta(left.seconds)
+        if eta and left.re_estimating and left.seconds is not None and left.seconds >= 1.5:
+            eta = "re-estimating, " + eta
         self.status_label.setText(f"{step} — {eta}" if eta else step)
 
-    def start(self) -> None:
-        """A new run: no step named yet."""
-        self._step = ""
+    def start(self, estimated_seconds: float | None = None) -> None:
+        """A new run: no step named yet; ``estimated_seconds``, the estimate made before it
+        (what the machine's load makes of it), is what the time left starts from."""
+        self._time_left = TimeLeft(estimated_seconds)
 
     def show_estimate(self, text: str, warn: bool = False) -> None:
-        """The run's estimated time and memory (orange when it would ask before starting)."""
+        """The run's estimated time and memory (orange when it would ask before starting),
+        with which times the estimate uses — measured on this machine, or built-in — on hover,
+        and in the text when a file of measured times had to be ignored
+        (engine.estimates.machine)."""
+        from engine.estimates.machine import in_use, load
+        _, problem = load()
+        if text and problem:
+            text = f"{text} {problem}"
         self.estimate_label.setText(text)
+        self.estimate_label.setToolTip(f"{ESTIMATE_TIP} {in_use()}")
         self.estimate_label.setStyleSheet("color: #b26a00;" if warn else "color: #555;")
 
     def set_status(self, text: str) -> None:

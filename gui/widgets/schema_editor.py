@@ -315,7 +315,8 @@ class SchemaEditor(SchemaTable):
             text = domain_text(column)
             item = self.table.item(row, COL_DOMAIN)
             item.setText(text)
-            item.setToolTip(text if len(text) > 40 else self.table.toolTip())
+            # The whole list on hover, however narrow the column ("Asian …", issue 21).
+            item.setToolTip(text or self.table.toolTip())
 
     def _fill_chooser(self) -> None:
         combo = self.sensitive_combo

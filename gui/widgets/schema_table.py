@@ -423,8 +423,10 @@ class SchemaTable(QWidget):
         if editable:
             flags |= Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsSelectable
         item.setFlags(flags)
-        if tip:
-            item.setToolTip(tip)
+        # A cell is one line and elided when too long: without a tip of its own, its whole
+        # text shows on hover (issue 21).
+        if tip or text:
+            item.setToolTip(tip or text)
         return item
 
     def set_text(self, row: int, col: int, text: str, tip: str = "") -> None:
@@ -435,7 +437,7 @@ class SchemaTable(QWidget):
             return
         with self.filling():
             item.setText(text)
-            item.setToolTip(tip)
+            item.setToolTip(tip or text)
 
     def fit_height(self) -> None:
         """Every row visible (no inner scroll bar to hide columns of the file), up to

@@ -194,3 +194,18 @@ def test_tilde_is_the_home_folder_for_the_config_and_the_files_it_names(tmp_path
                          timeout=300, env={**os.environ, "HOME": str(home)})
     line = _one_error(out)
     assert "records.csv" in line and "row 4" in line and "'epoch'" in line, line
+
+
+def test_calibrate_stores_this_machine_s_constants_in_the_app_data_folder(tmp_path):
+    """`python main.py calibrate` (issue 21): one small audit of each type (here at a tiny
+    test-only scale), a factor per type in the app-data folder, and a sentence saying the
+    estimates now use times measured on this machine."""
+    import os
+    env = {**os.environ, "PRA_APP_DATA": str(tmp_path), "PRA_DEVICE": "cpu"}
+    out = subprocess.run([sys.executable, "main.py", "calibrate", "--quiet", "--scale", "0.01"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    stored = json.loads((tmp_path / "machine_constants.json").read_text(encoding="utf-8"))
+    assert set(stored["factors"]) == {"mechanism", "location", "aggregates", "model"}
+    assert "use times measured on this machine on" in out.stdout
+    assert "calibrate" in cli("--help").stdout

@@ -63,4 +63,4 @@ def test_tilde_in_a_field_is_what_the_run_reads(main_window, qtbot, tmp_path, mo
     page.fields["traces"].setText(typed)
     page.preview_button.click()
     text = page.preview_label.text()
-    assert "2 people, 2 sites, 2 epochs" in text and "not found" not in text, text
+    assert "2 people, 2 sites, 2 hours" in text and "not found" not in text, text

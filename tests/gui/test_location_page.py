@@ -52,7 +52,7 @@ def test_sample_preview_run_results_screenshots_and_wheel(main_window, qtbot, tm
     assert page.fields["aggregate_size"].text() == "499"
 
     page.preview_button.click()
-    assert "1,500 people, 96 sites, 168 epochs" in page.preview_label.text()
+    assert "1,500 people, 96 sites, 168 hours" in page.preview_label.text()
     assert page.preview_plot.image.image is not None
 
     result = run_to_completion(page, qtbot)
@@ -143,7 +143,7 @@ def test_bad_epsilon_shows_inline_error_on_release_step(main_window, qtbot):
     page.run_button.click()
     assert not page.is_running()
     assert page.steps.currentIndex() == STEP_RELEASE
-    assert "ε per epoch" in page.error_label.text() and page.error_label.isVisibleTo(page)
+    assert "ε per hour" in page.error_label.text() and page.error_label.isVisibleTo(page)
     assert page.fields["epsilon"].text() == "-1"
     assert "c62828" in page.fields["epsilon"].styleSheet()
 

@@ -68,13 +68,13 @@ def test_what_was_released_and_the_threat_model(redacted):
         in text
     assert f"drawn from a population of {fmt_count(th['population'])}" in text
     assert "No input file: the traces are a synthetic city" in text
-    assert f"ε per epoch {fmt_eps(cfg['epsilon'])}" in text
+    assert f"ε per hour {fmt_eps(cfg['epsilon'])}" in text
     assert "informed attacker (θ = 1, the threat model of differential privacy)" in text
     assert f"Shadow aggregates ({fmt_count(cfg['shadow_aggregates'])})" in text
     assert f"Test aggregates ({fmt_count(cfg['test_aggregates'])})" in text
     tg = th["target"]
     assert f"Positive observations k {tg['observations']} cells" in text
-    assert f"Epochs E {tg['epochs']} distinct hours" in text
+    assert f"Hours E {tg['epochs']} distinct hours" in text
     assert "Identifier redacted" in text
 
 
@@ -94,8 +94,8 @@ def test_numbers_auc_composed_epsilon_and_exposed_count(redacted):
         assert fmt3(a["auc"]) in text, a["name"]
         assert fmt3(a["accuracy"]) in text, a["name"]
     assert fmt_eps(th["epsilon_total"]) in text
-    assert f"Composed ε over the target's epochs {fmt_eps(th['epsilon_total'])}" in text
-    assert f"E = {th['epochs']} epochs" in text
+    assert f"Composed ε over the target's hours {fmt_eps(th['epsilon_total'])}" in text
+    assert f"E = {th['epochs']} hours" in text
     assert fmt_pct(th["dp_bound_accuracy"]) in text
     assert fmt3(th["optimal_attacker"]["accuracy"]) in text
     ex = result["exposed_records"][0]
