@@ -723,9 +723,14 @@ def reproducibility(result: dict) -> list[Flowable]:
 # exact-vs-measured table and the measured ε lower bounds.
 
 def short_attack_label(a: dict) -> str:
-    """An attack's label without its citation, for table headers and legends."""
+    """An attack's plain name (engine.wording's catalogue), for the tables and sentences of
+    the report's body (issue 20: plain words first; the technical name and paper stay in the
+    methods section). An attack the catalogue does not know keeps its label without the
+    citation."""
     from engine.report.charts import short_label
 
+    if a.get("name") and attack_words(a.get("name")).description:
+        return attack_words(a.get("name"), a.get("label")).plain_name
     return short_label(str(a.get("label") or a.get("name") or "attack"))
 
 

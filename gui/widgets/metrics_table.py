@@ -11,6 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from engine.wording import first_time_notes, plain_name
+from engine.wording import tooltip as attack_tooltip
 from gui.formatting import fpr_label, interval, number, pct
 
 DEFAULT_FPR_TARGETS = (0.001, 0.01, 0.1)
@@ -78,13 +80,17 @@ class MetricsTable(QTableWidget):
         optimal = (result.get("theory") or {}).get("optimal_attacker")
         if optimal:
             rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
+        tips = ["The best any attacker can do, computed exactly from the noise (the exact "
+                "optimal attacker of differential-privacy theory)."] if optimal else []
         for attack in result.get("attacks") or []:
-            rows.append((attack.get("label") or attack.get("name", "attack"),
-                         self._attack_cells(attack, targets)))
+            # Plain name first; what the attacker does and the science in the tooltip
+            # (engine.wording's catalogue; issue 20).
+            rows.append((plain_name(attack), self._attack_cells(attack, targets)))
+            tips.append(attack_tooltip(attack))
         self.setRowCount(len(rows))
         for r, (label, cells) in enumerate(rows):
             name_item = QTableWidgetItem(label)
-            name_item.setToolTip(label)
+            name_item.setToolTip(tips[r] if r < len(tips) else label)
             self.setItem(r, 0, name_item)
             for c, text in enumerate(cells, start=1):
                 item = QTableWidgetItem(text)
@@ -135,6 +141,12 @@ class MetricsTable(QTableWidget):
             text += f"\n{number(gdp.get('value'))} (Gaussian-DP\nheuristic)"
         cells.append(text)
         return cells
+
+    @staticmethod
+    def notes(result: dict | None) -> list[str]:
+        """The plain sentences the table needs under it, each once (a negative advantage, an
+        interval across zero, "-0.0", "not measurable"; engine.wording.first_time_notes)."""
+        return first_time_notes((result or {}).get("attacks") or [])
 
     def cell_text(self, row: int, column: int) -> str:
         item = self.item(row, column)
