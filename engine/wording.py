@@ -81,7 +81,7 @@ ATTACKS: dict[str, AttackWords] = {
         "Likelihood-ratio attack (per-cell likelihood ratio with the noise law)",
         "Beyond paper 000: the Neyman–Pearson test on each count"),
     "meta_classifier_100": _W(
-        "Trained detector (larger network)",
+        "Trained detector with a larger network",
         "Learns from many simulated releases, with and without the person, how the counts "
         "change when they are in",
         "MLP meta-classifier, k → 100 sigmoid → 1", "Earlier work cited by paper 000"),
@@ -131,12 +131,12 @@ ATTACKS: dict[str, AttackWords] = {
         "guesses the rest from similar public records",
         "DeSIA: deterministic then stochastic module", "Annamalai et al. (paper 003) §3"),
     "cip_rand_mia": _W(
-        "Table rebuilder, presence check",
+        "Presence check by table rebuilding",
         "Rebuilds the whole table from the counts several times and counts how often the "
         "person appears",
         "CIP-rand reconstruction MIA", "Paper 003 §6.3"),
     "rap_rand_mia": _W(
-        "Approximate table rebuilder, presence check",
+        "Presence check by approximate table rebuilding",
         "Rebuilds an approximate table from the counts several times and counts how often "
         "the person appears",
         "RAP-rand reconstruction MIA", "Paper 003 §6.3"),
@@ -216,7 +216,7 @@ ATTACKS: dict[str, AttackWords] = {
         "compares your model's answer with both",
         "LiRA online (likelihood-ratio attack)", "Carlini et al. 2022"),
     "lira_offline": _W(
-        "Copies-of-your-model attack (without the record)",
+        "Quick copies-of-your-model attack",
         "Trains copies of your model on similar data without each record, and checks how far "
         "your model's answer stands out",
         "LiRA offline (likelihood-ratio attack)", "Carlini et al. 2022"),
@@ -226,7 +226,7 @@ ATTACKS: dict[str, AttackWords] = {
         "a record over other people's records",
         "RMIA (relative membership inference attack)", "Zarifzadeh et al. 2024"),
     "label_only_gap": _W(
-        "Right-answer check (labels only)",
+        "Label-only right-answer check",
         "Sees only the model's chosen answer, and calls a record a member when it is right",
         "Label-only gap attack", "Yeom et al. 2018; paper 004 §4.4"),
     "attribute_inference": _W(
@@ -237,8 +237,9 @@ ATTACKS: dict[str, AttackWords] = {
 }
 
 # Variants whose name adds a setting to a catalogue key, with the words the setting adds.
-_SUFFIX_WORDS = {"_global_var": "one spread for every record",
-                 "_large": "more simulated releases to learn from"}
+# Plain names carry no parentheses or commas, so a sentence can quote one whole.
+_SUFFIX_WORDS = {"_global_var": "with one spread for every record",
+                 "_large": "with more simulated releases to learn from"}
 
 
 def attack_words(name: str | None, label: str | None = None) -> AttackWords:
@@ -252,7 +253,7 @@ def attack_words(name: str | None, label: str | None = None) -> AttackWords:
             base = ATTACKS[max(matches, key=len)]
             extra = [w for suffix, w in _SUFFIX_WORDS.items() if key.endswith(suffix)]
             technical = label or base.technical
-            plain = base.plain_name + (f" ({extra[0]})" if extra else "")
+            plain = base.plain_name + (f" {extra[0]}" if extra else "")
             words = AttackWords(plain, base.description, technical, base.reference)
         else:
             shown = str(label or name or "attack")
