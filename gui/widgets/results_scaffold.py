@@ -64,9 +64,7 @@ class GlossaryStrip(QLabel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        links = " · ".join(f"<a href='{i}' style='text-decoration:none'>{escape(term)} "
-                           "<b>?</b></a>" for i, term in enumerate(GLOSSARY))
-        self.setText(f"What the terms mean (point at a ?): {links}")
+        self.set_colour(None)
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
@@ -74,6 +72,14 @@ class GlossaryStrip(QLabel):
                         "prints the same glossary.")
         self.linkHovered.connect(self._show)
         self.linkActivated.connect(self._show)
+
+    def set_colour(self, colour: str | None) -> None:
+        """Draw the terms in ``colour`` (the banner's text colour: the default link blue is
+        unreadable on the red and green banners); None: the default."""
+        style = "text-decoration:none" + (f"; color:{colour}" if colour else "")
+        links = " · ".join(f"<a href='{i}' style='{style}'>{escape(term)} <b>?</b></a>"
+                           for i, term in enumerate(GLOSSARY))
+        self.setText(f"What the terms mean (point at a ?): {links}")
 
     @staticmethod
     def tip(term: str) -> str:

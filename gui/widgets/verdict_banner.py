@@ -61,12 +61,14 @@ class VerdictBanner(QFrame):
             self.strongest_label.setText("")
             self.strongest_label.setToolTip("")
             self.setStyleSheet("#verdictBanner { background: #eceff1; border-radius: 6px; }")
+            self.glossary.set_colour(None)
             return
         level = verdict.get("level", "")
         title, background, colour = LEVEL_STYLE.get(level, (level.upper(), "#607d8b", "#ffffff"))
         self.setStyleSheet(f"#verdictBanner {{ background: {background}; border-radius: 6px; }}"
                            f" #verdictBanner QLabel {{ color: {colour}; }}")
         self.level_label.setText(title)
+        self.glossary.set_colour(colour)
         self.summary_label.setText(summary)
         head = verdict.get("headline") if isinstance(verdict.get("headline"), dict) else {}
         if head.get("name"):
