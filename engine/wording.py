@@ -6,7 +6,6 @@ One Qt-free place for the words a privacy officer reads:
   attacker does and knows, and the technical name with its paper reference. The plain name is
   shown first (results tables, verdict banner, summary, the report's first page); the technical
   name and reference go in the GUI's tooltip, the report's methods appendix and result.json.
-* :data:`SETTINGS` — plain labels for settings the papers name by a symbol (σ, λ, |D|, …).
 * :data:`GLOSSARY` — the terms of the results pages, each with one plain explanation (the "?"
   beside a term on screen, and a page of the report).
 * :func:`first_time_notes` — one plain sentence for each reading that surprises a newcomer
@@ -282,21 +281,6 @@ def tooltip(attack: dict) -> str:
     lines = [w.description] if w.description else []
     lines.append(f"Technical name: {technical}" + (f" ({w.reference})" if w.reference else ""))
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- settings
-
-#: settings the papers name by a symbol → the label a privacy officer reads.
-SETTINGS: dict[str, str] = {
-    "σ": "noise multiplier",
-    "λ": "weight decay",
-    "|D|": "records per reference model",
-    "α": "distillation mix",
-    "C": "clipping norm",
-    "k": "observations per person",
-    "m": "released cells",
-    "K": "reconstructions",
-}
 
 
 # --------------------------------------------------------------------------- glossary
