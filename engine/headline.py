@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 
 from engine.metrics import min_negatives_for
 from engine.policy import LEVELS, VerdictPolicy
+from engine.wording import attack_words
 
 # Two false-alarm rates are the same setting when they agree to this relative precision
 # (configs store 0.01; a float written and read back, or 1/100 computed, must still match).
@@ -93,6 +94,7 @@ class Headline:
     fpr: float
     name: str | None = None
     label: str | None = None
+    plain_name: str | None = None              # the catalogue's plain name (engine.wording)
     level: str = "low"                         # the level this attack's own figures give
     tpr: float | None = None
     tpr_ci: tuple[float, float] | None = None
@@ -118,8 +120,11 @@ class Headline:
         return self.verdict_tpr if self.tpr_from is not None else None
 
     def short_label(self) -> str:
-        """The attack's plain name without its explanation after a colon."""
-        return (self.label or self.name or "").split(":")[0].strip()
+        """The attack's plain name (engine.wording's catalogue; issue 20 "plain words
+        first"): the technical label stays in ``label`` for the methods appendix."""
+        if self.plain_name:
+            return self.plain_name
+        return attack_words(self.name, self.label).plain_name if self.found else ""
 
     def tpr_text(self) -> str:
         """"spots 12.0 % of … while wrongly accusing 1 %" or why it cannot be said."""
@@ -193,6 +198,7 @@ def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
     n_neg = best.get("n_negative")
     return Headline(
         fpr=fpr, name=best.get("name"), label=best.get("label") or best.get("name"),
+        plain_name=attack_words(best.get("name"), best.get("label")).plain_name,
         level=LEVELS[best_key[0]], tpr=tpr,
         tpr_ci=_interval(row.get("tpr_ci")) if tpr is not None else None,
         tpr_measurable=tpr is not None,
@@ -261,7 +267,7 @@ def _stored_headline(d: dict) -> Headline | None:
     if not (_finite(values.get("fpr")) and 0 < values["fpr"] < 1
             and values.get("level", "low") in LEVELS
             and all(isinstance(values.get(k), (str, type(None)))
-                    for k in ("name", "label", "tpr_from", "accuracy_from"))
+                    for k in ("name", "label", "plain_name", "tpr_from", "accuracy_from"))
             and all(number_or_none(values.get(k))
                     for k in ("tpr", "n_negative", "accuracy", "auc"))
             and all(_finite(values.get(k, 0.0)) for k in ("verdict_tpr", "verdict_accuracy"))

@@ -72,6 +72,7 @@ from engine.runtime import (
     device,
     rng,
 )
+from engine.wording import plain_name
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BLOCK = ROOT / "resources" / "aggregates" / "sample_block.csv"
@@ -1131,7 +1132,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
                f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
                f"the data guesses their '{domain.columns[s]}' right "
                f"{best['details']['top1_accuracy']:.0%} of the time with "
-               f"{head.short_label()} (blind guessing: {chance:.0%}; AUC {best['auc']:.2f}). ")
+               f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; AUC {best['auc']:.2f}). ")
     if config.release != "published":
         summary += (f"For {n_exposed} of the {det['targets']} people attacked the tables leave "
                     "only one possible value.")
@@ -1141,7 +1142,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     if membership:
         bm = max(mia_attacks, key=lambda a: a["auc"])
         summary += (f" Whether a person is in the data at all: best AUC {bm['auc']:.2f} "
-                    f"({bm['label'].split(':')[0]}).")
+                    f"({plain_name(bm).lower()}).")
     warnings = _warnings(config, attacks, theory)
     progress(1.0, "Done")
     return AuditResult(
@@ -1199,7 +1200,7 @@ def demo_config() -> AggregatesConfig:
     (P12, P12A–G by race, P12H Hispanic, P12I White not Hispanic) are released with
     m = 0.25·|D| cells drawn at random, exact counts; both games, no sweeps."""
     return AggregatesConfig(
-        name="Sample: census block P-tables, m/|D| = 0.25, no noise",
+        name="Sample: census block counts, a quarter of the cells released, no noise",
         data=str(SAMPLE_BLOCK.relative_to(ROOT)),
         auxiliary=str(SAMPLE_AUXILIARY.relative_to(ROOT)),
         schema=_sample_schema(), sensitive="hispanic",

@@ -77,6 +77,7 @@ from engine.mechanisms.tradeoff import (
 )
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
+from engine.wording import plain_name
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_TRACES = ROOT / "resources" / "location" / "sample_city.csv"
@@ -689,14 +690,20 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     if config.target == "most_exposed":
         summary += (f" {exposed['count']:,} of {exposed['population']:,} people are exposed as "
                     "much or more.")
+    if head.found and head.accuracy is not None:
+        # Name the strongest attack run (the one the results tables and the report quote),
+        # by its plain name; the figures above may be the exact optimum's (engine.headline).
+        summary += (f" The strongest attack run is the {head.short_label().lower()}, right "
+                    f"{head.accuracy:.0%} of the time.")
     if release_verdicts is not None:
         says = [v for v in release_verdicts.values() if v["says_present"]]
-        best = min(release_verdicts.values(), key=lambda v: v["share_absent_at_least"])
+        best_name, best = min(release_verdicts.items(),
+                              key=lambda kv: kv[1]["share_absent_at_least"])
         summary = (f"On the published release, {len(says)} of {len(release_verdicts)} attacks "
                    f"conclude that the target (who appears in {scenario.k} of the counts) is in it. A "
                    f"release without the target scores as high as this one in "
                    f"{best['share_absent_at_least']:.1%} of the attacker's simulations "
-                   f"({best['label']}). {summary}")
+                   f"({plain_name(best_name).lower()}). {summary}")
     theory.update({"target": {"rule": config.target,
                               "id": traces.user_ids[target_row] if config.list_exposed_ids or
                               config.target == "id" else REDACTED,
@@ -888,7 +895,8 @@ def observation_sweep(config: LocationConfig, traces, clipped, main_target: int,
 
 def _attacker_words(config: LocationConfig) -> str:
     if config.attacker == "informed":
-        return "knows everyone else in the release (the threat model of DP)"
+        return ("knows everyone else in the release (the worst case differential privacy "
+                "protects against)")
     if config.attacker == "partial":
         return f"knows {config.known_fraction:.0%} of the other people in the release"
     return "knows nobody in the release but has similar people's traces"

@@ -309,15 +309,21 @@ def inverse_question(config: MechanismConfig, *, progress: Progress, cancel: Can
 # --------------------------------------------------------------------------- plain language
 
 def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr: float,
-                  level: str) -> str:
-    """The two sentences on the cover of the report."""
+                  level: str, strongest=None) -> str:
+    """The sentences on the cover of the report. ``strongest``: the headline
+    (engine.headline) whose attack — the strongest run, by its plain name — ends them."""
     k = config.observations
     obs = "observation" if k == 1 else "observations"
+    named = ""
+    if strongest is not None and strongest.found and strongest.accuracy is not None:
+        named = (f" The strongest attack run is the {strongest.short_label().lower()}, right "
+                 f"{strongest.accuracy:.0%} of the time.")
     return (f"An attacker who already knows everyone else's data can tell whether a given person "
             f"is in this release correctly at most {accuracy:.0%} of the time; with ε = "
             f"{epsilon0:.3g} per observation and {k} {obs} per person, that risk is {level}. "
             f"Even when it may wrongly accuse only {config.policy.fpr:.0%} of the people who are "
-            f"absent, the attacker correctly spots {tpr:.1%} of the people who are present.")
+            f"absent, the attacker correctly spots {tpr:.1%} of the people who are present."
+            + named)
 
 
 # --------------------------------------------------------------------------- the job
@@ -420,7 +426,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         attacks=attacks, baselines=baselines, theory=theory,
         verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
                  "reasons": reasons, "headline": head.to_dict()},
-        summary=plain_summary(config, epsilon0, best_acc, best_tpr, level),
+        summary=plain_summary(config, epsilon0, best_acc, best_tpr, level, head),
         warnings=warnings,
         inputs=[],
         exposed_records=[],

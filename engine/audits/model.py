@@ -512,6 +512,6 @@ def demo_config() -> ModelConfig:
     with 8 shadow and 16 reference models; then the defences step with issue 9's sweep (KCD at
     5 α, DMP at 3 temperatures, L2 at 3 strengths, DP-SGD at 3 noise levels) judged against
     TPR ≤ 2 % at 1 % FPR."""
-    return ModelConfig(name="Sample: MLP on purchase-style records", synthetic="purchase",
+    return ModelConfig(name="Sample: neural network on purchase-style records", synthetic="purchase",
                        synthetic_records=4000, epochs=30, shadow_models=8,
                        reference_models=16, defences=DefenceConfig(enabled=True))

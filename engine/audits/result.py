@@ -20,6 +20,7 @@ from engine.atomic_write import write_text
 from engine.audits.blocks import AttackEntry, BlockError
 from engine.data.paths import open_regular_file, resolve_path
 from engine.data.text_input import read_notes
+from engine.wording import attack_words
 
 RESULT_SCHEMA_VERSION = 1
 # What result.json holds in place of anything that describes a person the user did not ask to
@@ -114,6 +115,17 @@ def to_plain(obj: Any):
     return obj
 
 
+def with_plain_words(entry):
+    """An attack entry with the catalogue's ``plain_name`` and ``description`` beside its
+    technical ``name`` and ``label`` (issue 20: plain words first, the science in result.json;
+    engine.wording). Entries that already carry them keep theirs."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        return entry
+    words = attack_words(entry["name"], entry.get("label"))
+    return {**entry, "plain_name": entry.get("plain_name") or words.plain_name,
+            "description": entry.get("description") or words.description}
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """Everything one audit produced; ``to_dict()`` is exactly result.json."""
@@ -152,8 +164,8 @@ class AuditResult:
             "software": self.software,
             "runtime_s": self.runtime_s,
             "summary": self.summary,
-            "attacks": self.attacks,
-            "baselines": self.baselines,
+            "attacks": [with_plain_words(a) for a in self.attacks],
+            "baselines": [with_plain_words(b) for b in self.baselines],
             "theory": self.theory,
             "exposed_records": self.exposed_records,
             "verdict": self.verdict,

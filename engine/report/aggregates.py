@@ -33,6 +33,7 @@ from engine.report.sections import (
     baselines_table,
     brief_name,
     bullets,
+    first_time_paragraphs,
     fpr_targets,
     inputs_table,
     keep,
@@ -517,6 +518,7 @@ class AggregatesSections(AuditSections):
         first.append(para(self._results_words(result, attacks)))
         out += self._ranking_table(result, attacks)
         out += self._top1_table(result, attacks)
+        out += first_time_paragraphs(attacks)      # issue 20: a plain sentence per oddity
         out += self._deterministic(result)
         out += baselines_table(result)
         out += self._roc(result, attacks)

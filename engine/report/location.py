@@ -378,7 +378,7 @@ class LocationSections(AuditSections):
             fl = det.get("first_layer")
             if not isinstance(fl, dict):
                 continue
-            out += [sub(f"What the {markup(short_attack_label(a))} learnt"),
+            out += [sub(f"What the {markup(short_attack_label(a).lower())} learnt"),
                     para(mlp_words(a))]
         return out
 

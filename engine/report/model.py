@@ -34,6 +34,7 @@ from engine.report.sections import (
     bullets,
     finite,
     finite_pair,
+    first_time_paragraphs,
     fpr_targets,
     inputs_table,
     keep,
@@ -513,6 +514,7 @@ class ModelSections(AuditSections):
         first.append(para(self._results_words(result)))
         table_part = self._attack_table(result, attacks)
         out: list[Flowable] = [keep(first + table_part[:1]), *table_part[1:]]
+        out += first_time_paragraphs(attacks)      # issue 20: a plain sentence per oddity
         out += self._roc(result)
         out += self._strongest(result)
         out += self._gap(result)

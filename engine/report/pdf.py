@@ -28,6 +28,7 @@ from engine.report.sections import (
     AuditSections,
     bullets,
     cover,
+    glossary,
     heading,
     reproducibility,
     sub,
@@ -63,6 +64,7 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     story += [sub("What this audit cannot tell")] + bullets(hooks.limitations(result))
     story += [heading(9), *hooks.exposed(result, include_records)]  # 9
     story += reproducibility(result)                                  # 10
+    story += glossary()                                  # the terms in plain words (issue 20)
     return story
 
 

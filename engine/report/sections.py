@@ -43,6 +43,7 @@ from engine.numbers import distinguishing_digits
 from engine.report import styles as st
 from engine.report.charts import roc_chart, short_label
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
+from engine.wording import GLOSSARY, attack_words, first_time_notes
 
 TEXT_WIDTH = 17 * cm                      # A4 (21 cm) minus two 2 cm margins
 
@@ -444,7 +445,8 @@ def cover(result: dict) -> list[Flowable]:
         Spacer(1, 0.4 * cm),
         para("How to read this report: section 7 explains how the verdict was decided and "
              "section 8 what this audit cannot tell. Sections 2 to 6 give the evidence; "
-             "section 10 lets anyone reproduce the numbers.", "small"),
+             "section 10 lets anyone reproduce the numbers. The glossary on the last page "
+             "explains the terms.", "small"),
         PageBreak(),
     ]
     return out
@@ -475,7 +477,12 @@ def method_common(result: dict, describe=None) -> list[Flowable]:
     for a in attacks:
         details = a.get("details") or {}
         stat = details.get("statistic")
-        line = f"<b>{markup(a.get('label') or a.get('name'))}</b>"
+        # The methods appendix keeps the science: plain name first, then the technical name
+        # and the paper (engine.wording's catalogue; issue 20).
+        words = attack_words(a.get("name"), a.get("label"))
+        line = (f"<b>{markup(words.plain_name)}</b> "
+                f"({markup(a.get('label') or words.technical)}"
+                + (f"; {markup(words.reference)}" if words.reference else "") + ")")
         if stat:
             line += f" — score: {markup(stat)}."
         words = describe(a) if describe else ""
@@ -562,10 +569,11 @@ def bound_interval_label(method: str | None) -> str:
 def attack_table(a: dict) -> list[Flowable]:
     """All §5 metrics of one attack, with intervals, in one table."""
     out: list[Flowable] = []
-    label = markup(a.get("label") or a.get("name") or "attack")
+    # Plain name first, with what the attacker does; the technical name is in section 4.
+    words = attack_words(a.get("name"), a.get("label"))
     n_pos, n_neg = a.get("n_positive"), a.get("n_negative")
-    head = [sub(label)]
-    bits = []
+    head = [sub(markup(words.plain_name))]
+    bits = [markup(words.description) + "."] if words.description else []
     if n_pos is not None and n_neg is not None:
         bits.append(f"{fmt_count(n_pos)} trials with the person present (members), "
                     f"{fmt_count(n_neg)} without (non-members).")
@@ -660,6 +668,25 @@ def results(result: dict) -> list[Flowable]:
                  "Values of 0 cannot be drawn on log axes: curves enter from the chart's edge.",
                  "caption")]))
     out += baselines_table(result)
+    out += first_time_paragraphs(attacks)
+    return out
+
+
+def first_time_paragraphs(attacks: Iterable[dict]) -> list[Flowable]:
+    """The plain sentence under a results table for each surprising reading (a negative
+    advantage, an interval across zero, "-0.0", "not measurable"), once each
+    (engine.wording.first_time_notes; issue 20)."""
+    notes = first_time_notes(attacks)
+    if not notes:
+        return []
+    return [sub("Reading these tables")] + bullets(markup(n) for n in notes)
+
+
+def glossary() -> list[Flowable]:
+    """The glossary page (engine.wording.GLOSSARY): every term of the results in plain words."""
+    out: list[Flowable] = [PageBreak(), para("Glossary", "h1")]
+    for term, words in GLOSSARY.items():
+        out.append(para(f"<b>{markup(term)}</b> — {markup(words)}"))
     return out
 
 
@@ -751,7 +778,13 @@ def reproducibility(result: dict) -> list[Flowable]:
 # exact-vs-measured table and the measured ε lower bounds.
 
 def short_attack_label(a: dict) -> str:
-    """An attack's label without its citation, for table headers and legends."""
+    """An attack's plain name (engine.wording's catalogue), for the tables and sentences of
+    the report's body (issue 20: plain words first; the technical name and paper stay in the
+    methods section). An attack the catalogue does not know keeps its label without the
+    citation."""
+
+    if a.get("name") and attack_words(a.get("name")).description:
+        return attack_words(a.get("name"), a.get("label")).plain_name
     return short_label(str(a.get("label") or a.get("name") or "attack"))
 
 

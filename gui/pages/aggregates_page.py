@@ -155,7 +155,7 @@ FIELDS: dict[str, FieldSpec] = {
         "by '|' or ranges like 20-29, empty = any) or a TOML file of [[query]] tables. "
         "Published table: a CSV of the same form with a 'count' column.", text=True),
     "fraction": FieldSpec(
-        "Released share m/|D|", STEP_RELEASE,
+        "Share of cells released", STEP_RELEASE,
         "Publish m = this × the number of records of the cells, drawn at random (paper 003: "
         "0.25). 0 publishes every cell.",),
     "epsilon": FieldSpec(
@@ -167,7 +167,7 @@ FIELDS: dict[str, FieldSpec] = {
         "Needed by the discrete Gaussian only: a small probability that the ε guarantee does "
         "not hold, e.g. 0.00001 (1e-5)."),
     "published_records": FieldSpec(
-        "People behind the table |D|", STEP_RELEASE,
+        "People counted in the table", STEP_RELEASE,
         "How many people the published table counts (the attacker knows it; usually the "
         "table's total).", integer=True),
     "n_shadow": FieldSpec(
@@ -175,7 +175,7 @@ FIELDS: dict[str, FieldSpec] = {
         "How many datasets DeSIA's stochastic module simulates to learn from (paper 003: "
         "20,000). Fewer are faster and a little weaker.", integer=True),
     "reconstructions": FieldSpec(
-        "Reconstructions K", STEP_ATTACKS,
+        "Reconstructions", STEP_ATTACKS,
         "How many datasets CIP and RAP rebuild from the tables before they vote (paper 003: "
         "100).", integer=True),
     "solver_time_limit": FieldSpec(

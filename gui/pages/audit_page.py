@@ -100,11 +100,11 @@ def policy_fields(step: int) -> dict[str, FieldSpec]:
             "The share of absent people an attacker may wrongly accuse when we judge how many "
             "present people it spots (0.01 = 1 %)."),
         "policy.high_tpr": FieldSpec(
-            "High risk if TPR ≥", step,
+            "High risk if people spotted ≥", step,
             "High risk if the attacker spots at least this share of the people present at that "
             "false-positive rate (0.10 = 10 %)."),
         "policy.medium_tpr": FieldSpec(
-            "Medium risk if TPR ≥", step,
+            "Medium risk if people spotted ≥", step,
             "Medium risk if the attacker spots at least this share (0.02 = 2 %)."),
         "policy.high_accuracy": FieldSpec(
             "High risk if accuracy ≥", step,

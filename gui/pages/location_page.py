@@ -148,11 +148,11 @@ FIELDS: dict[str, FieldSpec] = {
                              "How many hours the generated city covers (12 × 8 grid of "
                              "places).", integer=True),
     "aggregate_size": FieldSpec(
-        "People in a release n", STEP_RELEASE,
+        "People in a release", STEP_RELEASE,
         "How many people the published counts are made from, besides the target. Fewer "
         "people make each person easier to spot.", integer=True),
     "clip_per_epoch": FieldSpec(
-        "Places kept per person and hour C", STEP_RELEASE,
+        "Places kept per person and hour", STEP_RELEASE,
         "Each person counts in at most this many places per hour; extra visits are dropped. "
         "1 is the usual choice and the most private.", integer=True),
     "epsilon": FieldSpec(

@@ -72,13 +72,13 @@ FIELDS: dict[str, FieldSpec] = {
         "Small probability that the ε guarantee does not hold. Keep it far below one over the"
         " number of people, e.g. 0.00001 (1e-5). Needed for Gaussian noise."),
     "sensitivity": FieldSpec(
-        "Sensitivity Δ", STEP_RELEASE,
+        "Sensitivity", STEP_RELEASE,
         "The most one person can change one released value, e.g. 1 for a count of people. "
         "Contributions are clipped to this."),
     "observations": FieldSpec(
-        "Observations per person k", STEP_ATTACKER,
+        "Observations per person", STEP_ATTACKER,
         "In how many released values the same person appears (e.g. 10 hourly counts). Each "
-        "observation spends ε again, so risk grows with k.", integer=True),
+        "observation spends ε again, so risk grows with their number.", integer=True),
     "baseline_count": FieldSpec(
         "Everyone else's contribution", STEP_ATTACKER,
         "The value without the person (e.g. 100 other people in the count). The attacker is "
@@ -96,7 +96,7 @@ FIELDS: dict[str, FieldSpec] = {
         "Confidence level", STEP_RUN,
         "Confidence of the intervals shown around measured numbers, e.g. 0.95 for 95 %."),
     "limit_tpr": FieldSpec(
-        "Highest acceptable TPR", STEP_RUN,
+        "Highest acceptable share of people spotted", STEP_RUN,
         "The inverse question: the largest share of people present that an attacker may spot "
         "(0.05 = 5 %) …"),
     "limit_fpr": FieldSpec(

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from engine.audits.blocks import AttackEntry, BlockError
 from engine.headline import tpr_at
+from engine.wording import first_time_notes, plain_name
+from engine.wording import tooltip as attack_tooltip
 from gui.formatting import fpr_label, interval, number, pct
 from gui.widgets.tables import WrapHeader, wrap_headers
 
@@ -94,18 +96,24 @@ class MetricsTable(QTableWidget):
         optimal = (result.get("theory") or {}).get("optimal_attacker")
         if optimal:
             rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
+        tips = ["The best any attacker can do, computed exactly from the noise (the exact "
+                "optimal attacker of differential-privacy theory)."] if optimal else []
         for attack in result.get("attacks") or []:
             entry = _entry(attack)
             if entry is None:
                 rows.append((str(attack.get("label") or attack.get("name") or "attack")
                              if isinstance(attack, dict) else "attack",
                              ["—"] * (len(headers) - 1)))
+                tips.append("")
                 continue
-            rows.append((entry.display_label, self._attack_cells(entry, targets)))
+            # Plain name first; what the attacker does and the science in the tooltip
+            # (engine.wording's catalogue; issue 20).
+            rows.append((plain_name(attack), self._attack_cells(entry, targets)))
+            tips.append(attack_tooltip(attack))
         self.setRowCount(len(rows))
         for r, (label, cells) in enumerate(rows):
             name_item = QTableWidgetItem(label)
-            name_item.setToolTip(label)
+            name_item.setToolTip(tips[r] if r < len(tips) else label)
             self.setItem(r, 0, name_item)
             for c, text in enumerate(cells, start=1):
                 item = QTableWidgetItem(text)
@@ -170,6 +178,12 @@ class MetricsTable(QTableWidget):
             text += f"\n{number(gdp.get('value'))} (Gaussian-DP\nheuristic)"
         cells.append(text)
         return cells
+
+    @staticmethod
+    def notes(result: dict | None) -> list[str]:
+        """The plain sentences the table needs under it, each once (a negative advantage, an
+        interval across zero, "-0.0", "not measurable"; engine.wording.first_time_notes)."""
+        return first_time_notes((result or {}).get("attacks") or [])
 
     def cell_text(self, row: int, column: int) -> str:
         item = self.item(row, column)

@@ -7,8 +7,10 @@ has to look for it; the page enables both buttons together and does the export.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolTip, QVBoxLayout, QWidget
 
+from engine.wording import GLOSSARY
 from gui.widgets.steps import step_title
 
 EXPORT_TEXT = "Export PDF report…"
@@ -53,3 +55,44 @@ class ReportStep(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.status_label)
         layout.addStretch(1)
+
+
+class GlossaryStrip(QLabel):
+    """The results page's terms, each with a "?" whose tooltip explains it in plain words
+    (engine.wording.GLOSSARY, the same text as the report's glossary page; issue 20). One
+    word-wrapped label, so the line folds on a narrow window; pointing at a term shows it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.set_colour(None)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.setToolTip("Point at a term to read what it means; the report's last page "
+                        "prints the same glossary.")
+        self.linkHovered.connect(self._show)
+        self.linkActivated.connect(self._show)
+
+    def set_colour(self, colour: str | None) -> None:
+        """Draw the terms in ``colour`` (the banner's text colour: the default link blue is
+        unreadable on the red and green banners); None: the default."""
+        style = "text-decoration:none" + (f"; color:{colour}" if colour else "")
+        links = " · ".join(f"<a href='{i}' style='{style}'>{escape(term)} <b>?</b></a>"
+                           for i, term in enumerate(GLOSSARY))
+        self.setText(f"What the terms mean (point at a ?): {links}")
+
+    @staticmethod
+    def tip(term: str) -> str:
+        """The tooltip of ``term``'s "?"."""
+        return f"<b>{escape(term)}</b><br>{escape(GLOSSARY[term])}"
+
+    def _show(self, link: str) -> None:
+        if not link:
+            QToolTip.hideText()
+            return
+        term = list(GLOSSARY)[int(link)]
+        QToolTip.showText(QCursor.pos(), self.tip(term), self)
+
+
+def escape(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

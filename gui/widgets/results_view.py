@@ -86,7 +86,14 @@ class ResultsView(QWidget):
         self._layout.addWidget(self.verdict_banner)
         self._layout.addWidget(self.next_steps_box)
         self._layout.addWidget(group_box(self.ROC_TITLE, self.roc_plot), 3)
-        self._layout.addWidget(group_box(self.METRICS_TITLE, self.metrics_table))
+        # Under the table, a plain sentence for each surprising reading, once (issue 20).
+        self.table_notes = rich_label()
+        metrics = QWidget()
+        metrics_layout = QVBoxLayout(metrics)
+        metrics_layout.setContentsMargins(0, 0, 0, 0)
+        metrics_layout.addWidget(self.metrics_table)
+        metrics_layout.addWidget(self.table_notes)
+        self._layout.addWidget(group_box(self.METRICS_TITLE, metrics))
         self._layout.addWidget(self.warnings_box)
         self._layout.addWidget(group_box("Decision / notes", notes))
         self.set_result(None)
@@ -119,6 +126,9 @@ class ResultsView(QWidget):
         self.next_steps_box.setVisible(bool(steps))
         self.roc_plot.set_result(shown)
         self.metrics_table.set_result(shown)
+        notes = self.metrics_table.notes(shown)
+        self.table_notes.setText("<br>".join(escape(n) for n in notes))
+        self.table_notes.setVisible(bool(notes))
         for update in self._section_updates:
             update(shown)
         warnings = result.get("warnings") or []

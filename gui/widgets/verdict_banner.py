@@ -6,6 +6,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
+from engine.wording import describe, plain_name
+from engine.wording import tooltip as attack_tooltip
+from gui.widgets.results_scaffold import GlossaryStrip
+
 LEVEL_STYLE = {
     # level: (title, background, text colour)
     "high": ("HIGH RISK", "#c62828", "#ffffff"),
@@ -35,11 +39,18 @@ class VerdictBanner(QFrame):
         self.reasons_label = QLabel()
         self.reasons_label.setWordWrap(True)
         self.reasons_label.setTextFormat(Qt.TextFormat.RichText)
+        # The strongest attack by its plain name, with what it does; the technical name and
+        # paper in the tooltip (engine.wording; issue 20).
+        self.strongest_label = QLabel()
+        self.strongest_label.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
         layout.addWidget(self.level_label)
         layout.addWidget(self.summary_label)
+        layout.addWidget(self.strongest_label)
         layout.addWidget(self.reasons_label)
+        self.glossary = GlossaryStrip()
+        layout.addWidget(self.glossary)
         self.set_verdict(None, "")
 
     def set_verdict(self, verdict: dict | None, summary: str) -> None:
@@ -47,14 +58,29 @@ class VerdictBanner(QFrame):
             self.level_label.setText("No result yet")
             self.summary_label.setText("Run the audit to see how exposed people are.")
             self.reasons_label.setText("")
+            self.strongest_label.setText("")
+            self.strongest_label.setToolTip("")
             self.setStyleSheet("#verdictBanner { background: #eceff1; border-radius: 6px; }")
+            self.glossary.set_colour(None)
             return
         level = verdict.get("level", "")
         title, background, colour = LEVEL_STYLE.get(level, (level.upper(), "#607d8b", "#ffffff"))
         self.setStyleSheet(f"#verdictBanner {{ background: {background}; border-radius: 6px; }}"
                            f" #verdictBanner QLabel {{ color: {colour}; }}")
         self.level_label.setText(title)
+        self.glossary.set_colour(colour)
         self.summary_label.setText(summary)
+        head = verdict.get("headline") if isinstance(verdict.get("headline"), dict) else {}
+        if head.get("name"):
+            entry = {"name": head["name"], "label": head.get("label")}
+            name = head.get("plain_name") or plain_name(entry)
+            what = describe(entry)
+            self.strongest_label.setText(f"Strongest attack: {name}" + (f" — {what}." if what
+                                                                          else ""))
+            self.strongest_label.setToolTip(attack_tooltip(entry))
+        else:
+            self.strongest_label.setText("")
+            self.strongest_label.setToolTip("")
         reasons = "".join(f"<li>{_escape(r)}</li>" for r in verdict.get("reasons") or [])
         rules = "".join(f"<li>{_escape(r)}</li>" for r in verdict.get("policy_rules") or [])
         policy = _escape(verdict.get("policy") or "default")
@@ -68,6 +94,7 @@ class VerdictBanner(QFrame):
     def text(self) -> str:
         """Everything the banner says, as plain text (tests, accessibility)."""
         return " ".join(filter(None, [self.level_label.text(), self.summary_label.text(),
+                                      self.strongest_label.text(),
                                       self.reasons_label.text()]))
 
 

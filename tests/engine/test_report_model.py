@@ -177,9 +177,9 @@ def test_attack_table_and_strongest_against_the_bound(full):
     assert "not measurable" in text and "needs at least 3 000 non-members" in text
     best = result["attacks"][2]
     lim = result["theory"]["btta_bound"]["balanced_accuracy_bound"]
-    assert f"RMIA offline beats the bound by {100 * (best['accuracy'] - lim):.1f} percentage " \
+    assert f"Comparison-with-other-records attack beats the bound by {100 * (best['accuracy'] - lim):.1f} percentage " \
            "points" in text
-    assert "The strongest attack, RMIA offline" in text
+    assert "The strongest attack, Comparison-with-other-records attack" in text
     assert "Song & Mittal" in text and "Zarifzadeh et al. 2024" in text
     assert "above" in text and "Empirical ε lower bound" in text
 

@@ -137,7 +137,7 @@ def test_meta_classifier_paragraph(tmp_path):
     mlp = next(a for a in result["attacks"] if a["name"] == "meta_classifier")
     fl = mlp["details"]["first_layer"]
     text = pdf_text(write_report(result, tmp_path / "mlp.pdf"))
-    assert "What the MLP meta-classifier" in text
+    assert "What the trained detector learnt" in text
     from engine.report.styles import fmt_num
 
     assert f"diagonal dominance of {fmt_num(fl['diagonal_dominance'])}" in text
@@ -173,8 +173,8 @@ def _distributions(result: dict) -> dict[str, dict]:
 def test_score_distribution_charts_with_their_captions(redacted):
     result, _, text = redacted
     assert set(_distributions(result)) == {"one_threshold", "two_threshold"}
-    one = text.find("How the scores of members and non-members differ: One-threshold attack")
-    two = text.find("How the scores of members and non-members differ: Two-threshold attack")
+    one = text.find("How the scores of members and non-members differ: Simple count check")
+    two = text.find("How the scores of members and non-members differ: Place-by-place count check")
     assert 0 <= one < two < text.find("Measured ε lower bounds against the claimed ε")
     assert "scores with and without the target (paper 000 Fig. 8)" in text
     assert "scores with and without the target (paper 000 Fig. 10)" in text

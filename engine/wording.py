@@ -1,0 +1,362 @@
+"""Plain words first, the science one click away (issue 20).
+
+One Qt-free place for the words a privacy officer reads:
+
+* :data:`ATTACKS` — every attack of the four audit types: a plain name, one line on what that
+  attacker does and knows, and the technical name with its paper reference. The plain name is
+  shown first (results tables, verdict banner, summary, the report's first page); the technical
+  name and reference go in the GUI's tooltip, the report's methods appendix and result.json.
+* :data:`GLOSSARY` — the terms of the results pages, each with one plain explanation (the "?"
+  beside a term on screen, and a page of the report).
+* :func:`first_time_notes` — one plain sentence for each reading that surprises a newcomer
+  (a negative advantage, an interval that crosses zero, "-0.0", a row of "not measurable"),
+  said once, the first time it appears in a table.
+
+The attack names are those the attacks write into their result entries (``name``): the exact
+key, or for the families that add a setting to it (``cbtta_ptl``, ``lira_online_global_var``,
+``meta_classifier_large``, ``metric_entropy`` …) the longest key it starts with.
+
+Imports nothing of the app, so every layer may read it (docs/dev/layers.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AttackWords:
+    """How one attack is named to a privacy officer, and to a reviewer."""
+
+    plain_name: str        # shown first, e.g. "Copies-of-your-model attack"
+    description: str       # what the attacker does and knows, one line
+    technical: str         # the name in the literature
+    reference: str         # the paper (and where in it), for the methods appendix
+
+    def tooltip(self) -> str:
+        """The science, one click away: technical name and reference."""
+        return f"{self.technical}. {self.reference}"
+
+
+_W = AttackWords
+
+#: name (or name prefix) → words. Keys are the ``name`` of result entries (see module doc).
+ATTACKS: dict[str, AttackWords] = {
+    # --- every audit
+    "random_guess": _W("Blind guess", "Guesses without looking at the release: the line every "
+                       "attack must beat", "Random guess (no information)", "Baseline"),
+    # --- DP mechanism audit
+    "np_optimal": _W(
+        "Best possible attacker",
+        "Knows everyone else's data and the noise, and weighs every released value in the best "
+        "possible way",
+        "Neyman–Pearson optimal attacker (likelihood-ratio test)",
+        "Nasr et al., tight auditing of DP (paper 002), Theorem 1"),
+    "naive_sum": _W(
+        "Adding-up attacker",
+        "Knows everyone else's data and adds up the person's released values",
+        "Naive sum attacker", "Paper 002 §3"),
+    # --- location audit
+    "one_threshold": _W(
+        "Simple count check",
+        "Knows the person's locations and calls them present when the counts where they go "
+        "are high",
+        "One-threshold attack", "Pyrgelis et al., location aggregates (paper 000), Alg. 2 + 3"),
+    "two_threshold": _W(
+        "Place-by-place count check",
+        "Knows the person's locations and checks each place and hour against its own "
+        "threshold before voting",
+        "Two-threshold attack", "Paper 000, Alg. 4 + 5"),
+    "reference": _W(
+        "Comparison with a reference group",
+        "Compares the release with the average of people like the person",
+        "Reference attack", "Dwork et al. 2015; paper 000, App. C"),
+    "likelihood_ratio": _W(
+        "Noise-aware count check",
+        "Knows the person's locations and the noise added, and weighs every count that "
+        "could hold them",
+        "Likelihood-ratio attack (per-cell likelihood ratio with the noise law)",
+        "Beyond paper 000: the Neyman–Pearson test on each count"),
+    "meta_classifier_100": _W(
+        "Trained detector with a larger network",
+        "Learns from many simulated releases, with and without the person, how the counts "
+        "change when they are in",
+        "MLP meta-classifier, k → 100 sigmoid → 1", "Earlier work cited by paper 000"),
+    "meta_classifier": _W(
+        "Trained detector",
+        "Learns from many simulated releases, with and without the person, how the counts "
+        "change when they are in",
+        "MLP meta-classifier, k → k sigmoid → 1", "Paper 000 §2.3.3, Fig. 11(b)"),
+    # --- count-table (aggregates) audit: attribute inference
+    "desia_no_verification": _W(
+        "Table rebuilder without the proof step",
+        "Rebuilds the whole table from the counts, then votes, without first checking "
+        "which values the counts prove",
+        "DeSIA without the verification step", "Paper 003, Table 3 ablation"),
+    "desia_no_uniqueness": _W(
+        "Table rebuilder without the one-person rule",
+        "Rebuilds the table from the counts without assuming the person is the only one "
+        "with their known details",
+        "DeSIA without the uniqueness constraint", "Paper 003, Table 3 ablation"),
+    "desia_stochastic_only": _W(
+        "Learned guesser from the counts",
+        "Learns from similar public records how the counts change with the hidden value, "
+        "then guesses",
+        "DeSIA stochastic module only", "Paper 003, Table 3 ablation"),
+    "desia_deterministic_only": _W(
+        "Proof only",
+        "Names the hidden value only where the counts prove it, and otherwise guesses blindly",
+        "DeSIA deterministic module only, else a uniform guess", "Paper 003 §3"),
+    "desia_synthetic": _W(
+        "Synthetic-data guesser",
+        "Makes synthetic records that fit the counts and reads the person's value from them",
+        "Synthetic data + uniqueness instead of the solver", "Paper 003, Table 3 ablation"),
+    "desia_mia_stochastic_only": _W(
+        "Learned presence check from the counts",
+        "Learns from similar public records how the counts change when a person is in the "
+        "data, then decides",
+        "DeSIA-MIA stochastic module only", "Paper 003 §6.2"),
+    "desia_mia": _W(
+        "Proof-then-learn presence check",
+        "Checks whether the counts prove the person is in the data, and otherwise decides "
+        "from what it learned on similar public records",
+        "DeSIA-MIA: deterministic membership check, then the stochastic module",
+        "Paper 003 §6.2"),
+    "desia": _W(
+        "Proof-then-learn table attack",
+        "Knows the person's other details; first checks which values the counts prove, then "
+        "guesses the rest from similar public records",
+        "DeSIA: deterministic then stochastic module", "Annamalai et al. (paper 003) §3"),
+    "cip_rand_mia": _W(
+        "Presence check by table rebuilding",
+        "Rebuilds the whole table from the counts several times and counts how often the "
+        "person appears",
+        "CIP-rand reconstruction MIA", "Paper 003 §6.3"),
+    "rap_rand_mia": _W(
+        "Presence check by approximate table rebuilding",
+        "Rebuilds an approximate table from the counts several times and counts how often "
+        "the person appears",
+        "RAP-rand reconstruction MIA", "Paper 003 §6.3"),
+    "cip_rand": _W(
+        "Table rebuilder",
+        "Rebuilds the whole table from the counts, then votes among the people who look "
+        "like the person",
+        "CIP-rand reconstruction + neighbourhood vote", "Paper 003 §2.5"),
+    "cip_init": _W(
+        "Table rebuilder from public records",
+        "Rebuilds the whole table from the counts starting from similar public records, then "
+        "votes",
+        "CIP-init reconstruction + neighbourhood vote", "Paper 003 §2.5"),
+    "rap_rand": _W(
+        "Approximate table rebuilder",
+        "Rebuilds an approximate table that nearly fits the counts, then votes",
+        "RAP-rand relaxed reconstruction + neighbourhood vote", "Paper 003 §2.5"),
+    "rap_init": _W(
+        "Approximate table rebuilder from public records",
+        "Rebuilds an approximate table from the counts starting from similar public records, "
+        "then votes",
+        "RAP-init relaxed reconstruction + neighbourhood vote", "Paper 003 §2.5"),
+    "likelihood": _W(
+        "Count-by-count vote",
+        "Asks of each released count which hidden value makes it most likely, then votes",
+        "Likelihood attack: per-statistic Gaussian vote", "Paper 003 §7.2"),
+    "data_only": _W(
+        "Guess from similar people",
+        "Ignores the counts and takes the most common value among similar public records",
+        "Data-only guess", "Baseline of paper 003"),
+    # --- model audit: membership
+    "btta": _W(
+        "Typical-output check",
+        "Compares the model's answer on a record with what its own copies of the model give "
+        "for records they saw and did not see",
+        "Bayesian Take-the-Typical attack (BTTA)", "Paper 001, Alg. 1"),
+    "cbtta": _W(
+        "Typical-output check by group",
+        "Like the typical-output check, but separately for groups of similar answers",
+        "Categorical BTTA (CBTTA)", "Paper 001 §CBTTA"),
+    "metric_correctness": _W(
+        "Right-answer check",
+        "Calls a record a member when the model answers it correctly",
+        "Correctness (gap) attack", "Yeom et al. 2018; paper 004 §4.4.1"),
+    "metric_confidence": _W(
+        "Confidence check",
+        "Calls a record a member when the model is very sure of its true answer, using "
+        "copies of the model to set the bar for each answer",
+        "Confidence in the true class, class thresholds", "Song & Mittal 2021; paper 004"),
+    "metric_modified_entropy": _W(
+        "Sureness-and-correctness check",
+        "Combines how sure the model is with whether it is right, with a bar set per answer "
+        "from copies of the model",
+        "Modified entropy, class thresholds", "Song & Mittal 2021; paper 004"),
+    "metric_entropy": _W(
+        "Sureness check",
+        "Calls a record a member when the model's answer is very certain, with a bar set per "
+        "answer from copies of the model",
+        "Prediction entropy, class thresholds", "Song & Mittal 2021; paper 004"),
+    "metric_top1": _W(
+        "Top-answer confidence check",
+        "Calls a record a member when the model's most likely answer has a high probability",
+        "Top-1 confidence", "Salem et al. 2019; paper 004 §4.4.1"),
+    "ml_leaks": _W(
+        "Learned detector on the model's answers",
+        "Trains a detector on a copy of your model to tell members from the top answers it gives",
+        "ML-Leaks adversary 1 (one attack model on the sorted top posteriors)",
+        "Salem et al. 2019"),
+    "shokri": _W(
+        "Copies-of-your-model detector",
+        "Trains copies of your model on similar data and learns, class by class, how members "
+        "are answered",
+        "Shadow-model attack, one attack model per class", "Shokri et al. 2017; paper 001"),
+    "lira_online": _W(
+        "Copies-of-your-model attack",
+        "Trains copies of your model on similar data, with and without each record, and "
+        "compares your model's answer with both",
+        "LiRA online (likelihood-ratio attack)", "Carlini et al. 2022"),
+    "lira_offline": _W(
+        "Quick copies-of-your-model attack",
+        "Trains copies of your model on similar data without each record, and checks how far "
+        "your model's answer stands out",
+        "LiRA offline (likelihood-ratio attack)", "Carlini et al. 2022"),
+    "rmia": _W(
+        "Comparison-with-other-records attack",
+        "Trains copies of your model on similar data and compares how much your model prefers "
+        "a record over other people's records",
+        "RMIA (relative membership inference attack)", "Zarifzadeh et al. 2024"),
+    "label_only_gap": _W(
+        "Label-only right-answer check",
+        "Sees only the model's chosen answer, and calls a record a member when it is right",
+        "Label-only gap attack", "Yeom et al. 2018; paper 004 §4.4"),
+    "attribute_inference": _W(
+        "Hidden-detail guesser",
+        "Knows a person's other details and uses the model's answers to guess a hidden one",
+        "Attribute inference from the model's outputs (with a data-only baseline)",
+        "Paper 004 §4.5"),
+}
+
+# Variants whose name adds a setting to a catalogue key, with the words the setting adds.
+# Plain names carry no parentheses or commas, so a sentence can quote one whole.
+_SUFFIX_WORDS = {"_global_var": "with one spread for every record",
+                 "_large": "with more simulated releases to learn from"}
+
+
+def attack_words(name: str | None, label: str | None = None) -> AttackWords:
+    """The words for an attack's ``name`` (module doc); an unknown name gets its ``label`` as
+    its plain name, so nothing is ever shown blank."""
+    key = str(name or "")
+    words = ATTACKS.get(key)
+    if words is None:
+        matches = [k for k in ATTACKS if key.startswith(k)]
+        if matches:
+            base = ATTACKS[max(matches, key=len)]
+            extra = [w for suffix, w in _SUFFIX_WORDS.items() if key.endswith(suffix)]
+            technical = label or base.technical
+            plain = base.plain_name + (f" {extra[0]}" if extra else "")
+            words = AttackWords(plain, base.description, technical, base.reference)
+        else:
+            shown = str(label or name or "attack")
+            words = AttackWords(shown, "", shown, "")
+    return words
+
+
+def plain_name(attack: dict | str | None) -> str:
+    """An attack entry's (or name's) plain name."""
+    if isinstance(attack, dict):
+        return attack_words(attack.get("name"), attack.get("label")).plain_name
+    return attack_words(attack).plain_name
+
+
+def describe(attack: dict | str | None) -> str:
+    """An attack entry's (or name's) one line on what the attacker does and knows."""
+    if isinstance(attack, dict):
+        return attack_words(attack.get("name"), attack.get("label")).description
+    return attack_words(attack).description
+
+
+def tooltip(attack: dict) -> str:
+    """The tooltip of an attack's plain name: what it does, then the science."""
+    w = attack_words(attack.get("name"), attack.get("label"))
+    technical = attack.get("label") or w.technical
+    lines = [w.description] if w.description else []
+    lines.append(f"Technical name: {technical}" + (f" ({w.reference})" if w.reference else ""))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- glossary
+
+#: term → plain explanation: the "?" beside a term on the results pages, and a report page.
+GLOSSARY: dict[str, str] = {
+    "Membership": "Whether a person's record is in the data behind the release (or used to "
+                  "train the model). Learning it can itself be harmful: being in a "
+                  "hospital's data says the person was a patient.",
+    "Attribute inference": "Guessing a hidden detail of a person (for example their ethnicity) "
+                           "from the release and what the attacker already knows about them.",
+    "False-positive rate": "The share of people who are not in the data that the attacker "
+                           "wrongly accuses of being in it. Low is what a careful attacker "
+                           "aims for: a false accusation gives them away.",
+    "Members spotted while wrongly accusing 1 %": "How many of the people in the data the "
+        "attacker finds when it may wrongly accuse only 1 % of the people who are not. "
+        "This is the figure that shows harm to a few people, and the verdict's main measure.",
+    "AUC": "Area under the curve: how well the attacker ranks people in the data above people "
+           "not in it, over every possible decision threshold. 0.5 is a blind guess, 1.0 is "
+           "perfect.",
+    "Right … of the time": "How often the attacker is right, counting people in and out of "
+                           "the data equally (balanced accuracy). 50 % is a blind guess.",
+    "ε and δ": "The privacy budget of differential privacy. ε (epsilon) bounds how much one "
+               "person can change what is released: smaller is more private. δ (delta) is "
+               "the small chance that this bound does not hold.",
+    "Confidence interval": "The range the true value lies in with 95 % confidence, given how "
+                           "many test cases the audit ran. A wide range means more test cases "
+                           "are needed for a firm figure.",
+    "Not measurable": "A rate the audit had too few test cases to measure: to tell a 1 % "
+                      "false-accusation rate apart from zero takes at least 300 people who are "
+                      "not in the data. The figure is left out rather than guessed.",
+    "Advantage": "How much better than a blind guess the attacker does: the share of members "
+                 "it finds minus the share of non-members it wrongly accuses. 0 is a blind "
+                 "guess, 1 is perfect.",
+    "Verdict": "High, medium or low risk, decided by the policy's thresholds on the strongest "
+               "attacker's figures.",
+}
+
+
+# --------------------------------------------------------------------------- first-time notes
+
+NEGATIVE_ADVANTAGE = ("A negative advantage means the attack did worse than a blind guess on "
+                      "these test cases: by chance, not by insight — read it as no advantage.")
+CROSSES_ZERO = ("An interval that includes zero means the audit cannot tell this attack from a "
+                "blind guess: it may have no advantage at all.")
+MINUS_ZERO = ("“-0.0” is a value that rounds to zero from below: the same as no advantage.")
+NOT_MEASURABLE = ("“not measurable” means the audit had too few test cases without the person "
+                  "to measure that rate; it is left out rather than guessed (see the glossary).")
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def first_time_notes(attacks: Iterable[dict]) -> list[str]:
+    """The plain sentences a results table needs under it, each once, in the order the
+    surprising readings first appear across ``attacks`` (result entries)."""
+    found: list[str] = []
+
+    def add(note: str) -> None:
+        if note not in found:
+            found.append(note)
+
+    for a in attacks:
+        if not isinstance(a, dict):
+            continue
+        adv = a.get("advantage")
+        if _finite(adv) and adv < 0:
+            add(MINUS_ZERO if round(adv, 3) == 0 else NEGATIVE_ADVANTAGE)
+        for key in ("advantage_ci",):
+            ci = a.get(key)
+            if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_finite(v) for v in ci) \
+                    and ci[0] < 0 < ci[1]:
+                add(CROSSES_ZERO)
+        for row in a.get("tpr_at_fpr") or []:
+            if isinstance(row, dict) and row.get("measurable") is False:
+                add(NOT_MEASURABLE)
+    return found
