@@ -199,6 +199,29 @@ ATTACKS: dict[str, AttackWords] = {
         "Top-answer confidence check",
         "Calls a record a member when the model's most likely answer has a high probability",
         "Top-1 confidence", "Salem et al. 2019; paper 004 §4.4.1"),
+    # Predictions files without shadow predictions: the same measures rank every record,
+    # threshold-free (engine.attacks.model.metric.ranking_outcomes; issue 22 item 2).
+    "confidence_all_records": _W(
+        "Confidence ranking of every record",
+        "Ranks all records by how sure the model is of their true answer; needs no copies of "
+        "the model and no known members",
+        "Confidence in the true class (the loss ranks the same), every record, no threshold",
+        "Yeom et al. 2018; Song & Mittal 2021"),
+    "entropy_all_records": _W(
+        "Sureness ranking of every record",
+        "Ranks all records by how certain the model's answer is; needs no copies of the model "
+        "and no known members",
+        "Prediction entropy, every record, no threshold", "Song & Mittal 2021"),
+    "modified_entropy_all_records": _W(
+        "Sureness-and-correctness ranking of every record",
+        "Ranks all records by how sure and how right the model is; needs no copies of the "
+        "model and no known members",
+        "Modified entropy, every record, no threshold", "Song & Mittal 2021"),
+    "top1_all_records": _W(
+        "Top-answer ranking of every record",
+        "Ranks all records by the probability of the model's most likely answer; needs no "
+        "copies of the model and no known members",
+        "Top-1 confidence, every record, no threshold", "Salem et al. 2019"),
     "ml_leaks": _W(
         "Learned detector on the model's answers",
         "Trains a detector on a copy of your model to tell members from the top answers it gives",
