@@ -86,7 +86,9 @@ class WrapHeader(QHeaderView):
         """Widths change one column at a time while a table is laid out: refit once after."""
         if not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self._refit)
+            # With the header as the timer's context: a table closed before the timer fires
+            # takes the pending refit with it (no call into a deleted header).
+            QTimer.singleShot(0, self, self._refit)
 
     def _refit(self) -> None:
         self._pending = False

@@ -300,9 +300,12 @@ def test_kill_9_at_many_moments_of_the_demo(tmp_path):
         """A check that fires when a file of the new run whose name starts so appears."""
         def seen(folder):
             for p in folder.iterdir():
-                if p.name.startswith(prefix) and p.is_file() and p.stat().st_size > 0:
-                    if not new or earlier.get(p.name) != _sha(p):
-                        return True
+                try:
+                    if p.name.startswith(prefix) and p.is_file() and p.stat().st_size > 0:
+                        if not new or earlier.get(p.name) != _sha(p):
+                            return True
+                except FileNotFoundError:
+                    continue    # moved aside between the listing and the read: not yet
             return False
         return seen
 
