@@ -26,6 +26,7 @@ layers are shown — comes from :mod:`engine.plots.series`, which the GUI's plot
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ import numpy as np
 from reportlab.graphics.shapes import Drawing, Line, Rect
 from reportlab.lib import colors
 
-from engine.headline import banded_attack
+from engine.plots import series
 from engine.report import styles as st
 from engine.report.plotkit import (
     AXIS_GREY,
@@ -58,22 +59,30 @@ from engine.report.plotkit import (
 ROC_HEIGHT = 280.0
 SWEEP_HEIGHT = 250.0
 
-REGION_FILL = colors.Color(0.86, 0.90, 0.96)      # light blue-grey; prints as a light grey
-BAND_FILL = colors.Color(0.80, 0.80, 0.80, alpha=0.55)
 
-# Series styles: (colour, dash pattern or None, marker). Dark colours print as near-black;
-# the dash pattern and the marker tell them apart in black and white.
-ATTACK_STYLES = [
-    (colors.Color(0.05, 0.25, 0.60), (5, 2, 1, 2), "circle"),
-    (colors.Color(0.65, 0.15, 0.10), (2, 2), "square"),
-    (colors.Color(0.10, 0.45, 0.15), (8, 3), "triangle"),
-    (colors.Color(0.45, 0.10, 0.50), (6, 2, 1, 2, 1, 2), "diamond"),
-    (colors.Color(0.55, 0.35, 0.00), (1, 1.5), "cross"),
-]
-THEORY_STYLE = (BLACK, None, None)
-WORST_STYLE = (colors.Color(0.25, 0.25, 0.25), (7, 3), None)
-DIAGONAL_STYLE = (AXIS_GREY, (1, 2), None)
-BOUND_STYLE = (BLACK, None, None)     # extra reference lines of roc_chart (solid, thick)
+
+def rl_color(rgb, alpha: float | None = None):
+    """A series colour (0–255, engine.plots.series) as reportlab's; RGBA keeps its alpha."""
+    if len(rgb) == 4 and alpha is None:
+        alpha = rgb[3] / 255
+    return colors.Color(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255,
+                        alpha=1 if alpha is None else alpha)
+
+
+def rl_style(style: series.Style) -> tuple:
+    """A series style as the (colour, dash, marker) triple the plot toolkit draws."""
+    return (rl_color(style.color), style.dash, style.marker)
+
+
+# Series styles from engine.plots.series, so the report and the screen cannot disagree.
+# Dark colours print as near-black; the dash pattern and the marker tell them apart in black
+# and white.
+REGION_FILL = rl_color(series.REGION_FILL)
+ATTACK_STYLES = [rl_style(style) for style in series.ATTACK_STYLES]
+THEORY_STYLE = rl_style(series.OPTIMAL_STYLE)
+WORST_STYLE = rl_style(series.WORST_STYLE)
+DIAGONAL_STYLE = rl_style(series.DIAGONAL_STYLE)
+BOUND_STYLE = rl_style(series.BOUND_STYLE)     # extra reference lines of roc_chart
 
 
 # --------------------------------------------------------------------------- the ROC chart
@@ -90,35 +99,37 @@ def _roc_lower_limit(result: dict) -> float:
 
 
 def _xy(block: dict | None, xkey: str = "fpr", ykey: str = "tpr") -> tuple[np.ndarray, ...]:
-    if not block:
-        return np.zeros(0), np.zeros(0)
-    xs = np.asarray([v if v is not None else np.nan for v in block.get(xkey) or []], float)
-    ys = np.asarray([v if v is not None else np.nan for v in block.get(ykey) or []], float)
-    n = min(xs.size, ys.size)
-    xs, ys = xs[:n], ys[:n]
-    ok = np.isfinite(xs) & np.isfinite(ys)
-    return xs[ok], ys[ok]
+    x, y = series.finite_points(block, xkey, ykey)
+    return np.asarray(x, float), np.asarray(y, float)
 
 
-def short_label(label: str) -> str:
-    """An attack label without its citation in parentheses, for legends."""
-    return label.split(" (")[0] if " (" in label else label
+short_label = series.short_label
+worst_case_label = series.worst_case_label
 
 
 def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
               x_title: str | None = None, y_title: str | None = None,
-              extra_lines: Sequence[tuple] = ()) -> Drawing:
+              extra_lines: Sequence[tuple] = (),
+              only: Sequence[str] | None = None) -> Drawing:
     """ROC curves of the attacks against the theory curves and the (ε, δ)-DP region.
 
-    Layers, bottom to top: DP-permitted region (area under ``theory.dp_region.tpr_upper``,
-    paper 002 Thm 1), each attack's pointwise Clopper–Pearson band (``details.roc_band``),
-    random-guess diagonal, worst-case ε0-DP curve (KOV), exact optimal attacker, attacks.
-    ``title``, ``x_title`` and ``y_title`` replace the membership-game wording (the count-tables
-    audit's attribute game ranks values, not people). ``extra_lines`` are further reference
-    curves drawn under the attacks, each ``(legend label, {"fpr": [...], "tpr": [...]})`` or
-    ``(label, block, style)``; the default style is solid black (the model audit's Thm 2 bound).
+    What is drawn — points, bands, legend words, colours and which band is shown — is
+    :func:`engine.plots.series.roc_series`, which the GUI's ROC plot draws too. Layers, bottom
+    to top: DP-permitted region (paper 002 Thm 1), the shown attack bands, random-guess
+    diagonal, reference curves (worst case ε0-DP, exact optimal attacker, the model audit's
+    Thm 2 bound), attacks. ``title``, ``x_title`` and ``y_title`` replace the membership-game
+    wording (the count-tables audit's attribute game ranks values, not people).
+    ``extra_lines`` are further reference curves, each ``(legend label, {"fpr": [...],
+    "tpr": [...]})`` or ``(label, block, style)``; the default style is the Thm 2 bound's.
+    ``only`` names the attacks to draw when a chart has room for fewer than the result holds;
+    each keeps the colour and style it has on screen, where every attack is drawn.
     """
     st.register_fonts()
+    roc = series.roc_series(result)
+    if only is not None:
+        keep = {f"attack:{name}" for name in only}
+        roc = dataclasses.replace(roc, attacks=tuple(c for c in roc.attacks if c.key in keep),
+                                  bands=tuple(b for b in roc.bands if b.of in keep))
     d = Drawing(WIDTH, ROC_HEIGHT)
     plot_w = plot_h = ROC_HEIGHT - 56
     lo = _roc_lower_limit(result) if log_scale else 0.0
@@ -126,68 +137,50 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     ya = Axis(lo, 1.0, 38.0, plot_h, log_scale)
     p = Plot(d, xa, ya)
     p.grid_under(percent=True)
-
-    theory = result.get("theory") or {}
-    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     entries: list[LegendEntry] = []
 
-    region = theory.get("dp_region") or {}
-    rx, ry = _xy(region, "fpr", "tpr_upper")
-    if rx.size >= 2:
+    if roc.region is not None:
+        rx, ry = np.asarray(roc.region.x), np.asarray(roc.region.upper)
         # Close the area along the x axis; on log axes the bottom edge is clipped away.
-        p.area(np.r_[rx, rx[-1], rx[0]], np.r_[ry, 0.0, 0.0], REGION_FILL)
-        p.curve(rx, ry, (colors.Color(0.55, 0.62, 0.75), None, None), 0.6)
-        entries.append(LegendEntry(
-            f"Permitted by ({_eps_text(region.get('epsilon'))}, δ)-DP: "
-            "any attack must stay in the shaded area", fill=REGION_FILL))
+        fill = rl_color(roc.region.fill)
+        p.area(np.r_[rx, rx[-1], rx[0]], np.r_[ry, 0.0, 0.0], fill)
+        p.curve(rx, ry, (rl_color(roc.region.fill[:3]), None, None), 0.6)
+        entries.append(LegendEntry(roc.region.label, fill=fill))
 
-    # The band of the strongest attack only, as on screen (engine.headline.banded_attack):
-    # five overlapping bands on log axes covered nearly the whole plot.
-    banded = banded_attack({**result, "attacks": attacks})
-    for a in attacks:
-        if a.get("name") != banded:
+    # The band of the strongest attack only, as on screen: five overlapping bands on log axes
+    # covered nearly the whole plot (issue 21).
+    for band in roc.bands:
+        if not band.shown:
             continue
-        band = (a.get("details") or {}).get("roc_band") or {}
-        bx, blo = _xy(band, "fpr", "tpr_lower")
-        bx2, bhi = _xy(band, "fpr", "tpr_upper")
-        if bx.size >= 2 and bx.size == bx2.size:
-            p.area(np.r_[bx, bx2[::-1]], np.r_[blo, bhi[::-1]], BAND_FILL)
-            entries.append(LegendEntry(
-                f"95% confidence band of the strongest attack, "
-                f"{short_label(str(a.get('label') or a.get('name')))} (pointwise)",
-                fill=BAND_FILL))
+        bx, blo, bhi = np.asarray(band.x), np.asarray(band.lower), np.asarray(band.upper)
+        fill = rl_color(band.fill)
+        p.area(np.r_[bx, bx[::-1]], np.r_[blo, bhi[::-1]], fill)
+        entries.append(LegendEntry(band.label.replace("95% band of ", "95% confidence band of "
+                                                      "the strongest attack, "), fill=fill))
 
-    p.curve(np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]),
-            np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]), DIAGONAL_STYLE, 0.9)
-
-    worst = theory.get("worst_case_dp")
-    wx, wy = _xy((worst or {}).get("roc"))
-    if wx.size >= 2:
-        p.curve(wx, wy, WORST_STYLE, 1.1)
-        entries.append(LegendEntry(worst_case_label(theory), WORST_STYLE))
-    opt = theory.get("optimal_attacker")
-    ox, oy = _xy((opt or {}).get("roc"))
-    if ox.size >= 2:
-        p.curve(ox, oy, THEORY_STYLE, 1.6)
-        entries.append(LegendEntry("Optimal attacker, exact (theory)", THEORY_STYLE))
+    diagonal = roc.diagonal
+    ends = np.array([lo, 1.0]) if log_scale else np.asarray(diagonal.x)
+    p.curve(ends, ends, rl_style(diagonal.style), diagonal.style.width)
+    lines = [(c, rl_style(c.style)) for c in roc.references]
     for extra in extra_lines:
-        label, block = extra[0], extra[1]
-        style = extra[2] if len(extra) > 2 and extra[2] else BOUND_STYLE
-        ex, ey = _xy(block)
-        if ex.size >= 2:
-            p.curve(ex, ey, style, 1.6)
-            entries.append(LegendEntry(str(label), style))
+        x, y = series.finite_points(extra[1])
+        curve = series.Curve(f"extra:{extra[0]}", str(extra[0]), x, y, series.BOUND_STYLE)
+        given = extra[2] if len(extra) > 2 and extra[2] else None   # a reportlab style
+        lines.append((curve, given or rl_style(curve.style)))
+    for curve, style in lines:
+        if len(curve.x) >= 2:
+            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
+            entries.append(LegendEntry(curve.label, style))
 
-    for i, a in enumerate(attacks):
-        style = ATTACK_STYLES[i % len(ATTACK_STYLES)]
-        ax_, ay_ = _xy(a.get("roc"))
-        p.curve(ax_, ay_, style, 1.2)
-        p.markers(ax_, ay_, style, i, len(attacks))
-        entries.append(LegendEntry(f"{short_label(str(a.get('label') or a.get('name')))} "
-                                   "(measured)", style))
-    entries.append(LegendEntry("Random guess", DIAGONAL_STYLE))
+    for i, curve in enumerate(roc.attacks):
+        style = rl_style(curve.style)
+        ax_, ay_ = np.asarray(curve.x), np.asarray(curve.y)
+        p.curve(ax_, ay_, style, curve.style.width)
+        p.markers(ax_, ay_, style, i, len(roc.attacks))
+        entries.append(LegendEntry(f"{curve.label} (measured)", style))
+    entries.append(LegendEntry(diagonal.label, rl_style(diagonal.style)))
 
-    if not attacks and ox.size < 2 and not extra_lines:
+    if not roc.attacks and not roc.references and not extra_lines:
         p.message("no ROC data")
     p.frame(x_title or "False-positive rate (people absent wrongly flagged)",
             y_title or "True-positive rate (people present found)", percent=True, grid=False)
@@ -198,14 +191,6 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     lx = xa.start + plot_w + 16
     legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
     return d
-
-
-def worst_case_label(theory: dict) -> str:
-    """Legend words of the worst-case ε0-DP curve: what ε0 is per, and what it is composed over
-    (observations in the mechanism audit, the target's epochs in the location audit)."""
-    if "epsilon_per_epoch" in theory:
-        return "Worst case allowed by the claimed ε per epoch (composed over the target's epochs)"
-    return "Worst case allowed by the claimed ε per observation (composed over k)"
 
 
 def _eps_text(eps) -> str:
@@ -241,24 +226,16 @@ def sweep_chart(result: dict) -> Drawing:
     p = Plot(d, xa, ya)
     p.grid_under(percent=False)
 
-    fpr = sweep.get("fpr")
-    series = [
-        ("accuracy", "Balanced accuracy", (BLACK, None, "circle")),
-        ("auc", "AUC", (colors.Color(0.05, 0.25, 0.60), (6, 2), "square")),
-        ("tpr_at_fpr", f"TPR at {st.fmt_pct(fpr)} FPR" if fpr is not None else "TPR at low FPR",
-         (colors.Color(0.65, 0.15, 0.10), (4, 2, 1, 2), "triangle")),
-    ]
+    curves = series.sweep_series(result, st.fmt_pct)
     entries = []
-    drawn = 0
-    for slot, (key, label, style) in enumerate(series):
-        ys = np.asarray([v if v is not None else np.nan for v in sweep.get(key) or []], float)
-        n = min(ys.size, vals.size)
-        ok = np.isfinite(vals[:n]) & np.isfinite(ys[:n])
-        if ok.sum() >= 2:
-            p.curve(vals[:n][ok], ys[:n][ok], style, 1.3)
-            p.markers(vals[:n][ok], ys[:n][ok], style, slot, len(series), count=5)
-            drawn += 1
-        entries.append(LegendEntry(label, style))
+    for slot, curve in enumerate(curves):
+        style = rl_style(curve.style)
+        if len(curve.x) >= 2:
+            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
+            p.markers(np.asarray(curve.x), np.asarray(curve.y), style, slot, len(curves),
+                      count=5)
+        entries.append(LegendEntry(curve.label, style))
+    drawn = sum(len(c.x) >= 2 for c in curves)
 
     cur = sweep.get("current")
     x0, y0, x1, y1 = p.rect
@@ -291,21 +268,6 @@ def sweep_chart(result: dict) -> Drawing:
 # --------------------------------------------------------------------------- accuracy vs k
 
 OBS_HEIGHT = 260.0
-OPTIMUM_STYLE = (BLACK, None, None)
-DP_BOUND_STYLE = (colors.Color(0.35, 0.35, 0.35), (7, 3), None)
-
-
-def _attack_style_index(result: dict, name: str, taken: dict[str, int]) -> int:
-    """The ROC chart's style of attack ``name`` (same marker and dash in both charts); sweep
-    attacks that are not among the main attacks get the next unused style."""
-    names = [str(a.get("name")) for a in result.get("attacks") or [] if isinstance(a, dict)]
-    if name in names:
-        return names.index(name)
-    used = set(range(len(names))) | set(taken.values())
-    i = 0
-    while i in used:
-        i += 1
-    return i
 
 
 def observations_chart(result: dict) -> Drawing:
@@ -347,52 +309,36 @@ def observations_chart(result: dict) -> Drawing:
     entries: list[LegendEntry] = []
     drawn = 0
 
-    for key, label, style, width in (
-            ("dp_bound_accuracy", "DP bound: the most the claimed ε per epoch allows",
-             DP_BOUND_STYLE, 1.2),
-            ("optimal_accuracy", "Optimal informed attacker, exact (theory)",
-             OPTIMUM_STYLE, 1.6)):
-        ys = np.asarray([v if isinstance(v, (int, float)) else np.nan
-                         for v in sweep.get(key) or []], float)
-        n = min(ys.size, ks.size)
-        ok = np.isfinite(ks[:n]) & np.isfinite(ys[:n])
-        if ok.sum() >= 1:
-            xs_, ys_ = ks[:n][ok], ys[:n][ok]
-            order = np.argsort(xs_, kind="stable")
-            xs_, ys_ = xs_[order], ys_[order]
-            if xs_.size >= 2:
-                pieces = clip_polyline(xa(xs_), ya(ys_), p.rect)
-                for piece in pieces:
-                    d.add(polyline(piece, style, width))
-            for px, py in zip(xa(xs_), ya(ys_), strict=True):   # a tick at every swept target
-                if x0 <= px <= x1 and y0 <= py <= y1:
-                    d.add(Line(px - 3, py, px + 3, py, strokeColor=style[0], strokeWidth=width))
-            entries.append(LegendEntry(label, style))
-            drawn += 1
+    curves = series.observations_series(result)
+    measured = [c for c in curves if c.key.startswith("attack:")]
+    for curve in curves:
+        if curve.key.startswith("attack:"):
+            continue
+        style = rl_style(curve.style)
+        xs_, ys_ = np.asarray(curve.x), np.asarray(curve.y)
+        if xs_.size >= 2:
+            for piece in clip_polyline(xa(xs_), ya(ys_), p.rect):
+                d.add(polyline(piece, style, curve.style.width))
+        for px, py in zip(xa(xs_), ya(ys_), strict=True):   # a tick at every swept target
+            if x0 <= px <= x1 and y0 <= py <= y1:
+                d.add(Line(px - 3, py, px + 3, py, strokeColor=style[0],
+                           strokeWidth=curve.style.width))
+        entries.append(LegendEntry(curve.label, style))
+        drawn += 1
 
-    series = [(name, rows) for name, rows in (sweep.get("attacks") or {}).items()
-              if isinstance(rows, list) and rows]
-    taken: dict[str, int] = {}
-    for name, _ in series:
-        taken[name] = _attack_style_index(result, name, taken)
-    labels = {str(a.get("name")): short_label(str(a.get("label") or a.get("name")))
-              for a in result.get("attacks") or [] if isinstance(a, dict)}
-    for slot, (name, rows) in enumerate(series):
-        style = ATTACK_STYLES[taken[name] % len(ATTACK_STYLES)]
+    for slot, curve in enumerate(measured):
+        style = rl_style(curve.style)
         color = style[0]
-        off = (slot - (len(series) - 1) / 2) * 6.0            # points, sideways per series
+        off = (slot - (len(measured) - 1) / 2) * 6.0          # points, sideways per series
         pts = []
-        for k, row in zip(ks, rows, strict=False):
-            acc = row.get("accuracy") if isinstance(row, dict) else None
-            if not (np.isfinite(k) and isinstance(acc, (int, float))):
-                continue
+        for i, (k, acc) in enumerate(zip(curve.x, curve.y, strict=True)):
             px = float(xa(k)) + off
             if not x0 - 4 <= px <= x1 + 4:
                 continue
-            ci = row.get("accuracy_ci") or []
-            if len(ci) == 2 and all(isinstance(c, (int, float)) for c in ci):
-                lo_y = min(max(float(ya(ci[0])), y0), y1)
-                hi_y = min(max(float(ya(ci[1])), y0), y1)
+            lo, hi = curve.lower[i], curve.upper[i]
+            if lo is not None and hi is not None:
+                lo_y = min(max(float(ya(lo)), y0), y1)
+                hi_y = min(max(float(ya(hi)), y0), y1)
                 d.add(Line(px, lo_y, px, hi_y, strokeColor=color, strokeWidth=0.8))
                 for yy in (lo_y, hi_y):
                     d.add(Line(px - 2.2, yy, px + 2.2, yy, strokeColor=color, strokeWidth=0.8))
@@ -406,8 +352,7 @@ def observations_chart(result: dict) -> Drawing:
                 d.add(marker(style[2], px, py, color))
         if pts:
             drawn += 1
-        entries.append(LegendEntry(f"{labels.get(name, name.replace('_', ' ').capitalize())}"
-                                   " (measured, 95% interval)", style))
+        entries.append(LegendEntry(f"{curve.label} (measured, 95% interval)", style))
 
     if isinstance(current, (int, float)) and current > 0:
         cx = float(xa(current))
@@ -476,10 +421,10 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         c = span[0] if span and span[0] > 0 else 1.0
         xa = Axis(c / 2, c * 1.5, 48.0, plot_w, False)
 
-    series = [(str(name), list(rows)) for name, rows in (attacks or {}).items()
+    measured = [(str(name), list(rows)) for name, rows in (attacks or {}).items()
               if isinstance(rows, (list, tuple)) and rows]
     lows = [0.5 if chance is None else min(0.5, chance)]
-    for _, rows in series:
+    for _, rows in measured:
         for row in rows:
             if not isinstance(row, dict):
                 continue
@@ -500,7 +445,7 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         d.add(polyline([x0, cy, x1, cy], CHANCE_STYLE, 0.9))
 
     index: dict[str, int] = dict(styles or {})
-    for name, _ in series:
+    for name, _ in measured:
         if name not in index:
             used = set(index.values())
             i = 0
@@ -508,10 +453,10 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
                 i += 1
             index[name] = i
     drawn = 0
-    for slot, (name, rows) in enumerate(series):
+    for slot, (name, rows) in enumerate(measured):
         style = ATTACK_STYLES[index[name] % len(ATTACK_STYLES)]
         color = style[0]
-        off = (slot - (len(series) - 1) / 2) * 6.0
+        off = (slot - (len(measured) - 1) / 2) * 6.0
         pts = []
         for xv, row in zip(xs, rows, strict=False):
             val = row.get(metric) if isinstance(row, dict) else None
@@ -599,9 +544,9 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     order = np.argsort(x, kind="stable")
     x = x[order]
 
-    def values(series: HistogramSeries) -> np.ndarray | None:
+    def values(hist: HistogramSeries) -> np.ndarray | None:
         v = np.asarray([u if isinstance(u, (int, float)) else np.nan
-                        for u in series.values or []], float)
+                        for u in hist.values or []], float)
         return v[order] if v.size == x.size and x.size else None
 
     bar_data = [(s, values(s)) for s in bars]
@@ -635,30 +580,30 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     p.grid_under(percent=False)
     x0, y0, x1, y1 = p.rect
     entries: list[LegendEntry] = []
-    for series, v in bar_data:
+    for hist, v in bar_data:
         xs = np.repeat(edges, 2)[1:-1]
         ys = np.repeat(v, 2)
-        if series.fill is not None:
+        if hist.fill is not None:
             px = np.concatenate([[edges[0]], xs, [edges[-1]]])
             py = np.concatenate([[0.0], ys, [0.0]])
-            p.area(px, py, series.fill)
+            p.area(px, py, hist.fill)
         outline = np.concatenate([[edges[0]], xs, [edges[-1]]]), np.concatenate([[0.0], ys,
                                                                                   [0.0]])
         for piece in clip_polyline(xa(outline[0]), ya(outline[1]), p.rect):
-            d.add(polyline(piece, (series.style[0], series.style[1], None), 1.0))
-        entries.append(LegendEntry(series.label, (series.style[0], series.style[1], None)))
-    for series, v in curve_data:
+            d.add(polyline(piece, (hist.style[0], hist.style[1], None), 1.0))
+        entries.append(LegendEntry(hist.label, (hist.style[0], hist.style[1], None)))
+    for hist, v in curve_data:
         ok = np.isfinite(v)
-        p.curve(x[ok], v[ok], series.style, 1.4)
-        if series.style[2] is not None:
+        p.curve(x[ok], v[ok], hist.style, 1.4)
+        if hist.style[2] is not None:
             # No markers along the baseline, where the law expects (almost) nothing.
             pts = [(float(xa(a)), float(ya(b))) for a, b in zip(x[ok], v[ok], strict=True)
                    if b >= 0.01 * top]
             pts = [(a, b) for a, b in pts if x0 <= a <= x1 and y0 <= b <= y1]
             step = max(1, len(pts) // 30)            # at most ~30 markers per curve
             for a, b in pts[::step]:
-                d.add(marker(series.style[2], a, b, series.style[0], 2.2))
-        entries.append(LegendEntry(series.label, series.style))
+                d.add(marker(hist.style[2], a, b, hist.style[0], 2.2))
+        entries.append(LegendEntry(hist.label, hist.style))
     if not bar_data and not curve_data:
         p.message("no scores recorded")
     p.frame(x_title, y_title, percent=False, grid=False)

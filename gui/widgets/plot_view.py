@@ -110,6 +110,17 @@ class ReadableAxis(pg.AxisItem):
                 for i, v in enumerate(values)]
 
 
+class RoomyLegend(pg.LegendItem):
+    """A legend that tells its plot how tall it has become (PlotView makes room for it)."""
+
+    resized = None          # callable(height) set by PlotView.add_legend
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
+        super().updateSize()
+        if self.resized is not None:
+            self.resized(self.layout.preferredHeight() if self.items else 0.0)
+
+
 def readable_axes() -> dict[str, ReadableAxis]:
     return {side: ReadableAxis(side) for side in ("left", "bottom")}
 
@@ -172,6 +183,7 @@ class PlotView(QWidget):
         super().__init__(parent)
         self.plot_widget = ScrollFriendlyPlotWidget(axisItems=readable_axes())
         self.plot_widget.setMinimumHeight(min_height)
+        self._min_height = min_height
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setMenuEnabled(False)
         self.plot_item.hideButtons()        # the corner "A" button is replaced by Reset view
@@ -204,7 +216,8 @@ class PlotView(QWidget):
     def add_legend(self, columns: int = 2) -> pg.LegendItem:
         """A legend below the plot, outside the curves' area (module docstring); items given a
         ``name`` are listed in it as with ``PlotItem.addLegend``."""
-        legend = pg.LegendItem(labelTextSize="8pt", colCount=columns)
+        legend = RoomyLegend(labelTextSize="8pt", colCount=columns)
+        legend.resized = self._make_room_for_legend
         self.plot_item.layout.addItem(legend, LEGEND_ROW, 1)
         self.plot_item.legend = legend
         self._legend_columns = columns
@@ -214,6 +227,13 @@ class PlotView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._fit_legend()
+
+    def _make_room_for_legend(self, legend_height: float) -> None:
+        """Grow the plot by the legend's height, so a legend of several rows is never cut at
+        the widget's bottom edge nor squeezes the curves' area below its minimum."""
+        height = max(0.0, legend_height)
+        self.plot_item.layout.setRowMinimumHeight(LEGEND_ROW, height)
+        self.plot_widget.setMinimumHeight(int(self._min_height + height))
 
     def _fit_legend(self) -> None:
         """One column on a narrow plot, so long curve names are not cut at the right edge."""
