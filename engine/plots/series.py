@@ -27,7 +27,7 @@ each medium converts. Qt-free and reportlab-free (ARCHITECTURE §7).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.headline import banded_attack, tpr_at
@@ -256,16 +256,20 @@ def roc_series(result: dict) -> RocSeries:
 
 # ------------------------------------------------------------------------------ what-if sweep
 
-def sweep_series(result: dict, fpr_words: Callable[[float], str]) -> tuple[Curve, ...]:
+def rate_words(rate: float) -> str:
+    """A false-alarm rate in a legend, the same on screen and in print: "1 %", "0.1 %"."""
+    return f"{100 * rate:.3g} %"
+
+
+def sweep_series(result: dict) -> tuple[Curve, ...]:
     """The mechanism audit's sweep (``theory.sweep``): the optimal attacker's balanced
-    accuracy, AUC and TPR at the policy FPR against the swept value, sorted by it.
-    ``fpr_words`` writes the FPR as the medium does ("1 %")."""
+    accuracy, AUC and TPR at the policy FPR against the swept value, sorted by it."""
     sweep = (result.get("theory") or {}).get("sweep") or {}
     if not isinstance(sweep, dict):
         return ()
     fpr = _number(sweep.get("fpr"))
     names = (("accuracy", "Balanced accuracy"), ("auc", "AUC"),
-             ("tpr_at_fpr", f"TPR at {fpr_words(fpr)} FPR" if fpr is not None
+             ("tpr_at_fpr", f"TPR at {rate_words(fpr)} FPR" if fpr is not None
               else "TPR at low FPR"))
     out = []
     for key, label in names:

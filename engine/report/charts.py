@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from reportlab.graphics.shapes import Drawing, Line, Rect
 from reportlab.lib import colors
+from reportlab.lib.attrmap import AttrMap, AttrMapValue
+from reportlab.lib.validators import isAnything
 
 from engine.plots import series
 from engine.report import styles as st
@@ -58,6 +60,13 @@ from engine.report.plotkit import (
 
 ROC_HEIGHT = 280.0
 SWEEP_HEIGHT = 250.0
+
+
+class SeriesDrawing(Drawing):
+    """A chart's drawing that keeps the series it drew (``plot_series``), so a test can put it
+    beside the screen's."""
+
+    _attrMap = AttrMap(BASE=Drawing, plot_series=AttrMapValue(isAnything))
 
 
 
@@ -130,7 +139,8 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
         keep = {f"attack:{name}" for name in only}
         roc = dataclasses.replace(roc, attacks=tuple(c for c in roc.attacks if c.key in keep),
                                   bands=tuple(b for b in roc.bands if b.of in keep))
-    d = Drawing(WIDTH, ROC_HEIGHT)
+    d = SeriesDrawing(WIDTH, ROC_HEIGHT)
+    d.plot_series = roc          # what was drawn (tests compare it with the screen's)
     plot_w = plot_h = ROC_HEIGHT - 56
     lo = _roc_lower_limit(result) if log_scale else 0.0
     xa = Axis(lo, 1.0, 48.0, plot_w, log_scale)
@@ -208,7 +218,7 @@ SWEEP_PARAMETER_TITLES = {
 def sweep_chart(result: dict) -> Drawing:
     """Optimal attacker vs the swept parameter, current setting marked (a what-if view)."""
     st.register_fonts()
-    d = Drawing(WIDTH, SWEEP_HEIGHT)
+    d = SeriesDrawing(WIDTH, SWEEP_HEIGHT)
     sweep = (result.get("theory") or {}).get("sweep") or {}
     param = str(sweep.get("parameter") or "")
     vals = np.asarray([v if v is not None else np.nan for v in sweep.get("values") or []],
@@ -226,7 +236,8 @@ def sweep_chart(result: dict) -> Drawing:
     p = Plot(d, xa, ya)
     p.grid_under(percent=False)
 
-    curves = series.sweep_series(result, st.fmt_pct)
+    curves = series.sweep_series(result)
+    d.plot_series = curves
     entries = []
     for slot, curve in enumerate(curves):
         style = rl_style(curve.style)
@@ -280,7 +291,7 @@ def observations_chart(result: dict) -> Drawing:
     marked with a dotted vertical line. Axis k is logarithmic when it spans 20× or more.
     """
     st.register_fonts()
-    d = Drawing(WIDTH, OBS_HEIGHT)
+    d = SeriesDrawing(WIDTH, OBS_HEIGHT)
     theory = result.get("theory") or {}
     sweep = theory.get("sweep") or {}
     ks = np.asarray([v if isinstance(v, (int, float)) else np.nan
@@ -310,6 +321,7 @@ def observations_chart(result: dict) -> Drawing:
     drawn = 0
 
     curves = series.observations_series(result)
+    d.plot_series = curves
     measured = [c for c in curves if c.key.startswith("attack:")]
     for curve in curves:
         if curve.key.startswith("attack:"):

@@ -22,6 +22,7 @@ from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, Pol
 from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
+from engine.plots.series import place_labels as place_free
 from engine.report import styles as st
 
 WIDTH = 480.0                 # fits the 17 cm text width of an A4 page with 2 cm margins
@@ -442,43 +443,16 @@ def padded_range(values: list[float], lo_floor: float | None, hi_cap: float | No
     return lo - pad, hi + pad
 
 
-def overlaps(a: Rect4, b: Rect4, gap: float = 0.8) -> bool:
-    return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1]
-                or b[3] + gap <= a[1])
-
-
 def place_labels(points: Sequence[tuple[float, float, str]], occupied: list[Rect4],
                  bounds: Rect4, size: float = 6.5,
                  radii: Sequence[float] = (4.5, 10.0, 18.0, 28.0, 40.0, 54.0)
                  ) -> list[tuple[float, float, Rect4] | None]:
-    """Greedy label placement: for each (x, y, text) in priority order, the nearest free spot
-    around the point (eight directions, growing distance) that stays inside ``bounds`` and
-    overlaps no rectangle in ``occupied`` (markers, earlier labels). Returns, per point, the
-    text's start (x, baseline y) and its box, or None when no spot is free; ``occupied`` grows
-    with every placed box. Far spots get a leader line from the caller."""
-    dirs = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
-    out: list[tuple[float, float, Rect4] | None] = []
+    """:func:`engine.plots.series.place_labels` (the screen's layout too) for texts in this
+    module's font: per (x, y, text), the text's start (x, baseline y) and its box, or None
+    when no spot is free; ``occupied`` grows with every placed box."""
     h = size * 0.95
-    bx0, by0, bx1, by1 = bounds
-    for px, py, s in points:
-        w = text_width(s, size)
-        found = None
-        for r in radii:
-            for dx, dy in dirs:
-                ax, ay = px + dx * r, py + dy * r
-                left = ax if dx > 0 else ax - w if dx < 0 else ax - w / 2
-                bottom = ay + 0.5 if dy > 0 else ay - h - 0.5 if dy < 0 else ay - h / 2
-                box = (left, bottom, left + w, bottom + h)
-                if box[0] < bx0 or box[2] > bx1 or box[1] < by0 or box[3] > by1:
-                    continue
-                if any(overlaps(box, o) for o in occupied):
-                    continue
-                found = (left, bottom + 0.18 * size, box)
-                break
-            if found:
-                break
-        if found:
-            occupied.append(found[2])
-        out.append(found)
-    return out
+    boxes = place_free([(px, py, text_width(s, size), h) for px, py, s in points], occupied,
+                       bounds, radii)
+    return [None if box is None else (box[0], box[1] + 0.18 * size, box)
+            for box in boxes]
 

@@ -100,9 +100,10 @@ class ObservationsPlot(QWidget):
         for curve in curves:
             if curve.key.startswith("attack:"):
                 continue
-            self.plot_item.addItem(pg.PlotDataItem(np.asarray(curve.x), np.asarray(curve.y),
-                                                   name=curve.label,
-                                                   pen=style_pen(curve.style)))
+            item = pg.PlotDataItem(np.asarray(curve.x), np.asarray(curve.y), name=curve.label,
+                                   pen=style_pen(curve.style))
+            item.series_key = curve.key
+            self.plot_item.addItem(item)
         for i, curve in enumerate(measured):
             color = QColor(*curve.style.color)
             # Small sideways offsets keep the error bars of different attacks apart.

@@ -171,7 +171,7 @@ class RocPlot(QWidget):
 
         diagonal = roc.diagonal
         x = np.array([LOG_FLOOR, 1.0]) if log else np.asarray(diagonal.x, dtype=float)
-        self._curve(x, x, diagonal.label, style_pen(diagonal.style))
+        self._curve(x, x, diagonal.label, style_pen(diagonal.style)).series_key = diagonal.key
         for curve in (*roc.references, *roc.attacks):
             x, y = curve.x, curve.y
             if log and curve.key == "btta_bound":

@@ -103,7 +103,7 @@ class SweepPlot(QWidget):
             return
         parameter = sweep.get("parameter", "epsilon")
         # The curves, their words and colours: engine.plots.series, as in the report.
-        curves = series.sweep_series(result, fpr_label)
+        curves = series.sweep_series(result)
         values = sorted({x for c in curves for x in c.x})
         self.show_curves(values,
                          [SweepCurve(c.label, [dict(zip(c.x, c.y, strict=True)).get(v)
