@@ -54,10 +54,13 @@ def tick_number(x: float) -> str:
     if 1e-4 <= abs(x) < 1e6:
         text = f"{x:,.6f}".rstrip("0").rstrip(".") if abs(x) < 1 else f"{x:,.6g}"
         return text
+    supers = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
     if abs(exponent - round(exponent)) < 1e-9:
-        sup = str(int(round(exponent))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-        return f"10{sup}"
-    return f"{x:.1e}"
+        return f"10{str(int(round(exponent))).translate(supers)}"
+    # 5·10⁻⁵, not "5.0e-05" (seen at the left edge of the log-log ROC).
+    mantissa, power = f"{x:.1e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}·10{str(int(power)).translate(supers)}"
 
 
 class ReadableAxis(pg.AxisItem):
