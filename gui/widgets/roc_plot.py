@@ -3,6 +3,8 @@
 Linear axes show the whole trade-off; log-log axes show the low false-positive corner where
 confident accusations live (Carlini et al. 2022), so both are one click apart. On log axes,
 points with FPR or TPR ≤ 0 cannot be drawn and are dropped, never replaced by a fake value.
+What is drawn — curves, bands, legend words, colours, dashes and which band is shown by
+default — is engine.plots.series.roc_series, which the report's ROC chart draws too.
 """
 
 from __future__ import annotations
