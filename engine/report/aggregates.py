@@ -173,11 +173,6 @@ def _label(a: dict) -> str:
     return markup(short_attack_label(a))
 
 
-def _briefly(attacks: list[dict]) -> list[dict]:
-    """Shallow copies of the attacks with brief labels, for the chart legends."""
-    return [dict(a, label=brief_name(a.get("label") or a.get("name"))) for a in attacks]
-
-
 def _sensitive(result: dict) -> str:
     game = _block(result, "game")
     return str(game.get("sensitive") or (result.get("config") or {}).get("sensitive")
@@ -650,10 +645,11 @@ class AggregatesSections(AuditSections):
         shown, left = _chart_attacks(attacks)
         if not shown:
             return []
-        sub_result = {"attacks": _briefly(shown), "theory": {}}
+        names = [a.get("name") for a in shown]       # colours as on screen, where all are
         titles = dict(x_title="False-positive rate (wrong values flagged)",
                       y_title="True-positive rate (true values found)")
-        caption = ("Grey bands: pointwise 95% intervals of each attack's true ROC. Values of 0 "
+        caption = ("Shaded band: pointwise 95% intervals of the strongest attack's true ROC. "
+                   "Values of 0 "
                    "cannot be drawn on log axes: curves enter from the chart's edge.")
         if left:
             caption += (" Not drawn (five line styles only; their numbers are in the tables "
@@ -665,10 +661,10 @@ class AggregatesSections(AuditSections):
                  "(target, value) pairs. The log-log view magnifies the low-FPR corner, where "
                  "an attacker is confident about a few people — the case that harms them.",
                  "small"),
-            roc_chart(sub_result, log_scale=False,
+            roc_chart({"attacks": attacks, "theory": {}}, log_scale=False, only=names,
                       title="ROC of the attribute game, linear axes", **titles),
             Spacer(1, 4),
-            roc_chart(sub_result, log_scale=True,
+            roc_chart({"attacks": attacks, "theory": {}}, log_scale=True, only=names,
                       title="ROC of the attribute game, log-log axes", **titles),
             para(caption, "caption")])]
 
@@ -703,7 +699,7 @@ class AggregatesSections(AuditSections):
         dp = _block(result, "dp")
         shown, left = _chart_attacks(attacks)
         theory = {"dp_region": dp["dp_region"]} if isinstance(dp.get("dp_region"), dict) else {}
-        caption = ("Grey bands: pointwise 95% intervals. ")
+        caption = "Shaded band: pointwise 95% intervals of the strongest attack. "
         if theory:
             eps_region = dp["dp_region"].get("epsilon", dp.get("epsilon_change"))
             caption += (f"Shaded: what ε' = {fmt_eps(eps_region)} permits (paper 002 Thm 1). "
@@ -715,7 +711,8 @@ class AggregatesSections(AuditSections):
             caption += "No noise was added, so there is no DP region to draw."
         out.append(keep([
             Spacer(1, 4),
-            roc_chart({"attacks": _briefly(shown), "theory": theory}, log_scale=True,
+            roc_chart({"attacks": attacks, "theory": theory}, log_scale=True,
+                      only=[a.get("name") for a in shown],
                       title="ROC of the membership game, log-log axes"),
             para(caption, "caption")]))
         return out

@@ -19,437 +19,79 @@
   undefended model, the user's limit and the recommended setting.
 
 The report is printed and photocopied, so every series differs by dash pattern *and* marker,
-not only by colour. Small plotting helpers (axes, ticks, log transform, clipping) live here
-because reportlab's chart widgets cannot draw shaded regions between curves on log axes.
+not only by colour. The drawing pieces (axes, clipping, text, markers, legends) are
+:mod:`engine.report.plotkit`; what each chart shows — its series, labels, colours and which
+layers are shown — comes from :mod:`engine.plots.series`, which the GUI's plots draw from too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, PolyLine, Rect, String
+from reportlab.graphics.shapes import Drawing, Line, Rect
 from reportlab.lib import colors
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.lib.attrmap import AttrMap, AttrMapValue
+from reportlab.lib.validators import isAnything
 
-from engine.headline import banded_attack
+from engine.plots import series
 from engine.report import styles as st
+from engine.report.plotkit import (
+    AXIS_GREY,
+    BLACK,
+    WIDTH,
+    Axis,
+    LegendEntry,
+    Plot,
+    Rect4,
+    clip_polyline,
+    finite_pair,
+    legend,
+    marker,
+    padded_range,
+    place_labels,
+    polyline,
+    text,
+    text_width,
+)
 
-WIDTH = 480.0                 # fits the 17 cm text width of an A4 page with 2 cm margins
 ROC_HEIGHT = 280.0
 SWEEP_HEIGHT = 250.0
-FAR = 1e6                     # drawing coordinate used for "off the chart" (log of a value ≤ 0)
-
-BLACK = colors.black
-REGION_FILL = colors.Color(0.86, 0.90, 0.96)      # light blue-grey; prints as a light grey
-BAND_FILL = colors.Color(0.80, 0.80, 0.80, alpha=0.55)
-AXIS_GREY = colors.Color(0.45, 0.45, 0.45)
-GRID_GREY = colors.Color(0.88, 0.88, 0.88)
-
-# Series styles: (colour, dash pattern or None, marker). Dark colours print as near-black;
-# the dash pattern and the marker tell them apart in black and white.
-ATTACK_STYLES = [
-    (colors.Color(0.05, 0.25, 0.60), (5, 2, 1, 2), "circle"),
-    (colors.Color(0.65, 0.15, 0.10), (2, 2), "square"),
-    (colors.Color(0.10, 0.45, 0.15), (8, 3), "triangle"),
-    (colors.Color(0.45, 0.10, 0.50), (6, 2, 1, 2, 1, 2), "diamond"),
-    (colors.Color(0.55, 0.35, 0.00), (1, 1.5), "cross"),
-]
-THEORY_STYLE = (BLACK, None, None)
-WORST_STYLE = (colors.Color(0.25, 0.25, 0.25), (7, 3), None)
-DIAGONAL_STYLE = (AXIS_GREY, (1, 2), None)
-BOUND_STYLE = (BLACK, None, None)     # extra reference lines of roc_chart (solid, thick)
 
 
-# --------------------------------------------------------------------------- axes
+class SeriesDrawing(Drawing):
+    """A chart's drawing that keeps the series it drew (``plot_series``), so a test can put it
+    beside the screen's."""
 
-@dataclass(frozen=True)
-class Axis:
-    """Maps data values on [lo, hi] to drawing coordinates on [start, start + length].
-
-    On a log axis, values ≤ 0 map far outside the plot (``FAR``), and the clipping helpers
-    cut them off at the plot edge: an ROC point with FPR = 0 then enters the chart at its left
-    edge instead of crashing ``log10`` or being silently dropped.
-    """
-
-    lo: float
-    hi: float
-    start: float
-    length: float
-    log: bool = False
-
-    def _t(self, v: np.ndarray) -> np.ndarray:
-        if not self.log:
-            return v
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.log10(np.where(v > 0, v, np.nan))
-        return out
-
-    def __call__(self, values) -> np.ndarray:
-        v = np.asarray(values, dtype=float)
-        t, a, b = self._t(v), self._t(np.array(self.lo)), self._t(np.array(self.hi))
-        pos = self.start + (t - a) / (b - a) * self.length
-        return np.where(np.isfinite(pos), pos, -FAR)
-
-    def ticks(self, percent: bool = False) -> list[tuple[float, str]]:
-        """Decade ticks on a log axis, 1-2-5 steps on a linear one, with their labels."""
-        if self.log:
-            lo_e = math.ceil(math.log10(self.lo) - 1e-9)
-            hi_e = math.floor(math.log10(self.hi) + 1e-9)
-            vals = [10.0 ** e for e in range(lo_e, hi_e + 1)]
-        else:
-            step = _nice_step((self.hi - self.lo) / 5)
-            first = math.ceil(self.lo / step - 1e-9) * step
-            vals = list(np.arange(first, self.hi + step * 1e-6, step))
-        return [(v, _tick_label(v, percent)) for v in vals]
-
-    def minor_ticks(self) -> list[float]:
-        """2…9 × each decade on a log axis (none on a linear one)."""
-        if not self.log:
-            return []
-        out = []
-        for e in range(math.floor(math.log10(self.lo)), math.ceil(math.log10(self.hi))):
-            out += [m * 10.0 ** e for m in range(2, 10)
-                    if self.lo < m * 10.0 ** e < self.hi]
-        return out
+    _attrMap = AttrMap(BASE=Drawing, plot_series=AttrMapValue(isAnything))
 
 
-def _nice_step(raw: float) -> float:
-    if raw <= 0 or not math.isfinite(raw):
-        return 1.0
-    mag = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
-        if raw <= m * mag:
-            return m * mag
-    return 10 * mag
+
+def rl_color(rgb, alpha: float | None = None):
+    """A series colour (0–255, engine.plots.series) as reportlab's; RGBA keeps its alpha."""
+    if len(rgb) == 4 and alpha is None:
+        alpha = rgb[3] / 255
+    return colors.Color(rgb[0] / 255, rgb[1] / 255, rgb[2] / 255,
+                        alpha=1 if alpha is None else alpha)
 
 
-def _tick_label(v: float, percent: bool) -> str:
-    if percent:
-        p = 100.0 * v
-        return f"{p:.0f}%" if p >= 1 else f"{p:.2g}%"
-    if v == 0:
-        return "0"
-    if abs(v) >= 1 and abs(v - round(v)) < 1e-9:
-        return f"{round(v):d}"
-    return f"{v:.3g}"
+def rl_style(style: series.Style) -> tuple:
+    """A series style as the (colour, dash, marker) triple the plot toolkit draws."""
+    return (rl_color(style.color), style.dash, style.marker)
 
 
-# --------------------------------------------------------------------------- clipping
-
-Rect4 = tuple[float, float, float, float]   # x0, y0, x1, y1
-
-
-def clip_polyline(xs: np.ndarray, ys: np.ndarray, rect: Rect4) -> list[list[float]]:
-    """Cut a polyline to a rectangle (Liang–Barsky per segment); returns flat point lists."""
-    x0, y0, x1, y1 = rect
-    pieces: list[list[float]] = []
-    current: list[float] = []
-    for i in range(len(xs) - 1):
-        ax, ay, bx, by = float(xs[i]), float(ys[i]), float(xs[i + 1]), float(ys[i + 1])
-        dx, dy = bx - ax, by - ay
-        t0, t1, keep = 0.0, 1.0, True
-        for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
-            if p == 0:
-                if q < 0:
-                    keep = False
-                    break
-                continue
-            r = q / p
-            if p < 0:
-                t0 = max(t0, r)
-            else:
-                t1 = min(t1, r)
-            if t0 > t1:
-                keep = False
-                break
-        if not keep:
-            if len(current) >= 4:
-                pieces.append(current)
-            current = []
-            continue
-        px, py = ax + t0 * dx, ay + t0 * dy
-        qx, qy = ax + t1 * dx, ay + t1 * dy
-        if current and (abs(current[-2] - px) > 1e-6 or abs(current[-1] - py) > 1e-6):
-            if len(current) >= 4:
-                pieces.append(current)
-            current = []
-        if not current:
-            current = [px, py]
-        current += [qx, qy]
-        if t1 < 1.0:
-            pieces.append(current)
-            current = []
-    if len(current) >= 4:
-        pieces.append(current)
-    return pieces
-
-
-def clip_polygon(xs: np.ndarray, ys: np.ndarray, rect: Rect4) -> list[float]:
-    """Cut a polygon to a rectangle (Sutherland–Hodgman); returns a flat point list."""
-    pts = list(zip((float(x) for x in xs), (float(y) for y in ys), strict=True))
-    x0, y0, x1, y1 = rect
-    edges = [(lambda p: p[0] >= x0, lambda a, b: _at_x(a, b, x0)),
-             (lambda p: p[0] <= x1, lambda a, b: _at_x(a, b, x1)),
-             (lambda p: p[1] >= y0, lambda a, b: _at_y(a, b, y0)),
-             (lambda p: p[1] <= y1, lambda a, b: _at_y(a, b, y1))]
-    for inside, cut in edges:
-        if not pts:
-            break
-        out = []
-        prev = pts[-1]
-        for cur in pts:
-            if inside(cur):
-                if not inside(prev):
-                    out.append(cut(prev, cur))
-                out.append(cur)
-            elif inside(prev):
-                out.append(cut(prev, cur))
-            prev = cur
-        pts = out
-    return [c for p in pts for c in p]
-
-
-def _at_x(a, b, x):
-    t = (x - a[0]) / (b[0] - a[0])
-    return (x, a[1] + t * (b[1] - a[1]))
-
-
-def _at_y(a, b, y):
-    t = (y - a[1]) / (b[1] - a[1])
-    return (a[0] + t * (b[0] - a[0]), y)
-
-
-def densify(xs: np.ndarray, ys: np.ndarray, per_segment: int = 24) -> tuple[np.ndarray, ...]:
-    """Insert points along segments that span more than a few percent of a decade.
-
-    A ROC vertex list means *linear* interpolation between vertices (randomised tests, paper
-    002 §3); on log axes such a segment is a curve, so it must be sampled before the transform.
-    Points are spaced geometrically from the segment's start to reach down to low FPR.
-    """
-    if xs.size < 2:
-        return xs, ys
-    out_x, out_y = [xs[:1]], [ys[:1]]
-    t = np.r_[np.geomspace(1e-4, 1.0, per_segment)]
-    for i in range(xs.size - 1):
-        a, b, ya, yb = xs[i], xs[i + 1], ys[i], ys[i + 1]
-        if (a <= 0 < b) or (a > 0 and b / a > 1.05) or (ya <= 0 < yb) or \
-                (ya > 0 and yb / ya > 1.05):
-            out_x.append(a + t * (b - a))
-            out_y.append(ya + t * (yb - ya))
-        else:
-            out_x.append(xs[i + 1:i + 2])
-            out_y.append(ys[i + 1:i + 2])
-    return np.concatenate(out_x), np.concatenate(out_y)
-
-
-# --------------------------------------------------------------------------- text & marks
-
-def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
-         bold: bool = False, color=BLACK, angle: float = 0) -> Group:
-    """A string that may contain Greek: runs of Vera and the embedded Symbol font."""
-    font = st.FONT_BOLD if bold else st.FONT
-    parts = [(chunk, st.FONT_SYMBOL if sym else font) for chunk, sym in st.runs(s)]
-    width = sum(stringWidth(c, f, size) for c, f in parts)
-    cx = {"start": 0.0, "middle": -width / 2, "end": -width}[anchor]
-    g = Group()
-    for chunk, f in parts:
-        g.add(String(cx, 0, chunk, fontName=f, fontSize=size, fillColor=color))
-        cx += stringWidth(chunk, f, size)
-    g.translate(x, y)
-    if angle:
-        g.rotate(angle)
-    return g
-
-
-def text_width(s: str, size: float, bold: bool = False) -> float:
-    font = st.FONT_BOLD if bold else st.FONT
-    return sum(stringWidth(c, st.FONT_SYMBOL if sym else font, size) for c, sym in st.runs(s))
-
-
-def wrap(s: str, width: float, size: float, max_lines: int = 3) -> list[str]:
-    """Greedy word wrap to a width in points; the last line is cut with an ellipsis."""
-    words, lines, cur = s.split(), [], ""
-    for w in words:
-        trial = f"{cur} {w}".strip()
-        if text_width(trial, size) <= width or not cur:
-            cur = trial
-        else:
-            lines.append(cur)
-            cur = w
-    if cur:
-        lines.append(cur)
-    if len(lines) > max_lines:
-        lines = lines[:max_lines]
-        lines[-1] += " …"
-    out = []
-    for line in lines:
-        while text_width(line, size) > width and len(line) > 2:
-            line = line[:-2] + "…"
-        out.append(line)
-    return out
-
-
-def marker(kind: str | None, x: float, y: float, color, size: float = 3.2) -> Group:
-    g = Group()
-    if kind is None:
-        return g
-    from reportlab.graphics.shapes import Circle
-    s = size
-    if kind == "circle":
-        g.add(Circle(x, y, s, fillColor=colors.white, strokeColor=color, strokeWidth=1))
-    elif kind == "square":
-        g.add(Rect(x - s, y - s, 2 * s, 2 * s, fillColor=color, strokeColor=color))
-    elif kind == "triangle":
-        g.add(Polygon([x - s, y - s, x + s, y - s, x, y + s * 1.2], fillColor=colors.white,
-                      strokeColor=color, strokeWidth=1))
-    elif kind == "diamond":
-        g.add(Polygon([x, y - s * 1.3, x + s, y, x, y + s * 1.3, x - s, y], fillColor=color,
-                      strokeColor=color))
-    elif kind == "star":      # five-pointed, filled (the undefended model of tradeoff_chart)
-        pts = []
-        for i in range(10):
-            r = s * 1.7 if i % 2 == 0 else s * 0.75
-            a = math.pi / 2 + i * math.pi / 5
-            pts += [x + r * math.cos(a), y + r * math.sin(a)]
-        g.add(Polygon(pts, fillColor=color, strokeColor=color, strokeWidth=0.5))
-    elif kind == "ring":      # a wide open circle around another marker (recommended setting)
-        g.add(Circle(x, y, s * 2.3, fillColor=None, strokeColor=color, strokeWidth=1.4))
-    else:  # cross
-        g.add(Line(x - s, y - s, x + s, y + s, strokeColor=color, strokeWidth=1.2))
-        g.add(Line(x - s, y + s, x + s, y - s, strokeColor=color, strokeWidth=1.2))
-    return g
-
-
-def _line(points: list[float], style, width: float = 1.2) -> PolyLine:
-    color, dash, _ = style
-    return PolyLine(points, strokeColor=color, strokeWidth=width, strokeDashArray=dash,
-                    strokeLineJoin=1, strokeLineCap=0 if dash else 1)
-
-
-# --------------------------------------------------------------------------- frame
-
-@dataclass
-class Plot:
-    """A drawing with one plot area; collects layers in drawing order."""
-
-    drawing: Drawing
-    x: Axis
-    y: Axis
-
-    @property
-    def rect(self) -> Rect4:
-        return (self.x.start, self.y.start, self.x.start + self.x.length,
-                self.y.start + self.y.length)
-
-    def curve(self, xs, ys, style, width: float = 1.2) -> list[list[float]]:
-        if len(xs) < 2:
-            return []
-        if self.x.log or self.y.log:
-            xs, ys = densify(np.asarray(xs, float), np.asarray(ys, float))
-        pieces = clip_polyline(self.x(xs), self.y(ys), self.rect)
-        for p in pieces:
-            self.drawing.add(_line(p, style, width))
-        return pieces
-
-    def area(self, xs, ys, fill) -> None:
-        if len(xs) < 3:
-            return
-        pts = clip_polygon(self.x(xs), self.y(ys), self.rect)
-        if len(pts) >= 6:
-            self.drawing.add(Polygon(pts, fillColor=fill, strokeColor=None, strokeWidth=0))
-
-    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6) -> None:
-        """Markers spread evenly across the plot width, offset per series so they never stack."""
-        color, _, kind = style
-        if kind is None or len(xs) < 2:
-            return
-        px, py = self.x(xs), self.y(ys)
-        order = np.argsort(px, kind="stable")
-        px, py = px[order], py[order]
-        x0, y0, x1, y1 = self.rect
-        for j in range(count):
-            f = (j + (slot + 1) / (n_slots + 1)) / count
-            mx = x0 + f * (x1 - x0)
-            if mx < px[0] or mx > px[-1]:
-                continue
-            my = float(np.interp(mx, px, py))
-            if y0 - 0.5 <= my <= y1 + 0.5:
-                self.drawing.add(marker(kind, mx, my, color))
-
-    def frame(self, x_title: str, y_title: str, percent: bool, grid: bool = True,
-              y_percent: bool | None = None) -> None:
-        """Ticks, labels and titles; ``percent`` for both axes unless ``y_percent`` says
-        otherwise for the y axis."""
-        d = self.drawing
-        y_percent = percent if y_percent is None else y_percent
-        x0, y0, x1, y1 = self.rect
-        for v in self.x.minor_ticks():
-            xv = float(self.x(v))
-            d.add(Line(xv, y0, xv, y0 + 2.5, strokeColor=AXIS_GREY, strokeWidth=0.5))
-        for v in self.y.minor_ticks():
-            yv = float(self.y(v))
-            d.add(Line(x0, yv, x0 + 2.5, yv, strokeColor=AXIS_GREY, strokeWidth=0.5))
-        for v, label in self.x.ticks(percent):
-            xv = float(self.x(v))
-            if grid:
-                d.add(Line(xv, y0, xv, y1, strokeColor=GRID_GREY, strokeWidth=0.4))
-            d.add(Line(xv, y0, xv, y0 - 3, strokeColor=BLACK, strokeWidth=0.6))
-            d.add(text(xv, y0 - 12, label, 7, "middle"))
-        for v, label in self.y.ticks(y_percent):
-            yv = float(self.y(v))
-            if grid:
-                d.add(Line(x0, yv, x1, yv, strokeColor=GRID_GREY, strokeWidth=0.4))
-            d.add(Line(x0, yv, x0 - 3, yv, strokeColor=BLACK, strokeWidth=0.6))
-            d.add(text(x0 - 5, yv - 2.5, label, 7, "end"))
-        d.add(Rect(x0, y0, x1 - x0, y1 - y0, fillColor=None, strokeColor=BLACK,
-                   strokeWidth=0.7))
-        d.add(text((x0 + x1) / 2, y0 - 25, x_title, 8, "middle"))
-        d.add(text(x0 - 34, (y0 + y1) / 2, y_title, 8, "middle", angle=90))
-
-    def grid_under(self, percent: bool) -> None:
-        """Grid lines drawn first, so fills and curves sit on top of them."""
-        x0, y0, x1, y1 = self.rect
-        for v, _ in self.x.ticks(percent):
-            xv = float(self.x(v))
-            self.drawing.add(Line(xv, y0, xv, y1, strokeColor=GRID_GREY, strokeWidth=0.4))
-        for v, _ in self.y.ticks(percent):
-            yv = float(self.y(v))
-            self.drawing.add(Line(x0, yv, x1, yv, strokeColor=GRID_GREY, strokeWidth=0.4))
-
-    def message(self, s: str) -> None:
-        x0, y0, x1, y1 = self.rect
-        self.drawing.add(text((x0 + x1) / 2, (y0 + y1) / 2, s, 9, "middle", color=AXIS_GREY))
-
-
-@dataclass(frozen=True)
-class LegendEntry:
-    label: str
-    style: tuple | None = None      # line style (colour, dash, marker)
-    fill: object | None = None      # or a filled box
-    line: bool = True               # False: the marker alone (a single point, a ring)
-
-
-def legend(d: Drawing, entries: Sequence[LegendEntry], x: float, y_top: float,
-           width: float, size: float = 7.2) -> None:
-    """A one-column legend whose labels wrap; each entry shows its line, marker or fill."""
-    y = y_top
-    sample = 22.0
-    for e in entries:
-        lines = wrap(e.label, width - sample - 6, size)
-        mid = y - size * 0.35
-        if e.fill is not None:
-            d.add(Rect(x, mid - 4, sample, 8, fillColor=e.fill, strokeColor=AXIS_GREY,
-                       strokeWidth=0.4))
-        elif e.style is not None:
-            if e.line:
-                d.add(_line([x, mid, x + sample, mid], e.style, 1.2))
-            d.add(marker(e.style[2], x + sample / 2, mid, e.style[0]))
-        for i, line in enumerate(lines):
-            d.add(text(x + sample + 6, y - size * 0.7 - i * (size + 1.5), line, size))
-        y -= len(lines) * (size + 1.5) + 5
+# Series styles from engine.plots.series, so the report and the screen cannot disagree.
+# Dark colours print as near-black; the dash pattern and the marker tell them apart in black
+# and white.
+REGION_FILL = rl_color(series.REGION_FILL)
+ATTACK_STYLES = [rl_style(style) for style in series.ATTACK_STYLES]
+THEORY_STYLE = rl_style(series.OPTIMAL_STYLE)
+WORST_STYLE = rl_style(series.WORST_STYLE)
+DIAGONAL_STYLE = rl_style(series.DIAGONAL_STYLE)
+BOUND_STYLE = rl_style(series.BOUND_STYLE)     # extra reference lines of roc_chart
 
 
 # --------------------------------------------------------------------------- the ROC chart
@@ -466,104 +108,89 @@ def _roc_lower_limit(result: dict) -> float:
 
 
 def _xy(block: dict | None, xkey: str = "fpr", ykey: str = "tpr") -> tuple[np.ndarray, ...]:
-    if not block:
-        return np.zeros(0), np.zeros(0)
-    xs = np.asarray([v if v is not None else np.nan for v in block.get(xkey) or []], float)
-    ys = np.asarray([v if v is not None else np.nan for v in block.get(ykey) or []], float)
-    n = min(xs.size, ys.size)
-    xs, ys = xs[:n], ys[:n]
-    ok = np.isfinite(xs) & np.isfinite(ys)
-    return xs[ok], ys[ok]
+    x, y = series.finite_points(block, xkey, ykey)
+    return np.asarray(x, float), np.asarray(y, float)
 
 
-def short_label(label: str) -> str:
-    """An attack label without its citation in parentheses, for legends."""
-    return label.split(" (")[0] if " (" in label else label
+short_label = series.short_label
+worst_case_label = series.worst_case_label
 
 
 def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
               x_title: str | None = None, y_title: str | None = None,
-              extra_lines: Sequence[tuple] = ()) -> Drawing:
+              extra_lines: Sequence[tuple] = (),
+              only: Sequence[str] | None = None) -> Drawing:
     """ROC curves of the attacks against the theory curves and the (ε, δ)-DP region.
 
-    Layers, bottom to top: DP-permitted region (area under ``theory.dp_region.tpr_upper``,
-    paper 002 Thm 1), each attack's pointwise Clopper–Pearson band (``details.roc_band``),
-    random-guess diagonal, worst-case ε0-DP curve (KOV), exact optimal attacker, attacks.
-    ``title``, ``x_title`` and ``y_title`` replace the membership-game wording (the count-tables
-    audit's attribute game ranks values, not people). ``extra_lines`` are further reference
-    curves drawn under the attacks, each ``(legend label, {"fpr": [...], "tpr": [...]})`` or
-    ``(label, block, style)``; the default style is solid black (the model audit's Thm 2 bound).
+    What is drawn — points, bands, legend words, colours and which band is shown — is
+    :func:`engine.plots.series.roc_series`, which the GUI's ROC plot draws too. Layers, bottom
+    to top: DP-permitted region (paper 002 Thm 1), the shown attack bands, random-guess
+    diagonal, reference curves (worst case ε0-DP, exact optimal attacker, the model audit's
+    Thm 2 bound), attacks. ``title``, ``x_title`` and ``y_title`` replace the membership-game
+    wording (the count-tables audit's attribute game ranks values, not people).
+    ``extra_lines`` are further reference curves, each ``(legend label, {"fpr": [...],
+    "tpr": [...]})`` or ``(label, block, style)``; the default style is the Thm 2 bound's.
+    ``only`` names the attacks to draw when a chart has room for fewer than the result holds;
+    each keeps the colour and style it has on screen, where every attack is drawn.
     """
     st.register_fonts()
-    d = Drawing(WIDTH, ROC_HEIGHT)
+    roc = series.roc_series(result)
+    if only is not None:
+        keep = {f"attack:{name}" for name in only}
+        roc = dataclasses.replace(roc, attacks=tuple(c for c in roc.attacks if c.key in keep),
+                                  bands=tuple(b for b in roc.bands if b.of in keep))
+    d = SeriesDrawing(WIDTH, ROC_HEIGHT)
+    d.plot_series = roc          # what was drawn (tests compare it with the screen's)
     plot_w = plot_h = ROC_HEIGHT - 56
     lo = _roc_lower_limit(result) if log_scale else 0.0
     xa = Axis(lo, 1.0, 48.0, plot_w, log_scale)
     ya = Axis(lo, 1.0, 38.0, plot_h, log_scale)
     p = Plot(d, xa, ya)
     p.grid_under(percent=True)
-
-    theory = result.get("theory") or {}
-    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     entries: list[LegendEntry] = []
 
-    region = theory.get("dp_region") or {}
-    rx, ry = _xy(region, "fpr", "tpr_upper")
-    if rx.size >= 2:
+    if roc.region is not None:
+        rx, ry = np.asarray(roc.region.x), np.asarray(roc.region.upper)
         # Close the area along the x axis; on log axes the bottom edge is clipped away.
-        p.area(np.r_[rx, rx[-1], rx[0]], np.r_[ry, 0.0, 0.0], REGION_FILL)
-        p.curve(rx, ry, (colors.Color(0.55, 0.62, 0.75), None, None), 0.6)
-        entries.append(LegendEntry(
-            f"Permitted by ({_eps_text(region.get('epsilon'))}, δ)-DP: "
-            "any attack must stay in the shaded area", fill=REGION_FILL))
+        fill = rl_color(roc.region.fill)
+        p.area(np.r_[rx, rx[-1], rx[0]], np.r_[ry, 0.0, 0.0], fill)
+        p.curve(rx, ry, (rl_color(roc.region.fill[:3]), None, None), 0.6)
+        entries.append(LegendEntry(roc.region.label, fill=fill))
 
-    # The band of the strongest attack only, as on screen (engine.headline.banded_attack):
-    # five overlapping bands on log axes covered nearly the whole plot.
-    banded = banded_attack({**result, "attacks": attacks})
-    for a in attacks:
-        if a.get("name") != banded:
+    # The band of the strongest attack only, as on screen: five overlapping bands on log axes
+    # covered nearly the whole plot (issue 21).
+    for band in roc.bands:
+        if not band.shown:
             continue
-        band = (a.get("details") or {}).get("roc_band") or {}
-        bx, blo = _xy(band, "fpr", "tpr_lower")
-        bx2, bhi = _xy(band, "fpr", "tpr_upper")
-        if bx.size >= 2 and bx.size == bx2.size:
-            p.area(np.r_[bx, bx2[::-1]], np.r_[blo, bhi[::-1]], BAND_FILL)
-            entries.append(LegendEntry(
-                f"95% confidence band of the strongest attack, "
-                f"{short_label(str(a.get('label') or a.get('name')))} (pointwise)",
-                fill=BAND_FILL))
+        bx, blo, bhi = np.asarray(band.x), np.asarray(band.lower), np.asarray(band.upper)
+        fill = rl_color(band.fill)
+        p.area(np.r_[bx, bx[::-1]], np.r_[blo, bhi[::-1]], fill)
+        entries.append(LegendEntry(band.label.replace("95% band of ", "95% confidence band of "
+                                                      "the strongest attack, "), fill=fill))
 
-    p.curve(np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]),
-            np.array([lo, 1.0]) if log_scale else np.array([0.0, 1.0]), DIAGONAL_STYLE, 0.9)
-
-    worst = theory.get("worst_case_dp")
-    wx, wy = _xy((worst or {}).get("roc"))
-    if wx.size >= 2:
-        p.curve(wx, wy, WORST_STYLE, 1.1)
-        entries.append(LegendEntry(worst_case_label(theory), WORST_STYLE))
-    opt = theory.get("optimal_attacker")
-    ox, oy = _xy((opt or {}).get("roc"))
-    if ox.size >= 2:
-        p.curve(ox, oy, THEORY_STYLE, 1.6)
-        entries.append(LegendEntry("Optimal attacker, exact (theory)", THEORY_STYLE))
+    diagonal = roc.diagonal
+    ends = np.array([lo, 1.0]) if log_scale else np.asarray(diagonal.x)
+    p.curve(ends, ends, rl_style(diagonal.style), diagonal.style.width)
+    lines = [(c, rl_style(c.style)) for c in roc.references]
     for extra in extra_lines:
-        label, block = extra[0], extra[1]
-        style = extra[2] if len(extra) > 2 and extra[2] else BOUND_STYLE
-        ex, ey = _xy(block)
-        if ex.size >= 2:
-            p.curve(ex, ey, style, 1.6)
-            entries.append(LegendEntry(str(label), style))
+        x, y = series.finite_points(extra[1])
+        curve = series.Curve(f"extra:{extra[0]}", str(extra[0]), x, y, series.BOUND_STYLE)
+        given = extra[2] if len(extra) > 2 and extra[2] else None   # a reportlab style
+        lines.append((curve, given or rl_style(curve.style)))
+    for curve, style in lines:
+        if len(curve.x) >= 2:
+            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
+            entries.append(LegendEntry(curve.label, style))
 
-    for i, a in enumerate(attacks):
-        style = ATTACK_STYLES[i % len(ATTACK_STYLES)]
-        ax_, ay_ = _xy(a.get("roc"))
-        p.curve(ax_, ay_, style, 1.2)
-        p.markers(ax_, ay_, style, i, len(attacks))
-        entries.append(LegendEntry(f"{short_label(str(a.get('label') or a.get('name')))} "
-                                   "(measured)", style))
-    entries.append(LegendEntry("Random guess", DIAGONAL_STYLE))
+    for i, curve in enumerate(roc.attacks):
+        style = rl_style(curve.style)
+        ax_, ay_ = np.asarray(curve.x), np.asarray(curve.y)
+        p.curve(ax_, ay_, style, curve.style.width)
+        p.markers(ax_, ay_, style, i, len(roc.attacks))
+        entries.append(LegendEntry(f"{curve.label} (measured)", style))
+    entries.append(LegendEntry(diagonal.label, rl_style(diagonal.style)))
 
-    if not attacks and ox.size < 2 and not extra_lines:
+    if not roc.attacks and not roc.references and not extra_lines:
         p.message("no ROC data")
     p.frame(x_title or "False-positive rate (people absent wrongly flagged)",
             y_title or "True-positive rate (people present found)", percent=True, grid=False)
@@ -574,14 +201,6 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     lx = xa.start + plot_w + 16
     legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
     return d
-
-
-def worst_case_label(theory: dict) -> str:
-    """Legend words of the worst-case ε0-DP curve: what ε0 is per, and what it is composed over
-    (observations in the mechanism audit, the target's epochs in the location audit)."""
-    if "epsilon_per_epoch" in theory:
-        return "Worst case allowed by the claimed ε per epoch (composed over the target's epochs)"
-    return "Worst case allowed by the claimed ε per observation (composed over k)"
 
 
 def _eps_text(eps) -> str:
@@ -599,7 +218,7 @@ SWEEP_PARAMETER_TITLES = {
 def sweep_chart(result: dict) -> Drawing:
     """Optimal attacker vs the swept parameter, current setting marked (a what-if view)."""
     st.register_fonts()
-    d = Drawing(WIDTH, SWEEP_HEIGHT)
+    d = SeriesDrawing(WIDTH, SWEEP_HEIGHT)
     sweep = (result.get("theory") or {}).get("sweep") or {}
     param = str(sweep.get("parameter") or "")
     vals = np.asarray([v if v is not None else np.nan for v in sweep.get("values") or []],
@@ -617,24 +236,17 @@ def sweep_chart(result: dict) -> Drawing:
     p = Plot(d, xa, ya)
     p.grid_under(percent=False)
 
-    fpr = sweep.get("fpr")
-    series = [
-        ("accuracy", "Balanced accuracy", (BLACK, None, "circle")),
-        ("auc", "AUC", (colors.Color(0.05, 0.25, 0.60), (6, 2), "square")),
-        ("tpr_at_fpr", f"TPR at {st.fmt_pct(fpr)} FPR" if fpr is not None else "TPR at low FPR",
-         (colors.Color(0.65, 0.15, 0.10), (4, 2, 1, 2), "triangle")),
-    ]
+    curves = series.sweep_series(result)
+    d.plot_series = curves
     entries = []
-    drawn = 0
-    for slot, (key, label, style) in enumerate(series):
-        ys = np.asarray([v if v is not None else np.nan for v in sweep.get(key) or []], float)
-        n = min(ys.size, vals.size)
-        ok = np.isfinite(vals[:n]) & np.isfinite(ys[:n])
-        if ok.sum() >= 2:
-            p.curve(vals[:n][ok], ys[:n][ok], style, 1.3)
-            p.markers(vals[:n][ok], ys[:n][ok], style, slot, len(series), count=5)
-            drawn += 1
-        entries.append(LegendEntry(label, style))
+    for slot, curve in enumerate(curves):
+        style = rl_style(curve.style)
+        if len(curve.x) >= 2:
+            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
+            p.markers(np.asarray(curve.x), np.asarray(curve.y), style, slot, len(curves),
+                      count=5)
+        entries.append(LegendEntry(curve.label, style))
+    drawn = sum(len(c.x) >= 2 for c in curves)
 
     cur = sweep.get("current")
     x0, y0, x1, y1 = p.rect
@@ -667,21 +279,6 @@ def sweep_chart(result: dict) -> Drawing:
 # --------------------------------------------------------------------------- accuracy vs k
 
 OBS_HEIGHT = 260.0
-OPTIMUM_STYLE = (BLACK, None, None)
-DP_BOUND_STYLE = (colors.Color(0.35, 0.35, 0.35), (7, 3), None)
-
-
-def _attack_style_index(result: dict, name: str, taken: dict[str, int]) -> int:
-    """The ROC chart's style of attack ``name`` (same marker and dash in both charts); sweep
-    attacks that are not among the main attacks get the next unused style."""
-    names = [str(a.get("name")) for a in result.get("attacks") or [] if isinstance(a, dict)]
-    if name in names:
-        return names.index(name)
-    used = set(range(len(names))) | set(taken.values())
-    i = 0
-    while i in used:
-        i += 1
-    return i
 
 
 def observations_chart(result: dict) -> Drawing:
@@ -694,7 +291,7 @@ def observations_chart(result: dict) -> Drawing:
     marked with a dotted vertical line. Axis k is logarithmic when it spans 20× or more.
     """
     st.register_fonts()
-    d = Drawing(WIDTH, OBS_HEIGHT)
+    d = SeriesDrawing(WIDTH, OBS_HEIGHT)
     theory = result.get("theory") or {}
     sweep = theory.get("sweep") or {}
     ks = np.asarray([v if isinstance(v, (int, float)) else np.nan
@@ -723,52 +320,37 @@ def observations_chart(result: dict) -> Drawing:
     entries: list[LegendEntry] = []
     drawn = 0
 
-    for key, label, style, width in (
-            ("dp_bound_accuracy", "DP bound: the most the claimed ε per epoch allows",
-             DP_BOUND_STYLE, 1.2),
-            ("optimal_accuracy", "Optimal informed attacker, exact (theory)",
-             OPTIMUM_STYLE, 1.6)):
-        ys = np.asarray([v if isinstance(v, (int, float)) else np.nan
-                         for v in sweep.get(key) or []], float)
-        n = min(ys.size, ks.size)
-        ok = np.isfinite(ks[:n]) & np.isfinite(ys[:n])
-        if ok.sum() >= 1:
-            xs_, ys_ = ks[:n][ok], ys[:n][ok]
-            order = np.argsort(xs_, kind="stable")
-            xs_, ys_ = xs_[order], ys_[order]
-            if xs_.size >= 2:
-                pieces = clip_polyline(xa(xs_), ya(ys_), p.rect)
-                for piece in pieces:
-                    d.add(_line(piece, style, width))
-            for px, py in zip(xa(xs_), ya(ys_), strict=True):   # a tick at every swept target
-                if x0 <= px <= x1 and y0 <= py <= y1:
-                    d.add(Line(px - 3, py, px + 3, py, strokeColor=style[0], strokeWidth=width))
-            entries.append(LegendEntry(label, style))
-            drawn += 1
+    curves = series.observations_series(result)
+    d.plot_series = curves
+    measured = [c for c in curves if c.key.startswith("attack:")]
+    for curve in curves:
+        if curve.key.startswith("attack:"):
+            continue
+        style = rl_style(curve.style)
+        xs_, ys_ = np.asarray(curve.x), np.asarray(curve.y)
+        if xs_.size >= 2:
+            for piece in clip_polyline(xa(xs_), ya(ys_), p.rect):
+                d.add(polyline(piece, style, curve.style.width))
+        for px, py in zip(xa(xs_), ya(ys_), strict=True):   # a tick at every swept target
+            if x0 <= px <= x1 and y0 <= py <= y1:
+                d.add(Line(px - 3, py, px + 3, py, strokeColor=style[0],
+                           strokeWidth=curve.style.width))
+        entries.append(LegendEntry(curve.label, style))
+        drawn += 1
 
-    series = [(name, rows) for name, rows in (sweep.get("attacks") or {}).items()
-              if isinstance(rows, list) and rows]
-    taken: dict[str, int] = {}
-    for name, _ in series:
-        taken[name] = _attack_style_index(result, name, taken)
-    labels = {str(a.get("name")): short_label(str(a.get("label") or a.get("name")))
-              for a in result.get("attacks") or [] if isinstance(a, dict)}
-    for slot, (name, rows) in enumerate(series):
-        style = ATTACK_STYLES[taken[name] % len(ATTACK_STYLES)]
+    for slot, curve in enumerate(measured):
+        style = rl_style(curve.style)
         color = style[0]
-        off = (slot - (len(series) - 1) / 2) * 6.0            # points, sideways per series
+        off = (slot - (len(measured) - 1) / 2) * 6.0          # points, sideways per series
         pts = []
-        for k, row in zip(ks, rows, strict=False):
-            acc = row.get("accuracy") if isinstance(row, dict) else None
-            if not (np.isfinite(k) and isinstance(acc, (int, float))):
-                continue
+        for i, (k, acc) in enumerate(zip(curve.x, curve.y, strict=True)):
             px = float(xa(k)) + off
             if not x0 - 4 <= px <= x1 + 4:
                 continue
-            ci = row.get("accuracy_ci") or []
-            if len(ci) == 2 and all(isinstance(c, (int, float)) for c in ci):
-                lo_y = min(max(float(ya(ci[0])), y0), y1)
-                hi_y = min(max(float(ya(ci[1])), y0), y1)
+            lo, hi = curve.lower[i], curve.upper[i]
+            if lo is not None and hi is not None:
+                lo_y = min(max(float(ya(lo)), y0), y1)
+                hi_y = min(max(float(ya(hi)), y0), y1)
                 d.add(Line(px, lo_y, px, hi_y, strokeColor=color, strokeWidth=0.8))
                 for yy in (lo_y, hi_y):
                     d.add(Line(px - 2.2, yy, px + 2.2, yy, strokeColor=color, strokeWidth=0.8))
@@ -776,14 +358,13 @@ def observations_chart(result: dict) -> Drawing:
         if len(pts) >= 2:
             flat = [c for pt in pts for c in pt]
             for piece in clip_polyline(np.asarray(flat[0::2]), np.asarray(flat[1::2]), p.rect):
-                d.add(_line(piece, (color, style[1], None), 0.9))
+                d.add(polyline(piece, (color, style[1], None), 0.9))
         for px, py in pts:
             if y0 - 0.5 <= py <= y1 + 0.5:
                 d.add(marker(style[2], px, py, color))
         if pts:
             drawn += 1
-        entries.append(LegendEntry(f"{labels.get(name, name.replace('_', ' ').capitalize())}"
-                                   " (measured, 95% interval)", style))
+        entries.append(LegendEntry(f"{curve.label} (measured, 95% interval)", style))
 
     if isinstance(current, (int, float)) and current > 0:
         cx = float(xa(current))
@@ -852,10 +433,10 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         c = span[0] if span and span[0] > 0 else 1.0
         xa = Axis(c / 2, c * 1.5, 48.0, plot_w, False)
 
-    series = [(str(name), list(rows)) for name, rows in (attacks or {}).items()
+    measured = [(str(name), list(rows)) for name, rows in (attacks or {}).items()
               if isinstance(rows, (list, tuple)) and rows]
     lows = [0.5 if chance is None else min(0.5, chance)]
-    for _, rows in series:
+    for _, rows in measured:
         for row in rows:
             if not isinstance(row, dict):
                 continue
@@ -873,10 +454,10 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
 
     if chance is not None and y_lo <= chance <= 1.0:
         cy = float(ya(chance))
-        d.add(_line([x0, cy, x1, cy], CHANCE_STYLE, 0.9))
+        d.add(polyline([x0, cy, x1, cy], CHANCE_STYLE, 0.9))
 
     index: dict[str, int] = dict(styles or {})
-    for name, _ in series:
+    for name, _ in measured:
         if name not in index:
             used = set(index.values())
             i = 0
@@ -884,10 +465,10 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
                 i += 1
             index[name] = i
     drawn = 0
-    for slot, (name, rows) in enumerate(series):
+    for slot, (name, rows) in enumerate(measured):
         style = ATTACK_STYLES[index[name] % len(ATTACK_STYLES)]
         color = style[0]
-        off = (slot - (len(series) - 1) / 2) * 6.0
+        off = (slot - (len(measured) - 1) / 2) * 6.0
         pts = []
         for xv, row in zip(xs, rows, strict=False):
             val = row.get(metric) if isinstance(row, dict) else None
@@ -909,7 +490,7 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         if len(pts) >= 2:
             for piece in clip_polyline(np.asarray([a for a, _ in pts]),
                                        np.asarray([b for _, b in pts]), p.rect):
-                d.add(_line(piece, (color, style[1], None), 0.9))
+                d.add(polyline(piece, (color, style[1], None), 0.9))
         for px, py in pts:
             if y0 - 0.5 <= py <= y1 + 0.5:
                 d.add(marker(style[2], px, py, color))
@@ -975,9 +556,9 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     order = np.argsort(x, kind="stable")
     x = x[order]
 
-    def values(series: HistogramSeries) -> np.ndarray | None:
+    def values(hist: HistogramSeries) -> np.ndarray | None:
         v = np.asarray([u if isinstance(u, (int, float)) else np.nan
-                        for u in series.values or []], float)
+                        for u in hist.values or []], float)
         return v[order] if v.size == x.size and x.size else None
 
     bar_data = [(s, values(s)) for s in bars]
@@ -1011,30 +592,30 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     p.grid_under(percent=False)
     x0, y0, x1, y1 = p.rect
     entries: list[LegendEntry] = []
-    for series, v in bar_data:
+    for hist, v in bar_data:
         xs = np.repeat(edges, 2)[1:-1]
         ys = np.repeat(v, 2)
-        if series.fill is not None:
+        if hist.fill is not None:
             px = np.concatenate([[edges[0]], xs, [edges[-1]]])
             py = np.concatenate([[0.0], ys, [0.0]])
-            p.area(px, py, series.fill)
+            p.area(px, py, hist.fill)
         outline = np.concatenate([[edges[0]], xs, [edges[-1]]]), np.concatenate([[0.0], ys,
                                                                                   [0.0]])
         for piece in clip_polyline(xa(outline[0]), ya(outline[1]), p.rect):
-            d.add(_line(piece, (series.style[0], series.style[1], None), 1.0))
-        entries.append(LegendEntry(series.label, (series.style[0], series.style[1], None)))
-    for series, v in curve_data:
+            d.add(polyline(piece, (hist.style[0], hist.style[1], None), 1.0))
+        entries.append(LegendEntry(hist.label, (hist.style[0], hist.style[1], None)))
+    for hist, v in curve_data:
         ok = np.isfinite(v)
-        p.curve(x[ok], v[ok], series.style, 1.4)
-        if series.style[2] is not None:
+        p.curve(x[ok], v[ok], hist.style, 1.4)
+        if hist.style[2] is not None:
             # No markers along the baseline, where the law expects (almost) nothing.
             pts = [(float(xa(a)), float(ya(b))) for a, b in zip(x[ok], v[ok], strict=True)
                    if b >= 0.01 * top]
             pts = [(a, b) for a, b in pts if x0 <= a <= x1 and y0 <= b <= y1]
             step = max(1, len(pts) // 30)            # at most ~30 markers per curve
             for a, b in pts[::step]:
-                d.add(marker(series.style[2], a, b, series.style[0], 2.2))
-        entries.append(LegendEntry(series.label, series.style))
+                d.add(marker(hist.style[2], a, b, hist.style[0], 2.2))
+        entries.append(LegendEntry(hist.label, hist.style))
     if not bar_data and not curve_data:
         p.message("no scores recorded")
     p.frame(x_title, y_title, percent=False, grid=False)
@@ -1076,70 +657,6 @@ class TradeoffCurve:
     style: int = 0
 
 
-def _finite_pair(ci) -> bool:
-    return (isinstance(ci, (list, tuple)) and len(ci) == 2
-            and all(isinstance(c, (int, float)) and math.isfinite(c) for c in ci))
-
-
-def _range(values: list[float], lo_floor: float | None, hi_cap: float | None,
-           extra: float = 0.04) -> tuple[float, float]:
-    """An axis range covering ``values`` on a 1-2-5 grid, padded a little at both ends so
-    points on the edge (an AUC of 1, a TPR of 100 %) keep their markers and labels inside."""
-    lo, hi = min(values), max(values)
-    if hi - lo < 1e-9:
-        lo, hi = lo - 0.05, hi + 0.05
-    step = _nice_step((hi - lo) / 5)
-    lo = math.floor(lo / step + 1e-9) * step
-    hi = math.ceil(hi / step - 1e-9) * step
-    if lo_floor is not None:
-        lo = max(lo, lo_floor)
-    if hi_cap is not None:
-        hi = min(hi, hi_cap)
-    pad = extra * (hi - lo)
-    return lo - pad, hi + pad
-
-
-def _overlaps(a: Rect4, b: Rect4, gap: float = 0.8) -> bool:
-    return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1]
-                or b[3] + gap <= a[1])
-
-
-def place_labels(points: Sequence[tuple[float, float, str]], occupied: list[Rect4],
-                 bounds: Rect4, size: float = 6.5,
-                 radii: Sequence[float] = (4.5, 10.0, 18.0, 28.0, 40.0, 54.0)
-                 ) -> list[tuple[float, float, Rect4] | None]:
-    """Greedy label placement: for each (x, y, text) in priority order, the nearest free spot
-    around the point (eight directions, growing distance) that stays inside ``bounds`` and
-    overlaps no rectangle in ``occupied`` (markers, earlier labels). Returns, per point, the
-    text's start (x, baseline y) and its box, or None when no spot is free; ``occupied`` grows
-    with every placed box. Far spots get a leader line from the caller."""
-    dirs = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
-    out: list[tuple[float, float, Rect4] | None] = []
-    h = size * 0.95
-    bx0, by0, bx1, by1 = bounds
-    for px, py, s in points:
-        w = text_width(s, size)
-        found = None
-        for r in radii:
-            for dx, dy in dirs:
-                ax, ay = px + dx * r, py + dy * r
-                left = ax if dx > 0 else ax - w if dx < 0 else ax - w / 2
-                bottom = ay + 0.5 if dy > 0 else ay - h - 0.5 if dy < 0 else ay - h / 2
-                box = (left, bottom, left + w, bottom + h)
-                if box[0] < bx0 or box[2] > bx1 or box[1] < by0 or box[3] > by1:
-                    continue
-                if any(_overlaps(box, o) for o in occupied):
-                    continue
-                found = (left, bottom + 0.18 * size, box)
-                break
-            if found:
-                break
-        if found:
-            occupied.append(found[2])
-        out.append(found)
-    return out
-
-
 TRADEOFF_PLOT_W = 300.0
 
 
@@ -1151,11 +668,11 @@ def _tradeoff_points(curves: Sequence[TradeoffCurve],
 
 def _tradeoff_ranges(pts: Sequence[TradeoffPoint], x_floor: float | None,
                      x_cap: float | None, limit: float | None):
-    xs = [p.x for p in pts] + [c for p in pts if _finite_pair(p.x_ci) for c in p.x_ci]
-    ys = [p.y for p in pts] + [c for p in pts if _finite_pair(p.y_ci) for c in p.y_ci]
+    xs = [p.x for p in pts] + [c for p in pts if finite_pair(p.x_ci) for c in p.x_ci]
+    ys = [p.y for p in pts] + [c for p in pts if finite_pair(p.y_ci) for c in p.y_ci]
     if limit is not None and math.isfinite(limit):
         xs.append(limit)
-    return _range(xs or [0.0, 1.0], x_floor, x_cap), _range(ys or [0.0, 1.0], 0.0, 1.0)
+    return padded_range(xs or [0.0, 1.0], x_floor, x_cap), padded_range(ys or [0.0, 1.0], 0.0, 1.0)
 
 
 def tradeoff_crowd(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | None, *,
@@ -1231,7 +748,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
         d.add(Rect(x0, y0, min(lx, x1) - x0, y1 - y0, fillColor=LIMIT_FILL,
                    strokeColor=None, strokeWidth=0))
         if x0 <= lx <= x1:
-            d.add(_line([lx, y0, lx, y1], LIMIT_STYLE, 1.3))
+            d.add(polyline([lx, y0, lx, y1], LIMIT_STYLE, 1.3))
             lab = "your limit"
             w = text_width(lab, 7)
             tx = lx + 3 if lx + 3 + w <= x1 - 2 else lx - 3 - w
@@ -1249,7 +766,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
         px, py = float(xa(pt.x)), float(ya(pt.y))
         if not inside(px, py):
             return
-        if _finite_pair(pt.x_ci):      # an end cut at the plot's edge gets no cap
+        if finite_pair(pt.x_ci):      # an end cut at the plot's edge gets no cap
             ra, rb = float(xa(pt.x_ci[0])), float(xa(pt.x_ci[1]))
             a, b = min(max(ra, x0), x1), min(max(rb, x0), x1)
             if b - a > 1.0:
@@ -1258,7 +775,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
                     if xx == raw:
                         d.add(Line(xx, py - 1.6, xx, py + 1.6, strokeColor=color,
                                    strokeWidth=0.45))
-        if _finite_pair(pt.y_ci):
+        if finite_pair(pt.y_ci):
             ra, rb = float(ya(pt.y_ci[0])), float(ya(pt.y_ci[1]))
             a, b = min(max(ra, y0), y1), min(max(rb, y0), y1)
             if b - a > 1.0:
@@ -1278,7 +795,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
         if len(pts) >= 2:
             for piece in clip_polyline(xa([pt.x for pt in pts]), ya([pt.y for pt in pts]),
                                        p.rect):
-                d.add(_line(piece, (style[0], style[1], None), 1.1))
+                d.add(polyline(piece, (style[0], style[1], None), 1.1))
         drawn += [(pt, style) for pt in pts]
         entries.append(LegendEntry(c.label, style, line=len(pts) >= 2))
     if baseline is not None and math.isfinite(baseline.x) and math.isfinite(baseline.y):

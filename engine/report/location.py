@@ -15,6 +15,7 @@ from reportlab.lib import colors
 from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, Spacer
 
+from engine.plots import series
 from engine.report import styles as st
 from engine.report.charts import HistogramSeries, histogram_chart, observations_chart, short_label
 from engine.report.sections import (
@@ -367,7 +368,8 @@ class LocationSections(AuditSections):
                  "are shifted sideways slightly so they do not hide each other). Solid line: "
                  "exact optimal informed attacker. Long dashes: the most the claimed ε per "
                  "hour allows. The bound steps at even k: with an even number of hours a "
-                 "worst-case tie gives no extra information.", "caption")])]
+                 "worst-case tie gives no extra information. "
+                 + series.observations_note(series.observations_series(result)), "caption")])]
 
     def _mlp(self, result: dict) -> list[Flowable]:
         out: list[Flowable] = []

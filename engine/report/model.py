@@ -30,7 +30,6 @@ from engine.report.sections import (
     TEXT_WIDTH,
     AuditSections,
     Heading,
-    brief_name,
     bullets,
     finite,
     finite_pair,
@@ -584,15 +583,13 @@ class ModelSections(AuditSections):
         shown, left = _chart_attacks(result)
         if not shown:
             return []
-        sub_result = {"attacks": [dict(a, label=brief_name(a.get("label") or a.get("name")))
-                                  for a in shown], "theory": {}}
+        names = [a.get("name") for a in shown]     # the bound and band: from the result
         curve = bound_curve(result)
-        extra = [(BOUND_LABEL, curve)] if curve else []
-        caption = (("Solid black line: the best ROC of an attack that knows only the train "
+        caption = (("Red dashed line: the best ROC of an attack that knows only the train "
                     "and test accuracy, (0, 0) – (p1, p0) – (1, 1) (paper 001 Thm 2); a curve "
                     "above it uses more than the generalization gap. " if curve else "")
-                   + "Grey bands: pointwise 95% "
-                   "intervals of each attack's true ROC. Values of 0 cannot be drawn on log "
+                   + "Shaded band: pointwise 95% "
+                   "intervals of the strongest attack's true ROC. Values of 0 cannot be drawn on log "
                    "axes: curves enter from the chart's edge.")
         if left:
             caption += (" Not drawn (five line styles only; their numbers are in the table "
@@ -605,12 +602,12 @@ class ModelSections(AuditSections):
                  "found (TPR) against the share of non-members wrongly accused (FPR). The "
                  "log-log view magnifies the low-FPR corner, where an attacker is confident "
                  "about a few people — the case that harms them.", "small"),
-            roc_chart(sub_result, log_scale=False, title="ROC, linear axes",
-                      extra_lines=extra, **titles),
+            roc_chart(result, log_scale=False, title="ROC, linear axes", only=names,
+                      **titles),
             Spacer(1, 4),
-            roc_chart(sub_result, log_scale=True,
-                      title="ROC, log-log axes (low false-alarm region)",
-                      extra_lines=extra, **titles),
+            roc_chart(result, log_scale=True,
+                      title="ROC, log-log axes (low false-alarm region)", only=names,
+                      **titles),
             para(caption, "caption")])]
 
     def _strongest(self, result: dict) -> list[Flowable]:

@@ -662,8 +662,8 @@ def results(result: dict) -> list[Flowable]:
             roc_chart(result, log_scale=False),
             Spacer(1, 4),
             roc_chart(result, log_scale=True),
-            para("Grey bands: pointwise 95% intervals of each attack's true ROC (they allow "
-                 "for the uncertain FPR of each threshold, see “How the attacks are "
+            para("Shaded band: pointwise 95% intervals of the strongest attack's true ROC (they "
+                 "allow for the uncertain FPR of each threshold, see “How the attacks are "
                  "measured”). "
                  "Values of 0 cannot be drawn on log axes: curves enter from the chart's edge.",
                  "caption")]))

@@ -12,8 +12,8 @@ retrains the setting.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -23,22 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.headline import tpr_at
+from engine.plots import series
 from gui.formatting import fpr_label, interval, is_number, number, pct
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import escape, rich_label
+from gui.widgets.roc_plot import style_pen
 from gui.widgets.tables import fill_table, make_table
 
 DEFENCE_ORDER = ("kcd", "dmp", "l2", "early_stopping", "dp_sgd")
 DEFENCE_TITLES = {"none": "No defence", "kcd": "KCD", "dmp": "DMP", "l2": "L2 weight decay",
                   "early_stopping": "Early stopping", "dp_sgd": "DP-SGD"}
-DEFENCE_COLORS = {"kcd": QColor(21, 101, 192), "dmp": QColor(0, 121, 107),
-                  "l2": QColor(106, 27, 154), "early_stopping": QColor(93, 64, 55),
-                  "dp_sgd": QColor(194, 24, 91)}
-UNDEFENDED_COLOR = QColor(183, 28, 28)
-LIMIT_COLOR = QColor(46, 125, 50)
-ALLOWED_COLOR = QColor(76, 175, 80, 40)
-RECOMMENDED_COLOR = QColor(255, 160, 0)
 X_CHOICES = (("tpr", "Members spotted at the limit's false-positive rate (TPR)"),
              ("accuracy", "Attack's balanced accuracy"), ("auc", "Attack's AUC"),
              ("advantage", "Attack's advantage"), ("epsilon", "Empirical ε lower bound"))
@@ -54,19 +48,8 @@ def defences_block(result: dict | None) -> dict | None:
     return block if isinstance(block, dict) and block.get("rows") else None
 
 
-def risk_value(row: dict, metric: str, fpr: float | None) -> tuple[float | None, list | None]:
-    """The strongest attack's value of ``metric`` for a row and its interval (None when it
-    could not be measured)."""
-    risk = row.get("risk") or {}
-    if metric == "tpr":
-        entry = tpr_at(risk, fpr) if fpr is not None else None
-        if entry is None or not entry.get("measurable", True):
-            return None, None
-    else:
-        entry = risk.get(metric)
-    if not isinstance(entry, dict) or not is_number(entry.get("value")):
-        return None, None
-    return float(entry["value"]), entry.get("ci")
+risk_value = series.risk_value
+knob_text = series.knob_text
 
 
 def value_text(metric: str, value, ci=None) -> str:
@@ -100,30 +83,40 @@ def point_text(row: dict, block: dict) -> str:
     return "\n".join(lines)
 
 
-def knob_text(row: dict) -> str:
-    """The short label of a point on its curve: α = 1, T = 2, σ = 0.5 …"""
-    label = str(row.get("label", ""))
-    for prefix in ("No defence", "KCD ", "DMP ", "L2 ", "Early stopping ", "DP-SGD "):
-        if label.startswith(prefix):
-            label = label[len(prefix):]
-    return label.split(",")[0]
+SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d", "cross": "x",
+           "star": "star"}
+LABEL_PX = 9                # the point labels' font size in pixels
+MARKER_PX = 9
 
 
 class TradeoffChart(QWidget):
-    """Test accuracy against the strongest attack, every defence a curve (module docstring)."""
+    """Test accuracy against the strongest attack, every defence a curve (module docstring).
+
+    What is drawn comes from engine.plots.series.tradeoff_series (the report's chart draws
+    the same): axes ranged to the points with the limit in view; each point's setting written
+    beside it where the label covers no other label or point (engine.plots.series
+    .place_labels, laid out again on every zoom and resize; hovering names the rest); where
+    five or more settings crowd, a close-up panel under the chart shows them apart."""
 
     point_clicked = Signal(int)        # the row's index in the block
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._block: dict | None = None
+        self._series: series.TradeoffSeries | None = None
         self.view = PlotView(min_height=360)
         self.plot_item = self.view.plot_item
-        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_item.setLabel("left", "Test accuracy (people the model never saw)")
-        for side in ("left", "bottom"):        # 0.45, not "450 (×0.001)"
-            self.plot_item.getAxis(side).enableAutoSIPrefix(False)
         self.legend = self.view.add_legend()
+        self.close_up = PlotView(min_height=260)
+        self.close_up_title = QLabel("Close-up of the crowded settings (dotted box above)")
+        self.close_up_title.setStyleSheet("color: #333;")
+        self.views = (self.view, self.close_up)
+        self.labels: dict[int, list[pg.TextItem]] = {0: [], 1: []}
+        self.zoom_box: pg.PlotDataItem | None = None
+        for view in self.views:
+            view.plot_item.showGrid(x=True, y=True, alpha=0.2)
+            view.plot_item.setLabel("left", "Test accuracy (people the model never saw)")
+            view.view_box.sigRangeChanged.connect(self._relabel_later)
         self.x_combo = QComboBox()
         for value, text in X_CHOICES:
             self.x_combo.addItem(text, value)
@@ -137,16 +130,23 @@ class TradeoffChart(QWidget):
         hint = QLabel(CHART_HINT)
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #666;")
+        self._relabel_timer = QTimer(self)
+        self._relabel_timer.setSingleShot(True)
+        self._relabel_timer.setInterval(0)
+        self._relabel_timer.timeout.connect(self.place_labels)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.close_up_title)
+        layout.addWidget(self.close_up, 1)
         layout.addWidget(self.hover_label)
         layout.addWidget(hint)
         self.scatters: list[pg.ScatterPlotItem] = []
 
     def set_block(self, block: dict | None) -> None:
         self._block = block
-        metric = (block or {}).get("limit", {}).get("metric", "tpr")
+        # The axis the report's chart uses too: the limit's measure, else the AUC.
+        metric = series.default_metric(block) if block else "tpr"
         index = self.x_combo.findData(metric)
         self.x_combo.blockSignals(True)
         self.x_combo.setCurrentIndex(max(index, 0))
@@ -156,109 +156,200 @@ class TradeoffChart(QWidget):
     def metric(self) -> str:
         return self.x_combo.currentData()
 
+    def tradeoff_series(self) -> series.TradeoffSeries | None:
+        """What the chart draws now (engine.plots.series; the report draws the same)."""
+        return self._series
+
     def _redraw(self, *_args) -> None:
-        self.plot_item.clear()
+        for view in self.views:
+            view.plot_item.clear()
         self.legend.clear()
+        self.labels = {0: [], 1: []}
         self.scatters = []
+        self.zoom_box = None
         self.hover_label.setText("")
+        self._series = None
+        self._show_close_up(False)
         block = self._block
         if not block:
             return
         metric = self.metric()
         limit = block.get("limit") or {}
         fpr = limit.get("fpr")
-        self.plot_item.setLabel("bottom", dict(X_CHOICES)[metric]
-                                + (f" ({fpr_label(fpr)} FPR)" if metric == "tpr" and fpr
-                                   else "") + " — strongest attack")
-        rows = block["rows"]
-        xs, ys = [], []
-        by: dict[str, list[tuple[float, float, dict]]] = {}
-        for row in rows:
-            x, _ci = risk_value(row, metric, fpr)
-            y = row.get("test_accuracy")
-            if x is None or not is_number(y):
-                continue
-            by.setdefault(row["defence"], []).append((x, float(y), row))
-            xs.append(x)
-            ys.append(float(y))
-        if not xs:
-            self.hover_label.setText("No setting could be measured on this axis; choose "
-                                     "another measure above.")
+        tradeoff = series.tradeoff_series(block, metric)
+        self._series = tradeoff
+        for view in self.views:
+            view.plot_item.setLabel("bottom", dict(X_CHOICES)[metric]
+                                    + (f" ({fpr_label(fpr)} FPR)" if metric == "tpr" and fpr
+                                       else "") + " — strongest attack")
+        if not tradeoff.points():
+            self.view.show_message("No setting could be measured on this axis; choose another "
+                                   "measure above.")
             return
-        x_lo = 0.0 if metric in ("tpr", "advantage", "epsilon") else 0.5
-        x_hi = max(max(xs), limit.get("value", 0) if limit.get("metric") == metric else 0)
-        x_hi = 1.0 if metric != "epsilon" else max(x_hi * 1.1, 0.5)
-        # The allowed side of the limit (only when the axis is the limit's measure).
-        if limit.get("metric") == metric and is_number(limit.get("value")):
-            v = float(limit["value"])
-            region = pg.LinearRegionItem((x_lo, v), movable=False,
-                                         brush=pg.mkBrush(ALLOWED_COLOR),
+        self.view.show_message(None)
+        x_range, y_range = series.tradeoff_ranges(tradeoff)
+        self._draw(0, tradeoff, x_range, legend=True)
+        self.view.set_home(x_range, y_range, x_bounds=x_range, y_bounds=y_range)
+        box = self.view.view_box.sceneBoundingRect()
+        crowd = series.tradeoff_crowd(tradeoff, x_range, y_range,
+                                      width=max(box.width(), 400.0),
+                                      height=max(box.height(), 300.0), radius=24.0)
+        if crowd is not None:
+            (cx0, cx1), (cy0, cy1) = crowd
+            self.zoom_box = pg.PlotDataItem([cx0, cx1, cx1, cx0, cx0], [cy0, cy0, cy1, cy1, cy0],
+                                            pen=pg.mkPen(QColor(60, 60, 60), width=1,
+                                                         style=Qt.PenStyle.DotLine))
+            self.plot_item.addItem(self.zoom_box)
+            self._draw(1, tradeoff, crowd[0], legend=False)
+            self.close_up.set_home(crowd[0], crowd[1], x_bounds=x_range, y_bounds=y_range)
+            self._show_close_up(True)
+        self.place_labels()
+
+    def _show_close_up(self, on: bool) -> None:
+        self.close_up.setVisible(on)
+        self.close_up_title.setVisible(on)
+
+    def _draw(self, which: int, tradeoff: series.TradeoffSeries, x_range, legend: bool) -> None:
+        plot = self.views[which].plot_item
+        name = (lambda text: text) if legend else (lambda _text: None)
+        metric = tradeoff.metric
+        if tradeoff.limit is not None:
+            v = tradeoff.limit
+            region = pg.LinearRegionItem((min(x_range[0], v), v), movable=False,
+                                         brush=pg.mkBrush(QColor(*series.LIMIT_FILL)),
                                          pen=pg.mkPen(None))
             region.setZValue(-10)
-            self.plot_item.addItem(region)
-            line = pg.InfiniteLine(v, angle=90, movable=False,
-                                   pen=pg.mkPen(LIMIT_COLOR, width=2, style=Qt.PenStyle.DashLine),
+            plot.addItem(region)
+            line = pg.InfiniteLine(v, angle=90, movable=False, pen=style_pen(series.LIMIT_STYLE),
                                    label=f"your limit {value_text(metric, v)}",
-                                   labelOpts={"position": 0.95, "color": LIMIT_COLOR})
-            self.plot_item.addItem(line)
-        placed: list[tuple[float, float]] = []
-        if by.get("none"):                 # the star's own place is taken
-            placed += [(x, y) for x, y, _r in by["none"]]
-        y_span = max(max(ys), 0.05)
-        for name in DEFENCE_ORDER:
-            points = by.get(name)
-            if not points:
-                continue
-            points.sort(key=lambda p: _knob_key(p[2]))
-            color = DEFENCE_COLORS[name]
-            self.plot_item.plot([p[0] for p in points], [p[1] for p in points],
-                                pen=pg.mkPen(color, width=2), name=DEFENCE_TITLES[name])
-            self._scatter(points, color, "o", 9)
-            # The ends of each curve carry their setting (the rest are said on hover): with
-            # ~15 settings, many of them near the same corner, every label would overlap.
-            for x, y, row in (points if len(points) <= 2 else (points[0], points[-1])):
-                # A label near one already placed is left out (hover still names the point).
-                near = [(px, py) for px, py in placed
-                        if abs(px - x) < 0.12 * (x_hi - x_lo) and abs(py - y) < 0.04 * y_span]
-                if near:
-                    continue
-                placed.append((x, y))
-                # right of the point, or left of it near the right edge (kept on the plot)
-                anchor = (1, 1) if x > x_lo + 0.75 * (x_hi - x_lo) else (0, 1)
-                label = pg.TextItem(knob_text(row), color=color, anchor=anchor)
-                label.setPos(x, y)
-                self.plot_item.addItem(label)
-        base = by.get("none")
-        if base:
-            self._scatter(base, UNDEFENDED_COLOR, "star", 18)
-            self.plot_item.plot([], [], pen=None, symbol="star", symbolSize=12,
-                                symbolBrush=pg.mkBrush(UNDEFENDED_COLOR),
-                                name="As audited (no defence)")
-        rec = (block.get("recommendation") or {}).get("index")
-        chosen = next(((x, y) for pts in by.values() for x, y, r in pts
-                       if r.get("index") == rec), None)
-        if chosen is not None:
-            ring = pg.ScatterPlotItem([chosen[0]], [chosen[1]], symbol="o", size=24,
-                                      pen=pg.mkPen(RECOMMENDED_COLOR, width=3),
-                                      brush=pg.mkBrush(None))
-            self.plot_item.addItem(ring)
-            self.plot_item.plot([], [], pen=None, symbol="o", symbolSize=12,
-                                symbolPen=pg.mkPen(RECOMMENDED_COLOR, width=3),
-                                symbolBrush=pg.mkBrush(None), name="Recommended")
-        y_hi = max(ys)
-        self.view.set_home((x_lo, x_hi), (0.0, min(1.0, max(y_hi * 1.15, 0.05))),
-                           x_bounds=(x_lo, x_hi), y_bounds=(0.0, 1.0))
+                                   labelOpts={"position": 0.95,
+                                              "color": QColor(*series.LIMIT_STYLE.color),
+                                              "fill": (255, 255, 255, 210)})
+            plot.addItem(line)
+        for curve in tradeoff.curves:
+            color = QColor(*curve.style.color)
+            item = pg.PlotDataItem(list(curve.x), list(curve.y), pen=style_pen(curve.style),
+                                   name=name(curve.label),
+                                   symbol=SYMBOLS.get(curve.style.marker, "o"),
+                                   symbolSize=MARKER_PX, symbolBrush=color, symbolPen="w")
+            item.series_key = curve.key
+            plot.addItem(item)
+            self._scatter(plot, curve, color, SYMBOLS.get(curve.style.marker, "o"), MARKER_PX)
+        base = tradeoff.baseline
+        if base is not None:
+            self._scatter(plot, base, QColor(*base.style.color), "star", 18)
+            if legend:
+                plot.plot([], [], pen=None, symbol="star", symbolSize=12,
+                          symbolBrush=pg.mkBrush(QColor(*base.style.color)), name=base.label)
+        if tradeoff.recommended is not None:
+            ring_pen = pg.mkPen(QColor(*series.RECOMMENDED_STYLE.color), width=3)
+            plot.addItem(pg.ScatterPlotItem([tradeoff.recommended[0]],
+                                            [tradeoff.recommended[1]], symbol="o", size=24,
+                                            pen=ring_pen, brush=pg.mkBrush(None)))
+            if legend:
+                plot.plot([], [], pen=None, symbol="o", symbolSize=12, symbolPen=ring_pen,
+                          symbolBrush=pg.mkBrush(None), name="Recommended")
+        for curve in (*tradeoff.curves, *([base] if base is not None else [])):
+            for i, (x, y) in enumerate(zip(curve.x, curve.y, strict=True)):
+                text = "no defence" if curve is base else curve.point_labels[i]
+                if tradeoff.recommended_id is not None and \
+                        curve.point_ids[i] == tradeoff.recommended_id:
+                    text = f"{text} (recommended)"
+                label = pg.TextItem(text, color=QColor(*curve.style.color), anchor=(0, 0),
+                                    fill=pg.mkBrush(255, 255, 255, 200))
+                label.setFont(_label_font())
+                label.point = (x, y)
+                label.priority = 0 if curve is base or "recommended" in text else 1
+                label.setVisible(False)
+                plot.addItem(label)
+                self.labels[which].append(label)
 
-    def _scatter(self, points, color: QColor, symbol: str, size: int) -> None:
+    def _relabel_later(self, *_args) -> None:
+        self._relabel_timer.start()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._relabel_later()
+
+    def place_labels(self) -> None:
+        """Put each point's label where it covers no other label and no point (engine.plots
+        .series.place_labels, in scene pixels); a label with no free spot stays hidden (hover
+        names the point). Points inside the close-up's box are labelled in the close-up."""
+        for which, view in enumerate(self.views):
+            if not view.isVisible() and which == 1:
+                continue
+            vb = view.view_box
+            rect = vb.sceneBoundingRect()
+            if rect.width() < 10 or rect.height() < 10:
+                continue
+            labels = sorted(self.labels[which], key=lambda t: t.priority)
+            (vx0, vx1), (vy0, vy1) = vb.viewRange()
+
+            def scene(x: float, y: float, vb=vb) -> tuple[float, float]:
+                p = vb.mapViewToScene(QPointF(x, y))
+                return p.x(), -p.y()            # y up, as place_labels expects
+
+            inside = [t for t in labels if vx0 <= t.point[0] <= vx1 and vy0 <= t.point[1] <= vy1]
+            hidden_by_zoom = []
+            if which == 0 and self.zoom_box is not None and self.close_up.isVisible():
+                zx, zy = self.zoom_box.getData()
+                hidden_by_zoom = [t for t in inside if min(zx) <= t.point[0] <= max(zx)
+                                  and min(zy) <= t.point[1] <= max(zy)]
+            occupied = []
+            for t in inside:
+                px, py = scene(*t.point)
+                r = MARKER_PX / 2 + 2
+                occupied.append((px - r, py - r, px + r, py + r))
+            if hidden_by_zoom:
+                zx, zy = self.zoom_box.getData()
+                ax, ay = scene(min(zx), min(zy))
+                bx, by = scene(max(zx), max(zy))
+                occupied.append((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)))
+            wanted = [t for t in inside if t not in hidden_by_zoom]
+            sizes = [t.textItem.boundingRect() for t in wanted]
+            boxes = series.place_labels(
+                [(*scene(*t.point), s.width(), s.height()) for t, s in zip(wanted, sizes,
+                                                                           strict=True)],
+                occupied, (rect.left() + 2, -rect.bottom() + 2, rect.right() - 2,
+                           -rect.top() - 2), radii=(6.0, 12.0, 20.0, 30.0))
+            for t in labels:
+                t.setVisible(False)
+            for t, box in zip(wanted, boxes, strict=True):
+                if box is None:
+                    continue
+                top_left = vb.mapSceneToView(QPointF(box[0], -box[3]))
+                t.setPos(top_left.x(), top_left.y())
+                t.setVisible(True)
+
+    def label_boxes(self, which: int = 0) -> list[tuple[float, float, float, float]]:
+        """Scene rectangles (x0, y0, x1, y1) of the labels shown now (for tests)."""
+        out = []
+        for t in self.labels[which]:
+            if t.isVisible():
+                r = t.mapRectToScene(t.textItem.boundingRect())
+                out.append((r.left(), r.top(), r.right(), r.bottom()))
+        return out
+
+    def point_boxes(self, which: int = 0) -> list[tuple[float, float, float, float]]:
+        """Scene squares around the drawn points (for tests)."""
+        vb = self.views[which].view_box
+        out = []
+        for t in self.labels[which]:
+            p = vb.mapViewToScene(QPointF(*t.point))
+            r = MARKER_PX / 2
+            out.append((p.x() - r, p.y() - r, p.x() + r, p.y() + r))
+        return out
+
+    def _scatter(self, plot, curve: series.Curve, color: QColor, symbol: str, size: int) -> None:
         block = self._block
         spots = pg.ScatterPlotItem(
-            [p[0] for p in points], [p[1] for p in points], data=[p[2]["index"] for p in points],
+            list(curve.x), list(curve.y), data=list(curve.point_ids),
             symbol=symbol, size=size, pen=pg.mkPen("w"), brush=pg.mkBrush(color),
             hoverable=True, hoverSize=size + 5,
             tip=lambda x, y, data: point_text(self._row(data), block))
         spots.sigHovered.connect(self._hovered)
         spots.sigClicked.connect(self._clicked)
-        self.plot_item.addItem(spots)
+        plot.addItem(spots)
         self.scatters.append(spots)
 
     def _row(self, index: int) -> dict:
@@ -277,14 +368,10 @@ class TradeoffChart(QWidget):
             self.point_clicked.emit(int(points[0].data()))
 
 
-def _knob_key(row: dict):
-    knobs = row.get("knobs") or {}
-    main = {"kcd": "alpha", "dmp": "temperature", "l2": "weight_decay",
-            "early_stopping": "epochs", "dp_sgd": "noise_multiplier"}.get(row.get("defence"))
-    value = knobs.get(main)
-    if value is None and row.get("defence") == "dp_sgd":
-        value = -float(knobs.get("target_epsilon") or 0)   # a larger ε is less noise
-    return float(value) if is_number(value) else 0.0
+def _label_font() -> QFont:
+    font = QFont()
+    font.setPixelSize(LABEL_PX + 2)
+    return font
 
 
 class DefencesView(QWidget):

@@ -21,14 +21,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.plots import series
 from gui.formatting import is_number, number, pct
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
-from gui.widgets.roc_plot import ATTACK_COLORS
+from gui.widgets.roc_plot import style_pen
 
-OPTIMAL_COLOR = QColor(183, 28, 28)
-DP_BOUND_COLOR = QColor(230, 120, 0)
-SWEEP_COLORS = [*ATTACK_COLORS, QColor(0, 150, 136), QColor(120, 120, 120)]
+# The report's markers (engine.plots.series) in pyqtgraph's names.
+SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d", "cross": "x",
+           "star": "star"}
 ATTACK_NAMES = {"one_threshold": "One-threshold attack", "two_threshold": "Two-threshold attack",
                 "likelihood_ratio": "Likelihood-ratio attack", "reference": "Reference attack",
                 "meta_classifier": "MLP meta-classifier"}
@@ -91,55 +92,52 @@ class ObservationsPlot(QWidget):
             return
         self.plot_item.setLogMode(x=True, y=False)
         keep = ks > 0
-        logk = np.log10(np.where(keep, ks, 1.0))
+        logk = np.log10(ks[keep])
+        span = float(logk.max() - logk.min()) if keep.sum() > 1 else 1.0
+        curves = series.observations_series(result or {})
+        measured = [c for c in curves if c.key.startswith("attack:")]
         lowest = 0.5
-        for name, pen_color, style, values in (
-                ("Optimal attacker (exact)", OPTIMAL_COLOR, Qt.PenStyle.SolidLine,
-                 sweep.get("optimal_accuracy")),
-                ("Most that ε-DP allows", DP_BOUND_COLOR, Qt.PenStyle.DashLine,
-                 sweep.get("dp_bound_accuracy"))):
-            y = _floats(values)
-            if y.size != ks.size:
+        for curve in curves:
+            if curve.key.startswith("attack:"):
                 continue
-            ok = keep & np.isfinite(y)
-            self.plot_item.addItem(pg.PlotDataItem(ks[ok], y[ok], name=name,
-                                                   pen=pg.mkPen(pen_color, width=2, style=style)))
-        attacks = sweep.get("attacks") or {}
-        span = float(logk[keep].max() - logk[keep].min()) if keep.sum() > 1 else 1.0
-        for i, (attack, points) in enumerate(attacks.items()):
-            color = SWEEP_COLORS[i % len(SWEEP_COLORS)]
-            acc = _floats([p.get("accuracy") for p in points or []])
-            if acc.size != ks.size:
-                continue
-            lo = _floats([(p.get("accuracy_ci") or [None, None])[0] for p in points])
-            hi = _floats([(p.get("accuracy_ci") or [None, None])[1] for p in points])
-            ok = keep & np.isfinite(acc)
+            item = pg.PlotDataItem(np.asarray(curve.x), np.asarray(curve.y), name=curve.label,
+                                   pen=style_pen(curve.style))
+            item.series_key = curve.key
+            self.plot_item.addItem(item)
+        for i, curve in enumerate(measured):
+            color = QColor(*curve.style.color)
             # Small sideways offsets keep the error bars of different attacks apart.
-            shift = (i - (len(attacks) - 1) / 2) * 0.008 * max(span, 0.5)
-            x = logk[ok] + shift
-            self.plot_item.addItem(pg.PlotDataItem(
-                10 ** x, acc[ok], name=ATTACK_NAMES.get(attack, attack.replace("_", " ")),
-                pen=pg.mkPen(color, width=1.5), symbol="o", symbolSize=6,
-                symbolBrush=color, symbolPen=color))
-            bars = ok & np.isfinite(lo) & np.isfinite(hi)
+            shift = (i - (len(measured) - 1) / 2) * 0.008 * max(span, 0.5)
+            x = np.log10(np.asarray(curve.x)) + shift
+            acc = np.asarray(curve.y)
+            item = pg.PlotDataItem(10 ** x, acc, name=curve.label, pen=style_pen(curve.style),
+                                   symbol=SYMBOLS.get(curve.style.marker, "o"), symbolSize=7,
+                                   symbolBrush=color, symbolPen=color)
+            item.series_key = curve.key
+            self.plot_item.addItem(item)
+            lo = np.array([np.nan if v is None else v for v in curve.lower or ()], float)
+            hi = np.array([np.nan if v is None else v for v in curve.upper or ()], float)
+            bars = np.isfinite(lo) & np.isfinite(hi) if lo.size == acc.size else \
+                np.zeros(acc.size, bool)
             if bars.any():
                 # Error bars are drawn in view coordinates (log10 k), as the axis is logarithmic.
                 self.plot_item.addItem(pg.ErrorBarItem(
-                    x=logk[bars] + shift, y=acc[bars], top=hi[bars] - acc[bars],
+                    x=x[bars], y=acc[bars], top=hi[bars] - acc[bars],
                     bottom=acc[bars] - lo[bars], beam=0.015 * max(span, 0.5),
-                    pen=pg.mkPen(color, width=1)))
+                    pen=pg.mkPen(color, width=1.2)))
                 lowest = min(lowest, float(np.nanmin(lo[bars])))
-        x0, x1 = float(logk[keep].min()), float(logk[keep].max())
+        x0, x1 = float(logk.min()), float(logk.max())
         if x1 <= x0:
             x0, x1 = x0 - 0.5, x1 + 0.5
         margin = 0.05 * (x1 - x0)
         y0 = max(0.0, min(0.45, lowest - 0.02))
         self.view.set_home((x0 - margin, x1 + margin), (y0, 1.0), y_bounds=(0.0, 1.0))
+        note = series.observations_note(curves)
         self.caption.setText(
             "Each point is one target person with k positive observations, attacked on "
-            f"{_test_size(result)} fresh releases; bars are confidence intervals. The red line "
-            "is the best any attacker can do, the dashed line what ε-DP per hour allows over "
-            "k observations (paper 000, Fig. 13 and 14).")
+            f"{_test_size(result)} fresh releases; bars are 95 % intervals. The red line is "
+            "the best any attacker can do, the orange dashed line what ε-DP per hour allows "
+            "over k observations (paper 000, Fig. 13 and 14)." + (f" {note}" if note else ""))
 
 
 def _test_size(result: dict | None) -> str:

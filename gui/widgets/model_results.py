@@ -12,21 +12,20 @@ exactly what was audited.
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.audits.model import attribute_sentence
 from engine.headline import headline_of_result
+from engine.plots import series
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.defences_results import DefencesView
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
-from gui.widgets.roc_plot import LOG_FLOOR, OPTIMAL_COLOR, RocPlot
+from gui.widgets.roc_plot import RocPlot
 from gui.widgets.tables import fill_table, make_table, shorten_unmeasurable
 
-BOUND_LABEL = "Best attack knowing only train/test accuracy (paper 001 Thm 2)"
+BOUND_LABEL = series.BOUND_LABEL      # drawn by RocPlot from engine.plots.series
 ROC_HINT = ("Each curve is one attack telling the model's training records (members) from "
             "other records of the same kind. The red dashed line is the best any attack can do "
             "knowing only the model's train and test accuracy (paper 001 Thm 2): a curve well "
@@ -59,32 +58,10 @@ def _strongest_name(result: dict | None) -> str | None:
     return head.name if head is not None else None
 
 
-def bound_curve(curve: dict, log: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The piecewise-linear Thm 2 curve sampled densely, so its straight segments are drawn
-    as they are on log axes too (where the point (0, 0) cannot be drawn)."""
-    fpr = np.asarray(curve.get("fpr") or [], dtype=float)
-    tpr = np.asarray(curve.get("tpr") or [], dtype=float)
-    if fpr.size < 2:
-        return fpr, tpr
-    grid = np.unique(np.r_[np.geomspace(LOG_FLOOR, 1.0, 240), fpr])
-    if not log:
-        grid = np.unique(np.r_[0.0, grid])
-    return grid, np.interp(grid, fpr, tpr)
-
-
 class ModelRocPlot(RocPlot):
-    """The shared ROC plot with paper 001 Thm 2's line from theory.btta_bound.roc.curve, and
-    the confidence band of the strongest attack only (as every ROC plot, by default)."""
-
-    def _redraw(self) -> None:
-        super()._redraw()
-        curve = ((_theory(self._result).get("btta_bound") or {}).get("roc") or {}).get("curve")
-        if not curve:
-            return
-        x, y = bound_curve(curve, self.is_log())
-        self._curve(x, y, BOUND_LABEL,
-                    pg.mkPen(OPTIMAL_COLOR, width=2.5, style=Qt.PenStyle.DashLine))
-        self._set_home(self.is_log())
+    """The shared ROC plot; paper 001 Thm 2's line (theory.btta_bound.roc.curve) is one of
+    the reference curves of engine.plots.series.roc_series, drawn by RocPlot as in the
+    report."""
 
 
 class ModelMetricsTable(MetricsTable):

@@ -54,10 +54,13 @@ def tick_number(x: float) -> str:
     if 1e-4 <= abs(x) < 1e6:
         text = f"{x:,.6f}".rstrip("0").rstrip(".") if abs(x) < 1 else f"{x:,.6g}"
         return text
+    supers = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
     if abs(exponent - round(exponent)) < 1e-9:
-        sup = str(int(round(exponent))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-        return f"10{sup}"
-    return f"{x:.1e}"
+        return f"10{str(int(round(exponent))).translate(supers)}"
+    # 5·10⁻⁵, not "5.0e-05" (seen at the left edge of the log-log ROC).
+    mantissa, power = f"{x:.1e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}·10{str(int(power)).translate(supers)}"
 
 
 class ReadableAxis(pg.AxisItem):
@@ -108,6 +111,17 @@ class ReadableAxis(pg.AxisItem):
                 shown.add(i)
         return [tick_number(10 ** float(v) * scale) if i in shown else ""
                 for i, v in enumerate(values)]
+
+
+class RoomyLegend(pg.LegendItem):
+    """A legend that tells its plot how tall it has become (PlotView makes room for it)."""
+
+    resized = None          # callable(height) set by PlotView.add_legend
+
+    def updateSize(self) -> None:  # noqa: N802 (pyqtgraph's name)
+        super().updateSize()
+        if self.resized is not None:
+            self.resized(self.layout.preferredHeight() if self.items else 0.0)
 
 
 def readable_axes() -> dict[str, ReadableAxis]:
@@ -172,6 +186,7 @@ class PlotView(QWidget):
         super().__init__(parent)
         self.plot_widget = ScrollFriendlyPlotWidget(axisItems=readable_axes())
         self.plot_widget.setMinimumHeight(min_height)
+        self._min_height = min_height
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setMenuEnabled(False)
         self.plot_item.hideButtons()        # the corner "A" button is replaced by Reset view
@@ -204,7 +219,8 @@ class PlotView(QWidget):
     def add_legend(self, columns: int = 2) -> pg.LegendItem:
         """A legend below the plot, outside the curves' area (module docstring); items given a
         ``name`` are listed in it as with ``PlotItem.addLegend``."""
-        legend = pg.LegendItem(labelTextSize="8pt", colCount=columns)
+        legend = RoomyLegend(labelTextSize="8pt", colCount=columns)
+        legend.resized = self._make_room_for_legend
         self.plot_item.layout.addItem(legend, LEGEND_ROW, 1)
         self.plot_item.legend = legend
         self._legend_columns = columns
@@ -214,6 +230,13 @@ class PlotView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._fit_legend()
+
+    def _make_room_for_legend(self, legend_height: float) -> None:
+        """Grow the plot by the legend's height, so a legend of several rows is never cut at
+        the widget's bottom edge nor squeezes the curves' area below its minimum."""
+        height = max(0.0, legend_height)
+        self.plot_item.layout.setRowMinimumHeight(LEGEND_ROW, height)
+        self.plot_widget.setMinimumHeight(int(self._min_height + height))
 
     def _fit_legend(self) -> None:
         """One column on a narrow plot, so long curve names are not cut at the right edge."""

@@ -3,29 +3,51 @@
 Linear axes show the whole trade-off; log-log axes show the low false-positive corner where
 confident accusations live (Carlini et al. 2022), so both are one click apart. On log axes,
 points with FPR or TPR ≤ 0 cannot be drawn and are dropped, never replaced by a fake value.
+What is drawn — curves, bands, legend words, colours, dashes and which band is shown by
+default — is engine.plots.series.roc_series, which the report's ROC chart draws too.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
-from engine.headline import banded_attack
+from engine.plots import series
 from gui.widgets.plot_view import PlotView, log_decades
 
 LOG_FLOOR = 1e-6          # where the shaded DP region starts on log axes
 HOME_LOG_X = (-4.5, 0.0)  # log10 FPR shown on log axes before any zoom
 HOME_LOG_Y = (-4.0, 0.0)
-REGION_COLOR = QColor(76, 175, 80, 60)
-OPTIMAL_COLOR = QColor(183, 28, 28)
-WORST_CASE_COLOR = QColor(230, 120, 0)
-# Eight distinguishable hues (no red or orange: those are theory's): one per attack.
-ATTACK_COLORS = [QColor(21, 101, 192), QColor(106, 27, 154), QColor(0, 121, 107),
-                 QColor(93, 64, 55), QColor(0, 151, 167), QColor(194, 24, 91),
-                 QColor(85, 139, 47), QColor(69, 90, 100)]
+REGION_COLOR = QColor(*series.REGION_FILL)
+OPTIMAL_COLOR = QColor(*series.OPTIMAL_STYLE.color)
+WORST_CASE_COLOR = QColor(*series.WORST_STYLE.color)
+# The attacks' colours (engine.plots.series.ATTACK_STYLES): the same in the report.
+ATTACK_COLORS = [QColor(*style.color) for style in series.ATTACK_STYLES]
+PIXELS_PER_POINT = 1.6    # a report line width in points, drawn on screen
+
+
+def style_pen(style: series.Style) -> QPen:
+    """A series style (engine.plots.series) as a pen: the report's colour and dash pattern,
+    the width scaled to the screen."""
+    width = max(1.0, style.width * PIXELS_PER_POINT)
+    pen = pg.mkPen(QColor(*style.color), width=width)
+    if style.dash:
+        # Qt's dash lengths are in pen widths, the report's in points.
+        pen.setDashPattern([max(0.5, d * PIXELS_PER_POINT / width) for d in style.dash])
+    return pen
+
+
+def densified(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """A curve given by vertices joined with straight lines (an ROC, paper 002 §3) sampled
+    finely enough to keep its shape on log axes, where a straight segment is a curve."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.size < 2:
+        return x, y
+    grid = np.unique(np.r_[np.geomspace(LOG_FLOOR, 1.0, 240), x])
+    return grid, np.interp(grid, x, y)
 
 
 def _positive(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -104,78 +126,60 @@ class RocPlot(QWidget):
         self.plot_item.addItem(item)
         return item
 
+    def roc_series(self) -> series.RocSeries | None:
+        """What the plot draws (engine.plots.series.roc_series; the report draws the same)."""
+        return series.roc_series(self._result) if self._result else None
+
     def _redraw(self) -> None:
         log = self.is_log()
         self.plot_item.clear()
         self.legend.clear()
         self.plot_item.setLogMode(x=log, y=log)
-        result = self._result
-        if not result:
+        roc = self.roc_series()
+        if roc is None:
             self._set_home(log)
             return
-        theory = result.get("theory") or {}
         floor = LOG_FLOOR if log else 0.0
 
-        region = theory.get("dp_region")
-        if region and region.get("fpr"):
-            eps = region.get("epsilon")
-            name = f"Allowed by ({eps:.3g}, {region.get('delta', 0):.0e})-DP" if eps else \
-                "Allowed by (ε, δ)-DP"
-            x, y = self._xy(region["fpr"], region["tpr_upper"])
+        if roc.region is not None:
+            region = roc.region
+            x, y = self._xy(region.x, region.upper)
             upper = pg.PlotDataItem(x, y, pen=pg.mkPen(REGION_COLOR.darker(180), width=1),
-                                    name=name)
-            lower = pg.PlotDataItem(x, np.full_like(x, max(floor, LOG_FLOOR if log else 0.0)),
-                                    pen=pg.mkPen(None))
+                                    name=region.label)
+            lower = pg.PlotDataItem(x, np.full_like(x, floor), pen=pg.mkPen(None))
             self.plot_item.addItem(upper)
             self.plot_item.addItem(lower)
             self.plot_item.addItem(pg.FillBetweenItem(upper, lower, brush=pg.mkBrush(REGION_COLOR)))
 
-        # Random guessing: TPR = FPR.
-        diag = np.r_[LOG_FLOOR if log else 0.0, 1.0]
-        self._curve(diag, diag, "Random guess",
-                    pg.mkPen(QColor(120, 120, 120), width=1, style=Qt.PenStyle.DotLine))
+        for band in roc.bands:
+            if not (band.shown or self.every_band.isChecked()):
+                continue
+            bx = np.asarray(band.x, dtype=float)
+            lo = np.asarray(band.lower, dtype=float)
+            hi = np.asarray(band.upper, dtype=float)
+            if log:
+                # A lower end of 0 ("these trials cannot rule out TPR 0") is drawn down to
+                # the floor of the log axes rather than dropped, so the band shows where
+                # nothing is known as plainly as where it is tight.
+                keep = (bx > 0) & (hi > 0)
+                bx, lo, hi = bx[keep], np.maximum(lo[keep], LOG_FLOOR), hi[keep]
+            if bx.size >= 2:
+                c_lo = pg.PlotDataItem(bx, lo, pen=pg.mkPen(None))
+                c_hi = pg.PlotDataItem(bx, hi, pen=pg.mkPen(None))
+                self.plot_item.addItem(c_lo)
+                self.plot_item.addItem(c_hi)
+                self.plot_item.addItem(pg.FillBetweenItem(c_lo, c_hi,
+                                                          brush=pg.mkBrush(QColor(*band.fill))))
 
-        worst = theory.get("worst_case_dp")
-        if worst and worst.get("roc"):
-            self._curve(worst["roc"]["fpr"], worst["roc"]["tpr"],
-                        "Worst case ε₀-DP allows (k-fold)",
-                        pg.mkPen(WORST_CASE_COLOR, width=2, style=Qt.PenStyle.DashLine))
-
-        banded = banded_attack(result)
-        for i, attack in enumerate(result.get("attacks") or []):
-            color = ATTACK_COLORS[i % len(ATTACK_COLORS)]
-            band = (attack.get("details") or {}).get("roc_band")
-            if not (self.every_band.isChecked() or attack.get("name") == banded):
-                band = None
-            if band and band.get("fpr"):
-                bx = np.asarray(band["fpr"], dtype=float)
-                lo = np.asarray(band["tpr_lower"], dtype=float)
-                hi = np.asarray(band["tpr_upper"], dtype=float)
-                if log:
-                    # A lower end of 0 ("these trials cannot rule out TPR 0") is drawn down to
-                    # the floor of the log axes rather than dropped, so the band shows where
-                    # nothing is known as plainly as where it is tight.
-                    keep = (bx > 0) & (hi > 0)
-                    bx, lo, hi = bx[keep], np.maximum(lo[keep], LOG_FLOOR), hi[keep]
-                if bx.size >= 2:
-                    fill_color = QColor(color)
-                    fill_color.setAlpha(45)
-                    c_lo = pg.PlotDataItem(bx, lo, pen=pg.mkPen(None))
-                    c_hi = pg.PlotDataItem(bx, hi, pen=pg.mkPen(None))
-                    self.plot_item.addItem(c_lo)
-                    self.plot_item.addItem(c_hi)
-                    self.plot_item.addItem(pg.FillBetweenItem(c_lo, c_hi,
-                                                              brush=pg.mkBrush(fill_color)))
-            roc = attack.get("roc") or {}
-            if roc.get("fpr"):
-                self._curve(roc["fpr"], roc["tpr"], attack.get("label") or attack.get("name"),
-                            pg.mkPen(color, width=2))
-
-        optimal = theory.get("optimal_attacker")
-        if optimal and optimal.get("roc"):
-            self._curve(optimal["roc"]["fpr"], optimal["roc"]["tpr"],
-                        "Optimal attacker (exact theory)", pg.mkPen(OPTIMAL_COLOR, width=2.5))
-
+        diagonal = roc.diagonal
+        x = np.array([LOG_FLOOR, 1.0]) if log else np.asarray(diagonal.x, dtype=float)
+        self._curve(x, x, diagonal.label, style_pen(diagonal.style)).series_key = diagonal.key
+        for curve in (*roc.references, *roc.attacks):
+            x, y = curve.x, curve.y
+            if log and curve.key == "btta_bound":
+                x, y = densified(x, y)      # a few vertices joined by straight lines
+            item = self._curve(x, y, curve.label, style_pen(curve.style))
+            item.series_key = curve.key
         self._set_home(log)
 
     def _set_home(self, log: bool) -> None:

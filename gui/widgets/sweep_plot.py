@@ -13,11 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from engine.plots import series
 from gui.formatting import fpr_label, is_number, number, pct
 from gui.widgets.plot_view import PlotView
+from gui.widgets.roc_plot import style_pen
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class SweepCurve:
     intervals: Sequence | None = None
     style: Qt.PenStyle = Qt.PenStyle.SolidLine
     markers: bool = False
+    style_pen: QPen | None = None       # a series style's pen (engine.plots.series), if any
+    key: str = ""
 
 
 def padded_log_range(values: np.ndarray) -> tuple[float, float]:
@@ -98,12 +102,15 @@ class SweepPlot(QWidget):
             self.inverse_label.setText(inverse_sentence(theory.get("inverse")))
             return
         parameter = sweep.get("parameter", "epsilon")
-        series = [("Balanced accuracy", sweep.get("accuracy"), QColor(21, 101, 192)),
-                  ("AUC", sweep.get("auc"), QColor(0, 121, 107)),
-                  (f"TPR at {fpr_label(sweep.get('fpr', 0.01))} FPR", sweep.get("tpr_at_fpr"),
-                   QColor(183, 28, 28))]
-        self.show_curves(sweep["values"],
-                         [SweepCurve(name, ys, color) for name, ys, color in series if ys],
+        # The curves, their words and colours: engine.plots.series, as in the report.
+        curves = series.sweep_series(result)
+        values = sorted({x for c in curves for x in c.x})
+        self.show_curves(values,
+                         [SweepCurve(c.label, [dict(zip(c.x, c.y, strict=True)).get(v)
+                                               for v in values],
+                                     QColor(*c.style.color), style_pen=style_pen(c.style),
+                                     key=c.key)
+                          for c in curves],
                          axis_label=PARAMETER_AXIS.get(parameter, parameter),
                          current=sweep.get("current"),
                          current_symbol="ε" if parameter == "epsilon" else "k",
@@ -137,11 +144,12 @@ class SweepPlot(QWidget):
                 continue
             y = y[order]
             keep = np.isfinite(y) & positive
-            pen = pg.mkPen(curve.color, width=2, style=curve.style)
+            pen = curve.style_pen or pg.mkPen(curve.color, width=2, style=curve.style)
             marks = ({"symbol": "o", "symbolSize": 7, "symbolBrush": curve.color,
                       "symbolPen": curve.color} if curve.markers else {})
-            self.plot_item.addItem(pg.PlotDataItem(values[keep], y[keep], name=curve.name,
-                                                   pen=pen, **marks))
+            item = pg.PlotDataItem(values[keep], y[keep], name=curve.name, pen=pen, **marks)
+            item.series_key = curve.key
+            self.plot_item.addItem(item)
             if curve.intervals is not None and len(curve.intervals) == values.size:
                 ci = [curve.intervals[i] or [None, None] for i in order]
                 lo = np.array([np.nan if not is_number(c[0]) else c[0] for c in ci])

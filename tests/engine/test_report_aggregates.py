@@ -19,6 +19,7 @@ import pytest
 from engine.auditing import evaluate_attack
 from engine.audits.registry import AUDIT_TYPES
 from engine.metrics import clopper_pearson
+from engine.plots import series
 from engine.policy import VerdictPolicy
 from engine.report import write_report
 from engine.report.aggregates import AggregatesSections, chance_corrected
@@ -321,7 +322,9 @@ def test_deterministic_membership_and_dp_comparison(full):
     for a in th["membership"]["attacks"]:
         assert fmt3(a["auc"]) in text and fmt3(a["accuracy"]) in text
     assert "ROC of the membership game, log-log axes" in text
-    assert f"ε = {fmt_eps(th['dp']['epsilon_change'])}, δ )-DP: any attack must stay" in text
+    region = th["dp"]["dp_region"]       # the legend's words are the screen's (plot series)
+    assert (f"ε = {series.number_words(region['epsilon'])}, δ = "
+            f"{series.number_words(region.get('delta') or 0.0)})-DP: an attack must stay") in text
     assert f"Shaded: what ε' = {fmt_eps(th['dp']['epsilon_change'])} permits" in text
     assert f"ε' for changing one person's value {fmt_eps(th['dp']['epsilon_change'])}" in text
     assert fmt_pct(th["dp"]["aia_top1_bound"]) in text

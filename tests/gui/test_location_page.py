@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
+from engine.plots.series import legend_name
 from engine.project import load_project
 from gui.main_window import MainWindow
 from gui.pages.location_page import STEP_DATA, STEP_RELEASE, STEP_RESULTS, STEPS
@@ -63,7 +64,7 @@ def test_sample_preview_run_results_screenshots_and_wheel(main_window, qtbot, tm
     assert view.metrics_table.rowCount() >= len(FAST_ATTACKS)
     names = view.roc_plot.curve_names()
     for attack in result["attacks"]:
-        assert any(attack["label"] in name for name in names), attack["label"]
+        assert legend_name(attack["label"]) in names, attack["label"]
     curves = view.observations_plot.curve_names()
     assert "Optimal attacker (exact)" in curves and "Most that ε-DP allows" in curves
     assert "One-threshold attack" in curves and "Likelihood-ratio attack" in curves

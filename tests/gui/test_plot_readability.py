@@ -71,8 +71,8 @@ def test_axes_never_rescale_with_an_si_prefix(qtbot):
 
 
 def test_tick_numbers_read_as_people_write_them():
-    assert [tick_number(x) for x in (1e-3, 0.5, 1.0, 20.0, 1000.0, 1e-5, 1e7)] == \
-        ["0.001", "0.5", "1", "20", "1,000", "10⁻⁵", "10⁷"]
+    assert [tick_number(x) for x in (1e-3, 0.5, 1.0, 20.0, 1000.0, 1e-5, 1e7, 5e-5)] == \
+        ["0.001", "0.5", "1", "20", "1,000", "10⁻⁵", "10⁷", "5·10⁻⁵"]
 
 
 def test_the_legend_sits_below_the_plot_not_over_the_curves(qtbot):

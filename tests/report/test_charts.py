@@ -7,7 +7,8 @@ import pytest
 from reportlab.graphics import renderPDF
 from reportlab.graphics.shapes import Drawing
 
-from engine.report.charts import Axis, clip_polygon, clip_polyline, densify, roc_chart, sweep_chart
+from engine.report.charts import roc_chart, sweep_chart
+from engine.report.plotkit import Axis, clip_polygon, clip_polyline, densify
 
 
 def render(d: Drawing) -> bytes:

@@ -7,7 +7,8 @@ import numpy as np
 from reportlab.graphics.shapes import Polygon, String
 
 from engine.headline import banded_attack
-from engine.report.charts import BAND_FILL, roc_chart
+from engine.plots import series
+from engine.report.charts import roc_chart
 
 
 def banded_result(stored: str | None = "b"):
@@ -35,7 +36,12 @@ def walk(group):
 
 def test_the_report_shades_one_band_the_strongest():
     drawing = roc_chart(banded_result("b"), log_scale=True)
-    bands = [p for p in walk(drawing) if isinstance(p, Polygon) and p.fillColor == BAND_FILL]
+    alpha = series.BAND_ALPHA / 255
+    bands = [p for p in walk(drawing) if isinstance(p, Polygon)
+             and abs(p.fillColor.alpha - alpha) < 1e-9]
+    b = series.attack_style(1).color        # attack "b", the strongest, in its own colour
+    assert [(p.fillColor.red, p.fillColor.green, p.fillColor.blue) for p in bands] == \
+        [(b[0] / 255, b[1] / 255, b[2] / 255)]
     texts = " ".join(s.text for s in walk(drawing) if isinstance(s, String))
     assert len(bands) == 1
     assert "band of the strongest attack, Attack B" in texts and "each attack" not in texts

@@ -1,0 +1,615 @@
+"""The plot series of a result: what every chart shows, once for the screen and the report.
+
+Issue 19 item 4 and issue 21 ("the same series and colours on screen and in the PDF"): the
+pyqtgraph widgets of the GUI and the reportlab charts of the report both draw from these
+functions, so a curve's points, its 95 % interval, its legend words, its colour, dash and
+marker, and whether it is shown by default are decided here and nowhere else:
+
+* :func:`roc_series` — the ROC chart: the region (ε, δ)-DP allows (paper 002 Thm 1), each
+  attack's pointwise band (only the strongest attack's shown by default,
+  :func:`engine.headline.banded_attack`), the random-guess diagonal, the worst case ε0-DP
+  composed k times allows (Kairouz–Oh–Viswanath), the exact optimal attacker, the model
+  audit's accuracy-only bound (paper 001 Thm 2) and the measured attacks.
+* :func:`sweep_series` — the mechanism audit's what-if sweep (exact theory).
+* :func:`observations_series` — the location audit's accuracy against the target's number of
+  observations k (paper 000 Fig. 13/14), each measured point with its interval, and
+  :func:`observations_note`, the sentence a point above "most that ε-DP allows" needs.
+* :func:`tradeoff_series` — a model's defences: test accuracy against the strongest attack,
+  one curve per defence (paper 004), the undefended model, the limit and the recommendation;
+  :func:`tradeoff_ranges` ranges the axes to the data with the limit in view and finds where
+  settings crowd (:func:`tradeoff_crowd`).
+* :func:`place_labels` — the collision-avoiding label layout both media use.
+
+Nothing here draws; colours are RGB(A) 0–255 tuples and dash patterns are in points, which
+each medium converts. Qt-free and reportlab-free (ARCHITECTURE §7).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.headline import banded_attack, tpr_at
+
+RGB = tuple[int, int, int]
+RGBA = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a series looks: colour, dash pattern (on/off lengths in points; None = solid),
+    marker (circle, square, triangle, diamond, cross, star, ring or None) and line width in
+    points. The report is printed in black and white, so attacks differ by dash and marker too."""
+
+    color: RGB
+    dash: tuple[float, ...] | None = None
+    marker: str | None = None
+    width: float = 1.2
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line or set of points: ``x``/``y`` (finite points only, in the order drawn),
+    optional per-point 95 % intervals ``lower``/``upper`` (None where none is known), its
+    legend words and style. ``key`` names it for the code ("attack:btta", "optimal"…)."""
+
+    key: str
+    label: str
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    style: Style
+    lower: tuple[float | None, ...] | None = None
+    upper: tuple[float | None, ...] | None = None
+    shown: bool = True
+    point_labels: tuple[str, ...] | None = None
+    point_ids: tuple[int, ...] | None = None
+    x_lower: tuple[float | None, ...] | None = None     # intervals along x (defences' risk)
+    x_upper: tuple[float | None, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Band:
+    """A filled area between ``lower`` and ``upper`` over ``x``: the DP region (lower 0) or an
+    attack's pointwise confidence band. ``shown`` is the default; ``of`` the curve it belongs
+    to."""
+
+    key: str
+    label: str
+    x: tuple[float, ...]
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+    fill: RGBA
+    shown: bool = True
+    of: str = ""
+
+
+# ------------------------------------------------------------------------------ palette
+
+# One hue per attack (never red or orange: those are theory's), each with its own dash and
+# marker; dark enough to print as near-black and to read on screen.
+ATTACK_STYLES: tuple[Style, ...] = (
+    Style((21, 101, 192), (5, 2, 1, 2), "circle"),
+    Style((106, 27, 154), (2, 2), "square"),
+    Style((0, 121, 107), (8, 3), "triangle"),
+    Style((93, 64, 55), (6, 2, 1, 2, 1, 2), "diamond"),
+    Style((0, 131, 143), (1, 1.5), "cross"),
+    Style((194, 24, 91), (4, 2), "circle"),
+    Style((85, 139, 47), (3, 1, 1, 1), "square"),
+    Style((69, 90, 100), (9, 2, 2, 2), "triangle"),
+)
+OPTIMAL_STYLE = Style((183, 28, 28), None, None, 1.6)
+WORST_STYLE = Style((230, 120, 0), (7, 3), None, 1.2)
+DIAGONAL_STYLE = Style((120, 120, 120), (1, 2), None, 0.9)
+BOUND_STYLE = Style((183, 28, 28), (4, 2), None, 1.6)        # the model audit's Thm 2 bound
+DP_BOUND_STYLE = WORST_STYLE          # most ε-DP allows (location): the same worst case
+REGION_FILL: RGBA = (76, 175, 80, 60)
+BAND_ALPHA = 50
+SWEEP_STYLES = {
+    "accuracy": Style((21, 101, 192), None, "circle", 1.3),
+    "auc": Style((0, 121, 107), (6, 2), "square", 1.3),
+    "tpr_at_fpr": Style((183, 28, 28), (4, 2, 1, 2), "triangle", 1.3),
+}
+DEFENCE_ORDER = ("kcd", "dmp", "l2", "early_stopping", "dp_sgd")
+DEFENCE_TITLES = {"kcd": "KCD (knowledge distillation)",
+                  "dmp": "DMP (distillation on reference data)", "l2": "L2 weight decay",
+                  "early_stopping": "Early stopping", "dp_sgd": "DP-SGD"}
+UNDEFENDED_STYLE = Style((183, 28, 28), None, "star", 1.2)
+RECOMMENDED_STYLE = Style((255, 160, 0), None, "ring", 1.4)
+LIMIT_STYLE = Style((46, 125, 50), (6, 2), None, 1.3)
+LIMIT_FILL: RGBA = (76, 175, 80, 40)
+
+
+def attack_style(index: int) -> Style:
+    return ATTACK_STYLES[index % len(ATTACK_STYLES)]
+
+
+def band_fill(style: Style) -> RGBA:
+    return (*style.color, BAND_ALPHA)
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def _number(v) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def finite_points(block: dict | None, xkey: str = "fpr", ykey: str = "tpr"
+                  ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The (x, y) pairs of ``block`` where both are finite numbers, in stored order."""
+    if not isinstance(block, dict):
+        return (), ()
+    xs, ys = block.get(xkey) or [], block.get(ykey) or []
+    if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
+        return (), ()
+    pairs = [(_number(a), _number(b)) for a, b in zip(xs, ys, strict=False)]
+    pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+    return tuple(a for a, _ in pairs), tuple(b for _, b in pairs)
+
+
+def short_label(label: str) -> str:
+    """An attack label without its citation in parentheses."""
+    return label.split(" (")[0] if " (" in label else label
+
+
+def attack_label(attack: dict) -> str:
+    return str(attack.get("label") or attack.get("name") or "attack")
+
+
+def legend_name(label: str) -> str:
+    """An attack's name in a legend, on screen and in the report alike: its label up to the
+    citation in parentheses or the first colon ("Data-only guess", "LiRA online, global
+    variance"); the tables and the hover text keep the whole label."""
+    text = short_label(label)
+    return text.split(": ")[0] if ": " in text else text
+
+
+def number_words(v: float) -> str:
+    """ε or δ as a reader writes it: 4, 0.5, 10⁻⁵."""
+    if v == 0:
+        return "0"
+    e = math.log10(abs(v))
+    if v < 1e-3 and abs(e - round(e)) < 1e-9:
+        return "10" + str(int(round(e))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{v:.3g}"
+
+
+def worst_case_label(theory: dict) -> str:
+    """What ε0 is per and what it is composed over (observations in the mechanism audit, the
+    target's epochs in the location audit)."""
+    if "epsilon_per_epoch" in theory:
+        return "Worst case allowed by the claimed ε per epoch (composed over the target's epochs)"
+    return "Worst case allowed by the claimed ε per observation (composed over k)"
+
+
+# ------------------------------------------------------------------------------ ROC
+
+BOUND_LABEL = "Best attack knowing only the train/test accuracy (paper 001 Thm 2)"
+
+
+@dataclass(frozen=True)
+class RocSeries:
+    """Everything a ROC chart of one result shows, bottom layer first (:func:`roc_series`)."""
+
+    region: Band | None
+    bands: tuple[Band, ...]
+    diagonal: Curve
+    references: tuple[Curve, ...]       # worst case ε0-DP, optimal attacker, Thm 2 bound
+    attacks: tuple[Curve, ...]
+    banded: str | None = None           # the attack whose band is shown by default
+
+    def curves(self) -> tuple[Curve, ...]:
+        """Every line, in drawing order (the legend lists them in this order)."""
+        return (self.diagonal, *self.references, *self.attacks)
+
+
+def roc_series(result: dict) -> RocSeries:
+    """The ROC layers of ``result`` (module docstring)."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+    region = None
+    rb = theory.get("dp_region") if isinstance(theory.get("dp_region"), dict) else {}
+    rx, ry = finite_points(rb, "fpr", "tpr_upper")
+    if len(rx) >= 2:
+        eps, delta = _number(rb.get("epsilon")), _number(rb.get("delta"))
+        words = (f"ε = {number_words(eps)}, δ = {number_words(delta or 0.0)}"
+                 if eps is not None else "ε, δ")
+        region = Band("dp_region", f"Allowed by ({words})-DP: an attack must stay in the "
+                      "shaded area", rx, tuple(0.0 for _ in rx), ry, REGION_FILL)
+
+    banded = banded_attack({**result, "attacks": attacks})
+    bands, curves = [], []
+    for i, a in enumerate(attacks):
+        style = attack_style(i)
+        key = f"attack:{a.get('name')}"
+        band = (a.get("details") or {}).get("roc_band") if isinstance(a.get("details"),
+                                                                       dict) else None
+        bx, lo = finite_points(band, "fpr", "tpr_lower")
+        bx2, hi = finite_points(band, "fpr", "tpr_upper")
+        if len(bx) >= 2 and bx == bx2:
+            bands.append(Band(f"band:{a.get('name')}",
+                              f"95% band of {legend_name(attack_label(a))} (pointwise)",
+                              bx, lo, hi, band_fill(style), a.get("name") == banded, key))
+        x, y = finite_points(a.get("roc"))
+        curves.append(Curve(key, legend_name(attack_label(a)), x, y, style))
+
+    refs = []
+    worst = theory.get("worst_case_dp") if isinstance(theory.get("worst_case_dp"), dict) else {}
+    x, y = finite_points(worst.get("roc"))
+    if len(x) >= 2:
+        refs.append(Curve("worst_case", worst_case_label(theory), x, y, WORST_STYLE))
+    opt = theory.get("optimal_attacker") if isinstance(theory.get("optimal_attacker"),
+                                                       dict) else {}
+    x, y = finite_points(opt.get("roc"))
+    if len(x) >= 2:
+        refs.append(Curve("optimal", "Optimal attacker (exact theory)", x, y, OPTIMAL_STYLE))
+    bound = theory.get("btta_bound") if isinstance(theory.get("btta_bound"), dict) else {}
+    x, y = finite_points(((bound.get("roc") or {}) if isinstance(bound.get("roc"), dict)
+                          else {}).get("curve"))
+    if len(x) >= 2:
+        refs.append(Curve("btta_bound", BOUND_LABEL, x, y, BOUND_STYLE))
+    diagonal = Curve("diagonal", "Random guess", (0.0, 1.0), (0.0, 1.0), DIAGONAL_STYLE)
+    return RocSeries(region, tuple(bands), diagonal, tuple(refs), tuple(curves), banded)
+
+
+# ------------------------------------------------------------------------------ what-if sweep
+
+def rate_words(rate: float) -> str:
+    """A false-alarm rate in a legend, the same on screen and in print: "1 %", "0.1 %"."""
+    return f"{100 * rate:.3g} %"
+
+
+def sweep_series(result: dict) -> tuple[Curve, ...]:
+    """The mechanism audit's sweep (``theory.sweep``): the optimal attacker's balanced
+    accuracy, AUC and TPR at the policy FPR against the swept value, sorted by it."""
+    sweep = (result.get("theory") or {}).get("sweep") or {}
+    if not isinstance(sweep, dict):
+        return ()
+    fpr = _number(sweep.get("fpr"))
+    names = (("accuracy", "Balanced accuracy"), ("auc", "AUC"),
+             ("tpr_at_fpr", f"TPR at {rate_words(fpr)} FPR" if fpr is not None
+              else "TPR at low FPR"))
+    out = []
+    for key, label in names:
+        x, y = finite_points(sweep, "values", key)
+        if not x:
+            continue
+        order = sorted(range(len(x)), key=lambda i: x[i])
+        out.append(Curve(f"sweep:{key}", label, tuple(x[i] for i in order),
+                         tuple(y[i] for i in order), SWEEP_STYLES[key]))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------ accuracy vs k
+
+OPTIMUM_K_LABEL = "Optimal attacker (exact)"
+DP_BOUND_K_LABEL = "Most that ε-DP allows"
+
+
+def observations_series(result: dict) -> tuple[Curve, ...]:
+    """Location audit, accuracy against k (``theory.sweep``): the most ε-DP per epoch allows,
+    the exact optimal attacker, then each sweep attack's measured accuracy with its 95 %
+    interval per point (the style of the same attack in the ROC chart)."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    sweep = theory.get("sweep") if isinstance(theory.get("sweep"), dict) else {}
+    ks = sweep.get("observations") or []
+    out = []
+    for key, label, style in (("dp_bound_accuracy", DP_BOUND_K_LABEL, DP_BOUND_STYLE),
+                              ("optimal_accuracy", OPTIMUM_K_LABEL, OPTIMAL_STYLE)):
+        x, y = finite_points(sweep, "observations", key)
+        pairs = sorted((a, b) for a, b in zip(x, y, strict=True) if a > 0)
+        if pairs:
+            out.append(Curve(key, label, tuple(a for a, _ in pairs), tuple(b for _, b in pairs),
+                             style))
+    names = [str(a.get("name")) for a in result.get("attacks") or [] if isinstance(a, dict)]
+    labels = {str(a.get("name")): legend_name(attack_label(a))
+              for a in result.get("attacks") or [] if isinstance(a, dict)}
+    attacks = sweep.get("attacks") if isinstance(sweep.get("attacks"), dict) else {}
+    taken: set[int] = set()
+    for name, rows in attacks.items():
+        if not isinstance(rows, list) or not rows:
+            continue
+        if name in names:
+            index = names.index(name)
+        else:       # a sweep attack not among the main attacks: the next unused style
+            index = next(i for i in range(len(names) + len(attacks) + 1)
+                         if i not in taken and i >= len(names))
+        taken.add(index)
+        pts = []
+        for k, row in zip(ks, rows, strict=False):
+            kk = _number(k)
+            acc = _number(row.get("accuracy")) if isinstance(row, dict) else None
+            if kk is None or kk <= 0 or acc is None:
+                continue
+            ci = row.get("accuracy_ci") if isinstance(row.get("accuracy_ci"), (list, tuple)) \
+                else None
+            lo, hi = (_number(ci[0]), _number(ci[1])) if ci and len(ci) == 2 else (None, None)
+            pts.append((kk, acc, lo, hi))
+        pts.sort(key=lambda p: p[0])
+        out.append(Curve(f"attack:{name}", labels.get(name, name.replace("_", " ").capitalize()),
+                         tuple(p[0] for p in pts), tuple(p[1] for p in pts),
+                         attack_style(index), tuple(p[2] for p in pts),
+                         tuple(p[3] for p in pts)))
+    return tuple(out)
+
+
+def observations_note(curves: Sequence[Curve]) -> str:
+    """The sentence a measured point above "most that ε-DP allows" needs (issue 21).
+
+    The bound is exact theory; a measured accuracy is an estimate on a finite number of test
+    releases. A point above the bound whose 95 % interval reaches down to it is sampling
+    noise, and the reader is told so; a point whose whole interval lies above the bound would
+    contradict the privacy claim (or the audit), and the sentence says that instead."""
+    bound = next((c for c in curves if c.key == "dp_bound_accuracy"), None)
+    if bound is None:
+        return ""
+    at = dict(zip(bound.x, bound.y, strict=True))
+    noise, broken = [], []
+    for c in curves:
+        if not c.key.startswith("attack:"):
+            continue
+        for i, (k, acc) in enumerate(zip(c.x, c.y, strict=True)):
+            b = at.get(k)
+            if b is None or acc <= b:
+                continue
+            lo = c.lower[i] if c.lower else None
+            (noise if lo is not None and lo <= b else broken).append((c.label, k, acc, b))
+    parts = []
+    if noise:
+        ks = sorted({int(k) if float(k).is_integer() else k for _, k, _, _ in noise})
+        parts.append(
+            f"At k = {', '.join(str(k) for k in ks)}, a measured accuracy lies above the most "
+            "that ε-DP allows, but its 95% interval reaches below that line: the difference is "
+            "within the measurement's sampling error on a finite number of test releases, not "
+            "a breach of the guarantee.")
+    if broken:
+        label, k, acc, b = broken[0]
+        parts.append(
+            f"{label} at k = {k:g} measured {acc:.3f}, above the most that ε-DP allows "
+            f"({b:.3f}), with its whole 95% interval above it: either the release does not "
+            "give the ε it claims or the audit's settings differ from the release's.")
+    return " ".join(parts)
+
+
+# ------------------------------------------------------------------------------ defences
+
+RISK_KEYS = ("tpr", "accuracy", "auc", "advantage", "epsilon")
+
+
+@dataclass(frozen=True)
+class TradeoffSeries:
+    """A model's defences on one risk axis (:func:`tradeoff_series`)."""
+
+    metric: str
+    curves: tuple[Curve, ...]           # one per defence, points in knob order
+    baseline: Curve | None              # the undefended model (one point)
+    recommended: tuple[float, float] | None
+    recommended_id: int | None
+    limit: float | None                 # the user's limit on this axis, if it is the limit's
+    missing: tuple[str, ...] = field(default_factory=tuple)   # rows not drawable on this axis
+
+    def points(self) -> list[tuple[float, float]]:
+        out = [(x, y) for c in self.curves for x, y in zip(c.x, c.y, strict=True)]
+        if self.baseline is not None:
+            out += list(zip(self.baseline.x, self.baseline.y, strict=True))
+        return out
+
+
+def risk_value(row: dict, metric: str, fpr: float | None
+               ) -> tuple[float | None, list | None]:
+    """The strongest attack's ``metric`` for a defence row and its interval (None when it
+    could not be measured; a TPR not measurable at this FPR is never drawn)."""
+    risk = row.get("risk") if isinstance(row.get("risk"), dict) else {}
+    if metric == "tpr":
+        entry = tpr_at({"tpr_at_fpr": risk.get("tpr_at_fpr") or []}, fpr) \
+            if fpr is not None else None
+        if not isinstance(entry, dict) or not entry.get("measurable", True):
+            return None, None
+        value = _number(entry.get("value", entry.get("tpr")))
+    else:
+        entry = risk.get(metric)
+        value = _number(entry.get("value")) if isinstance(entry, dict) else None
+    if value is None:
+        return None, None
+    ci = entry.get("ci")
+    ok = isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_number(c) is not None
+                                                                 for c in ci)
+    return value, list(ci) if ok else None
+
+
+KNOB = {"kcd": "alpha", "dmp": "temperature", "l2": "weight_decay",
+        "early_stopping": "epochs", "dp_sgd": "noise_multiplier"}
+
+
+def knob_order(row: dict) -> float:
+    """A setting's place along its defence's curve (the knob it turns; DP-SGD by ε,
+    decreasing, when it was set by ε)."""
+    knobs = row.get("knobs") if isinstance(row.get("knobs"), dict) else {}
+    value = _number(knobs.get(KNOB.get(row.get("defence"), "")))
+    if value is None and row.get("defence") == "dp_sgd":
+        eps = _number(knobs.get("target_epsilon"))
+        value = -eps if eps is not None else None          # a larger ε is less noise
+    return value if value is not None else 0.0
+
+
+def knob_text(row: dict) -> str:
+    """The short label of a point on its curve: α = 1, T = 2, σ = 0.5 …"""
+    label = str(row.get("label", ""))
+    for prefix in ("No defence", "KCD ", "DMP ", "L2 ", "Early stopping ", "DP-SGD "):
+        if label.startswith(prefix):
+            label = label[len(prefix):]
+    return label.split(",")[0].strip()
+
+
+def tradeoff_series(block: dict, metric: str) -> TradeoffSeries:
+    """Test accuracy against the strongest attack's ``metric`` for every defence setting of
+    ``block`` (``theory.defences``; paper 004): one curve per defence in knob order, each
+    point with its intervals and knob label, the undefended model, the recommended point (when
+    a setting meets the limit) and the limit when it is on this axis."""
+    limit = block.get("limit") if isinstance(block.get("limit"), dict) else {}
+    fpr = _number(limit.get("fpr"))
+    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
+    rec_index = rec.get("index") if rec.get("met") else None
+    by: dict[str, list[tuple[float, float, dict, list | None]]] = {}
+    missing = []
+    for row in block.get("rows") or []:
+        if not isinstance(row, dict):
+            continue
+        x, x_ci = risk_value(row, metric, fpr)
+        y = _number(row.get("test_accuracy"))
+        if x is None or y is None:
+            missing.append(str(row.get("label") or row.get("defence")))
+            continue
+        by.setdefault(str(row.get("defence")), []).append((x, y, row, x_ci))
+    order = [d for d in DEFENCE_ORDER if d in by] + sorted(d for d in by
+                                                           if d not in DEFENCE_ORDER
+                                                           and d != "none")
+
+    def curve(key: str, label: str, pts, style: Style) -> Curve:
+        pts = sorted(pts, key=lambda p: knob_order(p[2]))
+        yci = [p[2].get("test_accuracy_ci") for p in pts]
+        yci = [c if isinstance(c, (list, tuple)) and len(c) == 2
+               and all(_number(v) is not None for v in c) else None for c in yci]
+        xci = [p[3] for p in pts]
+        return Curve(key, label, tuple(p[0] for p in pts), tuple(p[1] for p in pts), style,
+                     lower=tuple(c[0] if c else None for c in yci),
+                     upper=tuple(c[1] if c else None for c in yci),
+                     point_labels=tuple(knob_text(p[2]) for p in pts),
+                     point_ids=tuple(int(p[2].get("index", -1)) for p in pts),
+                     x_lower=tuple(c[0] if c else None for c in xci),
+                     x_upper=tuple(c[1] if c else None for c in xci))
+
+    curves = tuple(curve(f"defence:{d}", DEFENCE_TITLES.get(d, d.replace("_", " ")), by[d],
+                         attack_style(i)) for i, d in enumerate(order))
+    baseline = curve("none", "No defence (the model as audited)", by["none"][:1],
+                     UNDEFENDED_STYLE) if by.get("none") else None
+    chosen = next(((x, y) for pts in by.values() for x, y, r, _ in pts
+                   if rec_index is not None and r.get("index") == rec_index), None)
+    on_axis = limit.get("metric") == metric and _number(limit.get("value")) is not None
+    return TradeoffSeries(metric, curves, baseline, chosen, rec_index,
+                          float(limit["value"]) if on_axis else None, tuple(missing))
+
+
+def default_metric(block: dict) -> str:
+    """The risk axis a defences chart opens on: the limit's measure, or the AUC when no
+    setting could be measured on it (a TPR at a low FPR needs many non-members)."""
+    limit = block.get("limit") if isinstance(block.get("limit"), dict) else {}
+    metric = str(limit.get("metric") or "tpr")
+    if metric not in RISK_KEYS:
+        metric = "tpr"
+    fpr = _number(limit.get("fpr"))
+    rows = [r for r in block.get("rows") or [] if isinstance(r, dict)]
+    if not any(risk_value(r, metric, fpr)[0] is not None for r in rows):
+        return "auc"
+    return metric
+
+
+def nice_step(raw: float) -> float:
+    """A 1-2-2.5-5 step at least ``raw``."""
+    if raw <= 0 or not math.isfinite(raw):
+        return 1.0
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06
+                    ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Axis ranges around the drawn points with the limit in view (issue 21: settings sat in
+    a blob at the left of a 0–1 axis), rounded out to a 1-2-5 step and padded so edge markers
+    keep room for their labels; rates never leave [0, 1] (ε only ≥ 0)."""
+    pts = series.points()
+    xs = [p[0] for p in pts] + ([series.limit] if series.limit is not None else [])
+    ys = [p[1] for p in pts]
+    if not xs:
+        return (0.0, 1.0), (0.0, 1.0)
+
+    def rounded(lo: float, hi: float, floor: float, cap: float | None):
+        if hi - lo < 1e-9:
+            lo, hi = lo - 0.02, hi + 0.02
+        step = nice_step((hi - lo) / 5)
+        lo = math.floor(lo / step + 1e-9) * step
+        hi = math.ceil(hi / step - 1e-9) * step
+        lo, hi = lo - pad * (hi - lo), hi + pad * (hi - lo)
+        return max(lo, floor - pad * step), hi if cap is None else min(hi, cap + pad * step)
+
+    cap = None if series.metric == "epsilon" else 1.0
+    return rounded(min(xs), max(xs), 0.0, cap), rounded(min(ys), max(ys), 0.0, 1.0)
+
+
+def tradeoff_crowd(series: TradeoffSeries, x_range, y_range, *, width: float, height: float,
+                   radius: float = 22.0, least: int = 5
+                   ) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """Where ``least`` or more points sit within ``radius`` (in the medium's units, on a plot
+    of ``width`` × ``height``) of one another — too close to label: the (x, y) ranges of a
+    close-up of that crowd, or None."""
+    pts = series.points()
+    if len(pts) < least:
+        return None
+    sx = width / (x_range[1] - x_range[0])
+    sy = height / (y_range[1] - y_range[0])
+    xy = [(x * sx, y * sy) for x, y in pts]
+    counts = [sum(abs(a - c) <= radius and abs(b - d) <= radius for c, d in xy)
+              for a, b in xy]
+    best = max(range(len(xy)), key=lambda i: counts[i])
+    if counts[best] < least:
+        return None
+    bx, by = xy[best]
+    member = [abs(a - bx) <= 1.5 * radius and abs(b - by) <= 1.5 * radius for a, b in xy]
+    cx = [p[0] for p, m in zip(pts, member, strict=True) if m]
+    cy = [p[1] for p, m in zip(pts, member, strict=True) if m]
+
+    def padded(lo: float, hi: float, span: float) -> tuple[float, float]:
+        w = max(hi - lo, 0.02 * span, 0.045)    # ≥ 1-point ticks on a percent axis
+        return lo - 0.12 * w, hi + 0.12 * w
+
+    return (padded(min(cx), max(cx), x_range[1] - x_range[0]),
+            padded(min(cy), max(cy), y_range[1] - y_range[0]))
+
+
+# ------------------------------------------------------------------------------ labels
+
+Box = tuple[float, float, float, float]     # x0, y0, x1, y1 with y growing upwards
+
+
+def overlaps(a: Box, b: Box, gap: float = 0.8) -> bool:
+    return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1]
+                or b[3] + gap <= a[1])
+
+
+def place_labels(points: Sequence[tuple[float, float, float, float]], occupied: list[Box],
+                 bounds: Box, radii: Sequence[float] = (4.5, 10.0, 18.0, 28.0, 40.0, 54.0)
+                 ) -> list[Box | None]:
+    """Greedy label placement: for each (x, y, width, height) in priority order — a point and
+    its label's size, in one medium's units with y growing upwards — the nearest free spot
+    around the point (eight directions, growing distance) that stays inside ``bounds`` and
+    overlaps no box in ``occupied`` (markers, earlier labels). Returns, per label, its box or
+    None when no spot is free (the caller leaves it out; hovering or the table names it);
+    ``occupied`` grows with every placed box. Far spots get a leader line from the caller."""
+    dirs = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
+    out: list[Box | None] = []
+    bx0, by0, bx1, by1 = bounds
+    for px, py, w, h in points:
+        found = None
+        for r in radii:
+            for dx, dy in dirs:
+                ax, ay = px + dx * r, py + dy * r
+                left = ax if dx > 0 else ax - w if dx < 0 else ax - w / 2
+                bottom = ay + 0.5 if dy > 0 else ay - h - 0.5 if dy < 0 else ay - h / 2
+                box = (left, bottom, left + w, bottom + h)
+                if box[0] < bx0 or box[2] > bx1 or box[1] < by0 or box[3] > by1:
+                    continue
+                if any(overlaps(box, o) for o in occupied):
+                    continue
+                found = box
+                break
+            if found:
+                break
+        if found:
+            occupied.append(found)
+        out.append(found)
+    return out

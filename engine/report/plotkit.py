@@ -1,0 +1,458 @@
+"""A small plotting toolkit on reportlab.graphics for the report's charts (no matplotlib, no Qt).
+
+reportlab's chart widgets cannot draw shaded regions between curves on log axes, clip a curve
+at the plot's edge, or place point labels where they cover nothing, so the report's charts
+(:mod:`engine.report.charts`) draw with these pieces instead: :class:`Axis` (linear or log,
+1-2-5 or decade ticks), clipping of polylines (Liang–Barsky) and polygons
+(Sutherland–Hodgman) to the plot rectangle, :func:`densify` for straight ROC segments on log
+axes, text with Greek runs in the embedded Symbol font, markers that differ in black and
+white, :class:`Plot` (one plot area and its frame) and a wrapping :func:`legend` drawn beside
+the plot, outside the area the curves use. Label placement is :func:`engine.plots.series
+.place_labels` measured in this module's fonts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, PolyLine, Rect, String
+from reportlab.lib import colors
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from engine.plots.series import place_labels as place_free
+from engine.report import styles as st
+
+WIDTH = 480.0                 # fits the 17 cm text width of an A4 page with 2 cm margins
+FAR = 1e6                     # drawing coordinate used for "off the chart" (log of a value ≤ 0)
+
+BLACK = colors.black
+AXIS_GREY = colors.Color(0.45, 0.45, 0.45)
+GRID_GREY = colors.Color(0.88, 0.88, 0.88)
+
+# --------------------------------------------------------------------------- axes
+
+@dataclass(frozen=True)
+class Axis:
+    """Maps data values on [lo, hi] to drawing coordinates on [start, start + length].
+
+    On a log axis, values ≤ 0 map far outside the plot (``FAR``), and the clipping helpers
+    cut them off at the plot edge: an ROC point with FPR = 0 then enters the chart at its left
+    edge instead of crashing ``log10`` or being silently dropped.
+    """
+
+    lo: float
+    hi: float
+    start: float
+    length: float
+    log: bool = False
+
+    def _t(self, v: np.ndarray) -> np.ndarray:
+        if not self.log:
+            return v
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.log10(np.where(v > 0, v, np.nan))
+        return out
+
+    def __call__(self, values) -> np.ndarray:
+        v = np.asarray(values, dtype=float)
+        t, a, b = self._t(v), self._t(np.array(self.lo)), self._t(np.array(self.hi))
+        pos = self.start + (t - a) / (b - a) * self.length
+        return np.where(np.isfinite(pos), pos, -FAR)
+
+    def ticks(self, percent: bool = False) -> list[tuple[float, str]]:
+        """Decade ticks on a log axis, 1-2-5 steps on a linear one, with their labels."""
+        if self.log:
+            lo_e = math.ceil(math.log10(self.lo) - 1e-9)
+            hi_e = math.floor(math.log10(self.hi) + 1e-9)
+            vals = [10.0 ** e for e in range(lo_e, hi_e + 1)]
+        else:
+            step = nice_step((self.hi - self.lo) / 5)
+            first = math.ceil(self.lo / step - 1e-9) * step
+            vals = list(np.arange(first, self.hi + step * 1e-6, step))
+        return [(v, tick_label(v, percent)) for v in vals]
+
+    def minor_ticks(self) -> list[float]:
+        """2…9 × each decade on a log axis (none on a linear one)."""
+        if not self.log:
+            return []
+        out = []
+        for e in range(math.floor(math.log10(self.lo)), math.ceil(math.log10(self.hi))):
+            out += [m * 10.0 ** e for m in range(2, 10)
+                    if self.lo < m * 10.0 ** e < self.hi]
+        return out
+
+
+def nice_step(raw: float) -> float:
+    if raw <= 0 or not math.isfinite(raw):
+        return 1.0
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def tick_label(v: float, percent: bool) -> str:
+    if percent:
+        p = 100.0 * v
+        return f"{p:.0f}%" if p >= 1 else f"{p:.2g}%"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1 and abs(v - round(v)) < 1e-9:
+        return f"{round(v):d}"
+    return f"{v:.3g}"
+
+
+# --------------------------------------------------------------------------- clipping
+
+Rect4 = tuple[float, float, float, float]   # x0, y0, x1, y1
+
+
+def clip_polyline(xs: np.ndarray, ys: np.ndarray, rect: Rect4) -> list[list[float]]:
+    """Cut a polyline to a rectangle (Liang–Barsky per segment); returns flat point lists."""
+    x0, y0, x1, y1 = rect
+    pieces: list[list[float]] = []
+    current: list[float] = []
+    for i in range(len(xs) - 1):
+        ax, ay, bx, by = float(xs[i]), float(ys[i]), float(xs[i + 1]), float(ys[i + 1])
+        dx, dy = bx - ax, by - ay
+        t0, t1, keep = 0.0, 1.0, True
+        for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+            if p == 0:
+                if q < 0:
+                    keep = False
+                    break
+                continue
+            r = q / p
+            if p < 0:
+                t0 = max(t0, r)
+            else:
+                t1 = min(t1, r)
+            if t0 > t1:
+                keep = False
+                break
+        if not keep:
+            if len(current) >= 4:
+                pieces.append(current)
+            current = []
+            continue
+        px, py = ax + t0 * dx, ay + t0 * dy
+        qx, qy = ax + t1 * dx, ay + t1 * dy
+        if current and (abs(current[-2] - px) > 1e-6 or abs(current[-1] - py) > 1e-6):
+            if len(current) >= 4:
+                pieces.append(current)
+            current = []
+        if not current:
+            current = [px, py]
+        current += [qx, qy]
+        if t1 < 1.0:
+            pieces.append(current)
+            current = []
+    if len(current) >= 4:
+        pieces.append(current)
+    return pieces
+
+
+def clip_polygon(xs: np.ndarray, ys: np.ndarray, rect: Rect4) -> list[float]:
+    """Cut a polygon to a rectangle (Sutherland–Hodgman); returns a flat point list."""
+    pts = list(zip((float(x) for x in xs), (float(y) for y in ys), strict=True))
+    x0, y0, x1, y1 = rect
+    edges = [(lambda p: p[0] >= x0, lambda a, b: _at_x(a, b, x0)),
+             (lambda p: p[0] <= x1, lambda a, b: _at_x(a, b, x1)),
+             (lambda p: p[1] >= y0, lambda a, b: _at_y(a, b, y0)),
+             (lambda p: p[1] <= y1, lambda a, b: _at_y(a, b, y1))]
+    for inside, cut in edges:
+        if not pts:
+            break
+        out = []
+        prev = pts[-1]
+        for cur in pts:
+            if inside(cur):
+                if not inside(prev):
+                    out.append(cut(prev, cur))
+                out.append(cur)
+            elif inside(prev):
+                out.append(cut(prev, cur))
+            prev = cur
+        pts = out
+    return [c for p in pts for c in p]
+
+
+def _at_x(a, b, x):
+    t = (x - a[0]) / (b[0] - a[0])
+    return (x, a[1] + t * (b[1] - a[1]))
+
+
+def _at_y(a, b, y):
+    t = (y - a[1]) / (b[1] - a[1])
+    return (a[0] + t * (b[0] - a[0]), y)
+
+
+def densify(xs: np.ndarray, ys: np.ndarray, per_segment: int = 24) -> tuple[np.ndarray, ...]:
+    """Insert points along segments that span more than a few percent of a decade.
+
+    A ROC vertex list means *linear* interpolation between vertices (randomised tests, paper
+    002 §3); on log axes such a segment is a curve, so it must be sampled before the transform.
+    Points are spaced geometrically from the segment's start to reach down to low FPR.
+    """
+    if xs.size < 2:
+        return xs, ys
+    out_x, out_y = [xs[:1]], [ys[:1]]
+    t = np.r_[np.geomspace(1e-4, 1.0, per_segment)]
+    for i in range(xs.size - 1):
+        a, b, ya, yb = xs[i], xs[i + 1], ys[i], ys[i + 1]
+        if (a <= 0 < b) or (a > 0 and b / a > 1.05) or (ya <= 0 < yb) or \
+                (ya > 0 and yb / ya > 1.05):
+            out_x.append(a + t * (b - a))
+            out_y.append(ya + t * (yb - ya))
+        else:
+            out_x.append(xs[i + 1:i + 2])
+            out_y.append(ys[i + 1:i + 2])
+    return np.concatenate(out_x), np.concatenate(out_y)
+
+
+# --------------------------------------------------------------------------- text & marks
+
+def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
+         bold: bool = False, color=BLACK, angle: float = 0) -> Group:
+    """A string that may contain Greek: runs of Vera and the embedded Symbol font."""
+    font = st.FONT_BOLD if bold else st.FONT
+    parts = [(chunk, st.FONT_SYMBOL if sym else font) for chunk, sym in st.runs(s)]
+    width = sum(stringWidth(c, f, size) for c, f in parts)
+    cx = {"start": 0.0, "middle": -width / 2, "end": -width}[anchor]
+    g = Group()
+    for chunk, f in parts:
+        g.add(String(cx, 0, chunk, fontName=f, fontSize=size, fillColor=color))
+        cx += stringWidth(chunk, f, size)
+    g.translate(x, y)
+    if angle:
+        g.rotate(angle)
+    return g
+
+
+def text_width(s: str, size: float, bold: bool = False) -> float:
+    font = st.FONT_BOLD if bold else st.FONT
+    return sum(stringWidth(c, st.FONT_SYMBOL if sym else font, size) for c, sym in st.runs(s))
+
+
+def wrap(s: str, width: float, size: float, max_lines: int = 3) -> list[str]:
+    """Greedy word wrap to a width in points; the last line is cut with an ellipsis."""
+    words, lines, cur = s.split(), [], ""
+    for w in words:
+        trial = f"{cur} {w}".strip()
+        if text_width(trial, size) <= width or not cur:
+            cur = trial
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] += " …"
+    out = []
+    for line in lines:
+        while text_width(line, size) > width and len(line) > 2:
+            line = line[:-2] + "…"
+        out.append(line)
+    return out
+
+
+def marker(kind: str | None, x: float, y: float, color, size: float = 3.2) -> Group:
+    g = Group()
+    if kind is None:
+        return g
+    s = size
+    if kind == "circle":
+        g.add(Circle(x, y, s, fillColor=colors.white, strokeColor=color, strokeWidth=1))
+    elif kind == "square":
+        g.add(Rect(x - s, y - s, 2 * s, 2 * s, fillColor=color, strokeColor=color))
+    elif kind == "triangle":
+        g.add(Polygon([x - s, y - s, x + s, y - s, x, y + s * 1.2], fillColor=colors.white,
+                      strokeColor=color, strokeWidth=1))
+    elif kind == "diamond":
+        g.add(Polygon([x, y - s * 1.3, x + s, y, x, y + s * 1.3, x - s, y], fillColor=color,
+                      strokeColor=color))
+    elif kind == "star":      # five-pointed, filled (the undefended model of tradeoff_chart)
+        pts = []
+        for i in range(10):
+            r = s * 1.7 if i % 2 == 0 else s * 0.75
+            a = math.pi / 2 + i * math.pi / 5
+            pts += [x + r * math.cos(a), y + r * math.sin(a)]
+        g.add(Polygon(pts, fillColor=color, strokeColor=color, strokeWidth=0.5))
+    elif kind == "ring":      # a wide open circle around another marker (recommended setting)
+        g.add(Circle(x, y, s * 2.3, fillColor=None, strokeColor=color, strokeWidth=1.4))
+    else:  # cross
+        g.add(Line(x - s, y - s, x + s, y + s, strokeColor=color, strokeWidth=1.2))
+        g.add(Line(x - s, y + s, x + s, y - s, strokeColor=color, strokeWidth=1.2))
+    return g
+
+
+def polyline(points: list[float], style, width: float = 1.2) -> PolyLine:
+    color, dash, _ = style
+    return PolyLine(points, strokeColor=color, strokeWidth=width, strokeDashArray=dash,
+                    strokeLineJoin=1, strokeLineCap=0 if dash else 1)
+
+
+# --------------------------------------------------------------------------- frame
+
+@dataclass
+class Plot:
+    """A drawing with one plot area; collects layers in drawing order."""
+
+    drawing: Drawing
+    x: Axis
+    y: Axis
+
+    @property
+    def rect(self) -> Rect4:
+        return (self.x.start, self.y.start, self.x.start + self.x.length,
+                self.y.start + self.y.length)
+
+    def curve(self, xs, ys, style, width: float = 1.2) -> list[list[float]]:
+        if len(xs) < 2:
+            return []
+        if self.x.log or self.y.log:
+            xs, ys = densify(np.asarray(xs, float), np.asarray(ys, float))
+        pieces = clip_polyline(self.x(xs), self.y(ys), self.rect)
+        for p in pieces:
+            self.drawing.add(polyline(p, style, width))
+        return pieces
+
+    def area(self, xs, ys, fill) -> None:
+        if len(xs) < 3:
+            return
+        pts = clip_polygon(self.x(xs), self.y(ys), self.rect)
+        if len(pts) >= 6:
+            self.drawing.add(Polygon(pts, fillColor=fill, strokeColor=None, strokeWidth=0))
+
+    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6) -> None:
+        """Markers spread evenly across the plot width, offset per series so they never stack."""
+        color, _, kind = style
+        if kind is None or len(xs) < 2:
+            return
+        px, py = self.x(xs), self.y(ys)
+        order = np.argsort(px, kind="stable")
+        px, py = px[order], py[order]
+        x0, y0, x1, y1 = self.rect
+        for j in range(count):
+            f = (j + (slot + 1) / (n_slots + 1)) / count
+            mx = x0 + f * (x1 - x0)
+            if mx < px[0] or mx > px[-1]:
+                continue
+            my = float(np.interp(mx, px, py))
+            if y0 - 0.5 <= my <= y1 + 0.5:
+                self.drawing.add(marker(kind, mx, my, color))
+
+    def frame(self, x_title: str, y_title: str, percent: bool, grid: bool = True,
+              y_percent: bool | None = None) -> None:
+        """Ticks, labels and titles; ``percent`` for both axes unless ``y_percent`` says
+        otherwise for the y axis."""
+        d = self.drawing
+        y_percent = percent if y_percent is None else y_percent
+        x0, y0, x1, y1 = self.rect
+        for v in self.x.minor_ticks():
+            xv = float(self.x(v))
+            d.add(Line(xv, y0, xv, y0 + 2.5, strokeColor=AXIS_GREY, strokeWidth=0.5))
+        for v in self.y.minor_ticks():
+            yv = float(self.y(v))
+            d.add(Line(x0, yv, x0 + 2.5, yv, strokeColor=AXIS_GREY, strokeWidth=0.5))
+        for v, label in self.x.ticks(percent):
+            xv = float(self.x(v))
+            if grid:
+                d.add(Line(xv, y0, xv, y1, strokeColor=GRID_GREY, strokeWidth=0.4))
+            d.add(Line(xv, y0, xv, y0 - 3, strokeColor=BLACK, strokeWidth=0.6))
+            d.add(text(xv, y0 - 12, label, 7, "middle"))
+        for v, label in self.y.ticks(y_percent):
+            yv = float(self.y(v))
+            if grid:
+                d.add(Line(x0, yv, x1, yv, strokeColor=GRID_GREY, strokeWidth=0.4))
+            d.add(Line(x0, yv, x0 - 3, yv, strokeColor=BLACK, strokeWidth=0.6))
+            d.add(text(x0 - 5, yv - 2.5, label, 7, "end"))
+        d.add(Rect(x0, y0, x1 - x0, y1 - y0, fillColor=None, strokeColor=BLACK,
+                   strokeWidth=0.7))
+        d.add(text((x0 + x1) / 2, y0 - 25, x_title, 8, "middle"))
+        d.add(text(x0 - 34, (y0 + y1) / 2, y_title, 8, "middle", angle=90))
+
+    def grid_under(self, percent: bool) -> None:
+        """Grid lines drawn first, so fills and curves sit on top of them."""
+        x0, y0, x1, y1 = self.rect
+        for v, _ in self.x.ticks(percent):
+            xv = float(self.x(v))
+            self.drawing.add(Line(xv, y0, xv, y1, strokeColor=GRID_GREY, strokeWidth=0.4))
+        for v, _ in self.y.ticks(percent):
+            yv = float(self.y(v))
+            self.drawing.add(Line(x0, yv, x1, yv, strokeColor=GRID_GREY, strokeWidth=0.4))
+
+    def message(self, s: str) -> None:
+        x0, y0, x1, y1 = self.rect
+        self.drawing.add(text((x0 + x1) / 2, (y0 + y1) / 2, s, 9, "middle", color=AXIS_GREY))
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    label: str
+    style: tuple | None = None      # line style (colour, dash, marker)
+    fill: object | None = None      # or a filled box
+    line: bool = True               # False: the marker alone (a single point, a ring)
+
+
+def legend(d: Drawing, entries: Sequence[LegendEntry], x: float, y_top: float,
+           width: float, size: float = 7.2) -> None:
+    """A one-column legend whose labels wrap; each entry shows its line, marker or fill."""
+    y = y_top
+    sample = 22.0
+    for e in entries:
+        lines = wrap(e.label, width - sample - 6, size)
+        mid = y - size * 0.35
+        if e.fill is not None:
+            d.add(Rect(x, mid - 4, sample, 8, fillColor=e.fill, strokeColor=AXIS_GREY,
+                       strokeWidth=0.4))
+        elif e.style is not None:
+            if e.line:
+                d.add(polyline([x, mid, x + sample, mid], e.style, 1.2))
+            d.add(marker(e.style[2], x + sample / 2, mid, e.style[0]))
+        for i, line in enumerate(lines):
+            d.add(text(x + sample + 6, y - size * 0.7 - i * (size + 1.5), line, size))
+        y -= len(lines) * (size + 1.5) + 5
+
+
+def finite_pair(ci) -> bool:
+    return (isinstance(ci, (list, tuple)) and len(ci) == 2
+            and all(isinstance(c, (int, float)) and math.isfinite(c) for c in ci))
+
+
+def padded_range(values: list[float], lo_floor: float | None, hi_cap: float | None,
+           extra: float = 0.04) -> tuple[float, float]:
+    """An axis range covering ``values`` on a 1-2-5 grid, padded a little at both ends so
+    points on the edge (an AUC of 1, a TPR of 100 %) keep their markers and labels inside."""
+    lo, hi = min(values), max(values)
+    if hi - lo < 1e-9:
+        lo, hi = lo - 0.05, hi + 0.05
+    step = nice_step((hi - lo) / 5)
+    lo = math.floor(lo / step + 1e-9) * step
+    hi = math.ceil(hi / step - 1e-9) * step
+    if lo_floor is not None:
+        lo = max(lo, lo_floor)
+    if hi_cap is not None:
+        hi = min(hi, hi_cap)
+    pad = extra * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def place_labels(points: Sequence[tuple[float, float, str]], occupied: list[Rect4],
+                 bounds: Rect4, size: float = 6.5,
+                 radii: Sequence[float] = (4.5, 10.0, 18.0, 28.0, 40.0, 54.0)
+                 ) -> list[tuple[float, float, Rect4] | None]:
+    """:func:`engine.plots.series.place_labels` (the screen's layout too) for texts in this
+    module's font: per (x, y, text), the text's start (x, baseline y) and its box, or None
+    when no spot is free; ``occupied`` grows with every placed box."""
+    h = size * 0.95
+    boxes = place_free([(px, py, text_width(s, size), h) for px, py, s in points], occupied,
+                       bounds, radii)
+    return [None if box is None else (box[0], box[1] + 0.18 * size, box)
+            for box in boxes]
+
