@@ -81,8 +81,9 @@ def test_settings_cost_and_toml_round_trip(tmp_path):
     labels = [s.label() for s in d.settings()]
     assert labels[0] == "No defence" and "KCD α = 0.5" in labels
     assert "Early stopping epochs = 4" in labels and "DP-SGD target ε = 3" in labels
-    cost = cost_in_models(d)
+    cost = cost_in_models(d, ("confidence",))          # no LiRA/RMIA: no reference copies
     assert cost["kcd"] == 5 + 2 and cost["dp_sgd"] == 4 and cost["early_stopping"] == 1
+    assert cost_in_models(d)["kcd"] == (5 + 2) * 5       # and 4 copies under each defence
     config = ModelConfig(defences=d)
     path = tmp_path / "c.toml"
     path.write_text(config_to_toml(config.to_dict()), encoding="utf-8")

@@ -20,6 +20,7 @@ from engine.runtime import CancelToken, JobCancelled, Progress, rng
 SETTINGS = [("l2", 1e-2), ("early_stopping", 2)]
 SUPERVISED = ("confidence", "top1")
 REFERENCE = ("lira_online", "rmia")
+LIMIT = RiskLimit("tpr", 0.02)
 
 
 def _config(tmp_path, seed=7, n=200, d=6, k=3) -> ModelConfig:
@@ -38,7 +39,7 @@ def _sweep(config, n_ref=2, **kw):
                     reference_attacks=REFERENCE, **kw)
 
 
-def _block(trade, limit=RiskLimit("tpr", 0.02)) -> dict:
+def _block(trade, limit=LIMIT) -> dict:
     """What run_defences stores, without the audit around it."""
     out = trade.to_dict()
     out["recommendation"] = recommend(out["rows"], limit)
@@ -163,8 +164,8 @@ def test_sentences_name_only_the_attacks_that_ran(defended, tmp_path):
     _, trade = defended
     block = _block(trade)
     names = attacks_run(block)
-    assert names == ["Confidence in the true class, class thresholds", "Top-1 probability",
-                     "LiRA online, global variance", "RMIA offline"] or len(names) == 4
+    assert len(names) == 4 and names[2].startswith("LiRA online") \
+        and names[3].startswith("RMIA"), names
     text = attacks_sentence(block)
     assert text.startswith("Every setting, the model with no defence included, was attacked "
                            "by the same 4 attacks:")
