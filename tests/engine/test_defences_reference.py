@@ -249,3 +249,31 @@ def test_the_cost_counts_the_defended_reference_models():
     assert part.setting == "defences.reference_models"
     with pytest.raises(Exception, match="at least 2"):
         DefenceConfig.from_dict({"reference_models": 1})
+
+
+def test_the_report_says_which_attackers_judged_the_defences(defended):
+    """The report's defences text (engine/report/model.py, the functions the move to
+    engine/report/defences.py carries along): the attacks that ran, the attacker who trains
+    copies under each defence, and the limitation — or plainly that LiRA/RMIA were not
+    re-run."""
+    import copy
+
+    from engine.report.model import (
+        defences_attacks_text,
+        defences_reference_attacker_text,
+        defences_threat_limitation,
+    )
+
+    _, trade = defended
+    block = _block(trade)
+    assert defences_attacks_text(block) == attacks_sentence(block)
+    assert "trained again as 2 copies with the same defence" in \
+        defences_reference_attacker_text(block)
+    assert "(LiRA, RMIA) with 2 copies per setting trained under the same defence" in \
+        defences_threat_limitation(block)
+    off = copy.deepcopy(block)
+    off.update(reference_models=0, reference_attacks=[], reference_attacks_skipped="switched off")
+    for row in off["rows"]:
+        row["reference_models"] = 0
+    assert defences_reference_attacker_text(off) == ""
+    assert "were not re-run on them" in defences_threat_limitation(off)
