@@ -12,8 +12,14 @@ from __future__ import annotations
 
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
-from engine.defences.config import cost_in_models
-from engine.defences.tradeoff import TradeoffSettings, recommend, tradeoff
+from engine.defences.config import cost_in_models, reference_models_run
+from engine.defences.tradeoff import (
+    NEEDS_REFERENCE,
+    TradeoffSettings,
+    recommend,
+    short_attack_name,
+    tradeoff,
+)
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 # The trade-off's error keys (its knobs) → the [defences] key that sets each.
@@ -25,6 +31,10 @@ CONFIG_KEYS = {"alpha": "defences.kcd_alphas", "n_teachers": "defences.kcd_teach
                "target_epsilon": "defences.dpsgd_target_epsilons",
                "limit": "defences.limit_value"}
 
+# The audit's attacks that need reference models, in plain words for the sentences (issue 20:
+# plain names first).
+REFERENCE_ATTACK_WORDS = "the attacks that train copies of the model (LiRA and RMIA)"
+
 
 def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
                  cancel: CancelToken = NEVER):
@@ -35,7 +45,10 @@ def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
     limit = d.risk_limit()
     try:
         trade = tradeoff(config, d.settings(), reference_csv=d.dmp_reference,
-                         extra_fpr_targets=d.fpr_targets(), progress=progress, cancel=cancel)
+                         extra_fpr_targets=d.fpr_targets(),
+                         reference_models=reference_models_run(d, config.attacks),
+                         reference_attacks=[a for a in config.attacks if a in NEEDS_REFERENCE],
+                         progress=progress, cancel=cancel)
     except InputError as exc:
         # The engine names its knob ("n_teachers"); the user set it as a [defences] key. A
         # problem inside the reference file (a missing column) is the reference's to fix.
@@ -50,8 +63,9 @@ def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
     out["limit"] = {"metric": limit.metric, "value": limit.value, "fpr": limit.fpr,
                     "use_upper": limit.use_upper, "text": limit.describe()}
     out["recommendation"] = rec
-    out["cost_in_models"] = cost_in_models(d)
-    out["sentences"] = [rec["statement"]] + [dp_sentence(r) for r in out["rows"] if "dp" in r]
+    out["cost_in_models"] = cost_in_models(d, config.attacks)
+    out["sentences"] = [rec["statement"], attacks_sentence(out)] \
+        + [dp_sentence(r) for r in out["rows"] if "dp" in r]
     out["most_vulnerable"] = most_vulnerable(out["rows"])
     out["more_exposed"] = more_exposed(out["rows"], limit.fpr)
     if out["more_exposed"]:
@@ -117,18 +131,79 @@ def more_exposed_sentence(items: list[dict]) -> str:
             "and still expose the records an attack is surest about.")
 
 
+def attacks_run(block: dict) -> list[str]:
+    """The plain names of the attacks the sweep ran, in the order they ran, as every sentence
+    names them (:func:`~engine.defences.tradeoff.short_attack_name`), one each; the rows all
+    ran the same list, the undefended model's included."""
+    names: list[str] = []
+    for row in block.get("rows") or []:
+        for a in row.get("attacks") or []:
+            name = short_attack_name(a)
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def reference_attacks_missing(block: dict) -> list[dict]:
+    """Rows on which the audit's strongest attacks (LiRA, RMIA) were asked for but not re-run
+    (switched off, too few records for reference models): the sentences must say so."""
+    if not block.get("reference_attacks_asked"):
+        return []
+    return [r for r in block.get("rows") or [] if not r.get("reference_models")]
+
+
+def attacks_sentence(block: dict) -> str:
+    """Which attacks judged every setting, the undefended one included, and — when the audit
+    ran LiRA or RMIA — whether they were re-run on the defended models, with how many
+    reference models trained under each defence, or plainly that they were not (issue 20
+    item 1: a sentence claims only what was measured)."""
+    names = attacks_run(block)
+    text = (f"Every setting, the model with no defence included, was attacked by the same "
+            f"{len(names)} attack{'s' if len(names) != 1 else ''}: {_join(names)}.")
+    n_ref = int(block.get("reference_models") or 0)
+    missing = reference_attacks_missing(block)
+    if n_ref and not missing:
+        text += (f" For {REFERENCE_ATTACK_WORDS}, the attacker knows the defence: each setting "
+                 f"was trained again as {n_ref} reference models with the same defence.")
+    elif block.get("reference_attacks_asked"):
+        why = {"switched off": "they were switched off for the defences",
+               "too few reference models": "fewer than two reference models were asked for",
+               "too few records": "there are too few records to train reference models under "
+                                  "every defence"}.get(block.get("reference_attacks_skipped"),
+                                                       "they were not run")
+        which = ("any setting" if len(missing) == len(block.get("rows") or [])
+                 else _join([str(r.get("label")) for r in missing]))
+        text += (f" The audit's strongest attacks, {REFERENCE_ATTACK_WORDS}, were not re-run on "
+                 f"{which} ({why}), so the defences are judged on weaker attacks than the "
+                 "audit's verdict.")
+    return text
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def summary_sentence(block: dict) -> str:
     """The defences in one sentence for the verdict banner (the details are in their own
     section)."""
     rec = block["recommendation"]
     n = sum(1 for r in block["rows"] if r["defence"] != "none")
     limit = block["limit"]["text"]
+    n_attacks = len(attacks_run(block))
+    # Which attacks "the strongest" is the strongest of: the audit's LiRA/RMIA or not.
+    of = f"the strongest of {n_attacks} attacks"
+    if block.get("reference_models") and not reference_attacks_missing(block):
+        of += " (those that train copies of the model included)"
+    elif block.get("reference_attacks_asked"):
+        of += " (not those that train copies of the model: not re-run on the defences)"
     if rec["met"]:
         cost = rec.get("accuracy_cost") or 0.0
-        return (f"Of {n} defence settings tried, {rec['label']} keeps the strongest attack "
-                f"within {limit}" + (f" at a cost of {cost:.1%} test accuracy." if cost > 0
-                                     else " without losing test accuracy."))
-    return f"None of the {n} defence settings tried keeps the strongest attack within {limit}."
+        return (f"Of {n} defence settings tried, {rec['label']} keeps {of} within {limit}"
+                + (f" at a cost of {cost:.1%} test accuracy." if cost > 0
+                   else " without losing test accuracy."))
+    return f"None of the {n} defence settings tried keeps {of} within {limit}."
 
 
 

@@ -18,6 +18,7 @@ from engine.defences.tradeoff import DefenceSetting, RiskLimit
 
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
 MAX_SETTINGS = 12            # per defence: each setting is at least one more model to train
+MAX_REFERENCE_MODELS = 64    # each defended reference model trains the whole sweep again
 
 @dataclass(frozen=True)
 class DefenceConfig:
@@ -40,6 +41,10 @@ class DefenceConfig:
     limit_fpr: float = 0.01              # the FPR of a TPR limit
     limit_use_upper: bool = False        # judge the upper end of the 95 % interval
     export_recommended: bool = False     # command line: write the recommended model's files
+    # LiRA and RMIA re-run on every setting with this many reference models trained under its
+    # defence (0 = not re-run; the audit's strongest attacks then do not judge the defences).
+    # Each is a whole sweep again: the audit's heaviest job (engine.defences.tradeoff).
+    reference_models: int = 4
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -84,6 +89,15 @@ class DefenceConfig:
             v["dmp_reference_size"] = as_number(where, "dmp_reference_size",
                                                 d["dmp_reference_size"], integer=True,
                                                 minimum=0, maximum=100_000_000)
+        if "reference_models" in d:
+            v["reference_models"] = as_number(where, "reference_models", d["reference_models"],
+                                              integer=True, minimum=0,
+                                              maximum=MAX_REFERENCE_MODELS)
+            if v["reference_models"] == 1:
+                raise InputError(f"{where}: 'reference_models' = 1 cannot tell records a "
+                                 "reference model trained on from records it did not; use 0 "
+                                 "(do not re-run the strongest attacks) or at least 2.",
+                                 source=where, key="defences.reference_models")
         if "dpsgd_clip_norm" in d:
             v["dpsgd_clip_norm"] = as_number(where, "dpsgd_clip_norm", d["dpsgd_clip_norm"],
                                              minimum=0, exclusive_minimum=True, maximum=1e6)
@@ -146,13 +160,33 @@ class DefenceConfig:
         return (float(self.limit_fpr),) if self.limit_metric == "tpr" else ()
 
 
-def cost_in_models(config: DefenceConfig) -> dict[str, float]:
+def reference_models_run(config: DefenceConfig, attacks=None) -> int:
+    """How many reference models each setting is trained again as, so that LiRA and RMIA can
+    be re-run on it: ``config.reference_models`` when the audit asks for one of them
+    (``attacks``: the audit's attack keys; None = assume it does), else 0."""
+    from engine.games.model import NEEDS_REFERENCE
+
+    if attacks is not None and not set(attacks) & set(NEEDS_REFERENCE):
+        return 0
+    n = int(config.reference_models)
+    return n if n >= 2 else 0
+
+
+def cost_in_models(config: DefenceConfig, attacks=None) -> dict[str, float]:
     """How many models each defence of a sweep trains (the same split of work as
     engine.defences.tradeoff._train_all): KCD n teachers + one student per α; DMP one student
     per setting (its teacher is the undefended model); L2 one per strength; early stopping one
-    run for every epoch count; DP-SGD one per setting. Models, not time: a distilled student
-    trains until it converges and a DP-SGD model computes per-sample gradients (~36× a plain
-    model on the reference CPU); their time is engine.estimates.model.defence_seconds."""
+    run for every epoch count; DP-SGD one per setting — each times (1 + the reference models
+    of :func:`reference_models_run`), as every reference model trains the sweep again under
+    the same defences. Models, not time: a distilled student trains until it converges and a
+    DP-SGD model computes per-sample gradients (~36× a plain model on the reference CPU);
+    their time is engine.estimates.model.defence_seconds."""
+    copies = 1.0 + reference_models_run(config, attacks)
+    return {name: models * copies for name, models in _sweep_models(config).items()}
+
+
+def _sweep_models(config: DefenceConfig) -> dict[str, float]:
+    """Models one sweep trains, per defence (:func:`cost_in_models` without references)."""
     cost = {"none": 1.0}
     if config.kcd_alphas:
         cost["kcd"] = float(config.kcd_teachers + len(config.kcd_alphas))

@@ -11,10 +11,24 @@ measures every one the same way:
   *supervised* threat model of paper 004 §4.3: the attacker knows half of the members and half
   of the non-members (the same halves for every setting) and is measured on the other halves.
   That is the setting paper 004 evaluates KCD and DMP in, and the attacker then queries the
-  defended model itself, so no shadow model has to be trained with each defence. Attacks
-  that need reference models (LiRA, RMIA) are not run. For each metric the *strongest* attack
-  is reported — the largest AUC, balanced accuracy, TPR at each FPR target (with the interval
-  of that attack) and empirical ε lower bound (engine.auditing, at the stated δ);
+  defended model itself, so no shadow model has to be trained with each defence;
+* **the strongest attacks of the audit** — LiRA and RMIA (issue 22 item 1), when the audit asks
+  for them and ``reference_models`` ≥ 2: the attacker knows the defence (Kerckhoffs's
+  principle, the standard for evaluating defences), so every reference model is trained *under
+  the same defence and recipe* as the setting it attacks, on a balanced half of the audit
+  universe, exactly as the audit's own reference models are (engine.games.model). Reference
+  model r trains the whole sweep on its half with one call of :func:`_train_all` — the same
+  stacks as the audited sweep (KCD's students of every α, all L2 strengths, all DMP settings
+  each one stack of engine.models.batched; DP-SGD's Opacus trainer one model at a time) — so
+  setting i's reference models are model i of every reference sweep. Its seed is
+  ``task_seed(seed of the config's stream "defences/reference-models", r)``: same config and
+  seed, same numbers. The attacks are scored on the same evaluated half as the supervised
+  ones, so every attack of a row is measured on the same records.
+
+  For each metric the *strongest* of all these attacks is reported — the largest AUC, balanced accuracy, TPR at each FPR target (with the interval
+  of that attack) and empirical ε lower bound (engine.auditing, at the stated δ) — and the
+  setting's one strongest attack by the audit's headline rule (engine.headline), which the
+  sentences name;
 * **DP-SGD only** — the accountant's ε beside the empirical lower bound, and the (ε, δ)-DP
   region on the ROC (paper 002 Thm 1) with whether every attack's ROC stays inside it.
 
@@ -36,7 +50,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from engine.attacks.model.base import AttackOutcome, ModelOutputs, evaluate, supervised_split
+from engine.attacks.model.base import (
+    AttackOutcome,
+    ModelOutputs,
+    ReferenceOutputs,
+    evaluate,
+    supervised_split,
+)
 from engine.attacks.model.label_only import generalization_gap
 from engine.auditing import empirical_epsilon_lower_bound
 from engine.audits.result import to_plain
@@ -56,8 +76,10 @@ from engine.games.model import (
     run_attacks,
     split_records,
 )
+from engine.headline import headline
 from engine.mechanisms.tradeoff import dp_region_tpr_upper
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch
+from engine.models import reference_tasks
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 from engine.runtime import device as default_device
 
 # Attacks that read only the model's outputs on the attacker's known records (paper 004 §4.4:
@@ -74,6 +96,10 @@ KNOB_SYMBOLS = {"alpha": "α", "temperature": "T", "noise_multiplier": "σ",
                 "drop_high_entropy": "drop", "reference_size": "reference",
                 "clip_norm": "C", "target_epsilon": "target ε"}
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
+# The fewest reference models LiRA and RMIA are re-run with on defended models: each record
+# must be inside at least one and outside at least one (the balanced design of
+# engine.models.batched.reference_tasks).
+MIN_REFERENCE_MODELS = 2
 KNOWN_FRACTION = 0.5          # the attacker's share of members and non-members (§4.3)
 _REGION_FPR = np.r_[0.0, np.logspace(-4, 0, 81)]
 
@@ -301,6 +327,44 @@ def _train_all(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int,
     return models
 
 
+def defended_references(settings: list[DefenceSetting], X_u, y_u, k: int, spec, *,
+                        n_models: int, seed: int, delta: float, reference, device,
+                        progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
+                        ) -> list[ReferenceOutputs]:
+    """Setting i's reference models' outputs on the audit universe: ``n_models`` reference
+    models per setting, each trained *under that setting's defence* on a balanced half of the
+    universe (module docstring; the attacker knows the defence).
+
+    Reference model r trains every setting on its half with one :func:`_train_all` call (the
+    sweep's own stacks), seeded ``task_seed(s, r)`` with ``s`` drawn from the config's seed
+    (stream "defences/reference-models"); its models are queried and dropped before the next
+    one trains, so memory holds outputs, not models. Progress and cancel reach every
+    reference model and, inside it, every defence's stack. An :class:`InputError` from a
+    reference model's smaller training set (e.g. too few records of a class for KCD's
+    teachers) propagates: the caller says the strongest attacks were not re-run."""
+    n_u = int(y_u.size)
+    campaign = int(rng(seed, "defences", "reference-models").integers(0, 2**63 - 1))
+    tasks = reference_tasks(int(n_models), campaign, n_u, design="balanced")
+    probs = [np.empty((len(tasks), n_u, int(k)), dtype=np.float32) for _ in settings]
+    members = np.array([t.mask(n_u) for t in tasks])
+    for r, task in enumerate(tasks):
+        cancel.check()
+        part = progress.span(r / len(tasks), (r + 1) / len(tasks))
+        prefix = f"Reference model {r + 1} of {len(tasks)} under each defence"
+
+        def report(fraction, message="", _part=part, _prefix=prefix):
+            _part(fraction, f"{_prefix}: {message}" if message else _prefix)
+
+        models = _train_all(settings, X_u[task.rows], y_u[task.rows], k, spec, seed=task.seed,
+                            delta=delta, reference=reference, device=device,
+                            progress=Progress(report), cancel=cancel)
+        for i, model in enumerate(models):
+            cancel.check()
+            probs[i][r] = model.predict_proba(X_u)
+        del models
+    return [ReferenceOutputs(p, members) for p in probs]
+
+
 # --------------------------------------------------------------------------- measuring
 
 def _compact(a: dict) -> dict:
@@ -376,16 +440,21 @@ def short_attack_name(attack: dict) -> str:
 
 
 def measure(config, model, X_u, y_u, inside, *, attacks: Sequence[str], delta: float,
-            fpr_targets: Sequence[float], cancel: CancelToken = NEVER,
+            fpr_targets: Sequence[float], references: ReferenceOutputs | None = None,
+            reference_attacks: Sequence[str] = (), cancel: CancelToken = NEVER,
             progress: Progress = NO_PROGRESS) -> dict:
-    """Utility and risk of one fitted model on the audit universe (module docstring)."""
+    """Utility and risk of one fitted model on the audit universe (module docstring).
+    ``references``: the outputs on the universe of reference models trained under this
+    model's defence; with them the ``reference_attacks`` (LiRA, RMIA) run too, scored on the
+    same evaluated half as the supervised attacks."""
     probs = model.predict_proba(X_u)
     target = ModelOutputs(probs, y_u, inside)
     known, evaluated = supervised_split(target, KNOWN_FRACTION, config.seed)
-    out = Outputs(target=target, shadow=known, references=None, rows=np.arange(y_u.size),
-                  class_labels=tuple(), model={}, inputs=[], threat="supervised",
-                  evaluate_mask=evaluated)
-    outcomes = run_attacks(replace(config, attacks=tuple(attacks)), out, progress=progress,
+    out = Outputs(target=target, shadow=known, references=references,
+                  rows=np.arange(y_u.size), class_labels=tuple(), model={}, inputs=[],
+                  threat="supervised", evaluate_mask=evaluated)
+    names = tuple(attacks) + (tuple(reference_attacks) if references is not None else ())
+    outcomes = run_attacks(replace(config, attacks=names), out, progress=progress,
                            cancel=cancel)
     member = np.asarray(inside, dtype=bool)
     results, subs = [], []
@@ -399,10 +468,20 @@ def measure(config, model, X_u, y_u, inside, *, attacks: Sequence[str], delta: f
                       family_epsilon_bounds(subs, member[evaluated], delta, config.confidence))
     policy_fpr = config.policy.fpr
     risk["tpr"] = next(r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - policy_fpr) < 1e-12)
+    # The setting's one strongest attack by the audit's headline rule (engine.headline: the
+    # policy's level, then the measurable TPR at its FPR, balanced accuracy, AUC) — the same
+    # rule the verdict names the audit's strongest attack by, applied to this setting.
+    head = headline(results, config.policy)
+    strongest = {"name": head.name, "label": short_attack_name({"name": head.name,
+                                                                "label": head.label}),
+                 "level": head.level, "tpr": head.tpr, "tpr_measurable": head.tpr_measurable,
+                 "accuracy": head.accuracy, "auc": head.auc} if head.found else None
     return {"test_accuracy": gap["test_accuracy"], "test_accuracy_ci": gap["test_accuracy_ci"],
             "train_accuracy": gap["train_accuracy"],
             "train_accuracy_ci": gap["train_accuracy_ci"],
-            "generalization_gap": gap["gap"], "risk": risk,
+            "generalization_gap": gap["gap"], "risk": risk, "strongest": strongest,
+            "attacks_run": [a["name"] for a in results],
+            "reference_models": 0 if references is None else references.n_models,
             "attacks": [_compact(a) for a in results]}
 
 
@@ -445,7 +524,8 @@ def _dp_check(row: dict, defence: dict) -> dict:
 
 def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str | Path = "",
              delta: float | None = None, attacks: Sequence[str] = SUPERVISED_ATTACKS,
-             extra_fpr_targets: Sequence[float] = (),
+             extra_fpr_targets: Sequence[float] = (), reference_models: int = 0,
+             reference_attacks: Sequence[str] = (),
              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> TradeOff:
     """Train every defence setting on the audited model's training records and measure it
     (module docstring). ``config``: a ModelConfig with ``source = "train"``; ``settings``: see
@@ -454,7 +534,10 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
     held-out share of the data (records neither member nor non-member of the audit). ``delta``:
     δ of DP-SGD's accountant and of every empirical ε bound (default 1e-5, or 1 / (10 n) when
     that is smaller). ``extra_fpr_targets``: FPRs to measure TPR at besides the config's (a
-    risk limit's FPR)."""
+    risk limit's FPR). ``reference_attacks`` (of LiRA and RMIA) are re-run on every setting
+    with ``reference_models`` reference models trained under its defence
+    (:func:`defended_references`); with fewer than two, or none asked, they are not, and
+    ``info["reference_attacks_skipped"]`` says why."""
     if not callable(getattr(config, "training_spec", None)):
         raise TypeError("tradeoff() needs the model audit's settings (a ModelConfig)")
     config.validate()
@@ -467,9 +550,15 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
         settings.insert(0, DefenceSetting.of("none"))
     unknown = [a for a in attacks if a in NEEDS_REFERENCE]
     if unknown:
-        raise InputError(f"The trade-off uses the supervised threat model (paper 004 §4.3); "
-                         f"{', '.join(unknown)} need reference models trained with each defence "
-                         "and are not run here. Leave them out.", key="attacks")
+        raise InputError(f"{', '.join(unknown)} need reference models trained with each "
+                         "defence: give them as reference_attacks with reference_models, not "
+                         "among the supervised attacks.", key="attacks")
+    ref_attacks = tuple(dict.fromkeys(a for a in reference_attacks if a in NEEDS_REFERENCE))
+    n_ref = int(reference_models) if ref_attacks else 0
+    skipped = None
+    if ref_attacks and n_ref < MIN_REFERENCE_MODELS:
+        skipped = "switched off" if n_ref == 0 else "too few reference models"
+        n_ref = 0
     clock = Stopwatch()
     progress(0.0, "Loading the data")
     data, inputs = load_training_data(config, cancel)
@@ -493,19 +582,37 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
             reference_source = (f"held-out split: the {population.size} records kept out of "
                                 "training and of the audit")
     dev = default_device()
+    # Progress: the sweep, then its copy per reference model (each as long), then the attacks.
+    whole = 1.0 + n_ref + 0.5
+    trained_at = (1.0 + n_ref) / whole
     models = _train_all(settings, X[members], y[members], k, spec, seed=config.seed,
-                                 delta=delta, reference=reference, device=dev,
-                                 progress=progress.span(0.0, 0.6), cancel=cancel)
+                        delta=delta, reference=reference, device=dev,
+                        progress=progress.span(0.0, 1.0 / whole), cancel=cancel)
+    references: list = [None] * len(settings)
+    skipped_reason = None
+    if n_ref:
+        try:
+            references = defended_references(
+                settings, X[universe], y[universe], k, spec, n_models=n_ref, seed=config.seed,
+                delta=delta, reference=reference, device=dev,
+                progress=progress.span(1.0 / whole, trained_at), cancel=cancel)
+        except InputError as exc:
+            # The reference models train on half the audit universe: a defence that fits the
+            # audited model's training set may not fit that (KCD's teachers, DP-SGD's δ).
+            skipped, skipped_reason = "too few records", str(exc)
+            references = [None] * len(settings)
+            n_ref = 0
     fprs = tuple(sorted(set(config.fpr_targets) | {config.policy.fpr}
                         | {float(f) for f in extra_fpr_targets}))
     rows = []
-    span = progress.span(0.6, 1.0)
+    span = progress.span(trained_at, 1.0)
     for i, (s, model) in enumerate(zip(settings, models, strict=True)):
         cancel.check()
         span(i / len(settings), f"Attacking {s.label()} ({i + 1} of {len(settings)})")
         row = {"index": i, **s.to_dict(),
                **measure(config, model, X[universe], y[universe], inside, attacks=attacks,
-                         delta=delta, fpr_targets=fprs, cancel=cancel,
+                         delta=delta, fpr_targets=fprs, references=references[i],
+                         reference_attacks=ref_attacks, cancel=cancel,
                          progress=span.span(i / len(settings), (i + 1) / len(settings)))}
         defence = dict((model.details or {}).get("defence", {"name": "none"}))
         row["defence_details"] = defence
@@ -519,7 +626,17 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
                                  "the others and queries each defended model on them (paper "
                                  "004 §4.3, supervised inference); it is measured on the "
                                  "other halves.",
-            "attacks": list(attacks), "delta": float(delta), "confidence": config.confidence,
+            "attacks": list(attacks), "reference_attacks": list(ref_attacks) if n_ref else [],
+            "reference_attacks_asked": list(ref_attacks),
+            "reference_models": int(n_ref),
+            "reference_attacks_skipped": skipped, "reference_attacks_skipped_reason":
+                skipped_reason,
+            "reference_threat_model_text": "For the attacks that need reference models, the "
+                                           "attacker knows the defence: each of its reference "
+                                           "models is trained with the same defence and recipe "
+                                           "on a random half of the audited records."
+            if n_ref else None,
+            "delta": float(delta), "confidence": config.confidence,
             "fpr_targets": list(fprs), "policy_fpr": config.policy.fpr, "seed": config.seed,
             "spec": spec.to_dict(), "description": spec.describe(), "device": dev,
             "data": {"sha256": training_data_sha256(X[members], y[members]),

@@ -23,7 +23,12 @@ population, the audit universe, the audited model's members); the architecture's
   until they converge, ``student_epochs`` times the recipe's epochs on average; L2: one per
   strength; early stopping: one; DP-SGD: one per setting at ``dpsgd_factor`` times a plain
   model, per-sample gradients being its cost) and attacks each setting with the 8 supervised
-  attacks.
+  attacks. When the audit runs LiRA or RMIA, every setting is also trained again as
+  ``[defences] reference_models`` reference models under its defence (issue 22 item 1:
+  engine.defences.tradeoff.defended_references trains the whole sweep once per reference
+  model, on about as many records as the audited model), so the training counts
+  (1 + reference models) times, and LiRA/RMIA read every reference model's output per
+  setting — the audit's heaviest job.
 
 Memory: the data (n × d float32, twice: the table and the training tensor), the stacked
 parameters with their gradients and Adam moments (4 copies), a step's activations, and the
@@ -42,6 +47,7 @@ import math
 from dataclasses import replace
 
 from engine.audits.model import NEEDS_REFERENCE
+from engine.defences.config import reference_models_run
 from engine.defences.tradeoff import SUPERVISED_ATTACKS
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
@@ -217,34 +223,47 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
     macs = macs_per_row(layer_sizes(config, d, k))
     e, b = config.epochs, config.batch_size
     one = training_seconds(1, members, e, b, macs)
-    # Measuring one setting: the supervised attacks' metrics on the audit universe.
+    # Measuring one setting: the supervised attacks' metrics on the audit universe, and LiRA /
+    # RMIA over the defended reference models' outputs when they are re-run.
     fixed, per_cell = CAL.get("tradeoff_measure_seconds",
                               [0.0, len(SUPERVISED_ATTACKS) * CAL["attack_seconds_per_cell"]])
-    attack = fixed + per_cell * (members + held_out) * k
+    n_ref = reference_models_run(dc, config.attacks)
+    with_ref = [a for a in config.attacks if a in NEEDS_REFERENCE] if n_ref else []
+    cells = (members + held_out) * k
+    attack = fixed + per_cell * cells \
+        + CAL["reference_attack_seconds_per_cell"] * cells * n_ref * len(with_ref) \
+        + CAL["predict_seconds_per_mac"] * n_ref * (members + held_out) * macs
+    # The reference models of a setting train on balanced halves of the audit universe —
+    # about as many records as the audited model's members — under the same defence.
+    copies = 1 + n_ref
     # Distilled students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2
     # step 6; engine.models.mlp.Convergence): on average ``student_epochs`` times the recipe's
     # epochs, measured.
     students = CAL["student_epochs"]
-    out = {"none": one + attack}
+    out = {"none": copies * one + attack}
     if dc.kcd_alphas:
         t = dc.kcd_teachers
-        out["kcd"] = (training_seconds(t, members * (t - 1) / t, e, b, macs)
-                      + training_seconds(len(dc.kcd_alphas), members, e, b, macs) * students
+        out["kcd"] = (copies * (training_seconds(t, members * (t - 1) / t, e, b, macs)
+                                + training_seconds(len(dc.kcd_alphas), members, e, b, macs)
+                                * students)
                       + len(dc.kcd_alphas) * attack)
     if dc.dmp_temperatures:
         ref = dc.dmp_reference_size or held_out
-        out["dmp"] = (training_seconds(len(dc.dmp_temperatures), ref, e, b, macs) * students
-                      + len(dc.dmp_temperatures) * attack)
+        out["dmp"] = (copies * training_seconds(len(dc.dmp_temperatures), ref, e, b, macs)
+                      * students + len(dc.dmp_temperatures) * attack)
     if dc.l2_weight_decays:
-        out["l2"] = (training_seconds(len(dc.l2_weight_decays), members, e, b, macs)
+        out["l2"] = (copies * training_seconds(len(dc.l2_weight_decays), members, e, b, macs)
                      + len(dc.l2_weight_decays) * attack)
     if dc.early_stopping_epochs:
-        out["early_stopping"] = (training_seconds(1, members, max(dc.early_stopping_epochs), b,
-                                                  macs) + len(dc.early_stopping_epochs) * attack)
+        out["early_stopping"] = (copies * training_seconds(1, members,
+                                                           max(dc.early_stopping_epochs), b,
+                                                           macs)
+                                 + len(dc.early_stopping_epochs) * attack)
     n_dp = len(dc.dpsgd_noise_multipliers) + len(dc.dpsgd_target_epsilons)
     if n_dp:
-        out["dp_sgd"] = n_dp * (CAL.get("dpsgd_fixed_seconds", 0.0)
-                                + CAL["dpsgd_factor"] * one + attack)
+        # DP-SGD's Opacus trainer takes one model at a time: its reference models too.
+        out["dp_sgd"] = n_dp * (copies * (CAL.get("dpsgd_fixed_seconds", 0.0)
+                                          + CAL["dpsgd_factor"] * one) + attack)
     return out
 
 
@@ -258,7 +277,15 @@ def _defences_part(config, members: float, held_out: float, d: int, k: int) -> C
         + len(dc.dpsgd_target_epsilons)
     biggest_stack = max([1, dc.kcd_teachers if dc.kcd_alphas else 1, len(dc.kcd_alphas),
                          len(dc.dmp_temperatures), len(dc.l2_weight_decays)])
-    return CostPart(f"Defences: {settings} settings trained and attacked",
-                    sum(defence_seconds(config, members, held_out).values()),
+    n_ref = reference_models_run(dc, config.attacks)
+    what = f"Defences: {settings} settings trained and attacked"
+    if n_ref:
+        what += (f", each trained again as {n_ref} reference models under its defence for "
+                 "the attacks that train copies of the model")
+    # Memory: the largest stack, every setting's outputs, and the reference models' outputs
+    # on the audit universe (float32, kept per setting for LiRA and RMIA).
+    universe = members + held_out
+    return CostPart(what, sum(defence_seconds(config, members, held_out).values()),
                     training_bytes(biggest_stack, config.batch_size, sizes)
-                    + 8.0 * settings * members * k * 2, "defences.enabled", "defences")
+                    + 8.0 * settings * members * k * 2 + 4.0 * settings * n_ref * universe * k,
+                    "defences.reference_models" if n_ref else "defences.enabled", "defences")

@@ -16,6 +16,7 @@ from reportlab.lib import colors
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, Spacer
 
+from engine.defences.audit import attacks_sentence, reference_attacks_missing
 from engine.headline import tpr_at
 from engine.report import styles as st
 from engine.report.sections import (
@@ -297,7 +298,8 @@ def defences_section(result: dict) -> list[Flowable]:
              f"(paper 004). <b>Your limit:</b> {_limit_words(block)}.")
     first: list[Flowable] = [CondPageBreak(9 * cm),
                              sub("Defences: retraining the model to leak less"),
-                             para(intro), para(_rec_sentence(block))]
+                             para(intro + " " + markup(defences_attacks_text(block))),
+                             para(_rec_sentence(block))]
     mv = block.get("most_vulnerable") if isinstance(block.get("most_vulnerable"), dict) else {}
     if mv and mv.get("is_undefended") is False and mv.get("undefended_within_interval") \
             is False:
@@ -412,7 +414,8 @@ def defences_section(result: dict) -> list[Flowable]:
         + "In plain words: an insider who already knows, for half of the people, whether they "
           "were in the training data, and uses that to learn how each retrained model treats "
           "its members; the percentages are measured on the other half. It is a strong "
-          "attacker, so a defence that holds here is likely to hold against weaker ones."))
+          "attacker, so a defence that holds here is likely to hold against weaker ones."
+        + defences_reference_attacker_text(block)))
     facts = []
     if data:
         src = markup(data.get("source") or "the audited data")
@@ -507,13 +510,49 @@ def defences_limitation(block: dict) -> str:
             size += (f", and no ε lower bound above {fmt_eps(max(ceilings))} can be shown on "
                      "so few records")
         size += "."
-    return ("Defences: the retrained models were attacked only under the supervised threat "
-            "model (the attacker knows half of the members and half of the non-members); LiRA "
-            "and RMIA, which would need reference models trained with each defence, were not "
-            "re-run on them, so a defence that passes here has passed the attacks paper 004 "
-            "evaluates defences with, not every attack of section 5." + size
+    return (defences_threat_limitation(block) + size
             + " A recommended setting describes this recipe and these records; retraining on "
             "other data needs a new audit.")
+
+
+def defences_attacks_text(block: dict) -> str:
+    """Which attacks judged every defence setting, and whether the audit's strongest (LiRA,
+    RMIA) were re-run on them — the engine's sentence (engine.defences.audit.attacks_sentence,
+    issue 20 item 1), rebuilt for a result saved before it was stored."""
+    stored = [t for t in block.get("sentences") or [] if isinstance(t, str)
+              and t.startswith("Every setting, the model with no defence included")]
+    return stored[0] if stored else attacks_sentence(block)
+
+
+def defences_reference_attacker_text(block: dict) -> str:
+    """" …" on the attacker who trains copies of the model under each defence, or ""."""
+    n_ref = block.get("reference_models")
+    if not _ok(n_ref) or not n_ref:
+        return ""
+    return (f" For the attacks that train copies of the model, the attacker also knows the "
+            f"defence: each setting was trained again as {fmt_count(n_ref)} copies with the "
+            "same defence and recipe, each on a random half of the audited records, and these "
+            "attacks are measured on the same half of the records as the others.")
+
+
+def defences_threat_limitation(block: dict) -> str:
+    """The first sentence of the limitations bullet: which attackers judged the defences."""
+    rows = block.get("rows") or []
+    if block.get("reference_models") and not reference_attacks_missing(block):
+        return (f"Defences: the retrained models were attacked by an insider who knows half "
+                f"of the members and half of the non-members, and by the attacks that train "
+                f"copies of the model (LiRA, RMIA) with {fmt_count(block['reference_models'])} "
+                "copies per setting trained under the same defence.")
+    if block.get("reference_attacks_asked") or "reference_attacks_asked" not in block \
+            or not rows:
+        return ("Defences: the retrained models were attacked only under the supervised threat "
+                "model (the attacker knows half of the members and half of the non-members); "
+                "the attacks that train copies of the model (LiRA and RMIA), the strongest of "
+                "section 5, were not re-run on them, so a defence that passes here has not "
+                "been tested against the audit's strongest attacks.")
+    return ("Defences: the retrained models were attacked only under the supervised threat "
+            "model (the attacker knows half of the members and half of the non-members); the "
+            "audit ran no attack that trains copies of the model.")
 
 
 __all__ = ["DEFENCE_WORDS", "defences_block", "defences_chart", "defences_limitation",

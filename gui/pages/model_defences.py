@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.data.errors import InputError
-from engine.defences.config import DefenceConfig, cost_in_models
+from engine.defences.config import DefenceConfig, cost_in_models, reference_models_run
 from engine.estimates import about_duration
 from gui.widgets.form import FieldSpec, choice_combo, select_data
 from gui.widgets.steps import note
@@ -151,7 +151,9 @@ def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[s
         d = DefenceConfig.from_dict(config.get("defences") or {}, source="settings")
     except InputError:
         return "The cost is estimated once the values above are valid.", {}
-    costs = cost_in_models(d)           # models; their time is the calibrated estimate's
+    attacks = config.get("attacks")     # None: the audit's defaults, which include LiRA
+    costs = cost_in_models(d, attacks)  # models; their time is the calibrated estimate's
+    n_ref = reference_models_run(d, attacks)
     times = defence_times(config)
     per: dict[str, str] = {}
     for name, models in costs.items():
@@ -172,7 +174,19 @@ def cost_sentence(config: dict, records: int | None = None) -> tuple[str, dict[s
     if times:
         sentence += (f": {about_duration(sum(times.values()))} on a 2-core CPU, less "
                      "on a GPU (distilled students train until they converge)")
-    return sentence + ".", per
+    return sentence + "." + reference_cost_words(n_ref), per
+
+
+def reference_cost_words(n_ref: int) -> str:
+    """The defended reference models in words, before Run (issue 22 item 1: the cost up
+    front)."""
+    if not n_ref:
+        return (" The attacks that train copies of the model are not re-run on the defended "
+                "models, so the defences are judged on weaker attacks than the audit's "
+                "verdict.")
+    return (f" This is the audit's heaviest job: so that the attacks that train copies of the "
+            f"model can be re-run on every setting, each setting is also trained as {n_ref} "
+            "copies with the same defence — the whole sweep again for every copy.")
 
 
 class DefencesStep:
@@ -257,8 +271,9 @@ class DefencesStep:
         layout.addWidget(note(
             "Every defended model is attacked as paper 004 §4.3 does: the attacker knows half "
             "of the training records and half of the others (the same halves for every "
-            "setting) and is measured on the rest. LiRA and RMIA are not re-run on the "
-            "defended models (they would need reference models trained with each defence)."))
+            "setting) and is measured on the rest. When the audit runs the attacks that train "
+            "copies of the model (LiRA, RMIA), they are re-run on every defended model with "
+            "copies trained under the same defence: the attacker knows the defence."))
 
     # ------------------------------------------------------------------ form <-> dict
 

@@ -73,6 +73,9 @@ def point_text(row: dict, block: dict) -> str:
              f"generalization gap {pct(row.get('generalization_gap'))}",
              f"strongest attack: AUC {value_text('auc', auc, auc_ci)}, balanced accuracy "
              f"{value_text('accuracy', acc, acc_ci)}"]
+    strongest = row.get("strongest") if isinstance(row.get("strongest"), dict) else {}
+    if strongest.get("label"):
+        lines.append(f"strongest attack on this setting: {strongest['label']}")
     if fpr is not None:
         lines.append(f"members spotted at {fpr_label(fpr)} FPR: "
                      f"{value_text('tpr', tpr, tpr_ci)}")
@@ -486,6 +489,8 @@ class DefencesView(QWidget):
         data = block.get("data") or {}
         most = block.get("most_vulnerable") or {}
         lines = [escape(block.get("threat_model_text", ""))]
+        if block.get("reference_threat_model_text"):
+            lines.append(escape(block["reference_threat_model_text"]))
         if data:
             lines.append(f"Each model trained on the same {data.get('members', 0):,} records "
                          f"and was measured on {data.get('non_members', 0):,} others; δ of "

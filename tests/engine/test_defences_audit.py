@@ -32,7 +32,8 @@ def _csv(tmp_path, n=360, d=8, k=3, seed=0):
 
 def _config(path, **defences) -> ModelConfig:
     table = {"enabled": True, "kcd_alphas": [1.0], "kcd_teachers": 3, "dmp_temperatures": [2.0],
-             "l2_weight_decays": [0.01], "dpsgd_noise_multipliers": [], **defences}
+             "l2_weight_decays": [0.01], "dpsgd_noise_multipliers": [], "reference_models": 2,
+             **defences}
     return ModelConfig.from_dict({"data": str(path), "label": "label", "epochs": 5,
                                   "batch_size": 32, "shadow_models": 2, "reference_models": 2,
                                   "attacks": ["btta", "confidence", "lira_offline"], "seed": 5,
@@ -80,8 +81,9 @@ def test_settings_cost_and_toml_round_trip(tmp_path):
     labels = [s.label() for s in d.settings()]
     assert labels[0] == "No defence" and "KCD α = 0.5" in labels
     assert "Early stopping epochs = 4" in labels and "DP-SGD target ε = 3" in labels
-    cost = cost_in_models(d)
+    cost = cost_in_models(d, ("confidence",))          # no LiRA/RMIA: no reference copies
     assert cost["kcd"] == 5 + 2 and cost["dp_sgd"] == 4 and cost["early_stopping"] == 1
+    assert cost_in_models(d)["kcd"] == (5 + 2) * 5       # and 4 copies under each defence
     config = ModelConfig(defences=d)
     path = tmp_path / "c.toml"
     path.write_text(config_to_toml(config.to_dict()), encoding="utf-8")
@@ -110,7 +112,13 @@ def test_audit_runs_the_defences_after_its_attacks(audited):
     assert d["summary"].endswith(" " + block["summary"])
     assert block["summary"].startswith("Of 3 defence settings tried" if
                                        block["recommendation"]["met"] else "None of the 3")
-    assert block["cost_in_models"] == {"none": 1.0, "kcd": 4.0, "dmp": 1.0, "l2": 1.0}
+    assert "those that train copies of the model included" in block["summary"]
+    # each setting again as 2 reference models under its defence (LiRA offline is asked for)
+    assert block["cost_in_models"] == {"none": 3.0, "kcd": 12.0, "dmp": 3.0, "l2": 3.0}
+    assert all(r["reference_models"] == 2 and "lira_offline" in r["attacks_run"]
+               for r in block["rows"])
+    assert block["sentences"][1].startswith("Every setting, the model with no defence "
+                                            "included, was attacked by the same")
     for row in block["rows"]:               # one ROC per row kept: the strongest attack's
         kept = [a["name"] for a in row["attacks"] if "roc" in a]
         assert kept == [row["risk"]["auc"]["attack"]]

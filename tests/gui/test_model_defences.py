@@ -64,15 +64,18 @@ def test_cost_follows_the_settings(page):
     page.set_config(page.sample_config())
     step = page.defences_step
     step.update_cost()
-    # 1 undefended + KCD 5 teachers and 5 students + DMP 3 + L2 3 + DP-SGD 3
-    assert "About 20 models trained" in step.total_label.text()
-    assert step.cost_labels["kcd"].text().startswith("≈ 10 models trained")
-    assert step.cost_labels["dp_sgd"].text().startswith("≈ 3 models trained (per-sample")
+    # 1 undefended + KCD 5 teachers and 5 students + DMP 3 + L2 3 + DP-SGD 3, each again as 4
+    # reference models under its defence (the sample runs LiRA and RMIA): 20 × 5
+    assert "About 100 models trained" in step.total_label.text()
+    assert "the audit's heaviest job" in step.total_label.text()
+    assert "trained as 4 copies with the same defence" in step.total_label.text()
+    assert step.cost_labels["kcd"].text().startswith("≈ 50 models trained")
+    assert step.cost_labels["dp_sgd"].text().startswith("≈ 15 models trained (per-sample")
     assert "about under" not in step.cost_labels["l2"].text()
     page.fields["defences.kcd_alphas"].setText("1")
     page.fields["defences.kcd_alphas"].textEdited.emit("1")
-    assert step.cost_labels["kcd"].text().startswith("≈ 6 models trained")
-    assert "About 16 models trained" in step.total_label.text()
+    assert step.cost_labels["kcd"].text().startswith("≈ 30 models trained")
+    assert "About 80 models trained" in step.total_label.text()
     assert step.cost_labels["early_stopping"].text() == "not tested"
     text, per = cost_sentence({"defences": {"kcd_alphas": [2]}}, 100)
     assert text.startswith("The cost is estimated once") and per == {}
