@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, fields
 from engine.audits.config_fields import as_bool, as_choice, as_number, reject_unknown_keys
 from engine.data.errors import InputError
 from engine.defences.tradeoff import DefenceSetting, RiskLimit
+from engine.games.model import NEEDS_REFERENCE
 
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
 MAX_SETTINGS = 12            # per defence: each setting is at least one more model to train
@@ -164,8 +165,6 @@ def reference_models_run(config: DefenceConfig, attacks=None) -> int:
     """How many reference models each setting is trained again as, so that LiRA and RMIA can
     be re-run on it: ``config.reference_models`` when the audit asks for one of them
     (``attacks``: the audit's attack keys; None = assume it does), else 0."""
-    from engine.games.model import NEEDS_REFERENCE
-
     if attacks is not None and not set(attacks) & set(NEEDS_REFERENCE):
         return 0
     n = int(config.reference_models)
