@@ -47,7 +47,7 @@ def _cfg(**kw):
 
 
 def _game(config):
-    from engine.audits.aggregates import record_space, setup_game
+    from engine.games.aggregates import record_space, setup_game
     game, _ = setup_game(config, "bench-estimates")
     space = record_space(game.domain)
     masks = [space.matches(q.conditions) for q in game.queries]
@@ -84,13 +84,13 @@ def _wide_game() -> dict:
     from engine.aggregates.queries import Domain
     from engine.aggregates.release import ReleaseSpec, build_release
     from engine.attacks.aggregates.desia_deterministic import RecordSpace
-    from engine.audits.aggregates import _domain_and_codes
     from engine.data.census import generate_census_blocks
+    from engine.games.aggregates import domain_and_codes
 
     protected, _ = generate_census_blocks(3, records_per_block=450, n_auxiliary=10)
     schema = protected.schema
     columns = list(schema.quasi_identifiers) + [schema.sensitive]
-    domain, codes = _domain_and_codes(protected, columns)
+    domain, codes = domain_and_codes(protected, columns)
     s = len(columns) - 1
     g = np.random.default_rng(3)
     codes = np.insert(codes, s, g.integers(0, 8, codes.shape[0]), axis=1).astype(np.int32)
@@ -337,8 +337,8 @@ def calibrate() -> dict:
     sh, m = shapes["450 all"], ms["450 all"]
     k_mem = 200
     prelude = ("from engine.audits.registry import config_from_dict\n"
-               "from engine.audits.aggregates import AggregatesConfig, setup_game, "
-               "record_space\n"
+               "from engine.audits.aggregates import AggregatesConfig\n"
+               "from engine.games.aggregates import record_space, setup_game\n"
                "import engine.attacks.aggregates.rap as rap\n"
                "import engine.attacks.aggregates.desia_deterministic as dd\n"
                "import torch, ortools.sat.python.cp_model\n"

@@ -22,19 +22,14 @@ counts of people per place and hour?" (paper 000).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from engine.attacks.location import (
-    likelihood_ratio,
-    meta_classifier,
-    one_threshold,
-    reference,
-    two_threshold,
-)
+from engine.attacks.location import ATTACKS as LOCATION_ATTACKS
+from engine.attacks.location import two_threshold
 from engine.attacks.location.base import AttackData
 from engine.auditing import evaluate_attack
 from engine.audits.config_fields import (
@@ -391,40 +386,18 @@ def split_published(outcomes, scenario: Scenario):
 
 def run_attacks(config: LocationConfig, scenario: Scenario, names, dev: str, *,
                 progress: Progress, cancel: CancelToken):
-    """AttackOutcome per requested attack name, in the config's order."""
+    """AttackOutcome per requested attack name, in the config's order; each from its entry of
+    the table engine.attacks.location.ATTACKS."""
     data = scenario.data
     outs = []
     for i, name in enumerate(names):
         cancel.check()
         sub = progress.span(i / len(names), (i + 1) / len(names))
-        if name == "one_threshold":
-            outs.append(one_threshold.attack(data, config.measured_fpr_targets()))
-        elif name == "two_threshold":
-            outs.append(two_threshold.attack(data, config.per_cell_fpr or None,
-                                             rule=config.threshold_rule))
-        elif name == "reference":
-            outs.append(reference.attack(data, config.reference_traces))
-        elif name == "likelihood_ratio":
-            if config.mechanism == "none" or data.scale is None:
-                outs.append(likelihood_ratio.attack(replace(data, mechanism="none"),
-                                                    cancel=cancel))
-            else:
-                outs.append(likelihood_ratio.attack(data, cancel=cancel))
-        elif name in ("meta_classifier", "meta_classifier_100"):
-            arch = "fig11b" if name == "meta_classifier" else "mlp100"
-            n_sh = len(data.shadow.labels)
-            outs.append(meta_classifier.attack(
-                data, architecture=arch, seed=config.seed, device=dev, name=name,
-                label=f"MLP meta-classifier, {meta_classifier.ARCHITECTURES[arch]}, "
-                      f"{n_sh:,} shadows", progress=sub, cancel=cancel))
-            if scenario.large_shadow is not None:
-                big = replace(data, shadow=scenario.large_shadow)
-                n_big = len(big.shadow.labels)
-                outs.append(meta_classifier.attack(
-                    big, architecture=arch, seed=config.seed, device=dev,
-                    name=f"{name}_large",
-                    label=f"MLP meta-classifier, {meta_classifier.ARCHITECTURES[arch]}, "
-                          f"{n_big:,} shadows", progress=sub, cancel=cancel))
+        # The config's check admits only names of the table; the loop skipped others before
+        # the table too.
+        if name in LOCATION_ATTACKS:
+            outs += LOCATION_ATTACKS[name](data, config, large_shadow=scenario.large_shadow,
+                                           device=dev, progress=sub, cancel=cancel)
         sub(1.0, "")
     return outs
 

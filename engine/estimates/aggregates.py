@@ -57,10 +57,10 @@ from dataclasses import dataclass, replace
 
 from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
 from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
-from engine.audits.aggregates import AUXILIARY_RATIO
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_sample, csv_shape
 from engine.estimates.scaling import loglog
+from engine.games.aggregates import AUXILIARY_RATIO
 
 MEMORY_MARGIN = 1.2                  # every byte count: an estimate should rather err high
 #: Above this many categories a quasi-identifier gets a warning before the run: ten times the
@@ -320,7 +320,7 @@ def _solver_bytes(sh: Shape, m: int) -> float:
 
 def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool,
               label: str = "") -> list[CostPart]:
-    """The attribute game (engine.audits.aggregates.play_aia) with ``attacks``."""
+    """The attribute game (engine.games.aggregates.play_aia) with ``attacks``."""
     CAL = constants("aggregates")
     wanted = set(attacks)
     lim, K, N = float(config.solver_time_limit), int(config.reconstructions), \
@@ -367,7 +367,7 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
 
 
 def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool) -> list[CostPart]:
-    """The membership game (engine.audits.aggregates.play_mia)."""
+    """The membership game (engine.games.aggregates.play_mia)."""
     CAL = constants("aggregates")
     wanted = set(config.mia_attacks) or {"desia_mia"}
     lim, K, N = float(config.solver_time_limit), int(config.reconstructions), \

@@ -20,8 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.attacks.model import btta, cbtta, label_only, lira, metric, ml_leaks, rmia
-from engine.attacks.model import shadow as shokri
+from engine.attacks.model import ATTACKS as MODEL_ATTACKS
 from engine.attacks.model.attribute import AttributeData
 from engine.attacks.model.attribute import attack as attribute_attack
 from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
@@ -306,7 +305,8 @@ def attribute_game(config: ModelGameSettings, data, target_model, population, un
 
 def run_attacks(config: ModelGameSettings, out: Outputs, *, progress: Progress,
                 cancel: CancelToken) -> list:
-    """AttackOutcome per requested attack that the data allows, in the config's order."""
+    """AttackOutcome per requested attack that the data allows, in the config's order; each
+    from its entry of the table engine.attacks.model.ATTACKS."""
 
     names = [a for a in config.attacks if a not in NEEDS_REFERENCE or out.references is not None]
     if out.loss_only:
@@ -315,26 +315,9 @@ def run_attacks(config: ModelGameSettings, out: Outputs, *, progress: Progress,
     dev = device()
     for i, name in enumerate(names):
         cancel.check()
-        if name == "btta":
-            outcomes.append(btta.attack(out.target, btta.params_from_outputs(out.shadow),
-                                        source="the attacker's shadow models"))
-        elif name == "cbtta":
-            outcomes.append(cbtta.attack(out.target, cbtta.fit(out.shadow,
-                                                               config.cbtta_partition)))
-        elif name in METRIC_ATTACKS:
-            outcomes += metric.run(out.target, out.shadow, metrics=(name,))
-        elif name == "ml_leaks":
-            outcomes.append(ml_leaks.attack(out.target, out.shadow, seed=config.seed,
-                                            device=dev, cancel=cancel))
-        elif name == "shokri":
-            outcomes.append(shokri.attack(out.target, out.shadow, seed=config.seed,
-                                          device=dev, cancel=cancel))
-        elif name in ("lira_online", "lira_offline"):
-            outcomes.append(lira.attack(out.target, out.references,
-                                        online=name == "lira_online"))
-        elif name == "rmia":
-            outcomes.append(rmia.attack(out.target, out.references))
-        elif name == "label_only":
-            outcomes.append(label_only.attack(out.target))
+        # The config's check admits only names of the table; the loop skipped others before
+        # the table too.
+        if name in MODEL_ATTACKS:
+            outcomes += MODEL_ATTACKS[name](out, config, device=dev, cancel=cancel)
         progress((i + 1) / len(names), f"Attack {i + 1} of {len(names)}")
     return outcomes

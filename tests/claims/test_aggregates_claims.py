@@ -31,7 +31,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from engine.audits.aggregates import AggregatesConfig, evaluate, play_aia
+from engine.audits.aggregates import AggregatesConfig
+from engine.games.aggregates import evaluate, play_aia
 
 # About 6 minutes on 2 cores (the three blocks' games, RAP's 1,500 epochs a target): run by
 # `make test-claims`, not `make test` (issue 18). Sizes are the claims' own (module docstring).
@@ -267,7 +268,7 @@ def test_cip_falls_to_chance_under_laplace_noise_while_desia_stays_above():
 
 @pytest.mark.slow
 def test_exposed_records_name_the_cells_that_pin_them_down():
-    from engine.audits.aggregates import exposed_records
+    from engine.games.aggregates import exposed_records
 
     outcome, _ = game(None)
     exposed = exposed_records(outcome)
@@ -288,7 +289,7 @@ def mia_game(block=0):
 
 @cache
 def _mia_game(block):
-    from engine.audits.aggregates import play_mia
+    from engine.games.aggregates import play_mia
 
     setting = dict(SETTING, seed=SETTING["seed"] + block)
     config = AggregatesConfig(n_shadow=1000, fraction=None,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.audits.aggregates import AggregatesConfig, data_only_scores, play_aia
+from engine.attacks.aggregates.data_only import data_only_scores
+from engine.audits.aggregates import AggregatesConfig
+from engine.games.aggregates import play_aia
 from engine.runtime import CancelToken, JobCancelled
 
 SMALL = dict(census_records=80, census_auxiliary=600, max_targets=6, n_shadow=400,

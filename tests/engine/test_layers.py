@@ -37,7 +37,10 @@ CLEAN = ("engine/games/model.py", "engine/audits/model.py", "engine/metrics.py",
          "engine/audits/config_fields.py", "engine/audits/predictions_intake.py",
          "engine/report/sections.py", "engine/report/pdf.py", "engine/report/location.py",
          "engine/report/aggregates.py", "engine/report/mechanism.py",
-         "engine/data/sample_predictions.py", "engine/aggregates/queries.py")
+         "engine/data/sample_predictions.py", "engine/aggregates/queries.py",
+         # issue 19 item 1: the count-table game and the attack tables
+         "engine/games/aggregates.py", "engine/audits/aggregates.py",
+         "engine/attacks/aggregates/__init__.py", "engine/attacks/aggregates/data_only.py")
 # Today's counts over all of engine/ (docs/dev/layers.md says where they are). They may fall;
 # lower them here when they do, so that they cannot creep back.
 MAX_FUNCTION_LEVEL_OWN_IMPORTS = 37

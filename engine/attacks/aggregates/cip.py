@@ -326,6 +326,21 @@ def attribute_inference(recon: Reconstructions | np.ndarray, targets, sensitive_
     return AttributeInference(scores, predictions, level)
 
 
+def unique_match_votes(records: np.ndarray, target: np.ndarray, s: int, n_values: int
+                       ) -> np.ndarray:
+    """The "synthetic data + uniqueness" row of paper 003 Table 3: the value a reconstruction
+    gives the target when exactly one of its records has the target's quasi-identifiers (the
+    uniqueness the attacker knows), without verification; shares over the K reconstructions
+    that have one such record, uniform when none has."""
+    hit = (records[:, :, :s] == target[None, None, :s]).all(axis=2)          # (K, n)
+    one = hit.sum(axis=1) == 1
+    if not one.any():
+        return np.full(n_values, 1.0 / n_values)
+    values = records[one][hit[one]][:, s]
+    counts = np.bincount(values, minlength=n_values)[:n_values].astype(float)
+    return counts / counts.sum()
+
+
 def membership_scores(recon: Reconstructions | np.ndarray, targets, *,
                       max_distance: int = 0) -> np.ndarray:
     """MIA variant (paper 003 §6.3): per target record (all columns, sensitive included), the

@@ -1,0 +1,676 @@
+"""The count-table game (issue 19 item 1; paper 003, method notes in
+docs/methods/aggregates_audit.md): load the protected records and the attacker's auxiliary
+sample, set up the game (the targets unique on their quasi-identifiers, the released queries,
+the record space), simulate each target's release, play the attacks of
+engine.attacks.aggregates on it, and score them through the shared metric layer.
+
+1. Data (:func:`load_data`): the protected microdata (a CSV with its schema, or the synthetic
+   census block) and the attacker's auxiliary sample (a CSV, or resampled from the protected
+   records other than the targets); for a published table, the attacker's sample stands in.
+2. Release (:func:`setup_game`): the candidate queries (P-tables, marginals, custom, published),
+   a random fraction m/|D| of them, noise with rounding and clamping (engine.aggregates).
+3. The attribute game (:func:`play_aia`) and the membership game (:func:`play_mia`, §6.1
+   Fig. 9), each attack scored through the shared metric layer (:func:`evaluate`,
+   :func:`evaluate_mia`).
+4. Exposed records (:func:`exposed_records`): the targets the tables provably determine, with
+   the cells that pin them; for a published table, :func:`published_findings`.
+
+The attribute game (paper 003 §2.3, Fig. 2): for every target unique on its
+quasi-identifiers, the challenger re-draws the target's sensitive value uniformly — so
+whatever the attacker learns comes from the release, not from the data's marginals — computes
+the release on that dataset (the same released queries for every target), and the attacker,
+who knows the target's quasi-identifiers, |D|, the domains and an auxiliary sample, outputs a
+score per sensitive value. The attacks are the entries of
+engine.attacks.aggregates.ATTRIBUTE_ATTACKS (DeSIA, its Table 3 ablations, the
+reconstruction baselines, a data-only guess); the game gathers once what they read (the
+deterministic module with each option asked for, the stochastic module, each kind of
+reconstruction) and each entry makes its scores from it. Metrics pool the (target, value)
+pairs one-vs-rest: score = the attack's score for that value, member = it is the target's
+value.
+
+The count-tables audit (engine.audits.aggregates) keeps its config, its run, the theory and
+the wording, and calls this game. The game reads its settings from any object with the fields
+of :class:`AggregatesGameSettings` (the audit's AggregatesConfig has them), so it imports
+nothing above it; it sits above engine.attacks, because it plays them (docs/dev/layers.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from engine.aggregates.consistency import check_published_consistency
+from engine.aggregates.queries import Domain, answers, load_published_rows
+from engine.aggregates.release import ReleaseSpec, build_release, noisy_answers
+from engine.attacks.aggregates import (
+    AS_PUBLISHED,
+    ATTRIBUTE_ATTACKS,
+    LABELS,
+    MEMBERSHIP_ATTACKS,
+    RECONSTRUCTIONS,
+    Desia,
+    DesiaMembership,
+    FromReconstructions,
+    GameView,
+    Scored,
+)
+from engine.attacks.aggregates import desia_deterministic as dd
+from engine.attacks.aggregates.desia_stochastic import (
+    membership_score_many_targets,
+    score_many_targets,
+)
+from engine.auditing import evaluate_attack
+from engine.audits.result import REDACTED, input_entry
+from engine.data.census import generate_census_blocks
+from engine.data.errors import InputError
+from engine.data.microdata import (
+    Microdata,
+    Schema,
+    infer_schema_from_csvs,
+    load_microdata_csv,
+    require_unique_targets,
+)
+from engine.data.paths import resolve_path
+from engine.metrics import clopper_pearson, clustered_auc_ci
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+
+AUXILIARY_RATIO = 9      # paper 003 §5: D_aux is 9× the protected dataset (90 % / 10 %)
+# The membership attacks played when the settings name none of them.
+DEFAULT_MIA_ATTACKS = ("desia_mia", "desia_mia_stochastic_only", "cip_rand_mia")
+
+
+class AggregatesGameSettings(Protocol):
+    """What the game reads from its settings (engine.audits.aggregates.AggregatesConfig has
+    all of it; the field comments there are the meanings)."""
+
+    data: str
+    auxiliary: str
+    schema: dict
+    sensitive: str
+    census_records: int
+    census_auxiliary: int
+    release: str
+    release_options: dict
+    published_records: int
+    attacks: tuple[str, ...]
+    mia_attacks: tuple[str, ...]
+    model: str
+    n_shadow: int
+    reconstructions: int
+    solver_time_limit: float
+    max_targets: int
+    list_exposed_records: bool
+    confidence: float
+    fpr_targets: tuple[float, ...]
+    seed: int
+
+    def release_spec(self) -> ReleaseSpec: ...
+
+
+@dataclass
+class AiaOutcome:
+    """Per attack: (T, V) scores; the game's truth; the deterministic module's findings."""
+
+    scores: dict[str, np.ndarray]
+    truth: np.ndarray                 # (T,) the re-drawn sensitive codes
+    targets: np.ndarray               # (T,) record indices in the protected data
+    determined: np.ndarray            # (T,) bool: provably determined by the release
+    determined_value: np.ndarray      # (T,) the value proved (-1 where not)
+    queries: list = field(default_factory=list)
+    target_codes: np.ndarray | None = None   # (T, c) the targets' coded records
+    sensitive_column: int = -1
+    details: dict = field(default_factory=dict)
+
+
+def domain_and_codes(microdata, columns):
+    """(Domain, codes): the columns' categories and the records coded in that order."""
+    idx = [microdata.schema.index(c) for c in columns]
+    labels = tuple(tuple(microdata.schema.column(c).labels()) for c in columns)
+    return Domain(columns=tuple(columns), labels=labels), np.ascontiguousarray(
+        microdata.codes[:, idx]).astype(np.int32)
+
+
+# --------------------------------------------------------------------------- data
+
+@dataclass(frozen=True)
+class AuditData:
+    """The records one audit runs on.
+
+    ``protected``: D (for a published table: a stand-in of |D| records drawn from the
+    attacker's sample, used to simulate the game); ``auxiliary``: D_aux, or None when it is
+    resampled from the protected records once the targets are known (see
+    :func:`resampled_auxiliary`); ``auxiliary_source``: "file", "synthetic",
+    "protected_records" or "published_sample"; ``inputs``: the files read, with hashes."""
+
+    protected: object
+    auxiliary: object | None
+    auxiliary_source: str
+    inputs: list
+
+
+def _with_sensitive(microdata, sensitive: str, source: str):
+    schema = microdata.schema
+    if sensitive:
+        if sensitive not in schema.names:
+            raise InputError(f"{source}: there is no column '{sensitive}' to infer; columns: "
+                             f"{', '.join(schema.names)} — choose one of them as the "
+                             "sensitive attribute.", source=source, key="sensitive")
+        schema = schema.with_roles(sensitive=sensitive)
+    try:
+        schema.validate_for_audit()
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}", source=source, key=exc.key) from None
+    return Microdata(schema, microdata.codes, microdata.source, microdata.open_labels,
+                     microdata.missing_values)
+
+
+def load_data(config: AggregatesGameSettings) -> AuditData:
+    """The protected records and the attacker's auxiliary sample (module docstring)."""
+    if not config.data:
+        protected, auxiliary = generate_census_blocks(
+            config.seed, records_per_block=config.census_records,
+            n_auxiliary=config.census_auxiliary, sensitive=config.sensitive or "race")
+        return AuditData(protected, auxiliary, "synthetic", [])
+    path = resolve_path(config.data)
+    apath = resolve_path(config.auxiliary) if config.auxiliary else None
+    if config.schema:
+        schema = Schema.from_dict(config.schema, source=f"{path.name}, schema")
+    elif apath is not None and config.release != "published":
+        schema = infer_schema_from_csvs([path, apath])   # domains cover both files
+    else:
+        schema = None
+    records = load_microdata_csv(path, schema)
+    records = _with_sensitive(records, config.sensitive, str(path))
+    inputs = [input_entry(path, rows=records.n_records,
+                          role="published_sample" if config.release == "published"
+                          else "protected")]
+    if records.missing_values:          # what was done with empty cells (issue 21)
+        inputs[0]["missing_values"] = records.missing_values
+    if config.release == "published":
+        need = 2 * config.published_records
+        if records.n_records < need:
+            raise InputError(f"{path}: the attacker's sample has {records.n_records:,} records; "
+                             f"simulating releases of |D| = {config.published_records:,} people "
+                             f"needs at least {need:,} (|D| to stand in for the published "
+                             "people, the rest as the attacker's auxiliary data); give a larger "
+                             "sample.", source=str(path), key="data")
+        order = rng(config.seed, "aggregates-published-standin").permutation(records.n_records)
+        stand_in = records.subset(np.sort(order[:config.published_records]))
+        rest = records.subset(np.sort(order[config.published_records:]))
+        return AuditData(stand_in, rest, "published_sample", inputs)
+    if apath is None:
+        return AuditData(records, None, "protected_records", inputs)
+    aux = load_microdata_csv(apath, records.schema)
+    inputs.append(input_entry(apath, rows=aux.n_records, role="auxiliary"))
+    if aux.missing_values:
+        inputs[-1]["missing_values"] = aux.missing_values
+    return AuditData(records, aux, "file", inputs)
+
+
+def resampled_auxiliary(protected, targets: np.ndarray, seed: int):
+    """D_aux when the user gives none: 9·|D| records drawn with replacement from the protected
+    records that are not targets — an attacker who knows the population's distribution as
+    well as the data itself shows it (strong, hence conservative); never the targets."""
+    keep = np.setdiff1d(np.arange(protected.n_records), targets)
+    if keep.size == 0:
+        raise InputError("Every record is a target, so no auxiliary sample can be drawn from "
+                         "the others; give an auxiliary CSV or lower 'max_targets'.",
+                         key="auxiliary")
+    g = rng(seed, "aggregates-auxiliary")
+    rows = g.choice(keep, AUXILIARY_RATIO * protected.n_records, replace=True)
+    return protected.subset(np.sort(rows))
+
+
+# --------------------------------------------------------------------------- set-up
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What both games start from: the coded data (quasi-identifiers, then the sensitive
+    column), the targets unique on their quasi-identifiers, and the release definition."""
+
+    domain: Domain
+    codes: np.ndarray                 # (n, c) protected records
+    aux_codes: np.ndarray             # (m, c) the attacker's auxiliary records
+    targets: np.ndarray               # (T,) record indices, at most config.max_targets
+    spec: ReleaseSpec
+    base: object                      # the Release on the protected data (queries, noise)
+    queries: list
+    unique_records: int = 0           # records unique on their quasi-identifiers
+    auxiliary_source: str = "synthetic"
+
+
+def setup_game(config: AggregatesGameSettings, stream: str, data: AuditData | None = None
+               ) -> tuple[GameSetup, np.random.Generator]:
+    """Data, targets and released queries; the returned generator (stream ``stream``) has
+    drawn the target sample and goes on with the game's secret draws."""
+    data = data or load_data(config)
+    protected = data.protected
+    qi_names = list(protected.schema.quasi_identifiers)
+    sensitive = protected.schema.sensitive
+    columns = qi_names + [sensitive]
+    domain, codes = domain_and_codes(protected, columns)
+    g = rng(config.seed, stream)
+    unique = require_unique_targets(protected)
+    targets = unique
+    if targets.size > config.max_targets:
+        targets = np.sort(g.choice(targets, config.max_targets, replace=False))
+    auxiliary = data.auxiliary
+    if auxiliary is None:
+        auxiliary = resampled_auxiliary(protected, targets, config.seed)
+    _, aux_codes = domain_and_codes(auxiliary, columns)
+    if aux_codes.shape[0] < codes.shape[0]:
+        raise InputError(f"The attacker's auxiliary sample has {aux_codes.shape[0]:,} records "
+                         f"but each simulated dataset needs |D| = {codes.shape[0]:,} of them; "
+                         "give a larger auxiliary sample (paper 003 uses 9× |D|).",
+                         key="auxiliary")
+    spec = config.release_spec()
+    base = build_release(spec, domain, codes, rng(config.seed, "aggregates-release"))
+    if not base.queries:
+        raise InputError("The release holds no statistics (no query matched the data's "
+                         "columns); check the release settings.", key="release")
+    return GameSetup(domain, codes, aux_codes, targets, spec, base, list(base.queries),
+                     int(unique.size), data.auxiliary_source), g
+
+
+def record_space(domain: Domain):
+    """Every possible record of the audited columns, for the exact (solver) modules; an
+    InputError sentence naming the largest columns when they allow too many."""
+    return dd.RecordSpace.of(domain)
+
+
+def shadow_noise(spec: ReleaseSpec, sensitivity: float):
+    """The release's noise, for the stochastic module's shadow answers (§5.6: the attacker
+    knows the mechanism and trains on releases noised the same way); None without noise."""
+    if spec.mechanism == "none":
+        return None
+
+    def noise(answers_, g):
+        return noisy_answers(answers_, spec, sensitivity, g)
+    return noise
+
+
+def released_per_target(config: AggregatesGameSettings, game: GameSetup, truth: np.ndarray
+                        ) -> np.ndarray:
+    """(T, m) the release each target's game publishes: the protected data with that target's
+    sensitive value re-drawn (Fig. 2), answered and noised (one noise stream per target)."""
+    codes, s = game.codes, game.codes.shape[1] - 1
+    released = np.zeros((game.targets.size, len(game.queries)))
+    for i, t in enumerate(game.targets):
+        data_t = codes.copy()
+        data_t[t, s] = truth[i]
+        released[i] = noisy_answers(answers(game.queries, data_t), game.spec,
+                                    game.base.sensitivity,
+                                    rng(config.seed, "aggregates-noise", i))
+    return released
+
+
+def _view(config: AggregatesGameSettings, game: GameSetup, released: np.ndarray,
+          n: int) -> GameView:
+    return GameView(domain=game.domain, queries=game.queries, released=released,
+                    target_codes=game.codes[game.targets], aux_codes=game.aux_codes,
+                    n_records=n, sensitive_column=game.codes.shape[1] - 1,
+                    n_shadow=config.n_shadow, reconstructions=config.reconstructions,
+                    solver_time_limit=config.solver_time_limit, seed=config.seed)
+
+
+def _reconstruction_reads(wanted: dict, view: GameView, *, progress: Progress,
+                          cancel: CancelToken) -> dict[str, np.ndarray]:
+    """Per attack of ``wanted`` that reads reconstructions (FromReconstructions): its scores
+    per target, one row each. Each kind of reconstruction is made once per target and read by
+    every attack that asks for it."""
+    readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
+    kinds = [k for k in RECONSTRUCTIONS if any(a.reconstruction == k for a in readers.values())]
+    t = view.target_codes.shape[0]
+    rows: dict[str, list] = {name: [] for name in readers}
+    for j, kind in enumerate(kinds):
+        for i in range(t):
+            cancel.check()
+            recon = RECONSTRUCTIONS[kind](view, i, cancel)
+            for name, attack in readers.items():
+                if attack.reconstruction == kind:
+                    rows[name].append(attack.read(recon, view, i))
+            progress((j + (i + 1) / t) / len(kinds),
+                     f"{RECONSTRUCTIONS[kind].short_label}: target {i + 1:,} of {t:,}")
+    return {name: np.array(r) for name, r in rows.items()}
+
+
+def _certain_where(found: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """``fallback``'s scores, with the value ``found`` (≥ 0) certain where there is one."""
+    out = fallback.copy()
+    hit = found >= 0
+    out[hit] = 0.0
+    out[np.flatnonzero(hit), found[hit]] = 1.0
+    return out
+
+
+def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
+             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> AiaOutcome:
+    """The AIA game of Fig. 2 with every requested attack (module docstring): the game
+    gathers what the attacks of engine.attacks.aggregates.ATTRIBUTE_ATTACKS read, then each
+    makes its scores."""
+    game, g = setup_game(config, "aggregates-aia", data)
+    domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
+    queries = game.queries
+    s = codes.shape[1] - 1                                 # sensitive column index
+    n_values = domain.sizes[s]
+    truth = g.integers(0, n_values, targets.size)
+    released = released_per_target(config, game, truth)
+    n = codes.shape[0]
+    wanted = {name: ATTRIBUTE_ATTACKS[name] for name in config.attacks
+              if name in ATTRIBUTE_ATTACKS}
+    desias = {name: a for name, a in wanted.items() if isinstance(a, Desia)}
+
+    # The deterministic module per target, as published — always run: the exposed records
+    # come from it, whatever attacks are listed — and with each ablation's options asked for.
+    options = [AS_PUBLISHED] + list(dict.fromkeys(
+        a.deterministic for a in desias.values()
+        if a.deterministic is not None and a.deterministic != AS_PUBLISHED))
+    space = record_space(domain)
+    masks = [space.matches(q.conditions) for q in queries]
+    determined = np.zeros(targets.size, dtype=bool)
+    det_value = np.full(targets.size, -1)
+    det_seconds = np.zeros(targets.size)
+    det_status = []
+    found = {o: np.full(targets.size, -1) for o in options}
+    det_progress = progress.span(0.0, 0.35)
+    for i, t in enumerate(targets):
+        cancel.check()
+        qi = {c: int(codes[t, c]) for c in range(s)}
+        for o in options:
+            out = dd.infer(space, masks, released[i], n, qi, s, verify=o.verify,
+                           uniqueness=o.uniqueness, time_limit=config.solver_time_limit,
+                           seed=config.seed, cancel=cancel)
+            if o == AS_PUBLISHED:
+                det_seconds[i] = out.seconds
+                det_status.append(out.status)
+                if out.status == "determined":
+                    determined[i], det_value[i] = True, out.value
+            else:
+                # An ablation takes whatever value it found as certain (Table 3).
+                found[o][i] = -1 if out.value is None else out.value
+        det_progress((i + 1) / targets.size, f"Deterministic module: target {i + 1:,} of "
+                                             f"{targets.size:,}")
+    found[AS_PUBLISHED] = det_value
+
+    fallbacks = {"uniform": np.full((targets.size, n_values), 1.0 / n_values)}
+    if any(a.fallback == "stochastic" for a in desias.values()):
+        results = score_many_targets(queries, released, codes[targets], s, aux_codes, n,
+                                     domain, n_shadow=config.n_shadow, model=config.model,
+                                     noise=shadow_noise(game.spec, game.base.sensitivity),
+                                     seed=config.seed, progress=progress.span(0.35, 0.6),
+                                     cancel=cancel)
+        fallbacks["stochastic"] = np.array([r["probabilities"] for r in results])
+    scores: dict[str, np.ndarray] = {}
+    for name, a in desias.items():
+        scores[name] = (fallbacks[a.fallback] if a.deterministic is None
+                        else _certain_where(found[a.deterministic], fallbacks[a.fallback]))
+
+    view = _view(config, game, released, n)
+    scorers = {name: a for name, a in wanted.items() if isinstance(a, Scored)}
+    for j, (name, a) in enumerate(scorers.items()):
+        scores[name] = a.score(view, progress=progress.span(0.6 + 0.1 * j / len(scorers),
+                                                            0.6 + 0.1 * (j + 1) / len(scorers)),
+                               cancel=cancel)
+    scores.update(_reconstruction_reads(wanted, view, progress=progress.span(0.7, 0.97),
+                                        cancel=cancel))
+    scores = {name: scores[name] for name in config.attacks if name in scores}
+    return AiaOutcome(scores=scores, truth=truth, targets=targets, determined=determined,
+                      determined_value=det_value, queries=queries,
+                      target_codes=codes[targets], sensitive_column=s,
+                      details={"n_queries": len(queries), "n_records": n,
+                               "n_auxiliary": int(aux_codes.shape[0]),
+                               "unique_records": game.unique_records,
+                               "auxiliary_source": game.auxiliary_source,
+                               "sensitivity": float(game.base.sensitivity),
+                               "sensitivity_exact": bool(game.base.sensitivity_exact),
+                               "noise_scale": float(game.base.noise_scale or 0.0),
+                               "n_candidates": int(game.base.n_candidates),
+                               "deterministic_seconds": det_seconds,
+                               "deterministic_status": det_status,
+                               "released_preview": list(zip(
+                                   [q.table for q in queries], [q.label for q in queries],
+                                   game.base.released_answers.tolist(), strict=True))[:40],
+                               "domain": domain})
+
+
+@dataclass
+class MiaOutcome:
+    scores: dict[str, np.ndarray]     # per attack: (T,) score of "the target is in the data"
+    member: np.ndarray                # (T,) the secret bits b
+    determined: np.ndarray            # (T,) membership proved by the tables
+    determined_value: np.ndarray      # (T,) 1 / 0 where proved, -1 elsewhere
+
+
+def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
+             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> MiaOutcome:
+    """The MIA game of paper 003 §6.1 (Fig. 9): per target, a secret bit b; the release is
+    computed on D without the target (b = 0) or without another target (b = 1), so |D| − 1
+    records either way; the attacks of engine.attacks.aggregates.MEMBERSHIP_ATTACKS —
+    DeSIA-MIA (§6.2) and the CIP / RAP reconstruction MIAs (§6.3)."""
+    game, g = setup_game(config, "aggregates-mia", data)
+    domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
+    spec, base, queries = game.spec, game.base, game.queries
+    if targets.size < 2:
+        raise InputError("The membership game needs at least two unique records (one is "
+                         "left out in its place); switch 'membership' off for this data.",
+                         key="membership")
+    space = record_space(domain)
+    masks = [space.matches(q.conditions) for q in queries]
+    member = g.integers(0, 2, targets.size).astype(bool)
+    if min(member.sum(), (~member).sum()) < 2:
+        # Each target is a member with probability ½ (Fig. 9); the metric layer needs two of
+        # each to choose a threshold on one half and measure it on the other.
+        raise InputError(f"The membership game drew {int(member.sum())} member(s) and "
+                         f"{int((~member).sum())} non-member(s) among its {targets.size} "
+                         "targets; at least two of each are needed to measure an attack. "
+                         "Raise 'max_targets' (20 or more) or switch 'membership' off.",
+                         key="max_targets")
+    n = codes.shape[0] - 1
+    names = ([a for a in config.mia_attacks if a in MEMBERSHIP_ATTACKS]
+             or list(DEFAULT_MIA_ATTACKS))
+    wanted = {name: MEMBERSHIP_ATTACKS[name] for name in names}
+    readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
+    kinds = [k for k in RECONSTRUCTIONS if any(a.reconstruction == k for a in readers.values())]
+    scores = {name: np.zeros(targets.size) for name in wanted}
+    determined = np.zeros(targets.size, dtype=bool)
+    det_value = np.full(targets.size, -1)
+    released = np.zeros((targets.size, len(queries)))
+    view = _view(config, game, released, n)          # sees each row of released once drawn
+    solve_progress = progress.span(0.0, 0.6)
+    for i, t in enumerate(targets):
+        cancel.check()
+        others = targets[targets != t]
+        drop = int(g.choice(others)) if member[i] else int(t)
+        data_i = np.delete(codes, drop, axis=0)
+        released[i] = noisy_answers(answers(queries, data_i), spec, base.sensitivity,
+                                    rng(config.seed, "aggregates-mia-noise", i))
+        det = dd.infer_membership(space, masks, released[i], n, codes[t],
+                                  time_limit=config.solver_time_limit, seed=config.seed,
+                                  cancel=cancel)
+        if det.status == "determined":
+            determined[i], det_value[i] = True, det.value
+        for kind in kinds:
+            recon = RECONSTRUCTIONS[kind](view, i, cancel)
+            for name, attack in readers.items():
+                if attack.reconstruction == kind:
+                    scores[name][i] = attack.read(recon, view, i)
+        solve_progress((i + 1) / targets.size, f"Membership game: target {i + 1:,} of "
+                                               f"{targets.size:,}")
+    desias = {name: a for name, a in wanted.items() if isinstance(a, DesiaMembership)}
+    if desias:
+        stoch = np.array([r["probability_member"] for r in membership_score_many_targets(
+            queries, released, codes[targets], aux_codes, n + 1, domain,
+            n_shadow=config.n_shadow, model=config.model,
+            noise=shadow_noise(spec, base.sensitivity), seed=config.seed,
+            progress=progress.span(0.6, 1.0), cancel=cancel)])
+        for name, a in desias.items():
+            scores[name] = (np.where(determined, det_value, stoch).astype(float)
+                            if a.deterministic else stoch)
+    return MiaOutcome(scores, member, determined, det_value)
+
+
+# --------------------------------------------------------------------------- exposed records
+
+def exposed_records(outcome: AiaOutcome, *, list_records: bool = False) -> list[dict]:
+    """The deterministically vulnerable targets — provably determined by the tables — each
+    with the released cells that pin it down: the released queries that can count a record
+    with the target's quasi-identifiers (whatever its sensitive value), and their tables, so
+    the officer sees which tables to coarsen or suppress. Records are redacted by default
+    (:func:`exposed_entry`)."""
+    if not outcome.queries:
+        return []
+    domain = outcome.details.get("domain")
+    s = outcome.sensitive_column
+    out = []
+    for i in np.flatnonzero(outcome.determined):
+        codes = outcome.target_codes[i]
+        cells = [q for q in outcome.queries
+                 if all(codes[c] in allowed for c, allowed in q.conditions if c != s)]
+        out.append(exposed_entry(domain, codes, int(outcome.determined_value[i]), cells, s,
+                                 listed=list_records and domain is not None,
+                                 value_correct=bool(outcome.determined_value[i]
+                                                    == outcome.truth[i])))
+    return out
+
+
+def exposed_entry(domain, codes, value: int, cells: list, s: int, *, listed: bool,
+                  value_correct: bool | None) -> dict:
+    """One exposed record of result.json. The tables of the released cells that pin it down
+    are always kept (what to coarsen first, as the report counts them per table). The record's
+    quasi-identifiers, its value and the cells themselves — whose labels spell out the
+    quasi-identifiers ("P12: sex=Male, age=21") — are kept only with ``listed`` (the user's
+    list_exposed_records); otherwise the record and the value read "(redacted)" and only the
+    number of cells is kept."""
+    # Cells that condition on the sensitive value say what it is; list them first.
+    cells = sorted(cells, key=lambda q: not any(c == s for c, _ in q.conditions))
+    entry = {"record": REDACTED, "value": REDACTED, "determined": True,
+             "value_correct": value_correct, "pinning_count": len(cells),
+             "tables": sorted({q.table for q in cells if q.table})}
+    if listed:
+        entry["record"] = {domain.columns[c]: domain.labels[c][int(codes[c])]
+                           for c in range(s)}
+        entry["value"] = domain.labels[s][value]
+        entry["pinning_cells"] = [q.label for q in cells]
+    return entry
+
+
+def published_findings(config: AggregatesGameSettings, data: AuditData, *, progress: Progress,
+                       cancel: CancelToken) -> tuple[dict, list[dict]]:
+    """For a published table: is it consistent (the solver proves it or names the rows that
+    conflict), and whose sensitive value does it pin down? Every quasi-identifier combination
+    of the attacker's sample (at most ``max_targets``… ×10) is checked with the deterministic
+    module on the published counts: "if a person with these quasi-identifiers is among the
+    |D| counted, and unique there, the table says their value is v". The findings' sentence
+    for the reader is the audit's (engine.audits.aggregates)."""
+    path = resolve_path(str(config.release_options["path"]))
+    protected = data.protected
+    qi_names = list(protected.schema.quasi_identifiers)
+    columns = qi_names + [protected.schema.sensitive]
+    domain, _ = domain_and_codes(protected, columns)
+    rows = load_published_rows(path, domain)
+    queries, counts = rows.queries, rows.counts
+    n = config.published_records
+    check = check_published_consistency(domain, queries, counts, n, source=rows.source,
+                                        lines=rows.lines,
+                                        time_limit=max(config.solver_time_limit, 10.0),
+                                        cancel=cancel)
+    _, sample = domain_and_codes(data.auxiliary, columns)
+    _, stand_in = domain_and_codes(protected, columns)
+    every = np.vstack([stand_in, sample])
+    s = len(qi_names)
+    combos = np.unique(every[:, :s], axis=0)
+    limit = 10 * config.max_targets
+    if combos.shape[0] > limit:
+        pick = rng(config.seed, "aggregates-published-combos").choice(combos.shape[0], limit,
+                                                                      replace=False)
+        combos = combos[np.sort(pick)]
+    space = record_space(domain)
+    masks = [space.matches(q.conditions) for q in queries]
+    exposed = []
+    for i, combo in enumerate(combos):
+        cancel.check()
+        out = dd.infer(space, masks, counts, n, {c: int(combo[c]) for c in range(s)}, s,
+                       time_limit=config.solver_time_limit, seed=config.seed, cancel=cancel)
+        if out.status == "determined":
+            cells = [q for q in queries
+                     if all(combo[c] in allowed for c, allowed in q.conditions if c != s)]
+            exposed.append(exposed_entry(domain, combo, out.value, cells, s,
+                                         listed=config.list_exposed_records,
+                                         value_correct=None))
+        progress((i + 1) / combos.shape[0], f"Published table: combination {i + 1:,} of "
+                                             f"{combos.shape[0]:,}")
+    findings = {"path": str(path), "rows": len(queries), "records": n,
+                "consistent": check.consistent, "consistency_note": check.note,
+                "candidates": int(combos.shape[0]), "determined": len(exposed)}
+    return findings, exposed
+
+
+# --------------------------------------------------------------------------- scoring
+
+def _member_matrix(truth: np.ndarray, n_values: int) -> np.ndarray:
+    member = np.zeros((truth.size, n_values), dtype=bool)
+    member[np.arange(truth.size), truth] = True
+    return member
+
+
+def top1_guesses(scores: np.ndarray, generator: np.random.Generator) -> np.ndarray:
+    """Each target's guessed value (row of ``scores``, one column per value): the value with
+    the highest score, ties broken uniformly at random.
+
+    Why at random: an attack with no evidence about a target scores every value alike (the
+    deterministic module on a target it could not prove); ``argmax`` would then always name
+    the first category, and its top-1 accuracy would read as the share of targets whose value
+    happens to be listed first (0.000 under noise in the sample) instead of a blind guess."""
+    top = scores >= scores.max(axis=1, keepdims=True)
+    n_tied = top.sum(axis=1)
+    pick = np.minimum((generator.random(len(scores)) * n_tied).astype(np.int64), n_tied - 1)
+    rank_among_tied = np.cumsum(top, axis=1) - 1
+    return np.argmax(top & (rank_among_tied == pick[:, None]), axis=1)
+
+
+def evaluate(config: AggregatesGameSettings, outcome: AiaOutcome) -> list[dict]:
+    """Every attack through the shared metric layer over the pooled one-vs-rest (target,
+    value) pairs, with the AUC interval clustered by target (Obuchowski: a target's |V| pairs
+    share one release), plus its top-1 accuracy with a Clopper–Pearson interval beside the
+    chance level 1/|V|, and the AUC on the targets the deterministic module left undecided
+    (paper 003 Fig. 5). Top-1 guesses break ties at random (:func:`top1_guesses`), each
+    attack from its own stream of the config's seed."""
+    n_values = next(iter(outcome.scores.values())).shape[1]
+    member = _member_matrix(outcome.truth, n_values)
+    clusters = np.repeat(np.arange(outcome.truth.size), n_values)
+    undecided = ~outcome.determined
+    attacks = []
+    for name, sc in outcome.scores.items():
+        guesses = top1_guesses(sc, rng(config.seed, "aggregates-top1-ties", name))
+        top1 = guesses == outcome.truth
+        lo, hi = clopper_pearson(int(top1.sum()), top1.size, config.confidence)
+        rest = None
+        if undecided.sum() >= 2 and undecided.sum() < undecided.size:
+            auc_u, ci_u = clustered_auc_ci(sc[undecided].ravel(), member[undecided].ravel(),
+                                           np.repeat(np.arange(int(undecided.sum())),
+                                                     n_values), config.confidence)
+            rest = {"auc": auc_u, "auc_ci": list(ci_u), "targets": int(undecided.sum())}
+        entry = evaluate_attack(
+            name, LABELS[name], sc.ravel(), member.ravel(), delta=0.0,
+            confidence=config.confidence, fpr_targets=config.fpr_targets,
+            details={"game": "aia", "paper": "003", "top1_accuracy": float(top1.mean()),
+                     "top1_accuracy_ci": [lo, hi], "chance": 1.0 / n_values,
+                     "excluding_determined": rest, "targets": int(top1.size)})
+        auc, ci = clustered_auc_ci(sc.ravel(), member.ravel(), clusters, config.confidence)
+        entry["auc"], entry["auc_ci"] = auc, list(ci)
+        entry["auc_ci_method"] = "clustered DeLong (Obuchowski 1997), clusters = targets"
+        attacks.append(entry)
+    return attacks
+
+
+def evaluate_mia(config: AggregatesGameSettings, outcome: MiaOutcome) -> list[dict]:
+    """The membership attacks through the shared metric layer (one trial per target)."""
+    out = []
+    for name, sc in outcome.scores.items():
+        out.append(evaluate_attack(name, LABELS[name], sc, outcome.member, delta=0.0,
+                                   confidence=config.confidence,
+                                   fpr_targets=config.fpr_targets,
+                                   details={"game": "mia", "paper": "003"}))
+    return out
