@@ -25,7 +25,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from engine.aggregates.release import BUDGETS, KINDS, MECHANISMS, ReleaseSpec
-from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, LABELS, MEMBERSHIP_ATTACKS
+from engine.attacks.aggregates import (
+    ATTRIBUTE_ATTACKS,
+    LABELS,
+    MEMBERSHIP_ATTACKS,
+    RELEASE_FREE,
+)
 from engine.attacks.aggregates.desia_stochastic import MODELS
 from engine.audits.config_fields import (
     as_bool,
@@ -455,7 +460,13 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
             return chance_corrected_accuracy(d["top1_accuracy"], chance)
         return a.get("accuracy")
 
-    verdict_head = headline(attacks + mia_attacks, policy, accuracy_of=balanced)
+    # The tables' risk is judged on the attacks that read them; a guess that ignores them
+    # (the data-only guess) is the baseline they are compared with — it decided the verdict
+    # when it was the most accurate "attack", so the officer was told the tables expose what
+    # similar people's records already give away.
+    of_release = [a for a in attacks if a["name"] not in RELEASE_FREE] or attacks
+    baseline = next((a for a in attacks if a["name"] in RELEASE_FREE), None)
+    verdict_head = headline(of_release + mia_attacks, policy, accuracy_of=balanced)
     level, reasons = policy.level(
         verdict_head.verdict_tpr_measured, verdict_head.verdict_accuracy,
         "Counting a blind guess as 50 %, the attacker is right {:.1%} of the time")
@@ -469,14 +480,25 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
                            "disclosure for that person, whatever the averages say.")
     # The attack every place quotes (summary, results, report): the strongest attribute
     # attack by the policy (engine.headline).
-    head = headline(attacks, policy, accuracy_of=balanced)
+    head = headline(of_release, policy, accuracy_of=balanced)
     best = next(a for a in attacks if a["name"] == head.name)
+    if baseline is not None and baseline is not best:
+        without = baseline["details"]["top1_accuracy"]
+        reasons.append(
+            f"Without the tables, a guess from similar people's records is already right "
+            f"{without:.1%} of the time; the strongest attack that reads the tables is right "
+            f"{best['details']['top1_accuracy']:.1%}"
+            + (", no better than without them." if
+               best["details"]["top1_accuracy"] <= without else "."))
     summary = (f"From these {theory['release']['queries']:,} released counts, an attacker who "
                f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
                f"the data guesses their '{domain.columns[s]}' right "
                f"{best['details']['top1_accuracy']:.0%} of the time with "
                f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; AUC "
                f"{best['auc']:.2f}). ")
+    if baseline is not None and baseline is not best:
+        summary += (f"Without the tables, a guess from similar people's records is right "
+                    f"{baseline['details']['top1_accuracy']:.0%} of the time. ")
     if config.release != "published":
         summary += (f"For {n_exposed} of the {det['targets']} people attacked the tables leave "
                     "only one possible value.")

@@ -248,3 +248,21 @@ def test_a_membership_game_too_small_to_measure_is_a_sentence():
         run(AggregatesConfig(**{**TINY, "max_targets": 4, "attacks": ("desia",),
                                 "mia_attacks": ("desia_mia",)}))
     assert e.value.key == "max_targets"
+
+
+def test_a_guess_that_ignores_the_tables_is_the_baseline_not_the_verdict():
+    """The data-only guess never reads the release: it is what similar people's records give
+    away without it. When it out-guesses the attacks that read the tables, the verdict and the
+    headline still come from those, and the reasons and summary quote it as the baseline."""
+    config = AggregatesConfig(**{**TINY, "attacks": ("desia_deterministic_only", "data_only"),
+                                 "membership": False, "max_targets": 30})
+    r = run(config).to_dict()
+    by_name = {a["name"]: a for a in r["attacks"]}
+    without = by_name["data_only"]["details"]["top1_accuracy"]
+    assert without > by_name["desia_deterministic_only"]["details"]["top1_accuracy"], \
+        "this case needs the data-only guess ahead of the attack that reads the tables"
+    assert r["verdict"]["headline"]["name"] == "desia_deterministic_only"
+    assert any(reason.startswith("Without the tables") and f"{without:.1%}" in reason
+               for reason in r["verdict"]["reasons"])
+    assert f"Without the tables, a guess from similar people's records is right " \
+           f"{without:.0%}" in r["summary"]

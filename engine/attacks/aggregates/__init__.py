@@ -212,6 +212,11 @@ ATTRIBUTE_ATTACKS: dict[str, Desia | FromReconstructions | Scored] = {
 }
 
 
+# Attacks that never read the released tables: what the attacker knows without them. The
+# audit shows them beside the others as a baseline, never as the tables' own risk.
+RELEASE_FREE = ("data_only",)
+
+
 # --------------------------------------------------------------------------- membership game
 
 @dataclass(frozen=True)
