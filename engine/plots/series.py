@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.headline import banded_attack, tpr_at
+from engine.wording import attack_words
 
 RGB = tuple[int, int, int]
 RGBA = tuple[int, int, int, int]
@@ -155,6 +156,11 @@ def short_label(label: str) -> str:
 
 
 def attack_label(attack: dict) -> str:
+    """An attack's name in a chart: its plain name where the catalogue knows it (issue 20:
+    the same name as the tables beside the chart), else its label."""
+    words = attack_words(attack.get("name"), attack.get("label"))
+    if words.description:
+        return words.plain_name
     return str(attack.get("label") or attack.get("name") or "attack")
 
 
@@ -180,7 +186,7 @@ def worst_case_label(theory: dict) -> str:
     """What ε0 is per and what it is composed over (observations in the mechanism audit, the
     target's epochs in the location audit)."""
     if "epsilon_per_epoch" in theory:
-        return "Worst case allowed by the claimed ε per epoch (composed over the target's epochs)"
+        return "Worst case allowed by the claimed ε per hour (composed over the target's hours)"
     return "Worst case allowed by the claimed ε per observation (composed over k)"
 
 
