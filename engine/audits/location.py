@@ -820,6 +820,45 @@ def spread_sentence(label: str, reps: dict, attacker: str) -> str:
             f"across {n} splits {ranged}")
 
 
+@dataclass(frozen=True)
+class SweepInputs:
+    """What every sweep target reads (shared once with a cluster's workers)."""
+
+    config: LocationConfig
+    traces: object
+    clipped: sp.csr_matrix
+    rows: tuple[int, ...]             # the sweep targets, fewest hours first
+    release_rows: np.ndarray
+    aux_rows: np.ndarray
+    scale: float | None
+    dev: str
+
+
+def sweep_point(index: int, shared: SweepInputs, progress: Progress, cancel: CancelToken):
+    """Sweep target ``index`` (a unit of :mod:`engine.compute`): its k, hours, the exact
+    optimum and the DP bound, and each cheap attack's accuracy with its interval."""
+    config, row = shared.config, shared.rows[index]
+    # The sweep target leaves the pools: nobody is both target and released "other".
+    rel = shared.release_rows[shared.release_rows != row]
+    aux = shared.aux_rows[shared.aux_rows != row]
+    sc = build_scenario(config, shared.traces, shared.clipped, row, rel, aux, shared.scale,
+                        ("sweep", index), n_test=config.sweep_test_aggregates,
+                        with_reference=False, with_large=False, progress=progress.span(0, 0.7),
+                        cancel=cancel, sampling_device=sampling_device(shared.dev))
+    outs = run_attacks(config, sc, SWEEP_ATTACKS, shared.dev, progress=progress.span(0.7, 1.0),
+                       cancel=cancel)
+    optimal = bound = None
+    if shared.scale is not None:
+        optimal = float(mechanism_tradeoff(config.mechanism, shared.scale, 1.0, sc.k).accuracy())
+        bound = dp_bound_accuracy(config, shared.scale, sc.k_epochs)
+    measured = {}
+    for o in outs:
+        r = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels, delta=config.delta,
+                            confidence=config.confidence, accuracy_threshold=o.threshold)
+        measured[o.name] = {"accuracy": r["accuracy"], "accuracy_ci": r["accuracy_ci"]}
+    return sc.k, sc.k_epochs, optimal, bound, measured
+
+
 def observation_sweep(config: LocationConfig, traces, clipped, main_target: int, release_rows,
                       aux_rows, scale, dev, *, progress: Progress, cancel: CancelToken) -> dict:
     """Accuracy of the cheap attacks for targets spread over k, with the theory lines."""
@@ -839,30 +878,21 @@ def observation_sweep(config: LocationConfig, traces, clipped, main_target: int,
     out = {"observations": [], "epochs": [], "optimal_accuracy": [], "dp_bound_accuracy": [],
            "test_aggregates": config.sweep_test_aggregates,
            "attacks": {name: [] for name in SWEEP_ATTACKS}}
-    for i, row in enumerate(sorted(chosen, key=lambda r: k_all[r])):
-        cancel.check()
-        sub = progress.span(i / len(chosen), (i + 1) / len(chosen))
-        # The sweep target leaves the pools: nobody is both target and released "other".
-        rel = release_rows[release_rows != row]
-        aux = aux_rows[aux_rows != row]
-        sc = build_scenario(config, traces, clipped, row, rel, aux, scale, ("sweep", i),
-                            n_test=config.sweep_test_aggregates, with_reference=False,
-                            with_large=False, progress=sub.span(0, 0.7), cancel=cancel,
-                            sampling_device=sampling_device(dev))
-        outs = run_attacks(config, sc, SWEEP_ATTACKS, dev, progress=sub.span(0.7, 1.0),
-                           cancel=cancel)
-        out["observations"].append(sc.k)
-        out["epochs"].append(sc.k_epochs)
+    # Each sweep target is an independent unit (engine.compute), seeded by its number.
+    rows = sorted(chosen, key=lambda r: k_all[r])
+    shared = SweepInputs(config, traces, clipped, tuple(rows), release_rows, aux_rows, scale, dev)
+    points, where = run_units(config.compute.cluster, sweep_point, len(rows), shared,
+                              progress=progress, cancel=cancel,
+                              message="Measuring people seen in fewer or more hours")
+    for k, k_epochs, optimal, bound, measured in points:
+        out["observations"].append(k)
+        out["epochs"].append(k_epochs)
         if scale is not None:
-            out["optimal_accuracy"].append(
-                float(mechanism_tradeoff(config.mechanism, scale, 1.0, sc.k).accuracy()))
-            out["dp_bound_accuracy"].append(dp_bound_accuracy(config, scale, sc.k_epochs))
-        for o in outs:
-            r = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels,
-                                delta=config.delta, confidence=config.confidence,
-                                accuracy_threshold=o.threshold)
-            out["attacks"][o.name].append({"accuracy": r["accuracy"],
-                                           "accuracy_ci": r["accuracy_ci"]})
+            out["optimal_accuracy"].append(optimal)
+            out["dp_bound_accuracy"].append(bound)
+        for name, point in measured.items():
+            out["attacks"][name].append(point)
+    out["computed_on"] = where
     return out
 
 

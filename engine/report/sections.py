@@ -726,7 +726,7 @@ def _wrapped_mono(text: str, width_chars: int = 104) -> XPreformatted:
 
 
 # The parts of an audit that can run on a cluster (engine.compute), by their theory key.
-COMPUTED_PARTS = {"repetitions": "the repetitions"}
+COMPUTED_PARTS = {"repetitions": "the repetitions", "sweep": "the hours sweep"}
 
 
 def computed_on(result: dict) -> list[tuple[str, str]]:

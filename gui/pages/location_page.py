@@ -218,7 +218,7 @@ FIELDS: dict[str, FieldSpec] = {
     **run_fields(STEP_RUN),
     **policy_fields(STEP_RUN),
     "compute.cluster": FieldSpec(
-        "Run the repetitions on", STEP_RUN,
+        "Run the repetitions and the hours chart on", STEP_RUN,
         "Empty: on this computer. \"local\": a private Ray instance on this computer. A Ray "
         "address such as ray://head:10001: that cluster — it receives your traces, so use only "
         "a cluster on a trusted network (docs/methods/scale.md).", text=True),

@@ -14,7 +14,7 @@ from tests.cluster.units import seeded_draw, slow_after_first
 HANG_GUARD_S = 240      # not a speed limit: only stops a broken cancel from hanging the suite
 
 SMALL = dict(city_users=600, city_epochs=96, aggregate_size=99, test_aggregates=1000,
-             shadow_aggregates=400, sweep_targets=0, sweep_test_aggregates=400,
+             shadow_aggregates=400, sweep_targets=2, sweep_test_aggregates=400,
              attacks=("one_threshold", "two_threshold", "reference", "likelihood_ratio"),
              target="observations", target_observations=15, seed=3, repetitions=3)
 
@@ -29,7 +29,7 @@ def test_units_give_the_same_numbers_in_index_order(ray_cluster):
     assert recorded.calls[-1][0] == 1.0 and "8 of 8" in recorded.calls[-1][1]
 
 
-def test_location_repetitions_on_ray_equal_the_in_process_run(ray_cluster):
+def test_location_repetitions_and_sweep_on_ray_equal_the_in_process_run(ray_cluster):
     here = L.run(L.LocationConfig(**SMALL)).to_dict()
     there = L.run(L.LocationConfig(**SMALL, compute=ComputeSettings(LOCAL))).to_dict()
     for a, b in zip(here["attacks"], there["attacks"], strict=True):
@@ -37,6 +37,9 @@ def test_location_repetitions_on_ray_equal_the_in_process_run(ray_cluster):
         assert a["details"]["repetitions"]["accuracy"] == b["details"]["repetitions"]["accuracy"]
         assert a["details"]["repetitions"]["auc"] == b["details"]["repetitions"]["auc"]
         assert a["accuracy"] == b["accuracy"] and a["auc"] == b["auc"]
+    for key in ("observations", "optimal_accuracy", "dp_bound_accuracy", "attacks"):
+        assert here["theory"]["sweep"][key] == there["theory"]["sweep"][key], key
+    assert "Ray" in there["theory"]["sweep"]["computed_on"]
     assert "Ray" in there["theory"]["repetitions"]["computed_on"]
     assert "this computer" in here["theory"]["repetitions"]["computed_on"]
 
