@@ -133,6 +133,32 @@ def test_the_strongest_attacks_band_is_in_both_legends(qtbot):
     assert "".join(shown[0].label.split()) in drawn_text(drawing)
 
 
+def test_the_recommended_setting_has_the_same_legend_words(qtbot):
+    """The ringed recommended setting: the report's legend said "Recommended setting
+    (ringed)", the screen's "Recommended"; both now say the series' words, ring its point in
+    the series' colour, and write the same point labels."""
+    from engine.report.defences import defences_chart
+    from gui.widgets.defences_results import DefencesView
+    from tests.gui.test_defences_chart_labels import demo_block
+
+    block = demo_block()
+    view = DefencesView()
+    qtbot.addWidget(view)
+    view.set_result({"theory": {"defences": block}})
+    drawing = defences_chart(block)[0]
+    names = [i.name() for i in view.chart.plot_item.listDataItems() if i.name()]
+    assert series.RECOMMENDED_LABEL in names
+    assert "".join(series.RECOMMENDED_LABEL.split()) in drawn_text(drawing)
+    ring = rgb(series.Curve("ring", "", (), (), series.RECOMMENDED_STYLE))
+    assert ring in marker_colours(drawing)
+    tradeoff = view.chart.tradeoff_series()
+    assert tradeoff.recommended is not None
+    screen_labels = {t.textItem.toPlainText() for t in view.chart.labels[0]}
+    for curve in tradeoff.curves:
+        for label in curve.point_labels:
+            assert label in screen_labels or f"{label} (recommended)" in screen_labels
+
+
 def test_the_defences_chart_comes_from_the_same_series(qtbot):
     """The privacy–utility chart: each defence's curve and the undefended model have the
     same legend words, colours and points on screen and in the report, and the points carry
