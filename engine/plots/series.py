@@ -11,6 +11,9 @@ marker, and whether it is shown by default are decided here and nowhere else:
   composed k times allows (Kairouz–Oh–Viswanath), the exact optimal attacker, the model
   audit's accuracy-only bound (paper 001 Thm 2) and the measured attacks.
 * :func:`sweep_series` — the mechanism audit's what-if sweep (exact theory).
+* :func:`count_sweep_series` — the count-tables audit's measured sweeps over the share of
+  counts released and over the noise (paper 003 Fig. 6, 8), via
+  :func:`measured_sweep_series`.
 * :func:`observations_series` — the location audit's accuracy against the target's number of
   observations k (paper 000 Fig. 13/14), each measured point with its interval, and
   :func:`observations_note`, the sentence a point above "most that ε-DP allows" needs.
@@ -112,9 +115,11 @@ SWEEP_STYLES = {
     "tpr_at_fpr": Style((183, 28, 28), (4, 2, 1, 2), "triangle", 1.3),
 }
 DEFENCE_ORDER = ("kcd", "dmp", "l2", "early_stopping", "dp_sgd")
-DEFENCE_TITLES = {"kcd": "KCD (knowledge distillation)",
+DEFENCE_TITLES = {"kcd": "KCD (knowledge cross-distillation)",
                   "dmp": "DMP (distillation on reference data)", "l2": "L2 weight decay",
                   "early_stopping": "Early stopping", "dp_sgd": "DP-SGD"}
+UNDEFENDED_LABEL = "No defence (the model as audited)"
+RECOMMENDED_LABEL = "Recommended setting (ringed)"
 UNDEFENDED_STYLE = Style((183, 28, 28), None, "star", 1.2)
 RECOMMENDED_STYLE = Style((255, 160, 0), None, "ring", 1.4)
 LIMIT_STYLE = Style((46, 125, 50), (6, 2), None, 1.3)
@@ -195,6 +200,12 @@ def worst_case_label(theory: dict) -> str:
 BOUND_LABEL = "Best attack knowing only the train/test accuracy (paper 001 Thm 2)"
 
 
+def band_label(attack: dict, strongest: bool) -> str:
+    """The legend words of an attack's shaded band, the same on screen and in print."""
+    who = "the strongest attack, " if strongest else ""
+    return f"95% confidence band of {who}{legend_name(attack_label(attack))} (pointwise)"
+
+
 @dataclass(frozen=True)
 class RocSeries:
     """Everything a ROC chart of one result shows, bottom layer first (:func:`roc_series`)."""
@@ -235,8 +246,7 @@ def roc_series(result: dict) -> RocSeries:
         bx, lo = finite_points(band, "fpr", "tpr_lower")
         bx2, hi = finite_points(band, "fpr", "tpr_upper")
         if len(bx) >= 2 and bx == bx2:
-            bands.append(Band(f"band:{a.get('name')}",
-                              f"95% band of {legend_name(attack_label(a))} (pointwise)",
+            bands.append(Band(f"band:{a.get('name')}", band_label(a, a.get("name") == banded),
                               bx, lo, hi, band_fill(style), a.get("name") == banded, key))
         x, y = finite_points(a.get("roc"))
         curves.append(Curve(key, legend_name(attack_label(a)), x, y, style))
@@ -286,6 +296,81 @@ def sweep_series(result: dict) -> tuple[Curve, ...]:
         out.append(Curve(f"sweep:{key}", label, tuple(x[i] for i in order),
                          tuple(y[i] for i in order), SWEEP_STYLES[key]))
     return tuple(out)
+
+
+# ------------------------------------------------------------------------------ count tables
+
+COUNT_SWEEP_KEYS = ("fraction", "noise")
+DETERMINED_LABEL = "Targets determined by the tables (share)"
+DETERMINED_STYLE = Style((120, 120, 120), (6, 3), "square", 1.1)
+
+
+def measured_label(label: str) -> str:
+    """A measured sweep attack's legend words: its name and what its whiskers are."""
+    return f"{legend_name(label)} (measured, 95% interval)"
+
+
+def measured_sweep_series(values: Sequence, attacks: dict, labels: dict | None = None,
+                          styles: dict[str, int] | None = None, *, metric: str = "auc",
+                          ci_key: str = "auc_ci") -> tuple[Curve, ...]:
+    """A measured ``metric`` of several attacks against one swept setting (paper 003 Fig. 6
+    and 8): per attack of ``attacks`` (name → one row per entry of ``values``) a curve
+    through its finite points, sorted by the swept value, with each point's 95 % interval
+    (``ci_key``). ``styles`` maps an attack to its style index (to match the ROC chart);
+    the rest take the next unused one."""
+    labels = labels or {}
+    index = dict(styles or {})
+    out = []
+    for name, rows in (attacks or {}).items():
+        if not isinstance(rows, (list, tuple)) or not rows:
+            continue
+        name = str(name)
+        if name not in index:
+            index[name] = next(i for i in range(len(index) + 1) if i not in index.values())
+        pts = []
+        for v, row in zip(values or [], rows, strict=False):
+            x = _number(v)
+            y = _number(row.get(metric)) if isinstance(row, dict) else None
+            if x is None or y is None:
+                continue
+            ci = row.get(ci_key)
+            lo, hi = ((_number(ci[0]), _number(ci[1])) if isinstance(ci, (list, tuple))
+                      and len(ci) == 2 else (None, None))
+            pts.append((x, y, lo if hi is not None else None, hi if lo is not None else None))
+        pts.sort(key=lambda p: p[0])
+        label = str(labels.get(name) or name.replace("_", " ").capitalize())
+        out.append(Curve(f"attack:{name}", measured_label(label), tuple(p[0] for p in pts),
+                         tuple(p[1] for p in pts), attack_style(index[name]),
+                         tuple(p[2] for p in pts), tuple(p[3] for p in pts)))
+    return tuple(out)
+
+
+def count_sweep_series(result: dict, key: str) -> tuple[Curve, ...]:
+    """The count-tables audit's sweep ``theory.sweeps[key]`` ("fraction": more released
+    counts, paper 003 Fig. 6; "noise": more noise, Fig. 8): each attack's measured AUC with
+    its interval, in the style the attack has in the ROC chart (its place among the
+    attribute-game attacks of ``result["attacks"]``), then the share of targets the tables
+    alone determine."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    sweeps = theory.get("sweeps") if isinstance(theory.get("sweeps"), dict) else {}
+    sweep = sweeps.get(key) if isinstance(sweeps.get(key), dict) else {}
+    values = sweep.get("values") if isinstance(sweep.get("values"), list) else []
+    if not values:
+        return ()
+    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)
+               and not (isinstance(a.get("details"), dict) and a["details"].get("game") == "mia")]
+    styles = {str(a.get("name")): i for i, a in enumerate(attacks)}
+    labels = {str(a.get("name")): attack_label(a) for a in attacks}
+    given = sweep.get("labels") if isinstance(sweep.get("labels"), dict) else {}
+    labels.update({str(n): str(lab) for n, lab in given.items() if lab})
+    curves = list(measured_sweep_series(values, sweep.get("attacks") or {}, labels, styles))
+    x, y = finite_points({"values": values, "share": sweep.get("determined_share") or []},
+                         "values", "share")
+    if x:
+        order = sorted(range(len(x)), key=lambda i: x[i])
+        curves.append(Curve("determined_share", DETERMINED_LABEL, tuple(x[i] for i in order),
+                            tuple(y[i] for i in order), DETERMINED_STYLE))
+    return tuple(curves)
 
 
 # ------------------------------------------------------------------------------ accuracy vs k
@@ -489,7 +574,7 @@ def tradeoff_series(block: dict, metric: str) -> TradeoffSeries:
 
     curves = tuple(curve(f"defence:{d}", DEFENCE_TITLES.get(d, d.replace("_", " ")), by[d],
                          attack_style(i)) for i, d in enumerate(order))
-    baseline = curve("none", "No defence (the model as audited)", by["none"][:1],
+    baseline = curve("none", UNDEFENDED_LABEL, by["none"][:1],
                      UNDEFENDED_STYLE) if by.get("none") else None
     chosen = next(((x, y) for pts in by.values() for x, y, r, _ in pts
                    if rec_index is not None and r.get("index") == rec_index), None)

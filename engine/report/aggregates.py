@@ -23,6 +23,7 @@ from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
 from engine.headline import headline_of_result
+from engine.plots import series
 from engine.report import styles as st
 from engine.report.charts import attack_sweep_chart, roc_chart
 from engine.report.sections import (
@@ -819,8 +820,6 @@ class AggregatesSections(AuditSections):
         if not isinstance(sweeps, dict) or not sweeps:
             return []
         rel = _block(result, "release")
-        styles = {str(a.get("name")): i for i, a in
-                  enumerate(_chart_attacks(aia_attacks(result))[0])}
         out: list[Flowable] = []
         for key in ("fraction", "noise"):
             sw = sweeps.get(key)
@@ -848,9 +847,11 @@ class AggregatesSections(AuditSections):
                 words = ("The game replayed with Laplace noise of each ε on every count (rounded, "
                          "never below zero), all else equal. Reconstruction attacks that need "
                          "exact counts fall to guessing first (paper 003 §5.6).")
+            # The curves, their words and colours: engine.plots.series, as on screen.
             chart = attack_sweep_chart(sw.get("values") or [], sw.get("attacks") or {}, labels,
                                        title=title, x_title=x_title, current=current,
-                                       current_label=cur_label, styles=styles)
+                                       current_label=cur_label,
+                                       curves=series.count_sweep_series(result, key))
             out.append(keep([sub(heading_text), para(words, "small"), chart,
                                      para("Markers: measured AUC with its 95% interval "
                                           "(whiskers; series are shifted sideways slightly so "

@@ -165,8 +165,7 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
         bx, blo, bhi = np.asarray(band.x), np.asarray(band.lower), np.asarray(band.upper)
         fill = rl_color(band.fill)
         p.area(np.r_[bx, bx[::-1]], np.r_[blo, bhi[::-1]], fill)
-        entries.append(LegendEntry(band.label.replace("95% band of ", "95% confidence band of "
-                                                      "the strongest attack, "), fill=fill))
+        entries.append(LegendEntry(band.label, fill=fill))
 
     diagonal = roc.diagonal
     ends = np.array([lo, 1.0]) if log_scale else np.asarray(diagonal.x)
@@ -402,23 +401,31 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
                        chance: float | None = 0.5, current: float | None = None,
                        current_label: str = "audited setting",
                        styles: dict[str, int] | None = None,
+                       curves: Sequence[series.Curve] | None = None,
                        height: float = MEASURED_SWEEP_HEIGHT) -> Drawing:
     """A measured metric of several attacks against one swept setting (paper 003 Fig. 6, 8).
 
-    ``attacks[name]`` holds one row per entry of ``values`` with ``metric`` and its interval
-    ``ci_key``; each attack is drawn as markers with interval whiskers (shifted sideways per
-    series so whiskers never overlap) joined by its dash pattern. ``chance`` draws the
-    random-guess level, ``current`` marks the audited setting with a dotted vertical line.
-    The x axis is logarithmic when the values span 20× or more. ``styles`` maps an attack to
-    its index in :data:`ATTACK_STYLES` (to match the ROC chart); the rest take the next free.
+    What is drawn is ``curves`` (engine.plots.series: the count-tables audit passes
+    :func:`engine.plots.series.count_sweep_series`, which the GUI draws too); without them,
+    :func:`engine.plots.series.measured_sweep_series` of ``attacks`` (name → one row per
+    entry of ``values`` with ``metric`` and its interval ``ci_key``; ``styles`` maps an
+    attack to its style index, to match the ROC chart). Each curve is drawn as markers with
+    interval whiskers (shifted sideways per series so whiskers never overlap) joined by its
+    dash pattern. ``chance`` draws the random-guess level, ``current`` marks the audited
+    setting with a dotted vertical line. The x axis is logarithmic when the values span 20×
+    or more.
     """
     st.register_fonts()
-    d = Drawing(WIDTH, height)
+    if curves is None:
+        curves = series.measured_sweep_series(values, attacks, labels, styles, metric=metric,
+                                              ci_key=ci_key)
+    d = SeriesDrawing(WIDTH, height)
+    d.plot_series = tuple(curves)        # what was drawn (tests compare it with the screen's)
     xs = np.asarray([v if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
                      for v in values or []], float)
-    finite = xs[np.isfinite(xs)]
-    span = list(finite) + ([float(current)] if isinstance(current, (int, float))
-                           and math.isfinite(current) else [])
+    finite = list(xs[np.isfinite(xs)]) + [x for c in curves for x in c.x]
+    span = finite + ([float(current)] if isinstance(current, (int, float))
+                     and math.isfinite(current) else [])
     positive = [v for v in span if v > 0]
     log_x = len(positive) == len(span) >= 2 and max(span) / min(span) >= 20
     plot_w, plot_h = 290.0, height - 62
@@ -433,18 +440,9 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         c = span[0] if span and span[0] > 0 else 1.0
         xa = Axis(c / 2, c * 1.5, 48.0, plot_w, False)
 
-    measured = [(str(name), list(rows)) for name, rows in (attacks or {}).items()
-              if isinstance(rows, (list, tuple)) and rows]
     lows = [0.5 if chance is None else min(0.5, chance)]
-    for _, rows in measured:
-        for row in rows:
-            if not isinstance(row, dict):
-                continue
-            v = row.get(metric)
-            ci = row.get(ci_key) or []
-            for u in [v, *(ci if isinstance(ci, (list, tuple)) else [])]:
-                if isinstance(u, (int, float)) and math.isfinite(u):
-                    lows.append(float(u))
+    for c in curves:
+        lows += [v for v in (*c.y, *(c.lower or ())) if v is not None]
     y_lo = max(0.0, math.floor(min(lows) * 10 - 1e-9) / 10)
     ya = Axis(y_lo, 1.0, 40.0, plot_h, False)
     p = Plot(d, xa, ya)
@@ -456,37 +454,25 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         cy = float(ya(chance))
         d.add(polyline([x0, cy, x1, cy], CHANCE_STYLE, 0.9))
 
-    index: dict[str, int] = dict(styles or {})
-    for name, _ in measured:
-        if name not in index:
-            used = set(index.values())
-            i = 0
-            while i in used:
-                i += 1
-            index[name] = i
     drawn = 0
-    for slot, (name, rows) in enumerate(measured):
-        style = ATTACK_STYLES[index[name] % len(ATTACK_STYLES)]
+    for slot, curve in enumerate(curves):
+        style = rl_style(curve.style)
         color = style[0]
-        off = (slot - (len(measured) - 1) / 2) * 6.0
+        off = (slot - (len(curves) - 1) / 2) * 6.0
         pts = []
-        for xv, row in zip(xs, rows, strict=False):
-            val = row.get(metric) if isinstance(row, dict) else None
-            if not (np.isfinite(xv) and isinstance(val, (int, float)) and math.isfinite(val)):
-                continue
+        for i, (xv, val) in enumerate(zip(curve.x, curve.y, strict=True)):
             px = float(xa(xv)) + off
             if not x0 - 4 <= px <= x1 + 4:
                 continue
-            ci = row.get(ci_key) or []
-            if (isinstance(ci, (list, tuple)) and len(ci) == 2
-                    and all(isinstance(c, (int, float)) and math.isfinite(c) for c in ci)):
-                lo_y = min(max(float(ya(ci[0])), y0), y1)
-                hi_y = min(max(float(ya(ci[1])), y0), y1)
+            lo_v = curve.lower[i] if curve.lower else None
+            hi_v = curve.upper[i] if curve.upper else None
+            if lo_v is not None and hi_v is not None:
+                lo_y = min(max(float(ya(lo_v)), y0), y1)
+                hi_y = min(max(float(ya(hi_v)), y0), y1)
                 d.add(Line(px, lo_y, px, hi_y, strokeColor=color, strokeWidth=0.8))
                 for yy in (lo_y, hi_y):
                     d.add(Line(px - 2.2, yy, px + 2.2, yy, strokeColor=color, strokeWidth=0.8))
             pts.append((px, float(ya(val))))
-        pts.sort()
         if len(pts) >= 2:
             for piece in clip_polyline(np.asarray([a for a, _ in pts]),
                                        np.asarray([b for _, b in pts]), p.rect):
@@ -494,10 +480,9 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         for px, py in pts:
             if y0 - 0.5 <= py <= y1 + 0.5:
                 d.add(marker(style[2], px, py, color))
-        if pts:
+        if pts and curve.key.startswith("attack:"):
             drawn += 1
-        entries.append(LegendEntry(f"{labels.get(name) or name.replace('_', ' ')} "
-                                   "(measured, 95% interval)", style))
+        entries.append(LegendEntry(curve.label, style))
     if chance is not None:
         entries.append(LegendEntry("Random guess", CHANCE_STYLE))
 
@@ -519,7 +504,9 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
     p.frame(x_title + (", log scale" if log_x else ""), y_title, percent=False, grid=False)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    # Few entries and long attack names ("DeSIA deterministic module only, else …"): room
+    # for a fourth line, so the whole name, as on screen, is printed.
+    legend(d, entries, lx, y1, WIDTH - lx, max_lines=4)
     return d
 
 
@@ -628,10 +615,13 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
 # --------------------------------------------------------------------------- privacy–utility
 
 TRADEOFF_HEIGHT = 330.0
-LIMIT_FILL = colors.Color(0.86, 0.94, 0.86)        # light green; prints as a light grey
-LIMIT_STYLE = (colors.Color(0.12, 0.40, 0.15), (6, 2), None)
-UNDEFENDED_STYLE = (BLACK, None, "star")
-RECOMMENDED_STYLE = (BLACK, None, "ring")
+# The limit, the undefended model and the recommendation look as on screen (engine.plots
+# .series); the light green fill prints as a light grey.
+LIMIT_FILL = rl_color(tuple(round(255 - (255 - c) * series.LIMIT_FILL[3] / 255)
+                             for c in series.LIMIT_FILL[:3]))   # opaque: as over white
+LIMIT_STYLE = rl_style(series.LIMIT_STYLE)
+UNDEFENDED_STYLE = rl_style(series.UNDEFENDED_STYLE)
+RECOMMENDED_STYLE = rl_style(series.RECOMMENDED_STYLE)
 LEADER_GREY = colors.Color(0.55, 0.55, 0.55)
 
 
@@ -650,11 +640,12 @@ class TradeoffPoint:
 
 @dataclass(frozen=True)
 class TradeoffCurve:
-    """One defence: its settings in knob order, joined by the style ``ATTACK_STYLES[style]``."""
+    """One defence: its settings in knob order, joined by ``style`` (a series style, as the
+    screen draws it, or an index into ``ATTACK_STYLES``)."""
 
     label: str
     points: Sequence[TradeoffPoint]
-    style: int = 0
+    style: int | series.Style = 0
 
 
 TRADEOFF_PLOT_W = 300.0
@@ -713,7 +704,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
                    y_title: str = "Test accuracy (records no model trained on)",
                    x_percent: bool = False, x_floor: float | None = 0.0,
                    x_cap: float | None = None, limit: float | None = None,
-                   limit_label: str = "", baseline_label: str = "No defence (as audited)",
+                   limit_label: str = "", baseline_label: str = series.UNDEFENDED_LABEL,
                    x_range: tuple[float, float] | None = None,
                    y_range: tuple[float, float] | None = None,
                    zoom: tuple[float, float, float, float] | None = None,
@@ -729,7 +720,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
     edges). ``zoom`` = (x_lo, x_hi, y_lo, y_hi) marks a crowded region shown in a close-up
     elsewhere: a dotted box, and no labels for the points inside it."""
     st.register_fonts()
-    d = Drawing(WIDTH, height)
+    d = SeriesDrawing(WIDTH, height)
     pts_all = _tradeoff_points(curves, baseline)
     plot_w, plot_h = TRADEOFF_PLOT_W, height - 62
     (x_lo, x_hi), (y_lo, y_hi) = _tradeoff_ranges(pts_all, x_floor, x_cap, limit)
@@ -788,7 +779,8 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
     faint = colors.Color(0.62, 0.62, 0.62)
     drawn = []             # (point, style) in drawing order
     for c in curves:
-        style = ATTACK_STYLES[c.style % len(ATTACK_STYLES)]
+        style = rl_style(c.style) if isinstance(c.style, series.Style) else \
+            ATTACK_STYLES[c.style % len(ATTACK_STYLES)]
         pts = [pt for pt in c.points if math.isfinite(pt.x) and math.isfinite(pt.y)]
         for pt in pts:
             whiskers(pt, faint)
@@ -809,7 +801,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
     if baseline is not None and math.isfinite(baseline.x) and math.isfinite(baseline.y):
         bx, by = float(xa(baseline.x)), float(ya(baseline.y))
         if inside(bx, by):
-            d.add(marker("star", bx, by, BLACK, 3.6))
+            d.add(marker("star", bx, by, UNDEFENDED_STYLE[0], 3.6))
             occupied.append((bx - 6, by - 6, bx + 6, by + 6))
             base_xy = (bx, by)
         entries.append(LegendEntry(baseline_label, UNDEFENDED_STYLE, line=False))
@@ -818,10 +810,10 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
         and base_xy else []
     for _, px, py in rec:
         if inside(px, py):
-            d.add(marker("ring", px, py, BLACK))
+            d.add(marker("ring", px, py, RECOMMENDED_STYLE[0]))
             occupied.append((px - 8, py - 8, px + 8, py + 8))
     if rec:
-        entries.append(LegendEntry("Recommended setting (ringed)", RECOMMENDED_STYLE,
+        entries.append(LegendEntry(series.RECOMMENDED_LABEL, RECOMMENDED_STYLE,
                                    line=False))
 
     zoom_box = None

@@ -18,6 +18,7 @@ from reportlab.platypus import CondPageBreak, Flowable, Spacer
 
 from engine.defences.audit import attacks_sentence, reference_attacks_missing
 from engine.headline import tpr_at
+from engine.plots import series as plot_series
 from engine.report import styles as st
 from engine.report.sections import (
     TEXT_WIDTH,
@@ -48,18 +49,8 @@ DEFENCE_WORDS = {
     "early_stopping": "early stopping",
     "dp_sgd": "DP-SGD (differentially private training)",
 }
-#: Legend words of each defence's curve: what the knob along it is.
-DEFENCE_CURVES = {
-    "kcd": "KCD, by α (share of the teachers' soft labels)",
-    "dmp": "DMP, by temperature T",
-    "l2": "L2 weight decay, by λ",
-    "early_stopping": "Early stopping, by epochs trained",
-    "dp_sgd": "DP-SGD, by noise multiplier σ",
-}
 MAIN_KNOB = {"kcd": "alpha", "dmp": "temperature", "l2": "weight_decay",
              "early_stopping": "epochs", "dp_sgd": "noise_multiplier"}
-KNOB_SHORT = {"alpha": "α", "temperature": "T", "weight_decay": "λ", "noise_multiplier": "σ",
-              "target_epsilon": "target ε"}
 RISK_AXIS = {
     "auc": "Strongest attack's AUC (0.5 = guessing; left = safer)",
     "accuracy": "Strongest attack's balanced accuracy (0.5 = guessing; left = safer)",
@@ -103,25 +94,6 @@ def _defence_rows(block: dict) -> list[dict]:
         return (rank, d, v is None, v if v is not None else 0.0, i)
 
     return [r for _, r in sorted(enumerate(rows), key=key)]
-
-
-def _knob_label(row: dict) -> str:
-    """The short label of a point on its curve (plain text): "α=0.5", "T=2", "σ=1", "10 ep."."""
-    d = str(row.get("defence"))
-    knobs = row.get("knobs") if isinstance(row.get("knobs"), dict) else {}
-    main = MAIN_KNOB.get(d)
-    v = knobs.get(main) if main else None
-    if d == "early_stopping" and _ok(v):
-        return f"{v:g} ep."
-    if _ok(v):
-        return f"{KNOB_SHORT.get(main, main)}={v:g}"
-    if d == "dp_sgd" and _ok(knobs.get("target_epsilon")):
-        return f"target ε={knobs['target_epsilon']:g}"
-    label = str(row.get("label") or d)
-    for prefix in ("No defence", "KCD ", "DMP ", "L2 ", "Early stopping ", "DP-SGD "):
-        if label.startswith(prefix):
-            label = label[len(prefix):]
-    return label.split(",")[0].strip()[:24]
 
 
 def _limit(block: dict) -> dict:
@@ -171,22 +143,12 @@ def _limit_words(block: dict) -> str:
     return words
 
 
-def _chart_metric(block: dict, rows: list[dict]) -> tuple[str, float | None]:
-    """The chart's risk axis: the limit's metric, or the AUC when the limit's TPR could not be
-    measured for any setting (too few non-members for its FPR)."""
-    lim = _limit(block)
-    metric = str(lim.get("metric") or "tpr")
-    fpr = lim.get("fpr") if _ok(lim.get("fpr")) else 0.01
-    if metric not in ("tpr", *RISK_NAMES):
-        metric = "tpr"
-    if not any(_risk(r, metric, fpr)[0] is not None for r in rows):
-        return "auc", fpr
-    return metric, fpr
-
-
 def defences_chart(block: dict):
     """The privacy–utility chart of the defences (:func:`engine.report.charts.tradeoff_chart`)
-    and what its caption must add: (drawing, axis metric, labels of rows not drawn)."""
+    and what its caption must add: (drawing, close-up or None, axis metric, labels of rows not
+    drawn). The curves, points, point labels, legend words and colours are
+    :func:`engine.plots.series.tradeoff_series` on the axis the screen opens on
+    (:func:`engine.plots.series.default_metric`), so the report and the screen agree."""
     from engine.report.charts import (
         TradeoffCurve,
         TradeoffPoint,
@@ -194,33 +156,24 @@ def defences_chart(block: dict):
         tradeoff_crowd,
     )
 
-    rows = _defence_rows(block)
-    metric, fpr = _chart_metric(block, rows)
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    rec_index = rec.get("index") if rec.get("met") else None
-    missing: list[str] = []
-    baseline = None
-    curves: dict[str, list] = {}
-    for r in rows:
-        x, x_ci, _ = _risk(r, metric, fpr)
-        y = r.get("test_accuracy")
-        if x is None or not _ok(y):
-            missing.append(str(r.get("label") or r.get("defence")))
-            continue
-        pt = TradeoffPoint(x, float(y), x_ci,
-                           r.get("test_accuracy_ci") if _ok_pair(r.get("test_accuracy_ci"))
-                           else None, _knob_label(r),
-                           rec_index is not None and r.get("index") == rec_index)
-        if r.get("defence") == "none" and baseline is None:
-            baseline = pt
-        else:
-            curves.setdefault(str(r.get("defence")), []).append(pt)
-    order = [d for d in DEFENCE_ORDER[1:] if d in curves] + \
-        [d for d in curves if d not in DEFENCE_ORDER]
-    series = [TradeoffCurve(DEFENCE_CURVES.get(d, d.replace("_", " ")), curves[d], i)
-              for i, d in enumerate(order)]
-    lim = _limit(block)
-    same = metric == lim.get("metric") and _ok(lim.get("value"))
+    metric = plot_series.default_metric(block)
+    tradeoff = plot_series.tradeoff_series(block, metric)
+    fpr = _limit(block).get("fpr") if _ok(_limit(block).get("fpr")) else 0.01
+
+    def points(curve: plot_series.Curve) -> list:
+        out = []
+        for i, (x, y) in enumerate(zip(curve.x, curve.y, strict=True)):
+            x_ci = (curve.x_lower[i], curve.x_upper[i]) if curve.x_lower else (None, None)
+            y_ci = (curve.lower[i], curve.upper[i]) if curve.lower else (None, None)
+            out.append(TradeoffPoint(
+                x, y, x_ci if None not in x_ci else None, y_ci if None not in y_ci else None,
+                curve.point_labels[i] if curve.point_labels else "",
+                tradeoff.recommended_id is not None and curve.point_ids is not None
+                and curve.point_ids[i] == tradeoff.recommended_id))
+        return out
+
+    curves = [TradeoffCurve(c.label, points(c), c.style) for c in tradeoff.curves]
+    baseline = points(tradeoff.baseline)[0] if tradeoff.baseline is not None else None
     if metric == "tpr":
         x_title = (f"Members spotted at {fmt_pct(fpr)} false alarms (TPR), strongest attack "
                    "(left = safer)")
@@ -228,20 +181,21 @@ def defences_chart(block: dict):
         x_title = RISK_AXIS[metric]
     floor = 0.0 if metric in ("tpr", "advantage", "epsilon") else None
     cap = None if metric == "epsilon" else 1.0
-    args = dict(x_floor=floor, x_cap=cap, limit=float(lim["value"]) if same else None)
-    crowd = tradeoff_crowd(series, baseline, **args)
+    args = dict(x_floor=floor, x_cap=cap, limit=tradeoff.limit)
+    crowd = tradeoff_crowd(curves, baseline, **args)
     common = dict(x_title=x_title, x_percent=metric == "tpr",
-                  limit_label=str(lim.get("text") or ""),
-                  baseline_label="No defence (the model as audited)", **args)
+                  limit_label=str(_limit(block).get("text") or ""),
+                  baseline_label=tradeoff.baseline.label if tradeoff.baseline else "", **args)
     drawing = tradeoff_chart(
-        series, baseline, title="Privacy against utility of each defence setting",
+        curves, baseline, title="Privacy against utility of each defence setting",
         zoom=(*crowd[0], *crowd[1]) if crowd else None, **common)
+    drawing.plot_series = tradeoff       # what was drawn (tests compare it with the screen's)
     close_up = None
     if crowd:
         close_up = tradeoff_chart(
-            series, baseline, title="Close-up of the crowded region (dotted box above)",
+            curves, baseline, title="Close-up of the crowded region (dotted box above)",
             x_range=crowd[0], y_range=crowd[1], height=250.0, **common)
-    return drawing, close_up, metric, missing
+    return drawing, close_up, metric, list(tradeoff.missing)
 
 
 def _rec_sentence(block: dict) -> str:

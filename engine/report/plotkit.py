@@ -401,12 +401,13 @@ class LegendEntry:
 
 
 def legend(d: Drawing, entries: Sequence[LegendEntry], x: float, y_top: float,
-           width: float, size: float = 7.2) -> None:
-    """A one-column legend whose labels wrap; each entry shows its line, marker or fill."""
+           width: float, size: float = 7.2, max_lines: int = 3) -> None:
+    """A one-column legend whose labels wrap (over at most ``max_lines`` lines, the rest cut
+    with an ellipsis); each entry shows its line, marker or fill."""
     y = y_top
     sample = 22.0
     for e in entries:
-        lines = wrap(e.label, width - sample - 6, size)
+        lines = wrap(e.label, width - sample - 6, size, max_lines)
         mid = y - size * 0.35
         if e.fill is not None:
             d.add(Rect(x, mid - 4, sample, 8, fillColor=e.fill, strokeColor=AXIS_GREY,

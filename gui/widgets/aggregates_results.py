@@ -20,11 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.plots import series
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
-from gui.widgets.roc_plot import ATTACK_COLORS, RocPlot
+from gui.widgets.roc_plot import RocPlot, style_pen
 from gui.widgets.sweep_plot import SweepCurve, SweepPlot
 from gui.widgets.tables import fill_table, make_table, shorten_unmeasurable
 
@@ -38,8 +39,6 @@ MIA_HINT = ("Green area: every result the noise's DP guarantee allows in this ga
             "would mean the guarantee is broken.")
 MIA_NO_DP_HINT = ("The counts carry no noise, so no DP guarantee bounds these curves; the "
                   "dotted diagonal is random guessing.")
-DETERMINED_COLOR = QColor(120, 120, 120)
-DETERMINED_STYLE = Qt.PenStyle.DashLine
 MAX_EXPOSED_ROWS = 500
 KIND_WORDS = {"p_tables": "Census P-tables (sex × age group, overall and by race)",
               "marginals": "all 1- and 2-way marginals", "custom": "custom counting queries",
@@ -289,29 +288,21 @@ SWEEP_TEXTS = {
 }
 
 
-def sweep_curves(sweep: dict) -> list[SweepCurve]:
-    """AUC of every swept attack with its interval, and the share of targets determined."""
-    labels = sweep.get("labels") or {}
-    curves = []
-    for i, (name, points) in enumerate((sweep.get("attacks") or {}).items()):
-        points = points or []
-        curves.append(SweepCurve(
-            short_label(labels.get(name) or name), [p.get("auc") for p in points],
-            ATTACK_COLORS[i % len(ATTACK_COLORS)],
-            intervals=[p.get("auc_ci") for p in points], markers=True))
-    if sweep.get("determined_share"):
-        curves.append(SweepCurve("Targets determined by the tables (share)",
-                                 sweep["determined_share"], DETERMINED_COLOR,
-                                 style=DETERMINED_STYLE, markers=True))
-    return curves
-
-
-def short_label(label: str) -> str:
-    """The part of an attack label before its explanation ("DeSIA: …" → "DeSIA")."""
-    for sep in (": ", " ("):
-        if sep in label:
-            label = label.split(sep)[0]
-    return label
+def sweep_curves(result: dict, key: str) -> tuple[list, list[SweepCurve]]:
+    """The swept values and the curves of ``theory.sweeps[key]``: every swept attack's AUC
+    with its interval and the share of targets determined — engine.plots.series
+    .count_sweep_series, which the report's chart draws too (same words, colours, points)."""
+    curves = series.count_sweep_series(result, key)
+    values = sorted({x for c in curves for x in c.x})
+    out = []
+    for c in curves:
+        at = {x: i for i, x in enumerate(c.x)}
+        intervals = ([[c.lower[at[v]], c.upper[at[v]]] if v in at else None for v in values]
+                     if c.lower is not None else None)
+        out.append(SweepCurve(c.label, [c.y[at[v]] if v in at else None for v in values],
+                              QColor(*c.style.color), intervals=intervals, markers=True,
+                              style_pen=style_pen(c.style), key=c.key))
+    return values, out
 
 
 class SweepsView(QWidget):
@@ -345,7 +336,8 @@ class SweepsView(QWidget):
             axis, text = SWEEP_TEXTS[key]
             current = config.get("fraction") if key == "fraction" else (
                 config.get("epsilon") if config.get("mechanism", "none") != "none" else None)
-            plot.show_curves(sweep["values"], sweep_curves(sweep), axis_label=axis,
+            values, curves = sweep_curves(result, key)
+            plot.show_curves(values, curves, axis_label=axis,
                              current=current or None,
                              current_symbol="m/|D|" if key == "fraction" else "ε",
                              y_label="AUC (0.5 = guessing)", text=text)

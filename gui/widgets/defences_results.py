@@ -251,7 +251,7 @@ class TradeoffChart(QWidget):
                                             pen=ring_pen, brush=pg.mkBrush(None)))
             if legend:
                 plot.plot([], [], pen=None, symbol="o", symbolSize=12, symbolPen=ring_pen,
-                          symbolBrush=pg.mkBrush(None), name="Recommended")
+                          symbolBrush=pg.mkBrush(None), name=series.RECOMMENDED_LABEL)
         for curve in (*tradeoff.curves, *([base] if base is not None else [])):
             for i, (x, y) in enumerate(zip(curve.x, curve.y, strict=True)):
                 text = "no defence" if curve is base else curve.point_labels[i]

@@ -168,8 +168,9 @@ class RocPlot(QWidget):
                 c_hi = pg.PlotDataItem(bx, hi, pen=pg.mkPen(None))
                 self.plot_item.addItem(c_lo)
                 self.plot_item.addItem(c_hi)
-                self.plot_item.addItem(pg.FillBetweenItem(c_lo, c_hi,
-                                                          brush=pg.mkBrush(QColor(*band.fill))))
+                fill = pg.FillBetweenItem(c_lo, c_hi, brush=pg.mkBrush(QColor(*band.fill)))
+                self.plot_item.addItem(fill)
+                self._band_legend(band, fill)
 
         diagonal = roc.diagonal
         x = np.array([LOG_FLOOR, 1.0]) if log else np.asarray(diagonal.x, dtype=float)
@@ -181,6 +182,15 @@ class RocPlot(QWidget):
             item = self._curve(x, y, curve.label, style_pen(curve.style))
             item.series_key = curve.key
         self._set_home(log)
+
+    def _band_legend(self, band: series.Band, fill: pg.FillBetweenItem) -> None:
+        """A legend entry for a shaded band, in the series' words (the report lists it too):
+        a filled square; clicking it hides and shows the band, as for the curves."""
+        sample = pg.BarGraphItem(x=[0], height=[0], width=0, pen=None,
+                                 brush=pg.mkBrush(QColor(*band.fill)))
+        sample.series_key = band.key
+        sample.visibleChanged.connect(lambda: fill.setVisible(sample.isVisible()))
+        self.legend.addItem(sample, band.label)
 
     def _set_home(self, log: bool) -> None:
         """Rates live in [0, 1]: linear axes show exactly that; log axes open on the low-FPR

@@ -424,7 +424,8 @@ def test_defences_section_with_recommendation_chart_and_table(tmp_path):
     assert "may find at most 2.0% of the members" in part
     assert "How to read this." in part
     assert "Privacy against utility of each defence setting" in part      # the chart
-    assert "KCD, by α" in part and "DP-SGD, by noise multiplier σ" in part
+    # The chart's legend words are the screen's (engine.plots.series).
+    assert "DMP (distillation on reference data)" in part and "KCD, by α" not in part
     assert "Every setting measured" in part and "TPR at 1.0% FPR" in part
     assert part.index("No defence undefended") < part.index("KCD α = 0.5")   # undefended first
     assert "DP-SGD σ = 1 recommended" in part

@@ -314,7 +314,9 @@ def test_membership_sweeps_and_wheel_over_every_plot(main_window, qtbot):
     for key in ("fraction", "noise"):
         plot = view.sweeps_view.plots[key]
         assert not plot.isHidden()
-        assert "DeSIA" in [i.name() for i in plot.plot_item.listDataItems()]
+        # The legend words of engine.plots.series, which the report prints too.
+        names = [i.name() for i in plot.plot_item.listDataItems()]
+        assert "DeSIA (measured, 95% interval)" in names
     assert "90.0 %" in view.release_view.dp_label.text()
     assert view.metrics_table.cell_text(0, 2) == "0.7 [0.5, 0.9]\n8 targets"
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from reportlab.graphics.shapes import PolyLine, String
+from reportlab.graphics.shapes import Circle, Drawing, Polygon, PolyLine, Rect, String
 
 from engine.plots import series
 from engine.report.charts import observations_chart, rl_color, roc_chart, sweep_chart
@@ -39,6 +39,13 @@ def stroke_colours(drawing) -> set[tuple]:
             if isinstance(p, PolyLine) and p.strokeColor is not None}
 
 
+def marker_colours(drawing) -> set[tuple]:
+    """Outline colours of the markers: a curve of one point is a marker and no line."""
+    return {(round(p.strokeColor.red, 4), round(p.strokeColor.green, 4),
+             round(p.strokeColor.blue, 4)) for p in walk(drawing)
+            if isinstance(p, (Circle, Polygon, Rect)) and p.strokeColor is not None}
+
+
 def rgb(curve: series.Curve) -> tuple:
     c = rl_color(curve.style.color)
     return (round(c.red, 4), round(c.green, 4), round(c.blue, 4))
@@ -56,9 +63,9 @@ def screen_curves(plot_item) -> dict[str, tuple[str, tuple, int]]:
     return out
 
 
-def assert_same(screen: dict, curves, drawing) -> None:
+def assert_same(screen: dict, curves, drawing, colours: set | None = None) -> None:
     written = drawn_text(drawing)
-    colours = stroke_colours(drawing)
+    colours = stroke_colours(drawing) if colours is None else colours
     assert curves, "the series is empty: nothing to compare"
     for curve in curves:
         assert screen[curve.key] == (curve.label, curve.style.color, len(curve.x)), curve.key
@@ -108,3 +115,129 @@ def test_accuracy_against_k_comes_from_the_same_series(qtbot):
     assert {c.key for c in curves} >= {"optimal_accuracy", "dp_bound_accuracy"}
     assert any(c.key.startswith("attack:") and c.lower for c in curves)
     assert_same(screen_curves(plot.plot_item), curves, drawing)
+
+
+def test_the_strongest_attacks_band_is_in_both_legends(qtbot):
+    """The shaded 95 % band of the strongest attack has the same legend words on screen and
+    in the report (issue 19 item 4: the report listed it, the screen did not)."""
+    from gui.widgets.roc_plot import RocPlot
+
+    result = saved_result("model")
+    plot = RocPlot()
+    qtbot.addWidget(plot)
+    plot.set_result(result)
+    drawing = roc_chart(result, log_scale=True)
+    shown = [b for b in drawing.plot_series.bands if b.shown]
+    assert len(shown) == 1
+    assert shown[0].label in [label.text for _, label in plot.legend.items]
+    assert "".join(shown[0].label.split()) in drawn_text(drawing)
+
+
+def test_the_recommended_setting_has_the_same_legend_words(qtbot):
+    """The ringed recommended setting: the report's legend said "Recommended setting
+    (ringed)", the screen's "Recommended"; both now say the series' words, ring its point in
+    the series' colour, and write the same point labels."""
+    from engine.report.defences import defences_chart
+    from gui.widgets.defences_results import DefencesView
+    from tests.gui.test_defences_chart_labels import demo_block
+
+    block = demo_block()
+    view = DefencesView()
+    qtbot.addWidget(view)
+    view.set_result({"theory": {"defences": block}})
+    drawing = defences_chart(block)[0]
+    names = [i.name() for i in view.chart.plot_item.listDataItems() if i.name()]
+    assert series.RECOMMENDED_LABEL in names
+    assert "".join(series.RECOMMENDED_LABEL.split()) in drawn_text(drawing)
+    ring = rgb(series.Curve("ring", "", (), (), series.RECOMMENDED_STYLE))
+    assert ring in marker_colours(drawing)
+    tradeoff = view.chart.tradeoff_series()
+    assert tradeoff.recommended is not None
+    screen_labels = {t.textItem.toPlainText() for t in view.chart.labels[0]}
+    for curve in tradeoff.curves:
+        for label in curve.point_labels:
+            assert label in screen_labels or f"{label} (recommended)" in screen_labels
+
+
+def test_the_defences_chart_comes_from_the_same_series(qtbot):
+    """The privacy–utility chart: each defence's curve and the undefended model have the
+    same legend words, colours and points on screen and in the report, and the points carry
+    the same labels (the report's legend said "KCD, by α" where the screen said "KCD
+    (knowledge distillation)")."""
+    from engine.report.defences import defences_chart
+    from gui.widgets.defences_results import DefencesView
+
+    result = saved_result("model")
+    view = DefencesView()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    block = result["theory"]["defences"]
+    drawing, _close_up, metric, _missing = defences_chart(block)
+    tradeoff = series.tradeoff_series(block, series.default_metric(block))
+    assert tradeoff == view.chart.tradeoff_series()
+    assert metric == view.chart.metric() == tradeoff.metric
+    assert len(tradeoff.curves) >= 3 and tradeoff.baseline is not None
+    assert_same(screen_curves(view.chart.plot_item), tradeoff.curves, drawing,
+                colours=marker_colours(drawing))
+    for curve in tradeoff.curves:           # a curve of two or more settings is a line too
+        assert len(curve.x) < 2 or rgb(curve) in stroke_colours(drawing), curve.key
+    written = drawn_text(drawing)
+    base = tradeoff.baseline
+    assert "".join(base.label.split()) in written
+    legend = {i.name(): i for i in view.chart.plot_item.listDataItems() if i.name()}
+    star = legend[base.label].opts["symbolBrush"]
+    assert star.color().getRgb()[:3] == base.style.color
+    assert rgb(base) in marker_colours(drawing)
+    # Every point label the report writes is one the screen writes for that point.
+    screen_labels = {t.textItem.toPlainText() for t in view.chart.labels[0]}
+    for curve in tradeoff.curves:
+        for label in curve.point_labels:
+            assert label in screen_labels, label
+    assert any("".join(label.split()) in written for c in tradeoff.curves
+               for label in c.point_labels)
+    assert getattr(drawing, "plot_series", None) == tradeoff       # what the report drew
+
+
+def count_table_result() -> dict:
+    """The saved count-tables result with both sweeps: its 'fraction' sweep as saved, and a
+    'noise' sweep built from it with a second attack (the saved one has one)."""
+    result = saved_result("aggregates")
+    sweeps = result["theory"]["sweeps"]
+    fraction = sweeps["fraction"]
+    rows = fraction["attacks"]["data_only"]
+    sweeps["noise"] = {"parameter": "noise", "values": [0.5, 2.0, 8.0],
+                       "queries": fraction["queries"][:1] * 3,
+                       "determined_share": [0.0, 0.1, 0.2], "noise_scale": [2.0, 0.5, 0.125],
+                       "attacks": {"desia_deterministic_only": [
+                           {"auc": 0.55, "auc_ci": [0.4, 0.7]},
+                           {"auc": 0.62, "auc_ci": [0.45, 0.8]},
+                           {"auc": 0.71, "auc_ci": [0.5, 0.9]}],
+                           "data_only": [rows[0]] * 3},
+                       "labels": {"data_only": fraction["labels"]["data_only"]}}
+    return result
+
+
+@pytest.mark.parametrize("key", ["fraction", "noise"])
+def test_the_count_table_sweeps_come_from_the_same_series(qtbot, key):
+    from engine.report.aggregates import AggregatesSections
+    from gui.widgets.aggregates_results import SweepsView
+
+    result = count_table_result()
+    view = SweepsView()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    drawings = [d for f in AggregatesSections()._sweeps(result) for d in walk_flowables(f)
+                if isinstance(d, Drawing)]
+    assert len(drawings) == 2
+    drawing = drawings[["fraction", "noise"].index(key)]
+    curves = series.count_sweep_series(result, key)
+    assert any(c.key == "determined_share" for c in curves)
+    assert sum(c.key.startswith("attack:") for c in curves) == (1 if key == "fraction" else 2)
+    assert_same(screen_curves(view.plots[key].plot_item), curves, drawing)
+    assert getattr(drawing, "plot_series", None) == curves         # what the report drew
+
+
+def walk_flowables(flowable):
+    yield flowable
+    for child in getattr(flowable, "_content", None) or []:
+        yield from walk_flowables(child)
