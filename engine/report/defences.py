@@ -19,6 +19,12 @@ from reportlab.platypus import CondPageBreak, Flowable, Spacer
 from engine.defences.audit import attacks_sentence, reference_attacks_missing
 from engine.headline import tpr_at
 from engine.report import styles as st
+from engine.report.charts import (
+    TradeoffCurve,
+    TradeoffPoint,
+    tradeoff_chart,
+    tradeoff_crowd,
+)
 from engine.report.sections import (
     TEXT_WIDTH,
     brief_name,
@@ -187,13 +193,6 @@ def _chart_metric(block: dict, rows: list[dict]) -> tuple[str, float | None]:
 def defences_chart(block: dict):
     """The privacy–utility chart of the defences (:func:`engine.report.charts.tradeoff_chart`)
     and what its caption must add: (drawing, axis metric, labels of rows not drawn)."""
-    from engine.report.charts import (
-        TradeoffCurve,
-        TradeoffPoint,
-        tradeoff_chart,
-        tradeoff_crowd,
-    )
-
     rows = _defence_rows(block)
     metric, fpr = _chart_metric(block, rows)
     rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
