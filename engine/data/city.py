@@ -27,9 +27,9 @@ from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 # Probability of being seen somewhere in an epoch is activity × rhythm[hour]: quiet at night,
 # peaks at the morning commute, lunch and the evening (mean 1 over the day).
-_HOURLY = np.array([0.35, 0.2, 0.12, 0.1, 0.1, 0.2, 0.5, 1.1, 1.5, 1.2, 1.0, 1.1,
-                    1.5, 1.4, 1.0, 1.0, 1.1, 1.4, 1.7, 1.8, 1.7, 1.4, 1.0, 0.6])
-_HOURLY = _HOURLY / _HOURLY.mean()
+HOURLY_RHYTHM = np.array([0.35, 0.2, 0.12, 0.1, 0.1, 0.2, 0.5, 1.1, 1.5, 1.2, 1.0, 1.1,
+                          1.5, 1.4, 1.0, 1.0, 1.1, 1.4, 1.7, 1.8, 1.7, 1.4, 1.0, 0.6])
+HOURLY_RHYTHM = HOURLY_RHYTHM / HOURLY_RHYTHM.mean()
 
 # Where a seen user is, by time slot: (home, work, elsewhere). Night: mostly home; weekday
 # office hours: mostly work; evenings and weekends: home or out.
@@ -100,7 +100,7 @@ def generate_city(seed: int = 0, n_users: int = 16000, grid: tuple[int, int] = G
     slot = np.full(n_epochs, _SLOT_FREE, dtype=np.int64)
     slot[(hours >= 22) | (hours < 7)] = _SLOT_NIGHT
     slot[weekday & (hours >= 9) & (hours < 17)] = _SLOT_OFFICE
-    rhythm = _HOURLY[hours].astype(np.float32)
+    rhythm = HOURLY_RHYTHM[hours].astype(np.float32)
     where_cdf = np.cumsum(_WHERE, axis=1)
 
     chunk = max(1, _CELLS_PER_CHUNK // n_epochs)

@@ -50,9 +50,9 @@ from engine.data.columns import (
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
 from engine.data.tabular import (
-    _as_written,
-    _check_unique_ids,
-    _read_table,
+    as_written,
+    check_unique_ids,
+    read_table,
 )
 from engine.data.text_input import (
     MISSING_MARKERS,
@@ -243,7 +243,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         raise InputError(f"kind {kind!r} is not one of {', '.join(KINDS)}"
                          f"{did_you_mean(kind, KINDS)}; say what the file's class columns "
                          f"hold.", key="kind", source=p)
-    df = _read_table(p)
+    df = read_table(p)
     found = [str(c) for c in df.columns]
     if like is not None and set(found) != set(like.columns):
         missing = [c for c in like.columns if c not in found]
@@ -302,7 +302,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     ids = None
     if id_col is not None:
         ids = np.asarray([restore(t) for t in as_text(df[id_col])], dtype=object)
-        _check_unique_ids(p, ids, id_col, index, p)
+        check_unique_ids(p, ids, id_col, index, p)
 
     if kind == "loss":
         loss = values[:, 0]
@@ -397,7 +397,7 @@ def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) ->
         i = int(np.flatnonzero(bad.any(axis=1))[0])
         j = int(np.flatnonzero(bad[i])[0])
         raw = sub.iloc[i, j]
-        text = _as_written(p, cols[j], sub.index[i], raw)
+        text = as_written(p, cols[j], sub.index[i], raw)
         low = text.lower().lstrip("+-")
         undefined = ("the model's output for this record is undefined — recompute it (a NaN "
                      "or infinity usually comes from an overflow in the model), or delete the "

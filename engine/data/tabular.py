@@ -523,8 +523,8 @@ class TabularData:
 
 # --------------------------------------------------------------------------- reading
 
-def _read_table(p: str, *, max_cells: int | None = None,
-                n_features: int | None = None) -> pd.DataFrame:
+def read_table(p: str, *, max_cells: int | None = None,
+               n_features: int | None = None) -> pd.DataFrame:
     """Read a CSV with a header row into a DataFrame with pandas' own column types (numbers
     are parsed natively, which keeps wide files small in memory); empty cells are NaN, other
     text is kept as written, stripped. The index is the data line (row = index + 2); blank
@@ -604,7 +604,7 @@ def infer_tabular_schema(df_or_path: pd.DataFrame | str | Path, label: str | Non
         df, p = df_or_path.reset_index(drop=True), "the table"
     else:
         p = str(df_or_path)
-        df = _read_table(p)
+        df = read_table(p)
     return _infer(df, p, label, member_column, max_categories)
 
 
@@ -709,7 +709,7 @@ def load_tabular_csv(path: str | Path, schema: TabularSchema | None = None, *,
     width = None
     if schema is not None:
         width = sum(max(c.width, 1) for c in schema.columns if c.role == "feature")
-    df = _read_table(p, max_cells=max_cells, n_features=width)
+    df = read_table(p, max_cells=max_cells, n_features=width)
     return _from_frame(p, df, schema, label=label, member_column=member_column,
                        id_column=id_column, max_cells=max_cells, source=p)
 
@@ -788,7 +788,7 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
     ids = None
     if id_column is not None:
         ids = as_text(df[id_column])
-        _check_unique_ids(p, ids, id_column, index, src)
+        check_unique_ids(p, ids, id_column, index, src)
 
     # -- categories of the features, then the memory guard (before X is allocated)
     cols = []
@@ -1146,7 +1146,7 @@ def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
 
 
 
-def _check_unique_ids(p: str, ids: np.ndarray, name: str, index: np.ndarray, src) -> None:
+def check_unique_ids(p: str, ids: np.ndarray, name: str, index: np.ndarray, src) -> None:
     dup = pd.Series(ids).duplicated(keep=False).to_numpy()
     if dup.any():
         first = int(np.flatnonzero(dup)[0])
@@ -1173,7 +1173,7 @@ def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], inde
         col = int(np.flatnonzero(bad.any(axis=0))[0])
         i = int(np.flatnonzero(bad[:, col])[0])
         raw = df[names[col]].iloc[i]
-        value = _as_written(src, names[col], df.index[i], raw)
+        value = as_written(src, names[col], df.index[i], raw)
         where = f"{p}: row {spreadsheet_row(index[i])}, column '{names[col]}'"
         if non_finite(value):
             raise InputError(non_finite_sentence(
@@ -1201,7 +1201,7 @@ def _check_float32(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], bloc
     col = int(np.flatnonzero(over.any(axis=0))[0])
     i = int(np.flatnonzero(over[:, col])[0])
     name = cols[col].name
-    value = _as_written(src, name, df.index[i], df[name].iloc[i])
+    value = as_written(src, name, df.index[i], df[name].iloc[i])
     raise InputError(f"{p}: row {spreadsheet_row(index[i])}, column '{name}': {cell_text(value)} is too "
                      f"large for the model, which computes with numbers up to about 3.4e38"
                      f"{' after scaling the column' if cols[col].scale else ''}; check the "
@@ -1209,7 +1209,7 @@ def _check_float32(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], bloc
                      key=name)
 
 
-def _as_written(src: str | None, name: str, label, parsed) -> str:
+def as_written(src: str | None, name: str, label, parsed) -> str:
     """A cell's text as the file wrote it ('1e309', '-Infinity') where the parser read a
     number (inf), so that the error sentence quotes what the user typed — read again from
     ``src`` on this error path only; the parsed value's text for a frame or an unreadable file."""

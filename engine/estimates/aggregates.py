@@ -55,8 +55,15 @@ import math
 import os
 from dataclasses import dataclass, replace
 
+import pandas as pd
+
+from engine.aggregates.queries import Domain
+from engine.aggregates.release import ReleaseSpec, candidate_queries
 from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
 from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
+from engine.data.census import census_schema
+from engine.data.microdata import Schema, infer_schema
+from engine.data.paths import resolve_path
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_sample, csv_shape
 from engine.estimates.scaling import loglog
@@ -95,7 +102,6 @@ class Shape:
 
 
 def _path(path: str):
-    from engine.audits.aggregates import resolve_path
     return resolve_path(path)
 
 
@@ -105,9 +111,6 @@ def _domain_stats(schema_json: str, sensitive: str, kind: str, options_json: str
     """(sizes, k, qi_cells, C, tables/query, cover/query) of a schema and release kind — the
     candidate statistics built on the domain (no data read), or ``fallback`` when that fails."""
     try:
-        from engine.aggregates.queries import Domain
-        from engine.aggregates.release import ReleaseSpec, candidate_queries
-        from engine.data.microdata import Schema
         schema = Schema.from_dict(json.loads(schema_json))
         if sensitive:
             schema = schema.with_roles(sensitive=sensitive)
@@ -142,9 +145,6 @@ def _inferred_schema(paths: tuple[str, ...], _stamps: tuple) -> str:
     nearly every row was left out — a 10,000-value ZIP code was invisible to the estimate
     (issue 18)."""
     try:
-        import pandas as pd
-
-        from engine.data.microdata import infer_schema
         frames = []
         for p in paths:
             header, body = csv_sample(p)
@@ -190,7 +190,6 @@ def shape(config) -> Shape:
     schema = dict(config.schema or {})
     sensitive = config.sensitive
     if not config.data:
-        from engine.data.census import census_schema
         try:
             schema = census_schema(sensitive=sensitive or "race").to_dict()
         except Exception:

@@ -51,7 +51,15 @@ import numpy as np
 from engine.attacks.location.likelihood_ratio import BATCH_AGGREGATES
 from engine.attacks.location.meta_classifier import BATCH_SIZE, MAX_STEPS
 from engine.audits.location import SWEEP_ATTACKS
-from engine.data.city import ACTIVITY_MAX, ACTIVITY_MEDIAN, ACTIVITY_MIN, ACTIVITY_SIGMA, GRID
+from engine.data.city import (
+    ACTIVITY_MAX,
+    ACTIVITY_MEDIAN,
+    ACTIVITY_MIN,
+    ACTIVITY_SIGMA,
+    GRID,
+    HOURLY_RHYTHM,
+)
+from engine.data.paths import resolve_path
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import SAMPLE_BYTES, csv_shape
 from engine.estimates.scaling import loglog
@@ -88,8 +96,7 @@ class Sizes:
 def _city_observations(activity: np.ndarray, epochs: int, clip: int) -> np.ndarray:
     """Observations per person of the synthetic city for each activity level (its generator's
     hourly rhythm; a second site in 4 % of hours, kept when C ≥ 2)."""
-    from engine.data.city import _HOURLY
-    seen = np.minimum(activity[:, None] * _HOURLY[None, :], 0.95).sum(axis=1) * epochs / 24
+    seen = np.minimum(activity[:, None] * HOURLY_RHYTHM[None, :], 0.95).sum(axis=1) * epochs / 24
     return seen * (1.04 if clip >= 2 else 1.0)
 
 
@@ -136,8 +143,6 @@ def sizes(config) -> Sizes:
 
 def _path(path: str) -> Path:
     """The file a run would read (engine.data.paths.resolve_path, the loaders' one rule)."""
-    from engine.data.paths import resolve_path
-
     return resolve_path(path)
 
 

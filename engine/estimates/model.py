@@ -47,11 +47,13 @@ import math
 from dataclasses import replace
 
 from engine.audits.model import NEEDS_REFERENCE
+from engine.data.paths import resolve_path
 from engine.defences.config import reference_models_run
 from engine.defences.tradeoff import SUPERVISED_ATTACKS
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
 from engine.estimates.scaling import loglog
+from engine.models.spec import ARCHITECTURES
 
 
 def data_size(config) -> tuple[int, int, int]:
@@ -97,12 +99,10 @@ def _guess_label(columns) -> str:
 
 
 def _path(path: str):
-    from engine.audits.model import resolve_path
     return resolve_path(path)
 
 
 def layer_sizes(config, d: int, k: int) -> tuple[int, ...]:
-    from engine.models.spec import ARCHITECTURES
     return (d, *ARCHITECTURES[config.architecture].hidden, k)
 
 

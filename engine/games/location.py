@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.mechanisms.sampling import sample_noise
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_generator
 
 BATCH_CELLS = 1 << 22          # keys drawn per batch (batch × active people) ≈ 32 MB of float64
 NOISE_BATCH_VALUES = 1 << 18   # noise values drawn between two cancel checks
@@ -124,8 +124,6 @@ def _unknown_counts_torch(pool: CellPool, h: np.ndarray, rng: np.random.Generato
     a 0/1 selection matrix times the dense (active people × cells) matrix — one matmul per
     batch, which a GPU does at memory speed."""
     import torch
-
-    from engine.runtime import torch_generator
 
     dev = torch.device(device)
     a = pool.n_active

@@ -20,6 +20,12 @@ from engine.defences.audit import attacks_sentence, reference_attacks_missing
 from engine.headline import tpr_at
 from engine.plots import series as plot_series
 from engine.report import styles as st
+from engine.report.charts import (
+    TradeoffCurve,
+    TradeoffPoint,
+    tradeoff_chart,
+    tradeoff_crowd,
+)
 from engine.report.sections import (
     TEXT_WIDTH,
     brief_name,
@@ -149,13 +155,6 @@ def defences_chart(block: dict):
     drawn). The curves, points, point labels, legend words and colours are
     :func:`engine.plots.series.tradeoff_series` on the axis the screen opens on
     (:func:`engine.plots.series.default_metric`), so the report and the screen agree."""
-    from engine.report.charts import (
-        TradeoffCurve,
-        TradeoffPoint,
-        tradeoff_chart,
-        tradeoff_crowd,
-    )
-
     metric = plot_series.default_metric(block)
     tradeoff = plot_series.tradeoff_series(block, metric)
     fpr = _limit(block).get("fpr") if _ok(_limit(block).get("fpr")) else 0.01

@@ -22,8 +22,10 @@ import numpy as np
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
+from engine.audits.model import attribute_sentence
 from engine.headline import headline_of_result, tpr_at
 from engine.report import styles as st
+from engine.report.charts import roc_chart
 from engine.report.defences import defences_block, defences_limitation, defences_section
 from engine.report.sections import (
     SECTION_TITLES,
@@ -578,8 +580,6 @@ class ModelSections(AuditSections):
             table(rows, [first] + [rest] * (len(rows[0]) - 1))]), Spacer(1, 6)]
 
     def _roc(self, result: dict) -> list[Flowable]:
-        from engine.report.charts import roc_chart
-
         shown, left = _chart_attacks(result)
         if not shown:
             return []
@@ -740,7 +740,6 @@ class ModelSections(AuditSections):
         a = _block(result, "attribute_inference")
         if not a:
             return []
-        from engine.audits.model import attribute_sentence
 
         rows = [("Records", "Predictor", "Right (top-1)", "AUC (one value vs rest)")]
         for group, words in (("members", "Training members"), ("non_members", "Non-members")):

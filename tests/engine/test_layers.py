@@ -43,8 +43,8 @@ CLEAN = ("engine/games/model.py", "engine/audits/model.py", "engine/metrics.py",
          "engine/attacks/aggregates/__init__.py", "engine/attacks/aggregates/data_only.py")
 # Today's counts over all of engine/ (docs/dev/layers.md says where they are). They may fall;
 # lower them here when they do, so that they cannot creep back.
-MAX_FUNCTION_LEVEL_OWN_IMPORTS = 37
-MAX_PRIVATE_NAMES_ACROSS_MODULES = 23
+MAX_FUNCTION_LEVEL_OWN_IMPORTS = 2
+MAX_PRIVATE_NAMES_ACROSS_MODULES = 0
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -51,6 +51,7 @@ import scipy.sparse as sp
 
 from engine.aggregates.queries import CountingQuery, Domain, answers_many, query_matrix
 from engine.data.errors import InputError
+from engine.metrics import auc_score
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 MODELS = ("logistic", "mlp", "random_forest", "svm")
@@ -75,7 +76,7 @@ def as_domain(domain) -> Domain:
                      key="domain")
 
 
-def _codes_of(data, domain: Domain, what: str) -> np.ndarray:
+def codes_of(data, domain: Domain, what: str) -> np.ndarray:
     arr = getattr(data, "codes", data)
     arr = domain.check_codes(arr)
     if arr.shape[0] == 0:
@@ -99,7 +100,7 @@ def _check_features(features: str) -> str:
     return features
 
 
-def _check_sizes(n_shadow, dataset_size, n_aux: int, extra: int) -> tuple[int, int]:
+def check_shadow_sizes(n_shadow, dataset_size, n_aux: int, extra: int) -> tuple[int, int]:
     if isinstance(n_shadow, bool) or int(n_shadow) != n_shadow or n_shadow < 30:
         raise InputError(f"The number of shadow datasets must be a whole number of at least "
                          f"30 (the paper uses 20,000), got {n_shadow!r}.", key="n_shadow")
@@ -128,7 +129,7 @@ def released_matrix(released_answers, n_queries: int, n_targets: int = 1) -> np.
     return np.broadcast_to(released.reshape(-1, n_queries), (n_targets, n_queries))
 
 
-def _target_rows(target_codes, domain: Domain, sensitive: int) -> np.ndarray:
+def target_candidate_rows(target_codes, domain: Domain, sensitive: int) -> np.ndarray:
     """(|V_n|, c) codes: the target with each sensitive value."""
     t = np.asarray(target_codes, dtype=np.int64).reshape(-1)
     if t.size != len(domain.columns):
@@ -250,8 +251,6 @@ def make_model(model: str, seed: int):
 def _pooled_auc(proba: np.ndarray, y: np.ndarray, k: int) -> float:
     """One-vs-rest AUC pooled over classes: score = P(value), positive = has the value
     (ARCHITECTURE §5); for two classes this is the usual AUC of P(class 1)."""
-    from engine.metrics import auc_score
-
     if k == 2:
         if y.min() == y.max():
             return float("nan")
@@ -311,7 +310,7 @@ def _feature_mask(features: str, contributions: np.ndarray) -> np.ndarray:
     return contributions.any(axis=0)
 
 
-def _label_stream(seed: int, kind: str, target_row: np.ndarray, sensitive: int | None):
+def label_stream(seed: int, kind: str, target_row: np.ndarray, sensitive: int | None):
     key = [int(v) for j, v in enumerate(target_row) if j != sensitive]
     return rng(seed, kind, *key)
 
@@ -337,9 +336,9 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     targets = np.asarray(targets_codes)
     targets = targets.reshape(1, -1) if targets.ndim == 1 else targets
     released = released_matrix(released_answers, len(queries), targets.shape[0])
-    aux = _codes_of(auxiliary, dom, "auxiliary data")
-    n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 0)
-    rows = [_target_rows(t, dom, sens) for t in targets]
+    aux = codes_of(auxiliary, dom, "auxiliary data")
+    n_shadow, size = check_shadow_sizes(n_shadow, dataset_size, aux.shape[0], 0)
+    rows = [target_candidate_rows(t, dom, sens) for t in targets]
     k = dom.sizes[sens]
     t0 = time.perf_counter()
     shadows = ShadowAnswers(queries, aux, dom, sens, n_shadow, size - 1,
@@ -353,7 +352,7 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
         t1 = time.perf_counter()
         contrib = target_answers(queries, trows)                      # (k, m)
         mask = _feature_mask(features, contrib)
-        g = _label_stream(seed, "desia-aia-labels", trows[0], sens)
+        g = label_stream(seed, "desia-aia-labels", trows[0], sens)
         z = g.integers(0, k, size=n_shadow)
         x = shadows.aux_answers[:, mask] + contrib[z][:, mask]
         if noise is not None:
@@ -443,8 +442,8 @@ def membership_score_many_targets(release_queries: Sequence[CountingQuery], rele
     queries = list(release_queries)
     targets = dom.check_codes(np.atleast_2d(np.asarray(targets_codes)))
     released = released_matrix(released_answers, len(queries), targets.shape[0])
-    aux = _codes_of(auxiliary, dom, "auxiliary data")
-    n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 1)
+    aux = codes_of(auxiliary, dom, "auxiliary data")
+    n_shadow, size = check_shadow_sizes(n_shadow, dataset_size, aux.shape[0], 1)
     if randomise_sensitive and sensitive_column is None:
         raise InputError("Re-randomising the sensitive values needs 'sensitive_column'.",
                          key="sensitive_column")
@@ -462,7 +461,7 @@ def membership_score_many_targets(release_queries: Sequence[CountingQuery], rele
         t1 = time.perf_counter()
         contrib = contribs[i]
         mask = _feature_mask(features, contrib[None, :])
-        b = _label_stream(seed, "desia-mia-labels", target, None).integers(0, 2, size=n_shadow)
+        b = label_stream(seed, "desia-mia-labels", target, None).integers(0, 2, size=n_shadow)
         full = shadows.aux_answers + np.where(b[:, None] == 1, contrib[None, :],
                                               shadows.extra_answers)
         if noise is not None:

@@ -31,13 +31,13 @@ import numpy as np
 from engine.aggregates.queries import CountingQuery
 from engine.attacks.aggregates.desia_stochastic import (
     ShadowAnswers,
-    _check_sizes,
-    _codes_of,
-    _label_stream,
-    _target_rows,
     as_domain,
+    check_shadow_sizes,
+    codes_of,
+    label_stream,
     released_matrix,
     target_answers,
+    target_candidate_rows,
 )
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
@@ -109,10 +109,10 @@ def likelihood_attack(release_queries: Sequence[CountingQuery], released_answers
     sens = dom.index(sensitive_column)
     queries = list(release_queries)
     released = released_matrix(released_answers, len(queries))[0]
-    aux = _codes_of(auxiliary, dom, "auxiliary data")
-    n_shadow, size = _check_sizes(n_shadow, dataset_size, aux.shape[0], 0)
+    aux = codes_of(auxiliary, dom, "auxiliary data")
+    n_shadow, size = check_shadow_sizes(n_shadow, dataset_size, aux.shape[0], 0)
     k = dom.sizes[sens]
-    rows = _target_rows(target_record_qi_codes, dom, sens)
+    rows = target_candidate_rows(target_record_qi_codes, dom, sens)
     mask = voting_queries(queries, rows[0], sens, k)
     if not mask.any():
         cancel.check()
@@ -124,7 +124,7 @@ def likelihood_attack(release_queries: Sequence[CountingQuery], released_answers
                             randomise_sensitive=True, extra=False, seed=seed,
                             progress=progress.span(0.0, 0.9), cancel=cancel)
     contrib = target_answers(voting, rows)
-    z = _label_stream(seed, "desia-aia-labels", rows[0], sens).integers(0, k, size=n_shadow)
+    z = label_stream(seed, "desia-aia-labels", rows[0], sens).integers(0, k, size=n_shadow)
     x = shadows.aux_answers + contrib[z]
     cancel.check()
     votes = likelihood_votes(x, z, released[mask], k, scale_by_sigma=scale_by_sigma).sum(axis=0)

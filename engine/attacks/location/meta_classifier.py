@@ -21,7 +21,14 @@ import math
 import numpy as np
 
 from engine.attacks.location.base import AttackData, AttackOutcome
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_threads
+from engine.runtime import (
+    NEVER,
+    NO_PROGRESS,
+    CancelToken,
+    Progress,
+    torch_generator,
+    torch_threads,
+)
 
 ARCHITECTURES = {"fig11b": "k → k sigmoid → 1 (paper 000 Fig. 11(b))",
                  "mlp100": "k → 100 sigmoid → 1 (earlier work)"}
@@ -64,8 +71,6 @@ def attack(data: AttackData, *, architecture: str = "fig11b", seed: int = 0,
            device: str = "cpu", name: str | None = None, label: str | None = None,
            progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> AttackOutcome:
     import torch
-
-    from engine.runtime import torch_generator
 
     k = data.k
     xs = data.shadow.x[:, :k].astype(np.float32)

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.auditing import evaluate_attack
 from engine.data.errors import InputError
+from engine.runtime import rng, torch_generator, torch_threads
 
 # Smallest probability used inside logarithms: float64 keeps log(1e-300) finite, but model
 # outputs come as float32 (smallest normal 1.2e-38) and exact 0/1 from calibrated trees, so we
@@ -201,8 +203,6 @@ class AttackOutcome:
 def evaluate(outcome: AttackOutcome, member, *, delta: float, **kwargs) -> dict:
     """The shared metric layer (engine.auditing.evaluate_attack) for one outcome: balanced
     accuracy and advantage at the attack's own threshold, measured on every record."""
-    from engine.auditing import evaluate_attack
-
     return evaluate_attack(outcome.name, outcome.label, outcome.scores, member, delta=delta,
                            accuracy_threshold=outcome.threshold, details=outcome.details,
                            **kwargs)
@@ -249,8 +249,6 @@ def supervised_split(target: ModelOutputs, known_fraction: float = 0.5, seed: in
     of the non-members. Returns ``(known, evaluate_mask)``: the known records as attacker data
     (ModelOutputs with membership) and the mask of the records left for evaluation — thresholds
     and classifiers are fitted on ``known`` only."""
-    from engine.runtime import rng
-
     member = target.require_membership("audited outputs")
     g = rng(seed, "supervised-split")
     known = np.zeros(target.n, dtype=bool)
@@ -283,8 +281,6 @@ def fit_group_mlps(x: np.ndarray, y: np.ndarray, w: np.ndarray, *, hidden=(50, 5
     ``epochs`` or when no group improved for ``patience`` checks. Returns the parameters as a
     dict of tensors for :func:`predict_group_mlps`.
     """
-    from engine.runtime import torch_threads
-
     # Small networks train several times faster on one CPU thread than on two (runtime.py's
     # torch_threads note; measured here: 2.5 s against 11 s for ML-Leaks on 4,000 records).
     with torch_threads(1 if str(device).startswith("cpu") else None):
@@ -297,8 +293,6 @@ def fit_group_mlps(x: np.ndarray, y: np.ndarray, w: np.ndarray, *, hidden=(50, 5
 def _fit_group_mlps(x, y, w, *, hidden, epochs, lr, weight_decay, validation, check_every,
                     patience, seed, device, cancel):
     import torch
-
-    from engine.runtime import rng, torch_generator
 
     w = np.asarray(w, dtype=np.float64)
     held = np.zeros(w.shape, dtype=bool)
