@@ -61,7 +61,8 @@ def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
     for row in out["rows"]:
         _keep_one_roc(row)
     out["limit"] = {"metric": limit.metric, "value": limit.value, "fpr": limit.fpr,
-                    "use_upper": limit.use_upper, "text": limit.describe()}
+                    "use_upper": limit.use_upper, "text": limit.describe(),
+                    "plain": limit.plain()}
     out["recommendation"] = rec
     out["cost_in_models"] = cost_in_models(d, config.attacks)
     out["sentences"] = [rec["statement"], attacks_sentence(out)] \
@@ -190,7 +191,8 @@ def summary_sentence(block: dict) -> str:
     section)."""
     rec = block["recommendation"]
     n = sum(1 for r in block["rows"] if r["defence"] != "none")
-    limit = block["limit"]["text"]
+    # Plain words: this sentence ends the model audit's summary (the report's first page).
+    limit = block["limit"].get("plain") or block["limit"]["text"]
     n_attacks = len(attacks_run(block))
     # Which attacks "the strongest" is the strongest of: the audit's LiRA/RMIA or not.
     of = f"the strongest of {n_attacks} attacks"
@@ -200,10 +202,13 @@ def summary_sentence(block: dict) -> str:
         of += " (not those that train copies of the model: not re-run on the defences)"
     if rec["met"]:
         cost = rec.get("accuracy_cost") or 0.0
-        return (f"Of {n} defence settings tried, {rec['label']} keeps {of} within {limit}"
+        chosen = next((r for r in block["rows"] if r.get("index") == rec.get("index")), {})
+        name = (chosen.get("setting") or {}).get("plain_label") or chosen.get("plain_label") \
+            or rec["label"]
+        return (f"Of {n} defence settings tried, {name} limits {of} to {limit}"
                 + (f" at a cost of {cost:.1%} test accuracy." if cost > 0
                    else " without losing test accuracy."))
-    return f"None of the {n} defence settings tried keeps {of} within {limit}."
+    return f"None of the {n} defence settings tried limits {of} to {limit}."
 
 
 

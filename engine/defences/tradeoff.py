@@ -95,6 +95,14 @@ KNOB_SYMBOLS = {"alpha": "α", "temperature": "T", "noise_multiplier": "σ",
                 "weight_decay": "λ", "epochs": "epochs", "n_teachers": "teachers",
                 "drop_high_entropy": "drop", "reference_size": "reference",
                 "clip_norm": "C", "target_epsilon": "target ε"}
+# The same settings in plain words (issue 20: the summary and the first page carry no Greek
+# letters but ε and δ, and no acronyms).
+PLAIN_DEFENCES = {"none": "no defence", "kcd": "cross-distillation",
+                  "dmp": "distillation on reference data", "dp_sgd": "private training",
+                  "l2": "weight decay", "early_stopping": "early stopping"}
+PLAIN_KNOBS = {"alpha": "mixing share", "temperature": "temperature",
+               "noise_multiplier": "noise multiplier", "weight_decay": "",
+               "epochs": "after epochs"}
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
 # The fewest reference models LiRA and RMIA are re-run with on defended models: each record
 # must be inside at least one and outside at least one (the balanced design of
@@ -167,8 +175,21 @@ class DefenceSetting:
                  if self.get(k) is not None]
         return f"{name} {', '.join(parts)}"
 
+    def plain_label(self) -> str:
+        """The setting in plain words for the summary and the report's first page (issue
+        20): "weight decay 0.01", "private training, noise multiplier 1"; :meth:`label`
+        keeps the symbols for the defences section and the methods."""
+        name = PLAIN_DEFENCES[self.defence]
+        main = KNOBS[self.defence]
+        value = self.get(main) if main else None
+        if value is None:
+            return name
+        words = PLAIN_KNOBS.get(main, main.replace("_", " "))
+        return f"{name}, {words} {value:g}" if words else f"{name} {value:g}"
+
     def to_dict(self) -> dict:
-        return {"defence": self.defence, "knobs": dict(self.knobs), "label": self.label()}
+        return {"defence": self.defence, "knobs": dict(self.knobs), "label": self.label(),
+                "plain_label": self.plain_label()}
 
 
 def as_settings(items: Iterable) -> list[DefenceSetting]:
@@ -685,6 +706,16 @@ class RiskLimit:
         return {"tpr": f"TPR at {self.fpr:.2%} FPR".replace(".00%", "%"),
                 "auc": "AUC", "accuracy": "balanced accuracy", "advantage": "advantage",
                 "epsilon": "the empirical ε lower bound"}[self.metric]
+
+    def plain(self) -> str:
+        """The limit in plain words, for the summary and the report's first page."""
+        upper = " (counting the upper end of its 95 % interval)" if self.use_upper else ""
+        if self.metric == "tpr":
+            return (f"spotting at most {self.value:.1%} of the training records while wrongly "
+                    f"accusing {self.fpr:.0%} of the others{upper}")
+        words = {"auc": "an AUC", "accuracy": "a balanced accuracy",
+                 "advantage": "an advantage", "epsilon": "a measured ε"}[self.metric]
+        return f"{words} of at most {self.value:.3g}{upper}"
 
     def describe(self) -> str:
         value = f"{self.value:.1%}" if self.metric == "tpr" else f"{self.value:.3g}"

@@ -194,3 +194,32 @@ def test_a_setting_more_exposed_than_no_defence_is_said():
     assert "KCD α = 1 on members spotted at 1% false positives (27.0% against 12.0%, beyond" \
         in text
     assert more_exposed(rows[:2], 0.01) == []
+
+
+def test_the_defences_summary_speaks_plain_words():
+    """The one defences sentence ends the model audit's summary (the report's first page):
+    no Greek letters but ε and δ, no acronyms (issue 20) — the defences section keeps the
+    symbols ("L2 λ = 0.01", "TPR at 1% FPR")."""
+    import re
+
+    from engine.defences.audit import summary_sentence
+    from engine.defences.tradeoff import DefenceSetting, RiskLimit
+
+    settings = [DefenceSetting.of("none"), DefenceSetting.of("l2", weight_decay=0.01),
+                DefenceSetting.of("dp_sgd", noise_multiplier=1.0, clip_norm=1.0),
+                DefenceSetting.of("kcd", alpha=0.5)]
+    rows = [{"index": i, **s.to_dict()} for i, s in enumerate(settings)]
+    limit = RiskLimit(metric="tpr", value=0.02, fpr=0.01)
+    for met in (True, False):
+        block = {"rows": rows, "limit": {"text": limit.describe(), "plain": limit.plain()},
+                 "recommendation": {"met": met, "index": 1 if met else None,
+                                    "label": rows[1]["label"] if met else None,
+                                    "accuracy_cost": 0.012 if met else None},
+                 "attacks": [{"name": "metric_confidence"}]}
+        sentence = summary_sentence(block)
+        assert not re.search(r"[α-ωΑ-Ω]", sentence.replace("ε", "").replace("δ", "")), sentence
+        assert not re.search(r"\b(L2|KCD|DMP|DP-SGD|TPR|FPR|AUC)\b", sentence), sentence
+        if met:
+            assert "weight decay 0.01" in sentence and "2.0%" in sentence
+    assert DefenceSetting.of("dp_sgd", noise_multiplier=1.0).plain_label() == \
+        "private training, noise multiplier 1"
