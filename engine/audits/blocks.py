@@ -188,4 +188,245 @@ class AttackEntry:
         return tpr_row_at(self.tpr_at_fpr, fpr)
 
 
-__all__ = ["AttackEntry", "BlockError", "TprRow", "tpr_row_at"]
+
+
+# ----------------------------------------------------------------------------- typed-key helper
+
+def _written_back(values: dict, written: tuple, extra: dict) -> dict:
+    """The dict a block was read from: its keys in the order it held them (``written``: all
+    of them, typed or not), then any the block gained since; a block made in code (nothing
+    written) gives its typed keys that have a value, then the rest."""
+    keys = written or tuple(k for k, v in values.items() if v is not None)
+    out = {k: values[k] if k in values else extra[k] for k in keys
+           if k in values or k in extra}
+    out.update({k: v for k, v in extra.items() if k not in out})
+    return out
+
+
+def _split(d: dict, typed: tuple) -> dict:
+    """``extra`` and ``written`` of a block read from ``d``: the keys it does not type, and
+    the order of all its keys (so ``to_dict`` writes them back the same way)."""
+    return {"extra": {k: v for k, v in d.items() if k not in typed}, "written": tuple(d)}
+
+
+def _sentences(v) -> bool:
+    return isinstance(v, list) and all(isinstance(s, str) for s in v)
+
+
+# ----------------------------------------------------------------------------- verdict
+
+#: The risk levels a verdict can have, highest first (engine.policy).
+VERDICT_LEVELS = ("high", "medium", "low")
+_VERDICT_TYPED = ("level", "policy", "policy_rules", "reasons", "headline")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The ``verdict`` block of result.json (ARCHITECTURE §4; written by each audit from its
+    :class:`engine.policy.VerdictPolicy`): the risk level, the policy's name and rules in
+    words, the reasons that decided it, and the stored headline (engine.headline) when the
+    result has one. The verdict banner and the report's cover and section 7 read it."""
+
+    level: str
+    policy: str | None = None
+    policy_rules: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+    headline: dict | None = None
+    extra: dict = field(default_factory=dict)
+    written: tuple = ()
+
+    @classmethod
+    def from_dict(cls, v) -> Verdict:
+        """The verdict ``v``, or :class:`BlockError` naming the first field not of the form
+        the app writes (the sentences :func:`engine.audits.result.result_problem` gives)."""
+        _need(isinstance(v, dict), "the verdict is not a table")
+        _need(v.get("level") in VERDICT_LEVELS,
+              "the verdict's risk level is not high, medium or low")
+        _need(_sentences(v.get("reasons", [])),
+              "the verdict's reasons are not a list of sentences")
+        _need(isinstance(v.get("policy", ""), str), "the verdict's policy is not text")
+        _need(_sentences(v.get("policy_rules", [])),
+              "the verdict's rules are not a list of sentences")
+        # Its fields are checked where it is read (engine.headline.headline_of_result rebuilds
+        # a damaged one from the attacks); only a headline that is not a table is refused.
+        _need(v.get("headline") is None or isinstance(v.get("headline"), dict),
+              "the verdict's strongest attack is not a table")
+        return cls(level=v["level"], policy=v.get("policy"),
+                   policy_rules=tuple(v.get("policy_rules", [])),
+                   reasons=tuple(v.get("reasons", [])), headline=v.get("headline"),
+                   **_split(v, _VERDICT_TYPED))
+
+    def to_dict(self) -> dict:
+        return _written_back({"level": self.level, "policy": self.policy,
+                              "policy_rules": list(self.policy_rules),
+                              "reasons": list(self.reasons), "headline": self.headline},
+                             self.written, self.extra)
+
+    @property
+    def policy_name(self) -> str:
+        """The policy's name as the banner and the report print it ("default" when unnamed)."""
+        return self.policy or "default"
+
+
+# ----------------------------------------------------------------------------- model theory
+
+def _numbers_in(d: dict, keys, sentence: str) -> None:
+    _need(all(_number_or_none(d.get(k)) for k in keys), sentence)
+
+
+def _table_or_absent(d: dict, key: str, sentence: str) -> dict:
+    v = d.get(key, {})
+    _need(isinstance(v, dict), sentence)
+    return v
+
+
+_BOUND_TYPED = ("params", "expected", "accuracy_bound", "balanced_accuracy_bound", "roc")
+
+
+@dataclass(frozen=True)
+class BttaBound:
+    """``theory.btta_bound`` of a model audit (engine.audits.model; paper 001 Alg. 1 and
+    Thm 2): the accuracies p0, p1 and the share of members q it was computed from, what BTTA
+    is expected to achieve, the accuracy bounds, and the Thm 2 ROC (its statement in words and
+    the polyline (0, 0) – (p1, p0) – (1, 1)). The nested tables are kept as read, so
+    ``to_dict`` gives them back unchanged; the properties are what the report and the GUI
+    read."""
+
+    params: dict = field(default_factory=dict)
+    expected: dict = field(default_factory=dict)
+    accuracy_bound: float | None = None
+    balanced_accuracy_bound: float | None = None
+    roc: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    written: tuple = ()
+
+    @classmethod
+    def from_dict(cls, d) -> BttaBound:
+        where = "the generalization-gap bound of the model"
+        _need(isinstance(d, dict), f"{where} is not a table")
+        params = _table_or_absent(d, "params", f"the accuracies behind {where} are not a table")
+        _numbers_in(params, ("p0_train_accuracy", "p1_test_accuracy", "q_prior"),
+                    f"an accuracy behind {where} is not a number")
+        gap_attack = "the attack that uses only the gap"
+        expected = _table_or_absent(d, "expected",
+                                    f"the expected success of {gap_attack} is not a table")
+        _numbers_in(expected, ("precision", "recall"),
+                    f"an expected precision or recall of {gap_attack} is not a number")
+        _numbers_in(d, ("accuracy_bound", "balanced_accuracy_bound"),
+                    f"an accuracy in {where} is not a number")
+        roc = _table_or_absent(d, "roc", f"the ROC of {where} is not a table")
+        _need(isinstance(roc.get("statement", ""), str),
+              f"the statement of {where} is not text")
+        curve = roc.get("curve")
+        if curve is not None:
+            _need(isinstance(curve, dict) and isinstance(curve.get("fpr"), list)
+                  and isinstance(curve.get("tpr"), list)
+                  and len(curve["fpr"]) == len(curve["tpr"])
+                  and all(_is_number(x) for x in curve["fpr"] + curve["tpr"]),
+                  f"the ROC of {where} is not two equally long lists of numbers")
+        return cls(params=params, expected=expected, accuracy_bound=d.get("accuracy_bound"),
+                   balanced_accuracy_bound=d.get("balanced_accuracy_bound"), roc=roc,
+                   **_split(d, _BOUND_TYPED))
+
+    def to_dict(self) -> dict:
+        return _written_back({"params": self.params, "expected": self.expected,
+                              "accuracy_bound": self.accuracy_bound,
+                              "balanced_accuracy_bound": self.balanced_accuracy_bound,
+                              "roc": self.roc}, self.written, self.extra)
+
+    @property
+    def p0(self) -> float | None:
+        """The train accuracy p0 the bound was computed from."""
+        return self.params.get("p0_train_accuracy")
+
+    @property
+    def p1(self) -> float | None:
+        """The test accuracy p1."""
+        return self.params.get("p1_test_accuracy")
+
+    @property
+    def q(self) -> float | None:
+        """The share of members q."""
+        return self.params.get("q_prior")
+
+    @property
+    def precision(self) -> float | None:
+        """BTTA's expected precision."""
+        return self.expected.get("precision")
+
+    @property
+    def recall(self) -> float | None:
+        """BTTA's expected recall (its TPR, p0 in Case 3)."""
+        return self.expected.get("recall")
+
+    @property
+    def statement(self) -> str:
+        """Thm 2 in words for this model ("" when the result has none)."""
+        return self.roc.get("statement") or ""
+
+    @property
+    def curve(self) -> tuple[list, list]:
+        """The Thm 2 ROC polyline as (FPRs, TPRs); two empty lists when the result has none."""
+        c = self.roc.get("curve")
+        return (c["fpr"], c["tpr"]) if isinstance(c, dict) else ([], [])
+
+
+_GAP_NUMBERS = ("n_members", "n_non_members", "train_accuracy", "test_accuracy", "gap")
+_GAP_INTERVALS = ("train_accuracy_ci", "test_accuracy_ci", "gap_ci")
+_GAP_TYPED = (*_GAP_NUMBERS, *_GAP_INTERVALS, "per_class")
+
+
+@dataclass(frozen=True)
+class GeneralizationGap:
+    """``theory.generalization_gap`` of a model audit (engine.audits.model): the train and
+    test accuracies with their Clopper–Pearson intervals, their difference (the gap, with its
+    interval) and the same per class."""
+
+    n_members: int | None = None
+    n_non_members: int | None = None
+    train_accuracy: float | None = None
+    train_accuracy_ci: tuple | None = None
+    test_accuracy: float | None = None
+    test_accuracy_ci: tuple | None = None
+    gap: float | None = None
+    gap_ci: tuple | None = None
+    per_class: tuple[dict, ...] = ()
+    extra: dict = field(default_factory=dict)
+    written: tuple = ()
+
+    @classmethod
+    def from_dict(cls, d) -> GeneralizationGap:
+        where = "the model's generalization gap"
+        _need(isinstance(d, dict), f"{where} is not a table")
+        _numbers_in(d, _GAP_NUMBERS, f"a count or accuracy of {where} is not a number")
+        _need(all(_pair_or_none(d.get(k)) for k in _GAP_INTERVALS),
+              f"an interval of {where} is not a pair of numbers")
+        per_class = d.get("per_class", [])
+        _need(isinstance(per_class, list) and all(isinstance(c, dict) for c in per_class),
+              f"the per-class accuracies of {where} are not a list of tables")
+        return cls(**{k: d.get(k) for k in _GAP_NUMBERS},
+                   **{k: _pair(d.get(k)) for k in _GAP_INTERVALS},
+                   per_class=tuple(per_class), **_split(d, _GAP_TYPED))
+
+    def to_dict(self) -> dict:
+        return _written_back({**{k: getattr(self, k) for k in _GAP_NUMBERS},
+                              **{k: None if getattr(self, k) is None else list(getattr(self, k))
+                                 for k in _GAP_INTERVALS},
+                              "per_class": list(self.per_class)}, self.written, self.extra)
+
+
+def theory_block(theory, key: str, block: type):
+    """``theory[key]`` read as ``block`` (:class:`BttaBound`, :class:`GeneralizationGap`), or
+    None where the result has none or it is damaged (the report and the GUI then leave its
+    part out; :func:`engine.audits.result.result_problem` names the damage)."""
+    d = theory.get(key) if isinstance(theory, dict) else None
+    if not d:               # none, or an empty table: nothing to show
+        return None
+    try:
+        return block.from_dict(d)
+    except BlockError:
+        return None
+
+
+__all__ = ["AttackEntry", "BlockError", "BttaBound", "GeneralizationGap", "TprRow",
+           "VERDICT_LEVELS", "Verdict", "theory_block", "tpr_row_at"]

@@ -17,7 +17,13 @@ import numpy as np
 
 from engine import __version__
 from engine.atomic_write import write_text
-from engine.audits.blocks import AttackEntry, BlockError
+from engine.audits.blocks import (
+    AttackEntry,
+    BlockError,
+    BttaBound,
+    GeneralizationGap,
+    Verdict,
+)
 from engine.data.paths import open_regular_file, resolve_path
 from engine.data.text_input import read_notes
 from engine.wording import attack_words
@@ -192,7 +198,8 @@ class AuditResult:
 # (ARCHITECTURE §4). A result read back from a project file was written by this app, so any
 # other form means the file was damaged or edited; the results views and the report read these
 # fields directly, and a wrong type there is an exception while drawing, not a sentence.
-VERDICT_LEVELS = ("high", "medium", "low")
+# The model audit's theory parts the report and the results page read (engine.audits.blocks).
+MODEL_THEORY_BLOCKS = {"btta_bound": BttaBound, "generalization_gap": GeneralizationGap}
 _RESULT_TEXTS = ("name", "created", "summary", "config_sha256")
 _RESULT_TABLES = ("config", "software", "theory")
 _RESULT_LISTS = ("inputs", "exposed_records")
@@ -240,8 +247,13 @@ def _number_or_none(v) -> bool:
 
 def _check_attack(a, where: str) -> None:
     """An attack or baseline entry reads as its typed block (engine.audits.blocks)."""
+    _check_block(AttackEntry, a, where)
+
+
+def _check_block(block, d, *where) -> None:
+    """``d`` reads as the typed ``block`` (engine.audits.blocks), or its sentence."""
     try:
-        AttackEntry.from_dict(a, where)
+        block.from_dict(d, *where)
     except BlockError as exc:
         raise _Damaged(str(exc)) from None
 
@@ -270,18 +282,11 @@ def _check_result(d, audit_type: str | None) -> None:
     warnings = d.get("warnings", [])
     _need(isinstance(warnings, list) and all(isinstance(w, str) for w in warnings),
           "the warnings are not a list of sentences")
-    verdict = d["verdict"]
-    _need(isinstance(verdict, dict), "the verdict is not a table")
-    _need(verdict.get("level") in VERDICT_LEVELS,
-          "the verdict's risk level is not high, medium or low")
-    reasons = verdict.get("reasons", [])
-    _need(isinstance(reasons, list) and all(isinstance(r, str) for r in reasons),
-          "the verdict's reasons are not a list of sentences")
-    _need(all(isinstance(verdict.get(k, ""), str) for k in ("policy",)),
-          "the verdict's policy is not text")
-    rules = verdict.get("policy_rules", [])
-    _need(isinstance(rules, list) and all(isinstance(r, str) for r in rules),
-          "the verdict's rules are not a list of sentences")
+    _check_block(Verdict, d["verdict"])
+    theory = d.get("theory", {})
+    for key, block in MODEL_THEORY_BLOCKS.items():
+        if theory.get(key) is not None:
+            _check_block(block, theory[key])
     for key, what in (("attacks", "attack"), ("baselines", "baseline")):
         items = d.get(key, [])
         _need(isinstance(items, list), f"the {key} are not a list")
@@ -299,8 +304,10 @@ def result_problem(d, audit_type: str | None = None) -> str | None:
 
     Checks the fields every results view and the report read (ARCHITECTURE §4): the verdict,
     each attack's and baseline's numbers, intervals, true-positive rates, ε bound and ROC
-    curve, the lists and tables around them, and that every number is finite. The
-    audit-specific sections inside ``theory`` and ``details`` are the views' own to read."""
+    curve, the lists and tables around them, the model audit's generalization-gap bound and
+    gap (``theory.btta_bound``, ``theory.generalization_gap``), and that every number is
+    finite. The other audit-specific sections inside ``theory`` and ``details`` are the views'
+    own to read."""
     try:
         _check_result(d, audit_type)
     except _Damaged as exc:

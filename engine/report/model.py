@@ -22,6 +22,7 @@ import numpy as np
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
+from engine.audits.blocks import BttaBound, GeneralizationGap, theory_block
 from engine.audits.model import attribute_sentence
 from engine.headline import headline_of_result, tpr_at
 from engine.report import styles as st
@@ -139,6 +140,17 @@ def _block(result: dict, key: str) -> dict:
     return v if isinstance(v, dict) else {}
 
 
+def _bound(result: dict) -> BttaBound | None:
+    """``theory.btta_bound`` as its typed block (paper 001 Thm 2), or None when the result
+    has none or it is damaged (its parts are then left out)."""
+    return theory_block(_theory(result), "btta_bound", BttaBound)
+
+
+def _gap_block(result: dict) -> GeneralizationGap | None:
+    """``theory.generalization_gap`` as its typed block, or None (as :func:`_bound`)."""
+    return theory_block(_theory(result), "generalization_gap", GeneralizationGap)
+
+
 def _attacks(result: dict) -> list[dict]:
     return [a for a in result.get("attacks") or [] if isinstance(a, dict)]
 
@@ -169,28 +181,26 @@ def strongest_attack(result: dict) -> dict | None:
     return None
 
 
-def bound_curve(result: dict) -> dict:
-    """The Thm 2 ROC polyline (0, 0) – (p1, p0) – (1, 1) of ``theory.btta_bound.roc.curve``."""
-    roc = _block(result, "btta_bound").get("roc")
-    curve = roc.get("curve") if isinstance(roc, dict) else None
-    return curve if isinstance(curve, dict) else {}
+def bound_curve(result: dict) -> tuple[list, list]:
+    """The Thm 2 ROC polyline (0, 0) – (p1, p0) – (1, 1) of ``theory.btta_bound.roc.curve``
+    as (FPRs, TPRs); two empty lists when the result has none."""
+    bound = _bound(result)
+    return bound.curve if bound is not None else ([], [])
 
 
 def bound_tpr(result: dict, fpr: float) -> float | None:
     """TPR of the Thm 2 ROC at ``fpr``: the most members any attack that knows only the two
     accuracies (and randomises between its rules) can find at that false-positive rate."""
-    c = bound_curve(result)
-    xs, ys = c.get("fpr") or [], c.get("tpr") or []
-    if len(xs) < 2 or len(xs) != len(ys) or not all(_ok(v) for v in [*xs, *ys]):
+    xs, ys = bound_curve(result)
+    if len(xs) < 2 or not all(_ok(v) for v in [*xs, *ys]):
         return None
     return float(np.interp(fpr, xs, ys))
 
 
 def bound_auc(result: dict) -> float | None:
     """Area under the Thm 2 ROC polyline: ½(1 + |p0 − p1|) for the three-point curve."""
-    c = bound_curve(result)
-    xs, ys = c.get("fpr") or [], c.get("tpr") or []
-    if len(xs) < 2 or len(xs) != len(ys) or not all(_ok(v) for v in [*xs, *ys]):
+    xs, ys = bound_curve(result)
+    if len(xs) < 2 or not all(_ok(v) for v in [*xs, *ys]):
         return None
     return float(np.trapezoid(ys, xs)) if hasattr(np, "trapezoid") else float(np.trapz(ys, xs))
 
@@ -298,7 +308,7 @@ class ModelSections(AuditSections):
     def audited(self, result: dict) -> list[Flowable]:
         cfg = result.get("config") or {}
         model = _block(result, "model")
-        gap = _block(result, "generalization_gap")
+        gap = _gap_block(result) or GeneralizationGap()
         empty = ("No input file: the records are generated from the seed."
                  if cfg.get("source", "train") == "train" and not cfg.get("data")
                  else "No input files were recorded.")
@@ -337,10 +347,10 @@ class ModelSections(AuditSections):
         if _ok(model.get("train_accuracy")):
             rows += [
                 ("Train accuracy p0", two_lines(fmt_pct(model.get("train_accuracy")),
-                                                fmt_ci(gap.get("train_accuracy_ci"), fmt_pct)),
+                                                fmt_ci(gap.train_accuracy_ci, fmt_pct)),
                  "share of members the model labels correctly (95% interval below)"),
                 ("Test accuracy p1", two_lines(fmt_pct(model.get("test_accuracy")),
-                                               fmt_ci(gap.get("test_accuracy_ci"), fmt_pct)),
+                                               fmt_ci(gap.test_accuracy_ci, fmt_pct)),
                  "share of non-members it labels correctly")]
         else:
             rows.append(("Mean loss", f"{fmt3(model.get('mean_loss_members'))} / "
@@ -401,14 +411,14 @@ class ModelSections(AuditSections):
                     "standard for auditing.")
         out += [sub(f"What the attacker knows ({markup(THREAT_WORDS.get(threat, threat))} "
                     "threat model)")] + bullets(knows)
-        p = _block(result, "btta_bound").get("params") or {}
-        if not p:
+        bound = _bound(result)
+        if bound is None or not bound.params:
             return out
         out += [sub("The weakest informed attacker"), para(
             "Paper 001 asks what an attacker can do that knows only the model's train accuracy "
-            f"p0 (here {fmt_pct(p.get('p0_train_accuracy'))}), its test accuracy p1 "
-            f"({fmt_pct(p.get('p1_test_accuracy'))}) and the share of members q "
-            f"({fmt_pct(p.get('q_prior'))}), and sees for each record only whether the model "
+            f"p0 (here {fmt_pct(bound.p0)}), its test accuracy p1 "
+            f"({fmt_pct(bound.p1)}) and the share of members q "
+            f"({fmt_pct(bound.q)}), and sees for each record only whether the model "
             "gets it right. Its answer (Thm 2) is a ceiling that the report draws on the ROC: "
             "an attack above it learns more from the model than the published accuracies "
             "reveal.")]
@@ -422,9 +432,7 @@ class ModelSections(AuditSections):
         return _describe(str(attack.get("name") or ""), attack)
 
     def method_theory(self, result: dict) -> list[Flowable]:
-        bb = _block(result, "btta_bound")
-        p = bb.get("params") or {}
-        exp = bb.get("expected") or {}
+        bb = _bound(result)
         if _loss_only(result):
             return [sub("No generalization-gap bound"), para(
                 "The predictions hold one loss per record, not the predicted class, so the "
@@ -449,14 +457,14 @@ class ModelSections(AuditSections):
                  "available from correctness alone. It is drawn as a solid black line in "
                  "section 5; an attack above it uses more than the gap."),
         ]
-        if bb:
+        if bb is not None:
             out.append(para(
-                f"With this model's p0 = {fmt3(p.get('p0_train_accuracy'))}, "
-                f"p1 = {fmt3(p.get('p1_test_accuracy'))} and q = {fmt3(p.get('q_prior'))}: "
-                f"{markup((bb.get('roc') or {}).get('statement') or '')} "
-                f"Balanced accuracy at most {fmt3(bb.get('balanced_accuracy_bound'))}; "
-                f"BTTA's precision {fmt3(exp.get('precision'))}, recall "
-                f"{fmt3(exp.get('recall'))}.", "small"))
+                f"With this model's p0 = {fmt3(bb.p0)}, "
+                f"p1 = {fmt3(bb.p1)} and q = {fmt3(bb.q)}: "
+                f"{markup(bb.statement)} "
+                f"Balanced accuracy at most {fmt3(bb.balanced_accuracy_bound)}; "
+                f"BTTA's precision {fmt3(bb.precision)}, recall "
+                f"{fmt3(bb.recall)}.", "small"))
         out.append(para(
             "<b>CBTTA</b> (§ “Categorical Bayesian”) applies the same rule inside parts of the "
             "records — by true label (PTL), predicted label (PPL), true-class confidence (PTC) "
@@ -526,7 +534,7 @@ class ModelSections(AuditSections):
 
     def _results_words(self, result: dict) -> str:
         best = strongest_attack(result)
-        bb = _block(result, "btta_bound")
+        bb = _bound(result) or BttaBound()
         fpr = _policy_fpr(result)
         text = ""
         if best is not None:
@@ -538,9 +546,9 @@ class ModelSections(AuditSections):
                 text += (f"; it finds <b>{fmt_pct(row.get('tpr'))}</b> of the members while "
                          f"wrongly accusing {fmt_pct(fpr)} of the non-members")
             text += ". "
-        if _ok(bb.get("balanced_accuracy_bound")):
+        if _ok(bb.balanced_accuracy_bound):
             text += ("Knowing only the train and test accuracy, no attack's balanced accuracy "
-                     f"exceeds {fmt3(bb.get('balanced_accuracy_bound'))} (paper 001 Thm 2)"
+                     f"exceeds {fmt3(bb.balanced_accuracy_bound)} (paper 001 Thm 2)"
                      + (f", and at {fmt_pct(fpr)} FPR none finds more than "
                         f"{fmt_pct(bound_tpr(result, fpr))} of the members."
                         if bound_tpr(result, fpr) is not None else "."))
@@ -554,10 +562,10 @@ class ModelSections(AuditSections):
             rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
                          two_lines(fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")))]
                         + [_short_tpr_cell(a, t) for t in targets])
-        bb = _block(result, "btta_bound")
-        if bb:
+        bb = _bound(result)
+        if bb is not None:
             rows.append(["<i>Thm 2 bound: knowing only the accuracies</i>",
-                         fmt3(bound_auc(result)), fmt3(bb.get("balanced_accuracy_bound"))]
+                         fmt3(bound_auc(result)), fmt3(bb.balanced_accuracy_bound)]
                         + [fmt_pct(bound_tpr(result, t)) for t in targets])
         first = 4.4 * cm
         rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
@@ -576,7 +584,8 @@ class ModelSections(AuditSections):
             para("AUC, balanced accuracy and TPR at low FPR, with 95% intervals below each "
                  "value." + counts + (" The last row is the most any attack knowing only "
                                       "the train and test accuracy can reach (no interval: it "
-                                      "is computed, not measured)." if bb else ""), "small"),
+                                      "is computed, not measured)." if bb is not None
+                                      else ""), "small"),
             table(rows, [first] + [rest] * (len(rows[0]) - 1))]), Spacer(1, 6)]
 
     def _roc(self, result: dict) -> list[Flowable]:
@@ -584,7 +593,7 @@ class ModelSections(AuditSections):
         if not shown:
             return []
         names = [a.get("name") for a in shown]     # the bound and band: from the result
-        curve = bound_curve(result)
+        curve = bound_curve(result)[0]
         caption = (("Red dashed line: the best ROC of an attack that knows only the train "
                     "and test accuracy, (0, 0) – (p1, p0) – (1, 1) (paper 001 Thm 2); a curve "
                     "above it uses more than the generalization gap. " if curve else "")
@@ -612,11 +621,11 @@ class ModelSections(AuditSections):
 
     def _strongest(self, result: dict) -> list[Flowable]:
         best = strongest_attack(result)
-        bb = _block(result, "btta_bound")
-        if best is None or not bb:
+        bb = _bound(result)
+        if best is None or bb is None:
             return []
         rows = [("Measure", f"{_label(best)} (measured)", "Thm 2 bound", "Difference")]
-        acc, lim = best.get("accuracy"), bb.get("balanced_accuracy_bound")
+        acc, lim = best.get("accuracy"), bb.balanced_accuracy_bound
         rows.append(("Balanced accuracy",
                      two_lines(fmt3(acc), fmt_ci(best.get("accuracy_ci"))), fmt3(lim),
                      _points(acc - lim) if _ok(acc) and _ok(lim) else st.DASH))
@@ -658,21 +667,21 @@ class ModelSections(AuditSections):
                 Spacer(1, 6)]
 
     def _gap(self, result: dict) -> list[Flowable]:
-        gap = _block(result, "generalization_gap")
-        if not gap:
+        gap = _gap_block(result)
+        if gap is None:
             return []
-        words = (f"The model labels {fmt_pct(gap.get('train_accuracy'))} "
-                 f"{fmt_ci(gap.get('train_accuracy_ci'), fmt_pct)} of its "
-                 f"{fmt_count(gap.get('n_members'))} members correctly and "
-                 f"{fmt_pct(gap.get('test_accuracy'))} "
-                 f"{fmt_ci(gap.get('test_accuracy_ci'), fmt_pct)} of its "
-                 f"{fmt_count(gap.get('n_non_members'))} non-members: a gap of "
-                 f"<b>{_pp(gap.get('gap'))}</b>"
-                 + (f" {fmt_ci([100 * v for v in gap['gap_ci']], lambda v: f'{v:.1f}')}"
-                    if _ok_pair(gap.get("gap_ci")) else "") + ". "
+        words = (f"The model labels {fmt_pct(gap.train_accuracy)} "
+                 f"{fmt_ci(gap.train_accuracy_ci, fmt_pct)} of its "
+                 f"{fmt_count(gap.n_members)} members correctly and "
+                 f"{fmt_pct(gap.test_accuracy)} "
+                 f"{fmt_ci(gap.test_accuracy_ci, fmt_pct)} of its "
+                 f"{fmt_count(gap.n_non_members)} non-members: a gap of "
+                 f"<b>{_pp(gap.gap)}</b>"
+                 + (f" {fmt_ci([100 * v for v in gap.gap_ci], lambda v: f'{v:.1f}')}"
+                    if _ok_pair(gap.gap_ci) else "") + ". "
                  "Membership attacks feed on this gap; a class with a larger gap exposes its "
                  "members more.")
-        per = [c for c in gap.get("per_class") or [] if isinstance(c, dict) and _ok(c.get("gap"))]
+        per = [c for c in gap.per_class if _ok(c.get("gap"))]
         out: list[Flowable] = [sub("Generalization gap"), para(words)]
         if per:
             big = [c for c in per if (c.get("n_members") or 0) >= MIN_CLASS_RECORDS
@@ -767,7 +776,7 @@ class ModelSections(AuditSections):
     # ----------------------------------------------------------------- 6. comparison
     def theory(self, result: dict) -> list[Flowable]:
         attacks = _attacks(result)
-        bb = _block(result, "btta_bound")
+        bb = _bound(result) or BttaBound()
         out: list[Flowable] = [para(
             "The model was trained without differential privacy, so there is no guarantee that "
             "bounds every attacker. Two references stand in for one: paper 001's Thm 2, the "
@@ -776,7 +785,7 @@ class ModelSections(AuditSections):
             "could have claimed.")]
         if not attacks:
             return out
-        lim = bb.get("balanced_accuracy_bound")
+        lim = bb.balanced_accuracy_bound
         rows = [("Attack", "Balanced accuracy", "Against the Thm 2 bound",
                  "Empirical ε lower bound")]
         for a in attacks:

@@ -34,6 +34,7 @@ from reportlab.platypus import (
     XPreformatted,
 )
 
+from engine.audits.blocks import AttackEntry, BlockError, TprRow, Verdict
 from engine.audits.registry import AUDIT_TYPES
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
 from engine.config_file import config_to_toml
@@ -168,19 +169,37 @@ def fmt_date(iso: str | None) -> str:
     return t.strftime("%d %B %Y, %H:%M").lstrip("0")
 
 
-def tpr_cells(row: dict) -> tuple[str, str, str]:
-    """(value, CI, note) cells of one ``tpr_at_fpr`` entry; ARCHITECTURE §5 "measurable"."""
-    if row.get("measurable") is False:
+def tpr_cells(row: TprRow | dict) -> tuple[str, str, str]:
+    """(value, CI, note) cells of one ``tpr_at_fpr`` entry; ARCHITECTURE §5 "measurable".
+    A dict is read as its typed row (engine.audits.blocks.TprRow); one not of that form gives
+    dashes."""
+    if isinstance(row, dict):
+        try:
+            row = TprRow.from_dict(row)
+        except BlockError:
+            return (st.DASH, st.DASH, "")
+    if not row.measurable:
         return ("not measurable", st.DASH, "")
     note = ""
-    if row.get("fpr_achieved") is not None:
-        note = f"achieved FPR {fmt_pct(row.get('fpr_achieved'))}"
-    span = row.get("threshold_fpr_range")
+    if row.fpr_achieved is not None:
+        note = f"achieved FPR {fmt_pct(row.fpr_achieved)}"
+    span = row.extra.get("threshold_fpr_range")
     if isinstance(span, (list, tuple)) and len(span) == 2:
         # The interval spans the thresholds whose true FPR may be the target (see methods).
         note += (f"; interval allows the threshold's true FPR to lie in "
                  f"{fmt_ci(span, st.fmt_pct_sig)}")
-    return (fmt_pct(row.get("tpr")), fmt_ci(row.get("tpr_ci"), fmt_pct), note)
+    return (fmt_pct(row.tpr), fmt_ci(row.tpr_ci, fmt_pct), note)
+
+
+def attack_entry(a) -> AttackEntry:
+    """The typed attack entry of ``a`` (engine.audits.blocks.AttackEntry); one not of the
+    app's form — a result that did not pass engine.audits.result.result_problem — is read as
+    its name alone, so its table shows dashes, never a wrong number or a traceback."""
+    try:
+        return AttackEntry.from_dict(a)
+    except BlockError:
+        name = a.get("name") if isinstance(a, dict) else None
+        return AttackEntry(name=name if isinstance(name, str) else "attack")
 
 
 def min_negatives(t) -> int | None:
@@ -428,7 +447,7 @@ def verdict_badge(level: str, width: float = TEXT_WIDTH, height: float = 92) -> 
 def cover(result: dict) -> list[Flowable]:
     audit_type = str(result.get("audit_type") or "")
     entry = AUDIT_TYPES.get(audit_type)
-    verdict = result.get("verdict") or {}
+    verdict, _ = verdict_of(result)
     out: list[Flowable] = [
         Spacer(1, 1.2 * cm),
         para("Privacy risk audit report", "title"),
@@ -437,7 +456,7 @@ def cover(result: dict) -> list[Flowable]:
         para(markup(result.get("name") or "Unnamed audit"), "name"),
         para(f"Audit run on {markup(fmt_date(result.get('created')))}", "body"),
         Spacer(1, 0.8 * cm),
-        verdict_badge(verdict.get("level")),
+        verdict_badge(verdict.level if verdict is not None else None),
         Spacer(1, 0.8 * cm),
         heading(1),
         para(markup(result.get("summary") or "No summary was recorded."), "summary"),
@@ -553,10 +572,9 @@ def method_common(result: dict, describe=None) -> list[Flowable]:
 OWN_RULE = "the attack's own rule"
 
 
-def accuracy_note(a: dict) -> str:
+def accuracy_note(a: AttackEntry) -> str:
     """Where the threshold of an attack's balanced accuracy came from, in a few words."""
-    details = a.get("details") or {}
-    if details.get("accuracy_threshold_source") == OWN_RULE:
+    if a.details.get("accuracy_threshold_source") == OWN_RULE:
         return "threshold set by the attack's own rule before these trials; all trials"
     return "threshold chosen on a separate split"
 
@@ -566,43 +584,44 @@ def bound_interval_label(method: str | None) -> str:
     return "Jeffreys (approximate)" if method == "jeffreys" else "Clopper–Pearson"
 
 
-def attack_table(a: dict) -> list[Flowable]:
-    """All §5 metrics of one attack, with intervals, in one table."""
+def attack_table(attack: dict) -> list[Flowable]:
+    """All §5 metrics of one attack, with intervals, in one table (read through its typed
+    entry, :func:`attack_entry`)."""
+    a = attack_entry(attack)
     out: list[Flowable] = []
     # Plain name first, with what the attacker does; the technical name is in section 4.
-    words = attack_words(a.get("name"), a.get("label"))
-    n_pos, n_neg = a.get("n_positive"), a.get("n_negative")
+    words = attack_words(a.name, a.label)
+    n_pos, n_neg = a.n_positive, a.n_negative
     head = [sub(markup(words.plain_name))]
     bits = [markup(words.description) + "."] if words.description else []
     if n_pos is not None and n_neg is not None:
         bits.append(f"{fmt_count(n_pos)} trials with the person present (members), "
                     f"{fmt_count(n_neg)} without (non-members).")
-    stat = (a.get("details") or {}).get("statistic")
+    stat = a.details.get("statistic")
     if stat:
         bits.append(f"Score: {markup(stat)}.")
     if bits:
         head.append(para(" ".join(bits), "small"))
     rows = [("Measure", "Value", "95% interval", "Note")]
-    rows.append(("AUC (0.5 = guessing, 1 = perfect)", fmt3(a.get("auc")),
-                 fmt_ci(a.get("auc_ci")), ""))
-    rows.append(("Balanced accuracy", fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")),
+    rows.append(("AUC (0.5 = guessing, 1 = perfect)", fmt3(a.auc), fmt_ci(a.auc_ci), ""))
+    rows.append(("Balanced accuracy", fmt3(a.accuracy), fmt_ci(a.accuracy_ci),
                  accuracy_note(a)))
-    rows.append(("Advantage (TPR − FPR)", fmt3(a.get("advantage")),
-                 fmt_ci(a.get("advantage_ci")), "at the same threshold"))
-    reps = (a.get("details") or {}).get("repetitions")
+    rows.append(("Advantage (TPR − FPR)", fmt3(a.advantage), fmt_ci(a.advantage_ci),
+                 "at the same threshold"))
+    reps = a.details.get("repetitions")
     if isinstance(reps, dict) and len(reps.get("accuracy") or []) > 1:
         rows.append((f"Accuracy over {len(reps['accuracy'])} replays",
                      f"{fmt3(reps.get('accuracy_mean'))} ± {fmt3(reps.get('accuracy_sd'))}",
                      st.DASH, "mean ± standard deviation, fresh releases each time"))
-    for row in a.get("tpr_at_fpr") or []:
+    for row in a.tpr_at_fpr:
         value, ci, note = tpr_cells(row)
-        if row.get("measurable") is False:
-            need = min_negatives(row.get("fpr_target"))
+        if not row.measurable:
+            need = min_negatives(row.fpr)
             note = (f"with {fmt_count(n_neg)} non-members" +
                     (f"; at least {fmt_count(need)} are needed to certify FPR ≤ "
-                     f"{fmt_pct(row.get('fpr_target'))}" if need else ""))
-        rows.append((f"TPR at {fmt_pct(row.get('fpr_target'))} FPR", value, ci, note))
-    eb = a.get("epsilon_lower_bound")
+                     f"{fmt_pct(row.fpr)}" if need else ""))
+        rows.append((f"TPR at {fmt_pct(row.fpr)} FPR", value, ci, note))
+    eb = a.epsilon_lower_bound
     if isinstance(eb, dict):
         note = f"{bound_interval_label(eb.get('method'))}, threshold from a separate split"
         if eb.get("delta") is not None:
@@ -619,17 +638,16 @@ def attack_table(a: dict) -> list[Flowable]:
 
 
 def baselines_table(result: dict) -> list[Flowable]:
-    bl = [b for b in result.get("baselines") or [] if isinstance(b, dict)]
+    bl = [attack_entry(b) for b in result.get("baselines") or [] if isinstance(b, dict)]
     if not bl:
         return []
-    targets = sorted({r.get("fpr_target") for b in bl for r in b.get("tpr_at_fpr") or []
-                      if isinstance(r.get("fpr_target"), (int, float))})
+    targets = sorted({r.fpr for b in bl for r in b.tpr_at_fpr if r.key == "fpr_target"
+                      and isinstance(r.fpr, (int, float))})
     rows = [["Baseline", "AUC", "Balanced accuracy"]
             + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
     for b in bl:
-        rows.append([markup(b.get("label") or b.get("name")), fmt3(b.get("auc")),
-                     fmt3(b.get("accuracy"))]
-                    + [tpr_cells(tpr_at(b, t))[0] if tpr_at(b, t) is not None else st.DASH
+        rows.append([markup(b.display_label), fmt3(b.auc), fmt3(b.accuracy)]
+                    + [tpr_cells(b.tpr_at(t))[0] if b.tpr_at(t) is not None else st.DASH
                        for t in targets])
     first = 6.0 * cm
     rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
@@ -692,19 +710,34 @@ def glossary() -> list[Flowable]:
 
 # --------------------------------------------------------------------------- 7. verdict
 
+def verdict_of(result: dict) -> tuple[Verdict | None, str | None]:
+    """The result's verdict block (engine.audits.blocks.Verdict) and None, or None and why it
+    cannot be read (none recorded, or damaged: a result that did not pass
+    engine.audits.result.result_problem is reported, never a traceback)."""
+    v = result.get("verdict")
+    if not v:
+        return None, None
+    try:
+        return Verdict.from_dict(v), None
+    except BlockError as exc:
+        return None, str(exc)
+
+
 def verdict(result: dict) -> list[Flowable]:
-    v = result.get("verdict") or {}
-    level = str(v.get("level") or "none")
+    v, problem = verdict_of(result)
+    level = v.level if v is not None else "none"
     body: list[Flowable] = [
         verdict_badge(level, height=70), Spacer(1, 8),
         para(f"<b>Verdict: {markup(level.upper())} risk</b> "
-             f"(policy “{markup(v.get('policy') or 'default')}”)."),
+             f"(policy “{markup(v.policy_name if v is not None else 'default')}”)."),
     ]
-    rules = v.get("policy_rules") or []
+    if problem:
+        body.append(para(f"The saved verdict cannot be read: {markup(problem)}."))
+    rules = v.policy_rules if v is not None else ()
     if rules:
         body.append(sub("Rules in force"))
         body += bullets(markup(r) for r in rules)
-    reasons = v.get("reasons") or []
+    reasons = v.reasons if v is not None else ()
     body.append(sub("Why this verdict"))
     body += bullets(markup(r) for r in reasons) if reasons else [para("No reasons recorded.")]
     body.append(para("The verdict is judged on the strongest attacker available: the exact "
@@ -850,23 +883,25 @@ def comparison_by_attack(result: dict, th: dict, *, optimal_label: str,
     opt = th.get("optimal_attacker") or {}
     worst = th.get("worst_case_dp") or {}
     attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+    entries = [attack_entry(a) for a in attacks]
     targets = [r.get("fpr") for r in opt.get("tpr_at_fpr") or []] or sorted(
-        {r.get("fpr_target") for a in attacks for r in a.get("tpr_at_fpr") or []})
+        {r.fpr for e in entries for r in e.tpr_at_fpr
+         if r.key == "fpr_target" and _finite(r.fpr)})
     rows = [["", "Balanced accuracy", "AUC"] + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
     for block, label in ((opt, optimal_label), (worst, worst_label)):
         if block:
             rows.append([f"<b>{label}</b>", fmt3(block.get("accuracy")), fmt3(block.get("auc"))]
                         + [fmt_pct(theory_tpr(block, t)) for t in targets])
-    for a in attacks:
+    for a, e in zip(attacks, entries, strict=True):
         row = [markup(short_attack_label(a)) + " (measured)",
-               f"{fmt3(a.get('accuracy'))} {fmt_ci(a.get('accuracy_ci'))}",
-               f"{fmt3(a.get('auc'))} {fmt_ci(a.get('auc_ci'))}"]
+               f"{fmt3(e.accuracy)} {fmt_ci(e.accuracy_ci)}",
+               f"{fmt3(e.auc)} {fmt_ci(e.auc_ci)}"]
         for t in targets:
-            m = tpr_at(a, t)
+            m = e.tpr_at(t)
             if m is None:
                 row.append(st.DASH)
-            elif m.get("measurable") is False:
-                row.append(f"not measurable with {fmt_count(a.get('n_negative'))} non-members")
+            elif not m.measurable:
+                row.append(f"not measurable with {fmt_count(e.n_negative)} non-members")
             else:
                 v, ci, _ = tpr_cells(m)
                 row.append(f"{v} {ci}")
@@ -933,12 +968,22 @@ def fpr_targets(attacks: list[dict]) -> list[float]:
     return sorted(vals, reverse=True)
 
 
-def tpr_cell(a: dict, t: float, negatives: str) -> str:
-    """TPR at FPR t with its interval below, or why it cannot be measured."""
-    row = tpr_at(a, t)
+def tpr_cell(a: AttackEntry | dict, t: float, negatives: str) -> str:
+    """TPR at FPR t with its interval below, or why it cannot be measured. The row is read as
+    its typed block (engine.audits.blocks.TprRow); a dict ``a`` is searched row by row, as it
+    may be an attack of a theory block (engine.report.aggregates' membership game) whose other
+    fields result_problem does not hold to an attack entry's form."""
+    if isinstance(a, AttackEntry):
+        row = a.tpr_at(t)
+    else:
+        try:
+            found = tpr_at(a, t)
+            row = TprRow.from_dict(found) if found is not None else None
+        except BlockError:
+            return st.DASH
     if row is None:
         return st.DASH
-    if row.get("measurable") is False:
+    if not row.measurable:
         need = min_negatives(t)
         return ("not measurable" + (f'<br/><font size="7">needs ≥ {fmt_count(need)} '
                                     f"{negatives}</font>" if need else ""))

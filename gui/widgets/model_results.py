@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from engine.audits.blocks import BttaBound, GeneralizationGap, theory_block
 from engine.audits.model import attribute_sentence
 from engine.headline import headline_of_result
 from engine.plots import series
@@ -74,15 +75,14 @@ class ModelMetricsTable(MetricsTable):
 
 # ====================================================================== model and gap
 
-def gap_interval(gap: dict) -> list[float] | None:
+def gap_interval(gap: GeneralizationGap) -> list[float] | None:
     """The interval of train − test accuracy: the engine's (MOVER, engine.metrics.difference_ci)
     or, for a result written before it gave one, a conservative one from the two accuracies'
     intervals."""
-    if isinstance(gap.get("gap_ci"), (list, tuple)) and len(gap["gap_ci"]) == 2:
-        return list(gap["gap_ci"])
-    tr, te = gap.get("train_accuracy_ci"), gap.get("test_accuracy_ci")
-    if not (isinstance(tr, (list, tuple)) and isinstance(te, (list, tuple))
-            and len(tr) == 2 and len(te) == 2 and all(is_number(v) for v in (*tr, *te))):
+    if gap.gap_ci is not None:
+        return list(gap.gap_ci)
+    tr, te = gap.train_accuracy_ci, gap.test_accuracy_ci
+    if tr is None or te is None or not all(is_number(v) for v in (*tr, *te)):
         return None
     return [tr[0] - te[1], tr[1] - te[0]]
 
@@ -163,13 +163,19 @@ class ModelGapView(QWidget):
         threat = THREAT_WORDS.get(str(theory.get("threat_model")), "")
         self.model_label.setText(model_sentence(model) + (f" {escape(threat)}" if threat else ""))
 
-        gap = theory.get("generalization_gap") or {}
-        train = gap.get("train_accuracy", model.get("train_accuracy"))
-        test = gap.get("test_accuracy", model.get("test_accuracy"))
-        value = gap.get("gap", train - test if is_number(train) and is_number(test) else None)
+        # The typed blocks (engine.audits.blocks); a damaged one reads as absent (results
+        # shown here passed engine.audits.result.result_problem, which refuses it).
+        found = theory_block(theory, "generalization_gap", GeneralizationGap)
+        gap = found or GeneralizationGap()
+        train = gap.train_accuracy if gap.train_accuracy is not None \
+            else model.get("train_accuracy")
+        test = gap.test_accuracy if gap.test_accuracy is not None \
+            else model.get("test_accuracy")
+        value = gap.gap if gap.gap is not None else (
+            train - test if is_number(train) and is_number(test) else None)
         ci = gap_interval(gap)
         ci_text = interval(ci, lambda v: f"{100 * v:.1f}") if ci else ""
-        if not gap and not is_number(train):
+        if found is None and not is_number(train):
             text = ("The predictions hold one loss per record, so which class the model "
                     "predicts — and so its accuracies and their gap — is unknown. Mean loss: "
                     f"<b>{number(model.get('mean_loss_members'))}</b> on its training records, "
@@ -181,30 +187,30 @@ class ModelGapView(QWidget):
             self._strongest(result, theory)
             return
         text = (f"The model is right on <b>{pct(train)}</b> "
-                f"{interval(gap.get('train_accuracy_ci'), pct)} of its training records and "
-                f"<b>{pct(test)}</b> {interval(gap.get('test_accuracy_ci'), pct)} of records it "
+                f"{interval(gap.train_accuracy_ci, pct)} of its training records and "
+                f"<b>{pct(test)}</b> {interval(gap.test_accuracy_ci, pct)} of records it "
                 f"never saw: a <b>generalization gap of {points(value)}</b>")
         if ci_text:
-            text += (f" {ci_text}" + ("" if "gap_ci" in gap else
+            text += (f" {ci_text}" + ("" if gap.gap_ci is not None else
                                       " (conservative interval from the two accuracies' "
                                       "intervals)"))
         text += ". The larger the gap, the easier it is to tell members from others."
         self.gap_label.setText(text)
 
-        bound = theory.get("btta_bound") or {}
-        statement = (bound.get("roc") or {}).get("statement")
+        bound = theory_block(theory, "btta_bound", BttaBound)
+        statement = bound.statement if bound is not None else ""
         self.bound_label.setText(escape(statement) if statement else "")
         self._strongest(result, theory)
         self._per_class(gap)
 
     def _strongest(self, result: dict, theory: dict) -> None:
-        bound = theory.get("btta_bound") or {}
+        bound = theory_block(theory, "btta_bound", BttaBound) or BttaBound()
         head = headline_of_result(result)
         if head is not None and head.found:
             words = (f"Strongest attack: <b>{escape(head.label or head.name)}"
                      f"</b>, AUC {number(head.auc)}, right "
                      f"{pct(head.accuracy)} of the time")
-            limit = bound.get("balanced_accuracy_bound")
+            limit = bound.balanced_accuracy_bound
             acc = head.accuracy
             if is_number(limit) and is_number(acc):
                 diff = acc - limit
@@ -214,8 +220,8 @@ class ModelGapView(QWidget):
         else:
             self.strongest_label.setText("No attack was run.")
 
-    def _per_class(self, gap: dict) -> None:
-        per_class = [c for c in gap.get("per_class") or [] if is_number(c.get("gap"))]
+    def _per_class(self, gap: GeneralizationGap) -> None:
+        per_class = [c for c in gap.per_class if is_number(c.get("gap"))]
         if not per_class:
             self.class_label.setText("")
             self.class_table.setVisible(False)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
+from engine.audits.blocks import BlockError, Verdict
+from engine.headline import headline_of_result
 from engine.wording import describe, plain_name
 from engine.wording import tooltip as attack_tooltip
 from gui.widgets.results_scaffold import GlossaryStrip
@@ -54,26 +56,33 @@ class VerdictBanner(QFrame):
         self.set_verdict(None, "")
 
     def set_verdict(self, verdict: dict | None, summary: str) -> None:
-        if not verdict:
-            self.level_label.setText("No result yet")
-            self.summary_label.setText("Run the audit to see how exposed people are.")
+        """Show a result's ``verdict`` block (engine.audits.blocks.Verdict) and summary. A
+        block not of the app's form (results shown here passed
+        engine.audits.result.result_problem) shows as no verdict, never an exception."""
+        try:
+            block = Verdict.from_dict(verdict) if verdict else None
+        except BlockError:
+            block = None
+        if block is None:
+            self.level_label.setText("No result yet" if not verdict else "No verdict")
+            self.summary_label.setText("Run the audit to see how exposed people are."
+                                       if not verdict else summary)
             self.reasons_label.setText("")
             self.strongest_label.setText("")
             self.strongest_label.setToolTip("")
             self.setStyleSheet("#verdictBanner { background: #eceff1; border-radius: 6px; }")
             self.glossary.set_colour(None)
             return
-        level = verdict.get("level", "")
-        title, background, colour = LEVEL_STYLE.get(level, (level.upper(), "#607d8b", "#ffffff"))
+        title, background, colour = LEVEL_STYLE[block.level]
         self.setStyleSheet(f"#verdictBanner {{ background: {background}; border-radius: 6px; }}"
                            f" #verdictBanner QLabel {{ color: {colour}; }}")
         self.level_label.setText(title)
         self.glossary.set_colour(colour)
         self.summary_label.setText(summary)
-        head = verdict.get("headline") if isinstance(verdict.get("headline"), dict) else {}
-        if head.get("name"):
-            entry = {"name": head["name"], "label": head.get("label")}
-            name = head.get("plain_name") or plain_name(entry)
+        head = _stored_strongest(block)
+        if head is not None and head.name:
+            entry = {"name": head.name, "label": head.label}
+            name = head.plain_name or plain_name(entry)
             what = describe(entry)
             self.strongest_label.setText(f"Strongest attack: {name}" + (f" — {what}." if what
                                                                           else ""))
@@ -81,9 +90,9 @@ class VerdictBanner(QFrame):
         else:
             self.strongest_label.setText("")
             self.strongest_label.setToolTip("")
-        reasons = "".join(f"<li>{_escape(r)}</li>" for r in verdict.get("reasons") or [])
-        rules = "".join(f"<li>{_escape(r)}</li>" for r in verdict.get("policy_rules") or [])
-        policy = _escape(verdict.get("policy") or "default")
+        reasons = "".join(f"<li>{_escape(r)}</li>" for r in block.reasons)
+        rules = "".join(f"<li>{_escape(r)}</li>" for r in block.policy_rules)
+        policy = _escape(block.policy_name)
         html = ""
         if reasons:
             html += f"<b>Why:</b><ul style='margin-top:2px'>{reasons}</ul>"
@@ -96,6 +105,14 @@ class VerdictBanner(QFrame):
         return " ".join(filter(None, [self.level_label.text(), self.summary_label.text(),
                                       self.strongest_label.text(),
                                       self.reasons_label.text()]))
+
+
+def _stored_strongest(block: Verdict):
+    """The headline the verdict stores (engine.headline.Headline), or None when it has none or
+    one whose fields are damaged: a result with no attacks given, so nothing is rebuilt."""
+    if block.headline is None:
+        return None
+    return headline_of_result({"verdict": {"headline": block.headline}})
 
 
 def _escape(text: str) -> str:

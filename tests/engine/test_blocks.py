@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.audits.blocks import AttackEntry, BlockError, TprRow
+from engine.audits.blocks import (
+    AttackEntry,
+    BlockError,
+    BttaBound,
+    GeneralizationGap,
+    TprRow,
+    Verdict,
+    theory_block,
+)
 from engine.audits.result import result_problem
 
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "projects"
@@ -55,3 +63,93 @@ def test_a_damaged_field_is_a_sentence_naming_it(field, value, words):
         AttackEntry.from_dict(result["attacks"][0], "attack 1")
     assert str(caught.value) == words
     assert result_problem(result, "model") == words
+
+
+# ----------------------------------------------------------------------------- verdict, theory
+
+AUDIT_TYPES = ("mechanism", "location", "aggregates", "model")
+
+
+def _saved_result(audit_type: str) -> dict:
+    return json.loads((PROJECTS / f"{audit_type}.praudit.json").read_text("utf-8"))["result"]
+
+
+@pytest.mark.parametrize("audit_type", AUDIT_TYPES)
+def test_every_saved_verdict_reads_and_writes_back_unchanged(audit_type):
+    v = _saved_result(audit_type)["verdict"]
+    block = Verdict.from_dict(v)
+    assert block.to_dict() == v and list(block.to_dict()) == list(v)
+    assert block.level == v["level"] and list(block.reasons) == v["reasons"]
+    assert list(block.policy_rules) == v["policy_rules"] and block.policy_name == "default"
+
+
+def test_a_verdict_with_a_headline_and_keys_it_does_not_type_writes_back_unchanged():
+    from engine.headline import headline
+    from engine.policy import VerdictPolicy
+
+    result = _saved_result("model")
+    v = {"note": "kept", **result["verdict"],
+         "headline": headline(result["attacks"], VerdictPolicy()).to_dict()}
+    block = Verdict.from_dict(v)
+    assert block.to_dict() == v and list(block.to_dict()) == list(v)
+    assert block.extra == {"note": "kept"} and block.headline["name"] == v["headline"]["name"]
+
+
+def test_the_model_theory_blocks_read_and_write_back_unchanged():
+    theory = _saved_result("model")["theory"]
+    bound = BttaBound.from_dict(theory["btta_bound"])
+    assert bound.to_dict() == theory["btta_bound"]
+    assert list(bound.to_dict()) == list(theory["btta_bound"])
+    assert (bound.p0, bound.p1, bound.q) == (0.705, 0.025, 0.5)
+    assert bound.curve == ([0.0, 0.025, 1.0], [0.0, 0.705, 1.0])
+    assert bound.statement.startswith("No attack that knows only the training accuracy")
+    assert bound.extra == {"source": theory["btta_bound"]["source"]}
+    gap = GeneralizationGap.from_dict(theory["generalization_gap"])
+    assert gap.to_dict() == theory["generalization_gap"]
+    assert list(gap.to_dict()) == list(theory["generalization_gap"])
+    assert gap.gap == theory["generalization_gap"]["gap"] and len(gap.gap_ci) == 2
+    assert theory_block(theory, "generalization_gap", GeneralizationGap) == gap
+    assert theory_block({}, "btta_bound", BttaBound) is None
+
+
+# (path in the model result, value, the sentence)
+DAMAGED_BLOCKS = [
+    (("verdict", "headline"), "RMIA", "the verdict's strongest attack is not a table"),
+    (("theory", "btta_bound"), [0.84], "the generalization-gap bound of the model is not a "
+                                       "table"),
+    (("theory", "btta_bound", "params", "p0_train_accuracy"), "70%",
+     "an accuracy behind the generalization-gap bound of the model is not a number"),
+    (("theory", "btta_bound", "expected"), 0.9,
+     "the expected success of the attack that uses only the gap is not a table"),
+    (("theory", "btta_bound", "balanced_accuracy_bound"), "0.84",
+     "an accuracy in the generalization-gap bound of the model is not a number"),
+    (("theory", "btta_bound", "roc"), "x",
+     "the ROC of the generalization-gap bound of the model is not a table"),
+    (("theory", "btta_bound", "roc", "statement"), ["no"],
+     "the statement of the generalization-gap bound of the model is not text"),
+    (("theory", "btta_bound", "roc", "curve", "tpr"), [0.0, 1.0],
+     "the ROC of the generalization-gap bound of the model is not two equally long lists of "
+     "numbers"),
+    (("theory", "generalization_gap", "train_accuracy"), "high",
+     "a count or accuracy of the model's generalization gap is not a number"),
+    (("theory", "generalization_gap", "gap_ci"), [0.6],
+     "an interval of the model's generalization gap is not a pair of numbers"),
+    (("theory", "generalization_gap", "per_class"), ["class 1"],
+     "the per-class accuracies of the model's generalization gap are not a list of tables"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "words"), DAMAGED_BLOCKS,
+                         ids=[".".join(p[-2:]) for p, _, _ in DAMAGED_BLOCKS])
+def test_a_damaged_verdict_or_theory_block_is_a_sentence_naming_it(path, value, words):
+    result = _saved_result("model")
+    where = result
+    for step in path[:-1]:
+        where = where[step]
+    where[path[-1]] = value
+    assert result_problem(result, "model") == words
+    block = {"verdict": Verdict, "btta_bound": BttaBound,
+             "generalization_gap": GeneralizationGap}[path[1] if path[0] == "theory" else "verdict"]
+    with pytest.raises(BlockError) as caught:
+        block.from_dict(result["theory"][path[1]] if path[0] == "theory" else result["verdict"])
+    assert str(caught.value) == words

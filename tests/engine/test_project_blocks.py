@@ -101,6 +101,26 @@ def test_a_damaged_result_is_reported_and_the_settings_still_open(tmp_path, audi
     assert project.config == saved(audit_type)["config"]
 
 
+# The model audit's theory parts the report and the results page read (issue 19 item 5:
+# engine.audits.blocks.BttaBound, GeneralizationGap) and the verdict's stored headline.
+DAMAGED_MODEL_BLOCKS = [
+    (("result", "verdict", "headline"), [1], "strongest attack"),
+    (("result", "theory", "btta_bound"), "x", "generalization-gap bound"),
+    (("result", "theory", "btta_bound", "roc"), [1, 2], "ROC of the generalization-gap bound"),
+    (("result", "theory", "btta_bound", "params", "q_prior"), "half", "an accuracy behind"),
+    (("result", "theory", "generalization_gap", "test_accuracy_ci"), "wide", "interval"),
+    (("result", "theory", "generalization_gap", "per_class"), {"0": 1}, "per-class"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "words"), DAMAGED_MODEL_BLOCKS,
+                         ids=[".".join(map(str, c[0][-2:])) for c in DAMAGED_MODEL_BLOCKS])
+def test_a_damaged_model_theory_or_headline_is_reported(tmp_path, path, value, words):
+    project = load_project(write(tmp_path, mutated("model", path, value)))
+    assert project.config_problem is None
+    assert project.result_problem is not None and words in project.result_problem
+
+
 def test_an_int_of_hundreds_of_digits_is_a_reason_not_an_overflow(tmp_path):
     data = mutated("mechanism", ("result", "attacks", 0, "n_positive"), 10 ** 400)
     assert "too large" in result_problem(data["result"], "mechanism")

@@ -527,3 +527,36 @@ def test_defences_hostile_labels_are_escaped(tmp_path):
     assert bad in part
     assert "Use <i>this</i> & that < 2." in part
     assert "file <evil>.csv & co" in part and "<para>knows & sees</para>" in part
+
+
+def _story_text(flowables) -> str:
+    """The words of a list of flowables (paragraphs, inside kept-together groups and tables),
+    without rendering a PDF."""
+    from reportlab.platypus import KeepTogether, Paragraph, Table
+
+    out = []
+    for f in flowables:
+        if isinstance(f, Paragraph):
+            out.append(f.getPlainText())
+        elif isinstance(f, KeepTogether):
+            out.append(_story_text(f._content))
+        elif isinstance(f, Table):
+            out.append(_story_text(c for row in f._cellvalues for c in row
+                                   if isinstance(c, Paragraph)))
+    return " ".join(out)
+
+
+def test_a_damaged_verdict_or_bound_is_said_in_the_report_not_raised():
+    """Issue 19 item 5: the report reads the verdict and paper 001's bound through their typed
+    blocks (engine.audits.blocks.Verdict, BttaBound). A result that did not pass
+    engine.audits.result.result_problem — reasons that are not a list, a bound whose ROC is
+    not a table — says the verdict cannot be read and leaves the bound out, where reading them
+    field by field raised TypeError and AttributeError while building the story."""
+    result = model_result()
+    result["verdict"]["reasons"] = 5
+    result["theory"]["btta_bound"]["roc"] = "x"
+    text = _story_text(build_story(result))
+    assert "The saved verdict cannot be read: the verdict's reasons are not a list of " \
+           "sentences." in text
+    assert "Thm 2 bound: knowing only the accuracies" not in text
+    assert "Generalization gap" in text                     # the gap block still reads

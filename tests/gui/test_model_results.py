@@ -103,3 +103,29 @@ def test_the_metrics_table_reads_typed_entries_and_dashes_a_damaged_one(qtbot):
     assert table.rowCount() == 3
     assert {table.cell_text(0, c) for c in range(1, table.columnCount())} == {"—"}
     assert table.cell_text(2, 1).startswith("0.978")            # RMIA's AUC, typed
+
+
+def test_damaged_bound_gap_and_verdict_leave_their_parts_out_without_raising(view, qtbot):
+    """Issue 19 item 5: the gap view reads paper 001's bound and the generalization gap, and
+    the banner the verdict, through their typed blocks (engine.audits.blocks). One not of the
+    app's form — shown only if it slipped past engine.audits.result.result_problem — is left
+    out, where reading it field by field raised AttributeError (a bound whose ROC is text, a
+    class that is not a table) or TypeError (reasons that are a number) inside the widget."""
+    from gui.widgets.verdict_banner import VerdictBanner
+
+    result = _with_per_class_and_attribute(model_result())
+    result["theory"]["btta_bound"]["roc"] = "x"
+    result["theory"]["generalization_gap"]["per_class"] = ["class 1"]
+    view.set_result(result)
+    assert view.gap_view.bound_label.text() == ""
+    assert "above what the accuracy gap alone allows" not in view.gap_view.strongest_label.text()
+    # The gap from the model's own accuracies, without the damaged block's interval.
+    assert "gap of 40.0 points</b>. The larger" in view.gap_view.gap_label.text()
+    assert not view.gap_view.class_table.isVisibleTo(view)
+
+    banner = VerdictBanner()
+    qtbot.addWidget(banner)
+    banner.set_verdict({**result["verdict"], "reasons": 5}, "A summary.")
+    assert banner.text() == "No verdict A summary."
+    banner.set_verdict(result["verdict"], "A summary.")
+    assert banner.text().startswith("HIGH RISK A summary.")
