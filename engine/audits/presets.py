@@ -91,7 +91,7 @@ PRESETS: dict[str, tuple[Preset, ...]] = {
     "model": _table(
         model.ModelConfig,
         ("Four fast attackers and one that trains four copies of your model: a first look in "
-         "minutes.",
+         "minutes. Defences ticked on the Defences step still run in full.",
          {"attacks": ["btta", "confidence", "modified_entropy", "lira_offline"],
           "shadow_models": 2, "reference_models": 4}),
         f"The attackers an expert would try, with {model.ModelConfig().reference_models} "

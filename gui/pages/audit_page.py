@@ -765,7 +765,20 @@ class AuditPage(QWidget):
         if check.refusal is not None:
             self.show_input_error(check.refusal)
             return False
-        return check.question is None or self.confirm_long_run(check.question)
+        return check.question is None or self.confirm_long_run(self.plain_question(check))
+
+    def plain_question(self, check) -> str:
+        """The engine's question before a long run, with the config key it names ("… goes to
+        training 25 models ('shadow_models')") replaced by the field's own label, as every
+        sentence on the page names settings (the command line keeps the key)."""
+        question = check.question or ""
+        slowest = check.estimate.slowest_part()
+        key = getattr(slowest, "setting", "") if slowest is not None else ""
+        if key and f"('{key}')" in question:
+            spec = self.FIELDS.get(key)
+            words = f" (the setting “{spec.label}”)" if spec is not None else ""
+            question = question.replace(f" ('{key}')", words)
+        return question
 
     def start_run(self) -> None:
         """Validate the form with the engine's rules, check its cost, then run the audit on

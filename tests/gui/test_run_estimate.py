@@ -70,6 +70,8 @@ def test_a_long_run_asks_and_no_starts_nothing(main_window, qtbot, monkeypatch):
     monkeypatch.setattr(page, "confirm_long_run", lambda q: answer(q, False))
     page.run_button.click()
     assert asked and asked[0].endswith("Start it anyway?") and not page.is_running()
+    # The setting that drives the time by its label on the page, not its config key.
+    assert "('" not in asked[0] and "“" in asked[0], asked[0]
     monkeypatch.setattr(page, "confirm_long_run", lambda q: answer(q, True))
     page.run_button.click()
     assert len(asked) == 2
