@@ -296,3 +296,18 @@ def test_predictions_rank_every_record_so_small_rates_are_measurable(tmp_path):
                                                              read_back.labels, "confidence"))
     assert ranked["auc"] == pytest.approx(expected, abs=1e-9)
     assert ranked["details"]["scored_on"] == "every record"
+
+
+def test_the_summary_never_says_no_attack_beats_a_bound_that_an_attack_beats(small_result):
+    """Paper 001 Thm 2 bounds an attacker who knows only the train and test accuracies. The
+    summary once read "no attack's balanced accuracy exceeds 80 %" beside an attack right
+    99.5 % of the time; it now says whom the bound is about, and when the measured attack
+    does better."""
+    bound = small_result["theory"]["btta_bound"]["balanced_accuracy_bound"]
+    summary = small_result["summary"]
+    assert "no attack's balanced accuracy exceeds" not in summary
+    assert f"who knew only these two accuracies could be right at most {bound:.0%}" in summary
+    head = small_result["verdict"]["headline"]
+    best = next(a for a in small_result["attacks"] if a["name"] == head["name"])
+    assert (f"is right {best['accuracy']:.0%} of the time" in summary) == \
+        (best["accuracy"] > bound)
