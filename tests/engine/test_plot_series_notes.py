@@ -29,7 +29,7 @@ def location_result(lower_at_2: float) -> dict:
 def test_a_point_above_the_bound_within_its_interval_is_called_sampling_error():
     curves = series.observations_series(location_result(0.613))
     attack = next(c for c in curves if c.key == "attack:one_threshold")
-    assert attack.label == "One-threshold attack" and attack.lower == (0.588, 0.613, 0.631)
+    assert attack.label == "Simple count check" and attack.lower == (0.588, 0.613, 0.631)
     note = series.observations_note(curves)
     assert note.startswith("At k = 2, a measured accuracy lies above the most that ε-DP "
                            "allows, but its 95% interval reaches below that line")

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from engine.auditing import evaluate_attack
 from engine.audits.aggregates import AggregatesConfig
 from engine.data.census import census_schema
-from engine.plots.series import legend_name
+from engine.plots.series import attack_label, legend_name
 from gui.job_runner import JobRunner
 from gui.pages.aggregates_page import (
     SAMPLE_DATA,
@@ -289,7 +289,7 @@ def test_a_real_tiny_run_renders_its_results(main_window, qtbot):
     assert "chance 14.3 %" in table.horizontalHeaderItem(1).text()
     assert "%" in table.cell_text(0, 1) and "none determined" not in table.cell_text(0, 2)
     names = view.roc_plot.curve_names()
-    assert all(legend_name(a["label"]) in names for a in result["attacks"])
+    assert all(legend_name(attack_label(a)) in names for a in result["attacks"])
     exposed = result["exposed_records"]
     assert exposed and all(r["record"] == "(redacted)" for r in exposed)
     text = view.exposed_view.summary_label.text()
@@ -308,7 +308,8 @@ def test_membership_sweeps_and_wheel_over_every_plot(main_window, qtbot):
     view = page.results_view
     assert any(n.startswith("Allowed by (ε = 4, δ = 0)-DP")
                for n in view.membership_view.roc_plot.curve_names())
-    assert "DeSIA-MIA" in view.membership_view.roc_plot.curve_names()
+    # The membership attack by its plain name, as the table beside the chart names it.
+    assert "Proof-then-learn presence check" in view.membership_view.roc_plot.curve_names()
     assert "proves membership" in view.membership_view.summary_label.text() or \
         "prove membership for 3 of 40" in view.membership_view.summary_label.text()
     for key in ("fraction", "noise"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from engine.plots.series import legend_name
+from engine.plots.series import attack_label, legend_name
 from engine.project import load_project
 from gui.main_window import MainWindow
 from gui.pages.location_page import STEP_DATA, STEP_RELEASE, STEP_RESULTS, STEPS
@@ -64,10 +64,11 @@ def test_sample_preview_run_results_screenshots_and_wheel(main_window, qtbot, tm
     assert view.metrics_table.rowCount() >= len(FAST_ATTACKS)
     names = view.roc_plot.curve_names()
     for attack in result["attacks"]:
-        assert legend_name(attack["label"]) in names, attack["label"]
+        assert legend_name(attack_label(attack)) in names, attack["label"]
     curves = view.observations_plot.curve_names()
     assert "Optimal attacker (exact)" in curves and "Most that ε-DP allows" in curves
-    assert "One-threshold attack" in curves and "Likelihood-ratio attack" in curves
+    # The attacks by their plain names, as the tables name them (engine.wording).
+    assert "Simple count check" in curves and "Noise-aware count check" in curves
     exposed = result["exposed_records"][0]
     text = view.exposed_view.summary_label.text()
     assert f"{exposed['count']:,} of {exposed['population']:,}" in text

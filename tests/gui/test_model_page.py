@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 import gui.pages.model_data_step as model_data_step
 from engine.audits.model import ModelConfig, demo_config
 from engine.data.tabular import TabularSchema
-from engine.plots.series import legend_name
+from engine.plots.series import attack_label, legend_name
 from engine.project import load_project
 from gui.job_runner import JobRunner
 from gui.main_window import MainWindow
@@ -164,7 +164,7 @@ def test_a_real_tiny_run_renders_its_results_and_the_wheel_scrolls(main_window, 
     assert view.verdict_banner.level_label.text().endswith("RISK")
     assert view.roc_plot.is_log()
     names = view.roc_plot.curve_names()
-    assert all(legend_name(a["label"]) in names for a in result["attacks"])
+    assert all(legend_name(attack_label(a)) in names for a in result["attacks"])
     assert BOUND_LABEL in names
     assert view.metrics_table.rowCount() == len(result["attacks"])
     assert "generalization gap of" in view.gap_view.gap_label.text()
