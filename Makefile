@@ -35,10 +35,10 @@ run: $(STAMP)           ## open the app on the bundled sample audit
 PYTEST := QT_QPA_PLATFORM=offscreen PRA_DEVICE=$${PRA_DEVICE:-cpu} $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
 
 test: $(STAMP)          ## the test suite, headless, under 10 minutes on 2 cores: all but the `claims` tests
-	$(PYTEST) -m "not claims and not cluster"
+	$(PYTEST) -m "not claims and not cluster and not long"
 
-test-claims: $(STAMP)   ## the long statistical checks, paper-scale runs and the local Ray cluster (markers `claims`, `cluster`); CI runs both
-	$(PYTEST) -m "claims or cluster"
+test-claims: $(STAMP)   ## the long statistical checks, paper-scale runs and the local Ray cluster (markers `claims`, `cluster`, `long`); CI runs both
+	$(PYTEST) -m "claims or cluster or long"
 
 bench: $(STAMP)         ## one ratio line per benchmark case (installs the peer libraries it compares with)
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"

@@ -18,3 +18,29 @@ else:
     # speed limit, which fails on a loaded machine (issue 18). Speed belongs in bench/.
     settings.register_profile("suite", deadline=None)
     settings.load_profile("suite")
+
+
+# The longest robustness tests run with `make test-claims` (marker `long`), so that `make test`
+# stays under 10 minutes on 2 quiet cores; CI runs both targets, so every one still gates a
+# merge. Each is a whole-process kill, an exhaustive mutation or a real defences run (measured
+# 12–76 s each on 2 cores, 2026-11-26).
+LONG_TESTS = (
+    "tests/engine/test_cancel.py::test_cancel_stops_and_leaves_nothing[model-defences]",
+    "tests/engine/test_cancel.py::test_cancel_stops_and_leaves_nothing[model]",
+    "tests/engine/test_project.py::test_a_save_killed_at_random_points_never_loses_the_project",
+    "tests/cli/test_run_folder.py::test_kill_9_at_many_moments_of_the_demo",
+    "tests/engine/test_project_blocks.py::test_every_field_mutated_opens_or_is_a_sentence",
+    "tests/cli/test_cli.py::test_calibrate_stores_this_machine_s_constants_in_the_app_data_folder",
+    "tests/cli/test_cli.py::test_demo_location_writes_result_and_report",
+    "tests/engine/test_sentinel_scan.py::test_planted_values_stay_out_unless_records_are_asked_for",
+    "tests/engine/test_loader_fuzz.py::test_arbitrary_bytes_give_a_load_or_a_sentence",
+    "tests/gui/test_model_defences.py::test_a_real_tiny_run_shows_the_trade_off_and_exports",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    for item in items:
+        if item.nodeid.startswith(LONG_TESTS):
+            item.add_marker(pytest.mark.long)

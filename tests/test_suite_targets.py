@@ -21,8 +21,8 @@ def recipe(target: str) -> str:
 def test_targets_split_on_the_claims_marker_and_print_the_slowest_tests():
     make = (ROOT / "Makefile").read_text()
     assert re.search(r"^PYTEST :=.*-m pytest.*--durations=15", make, re.M)
-    assert '$(PYTEST) -m "not claims and not cluster"' in recipe("test")
-    assert '$(PYTEST) -m "claims or cluster"' in recipe("test-claims")
+    assert '$(PYTEST) -m "not claims and not cluster and not long"' in recipe("test")
+    assert '$(PYTEST) -m "claims or cluster or long"' in recipe("test-claims")
 
 
 def test_the_claims_target_selects_tests():
@@ -58,8 +58,25 @@ def test_every_test_of_tests_cluster_is_a_cluster_test():
     import sys
 
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
-                          "-p", "no:cacheprovider", "-m", "not claims and not cluster",
-                          "tests/cluster"],
+                          "-p", "no:cacheprovider", "-m",
+                          "not claims and not cluster and not long", "tests/cluster"],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     collected = [ln for ln in out.stdout.splitlines() if "::" in ln]
     assert not collected, collected[:5]
+
+
+def test_every_long_test_named_exists():
+    """tests/conftest.py's LONG_TESTS moves the longest robustness tests to make test-claims;
+    a renamed test must not silently fall back into make test or out of every target."""
+    import subprocess
+    import sys
+
+    from tests.conftest import LONG_TESTS
+
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                          "-p", "no:cacheprovider", "-m", "long",
+                          *sorted({name.split("::")[0] for name in LONG_TESTS})],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    collected = [ln for ln in out.stdout.splitlines() if "::" in ln]
+    for name in LONG_TESTS:
+        assert any(ln.startswith(name) for ln in collected), name
