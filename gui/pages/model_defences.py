@@ -51,36 +51,36 @@ def defence_fields(step: int) -> dict[str, FieldSpec]:
     """The step's fields (config keys ``defences.x``), tooltips for privacy officers."""
     return {
         "defences.kcd_alphas": FieldSpec(
-            "KCD: α values", step,
+            "Cross-distillation: mixing shares (α)", step,
             "Knowledge cross-distillation (paper 004, Alg. 2) needs no extra data: the records "
             "are split into parts, a teacher model is trained without each part, and the final "
             "model learns each record from a teacher that never saw it. α weighs the teachers' "
             "answers against the true labels: 0 = no defence, 1 = teachers only. Several "
             "values, e.g. 0, 0.5, 1; empty = not tested.", text=True),
         "defences.kcd_teachers": FieldSpec(
-            "KCD: teachers", step,
+            "Cross-distillation: teacher models", step,
             "How many parts (and teachers). 5 in the paper; each is one more model to train.",
             integer=True),
         "defences.dmp_temperatures": FieldSpec(
-            "DMP: temperatures", step,
+            "Distillation: temperatures", step,
             "Distillation for membership privacy (paper 004, Alg. 1): the final model learns "
             "only from the audited model's soft answers on reference records it was never "
             "trained on. The temperature softens those answers. e.g. 1, 2, 4; empty = not "
             "tested.", text=True),
         "defences.dmp_reference": FieldSpec(
-            "DMP: reference records (optional)", step,
+            "Distillation: reference records (optional)", step,
             "A CSV of records like the training data (same columns, the label may be missing) "
             "that were not used for training. Empty: the records set aside for the attacker "
             "are used.", text=True),
         "defences.dmp_drop_high_entropy": FieldSpec(
-            "DMP: share of uncertain records removed", step,
+            "Distillation: share of uncertain records removed", step,
             "Paper 004 §2.3: removing the reference records the model is least sure about "
             "can improve privacy (0 = keep all, 0.2 = remove the most uncertain fifth)."),
         "defences.dmp_reference_size": FieldSpec(
-            "DMP: reference records used", step,
+            "Distillation: reference records used", step,
             "How many reference records DMP learns from (0 = all).", integer=True),
         "defences.l2_weight_decays": FieldSpec(
-            "L2 weight decay: strengths", step,
+            "Weight decay: strengths", step,
             "The classic regulariser, for comparison: it needs no extra data. e.g. 0.0001, "
             "0.001, 0.01; empty = not tested.", text=True),
         "defences.early_stopping_epochs": FieldSpec(
@@ -88,16 +88,16 @@ def defence_fields(step: int) -> dict[str, FieldSpec]:
             "Stop training after fewer passes over the records, for comparison (one run for "
             "all the values). e.g. 5, 10; empty = not tested.", text=True),
         "defences.dpsgd_noise_multipliers": FieldSpec(
-            "DP-SGD: noise multipliers", step,
+            "Private training: noise multipliers", step,
             "Differentially private training (Opacus): each record's influence is clipped and "
             "noise is added; more noise = a smaller ε = more privacy and less accuracy. "
             "e.g. 0.5, 1, 2; empty = none at a fixed noise.", text=True),
         "defences.dpsgd_target_epsilons": FieldSpec(
-            "DP-SGD: target ε values", step,
+            "Private training: target ε values", step,
             "Or ask for the privacy guarantee directly: the noise is found for each ε (at the "
             "δ shown with the results). e.g. 1, 3, 8; empty = none.", text=True),
         "defences.dpsgd_clip_norm": FieldSpec(
-            "DP-SGD: clipping norm", step,
+            "Private training: clipping norm", step,
             "The most one record's gradient may weigh (C; 1 is common)."),
         "defences.limit_value": FieldSpec(
             "Limit", step,
@@ -211,16 +211,16 @@ class DefencesStep:
         self.cost_labels: dict[str, QLabel] = {}
         self.boxes: list[QGroupBox] = []
         groups = (
-            ("kcd", "KCD — knowledge cross-distillation (no extra data)",
+            ("kcd", "Cross-distillation: teachers that never saw each record (KCD; no extra data)",
              ("defences.kcd_alphas", "defences.kcd_teachers")),
-            ("dmp", "DMP — distillation on reference records",
+            ("dmp", "Distillation on reference records (DMP)",
              ("defences.dmp_temperatures", "defences.dmp_reference",
               "defences.dmp_drop_high_entropy", "defences.dmp_reference_size")),
-            ("l2", "L2 weight decay (classic, for comparison)",
+            ("l2", "Weight decay (L2; classic, for comparison)",
              ("defences.l2_weight_decays",)),
             ("early_stopping", "Early stopping (classic, for comparison)",
              ("defences.early_stopping_epochs",)),
-            ("dp_sgd", "DP-SGD — differentially private training",
+            ("dp_sgd", "Private training with noise (DP-SGD, differentially private)",
              ("defences.dpsgd_noise_multipliers", "defences.dpsgd_target_epsilons",
               "defences.dpsgd_clip_norm")),
         )
