@@ -30,15 +30,19 @@ install: $(STAMP)
 run: $(STAMP)           ## open the app on the bundled sample audit
 	$(BIN)/python main.py --sample mechanism
 
-# Both test targets end with the 15 slowest tests and pytest's own last line, "N passed,
-# M deselected in X s": the suite's duration.
+# Both test targets end with the 15 slowest tests and pytest's own last line, "N passed …
+# in X s": the suite's duration.
 PYTEST := QT_QPA_PLATFORM=offscreen PRA_DEVICE=$${PRA_DEVICE:-cpu} $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
+# Test processes (pytest-xdist): one per core of the 2-core machines the suite is sized for;
+# `make test PYTEST_WORKERS=0` runs everything in one process.
+PYTEST_WORKERS ?= 2
 
 test: $(STAMP)          ## the test suite, headless, under 10 minutes on 2 cores: all but the `claims` tests
-	$(PYTEST) -m "not claims and not cluster and not long"
+	$(PYTEST) -n $(PYTEST_WORKERS) -m "not claims and not cluster and not long"
 
 test-claims: $(STAMP)   ## the long statistical checks, paper-scale runs and the local Ray cluster (markers `claims`, `cluster`, `long`); CI runs both
-	$(PYTEST) -m "claims or cluster or long"
+	$(PYTEST) -n $(PYTEST_WORKERS) -m "claims or long"
+	$(PYTEST) -m cluster
 
 bench: $(STAMP)         ## one ratio line per benchmark case (installs the peer libraries it compares with)
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"

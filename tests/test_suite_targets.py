@@ -21,8 +21,11 @@ def recipe(target: str) -> str:
 def test_targets_split_on_the_claims_marker_and_print_the_slowest_tests():
     make = (ROOT / "Makefile").read_text()
     assert re.search(r"^PYTEST :=.*-m pytest.*--durations=15", make, re.M)
-    assert '$(PYTEST) -m "not claims and not cluster and not long"' in recipe("test")
-    assert '$(PYTEST) -m "claims or cluster or long"' in recipe("test-claims")
+    assert '$(PYTEST) -n $(PYTEST_WORKERS) -m "not claims and not cluster and not long"' \
+        in recipe("test")
+    # the cluster tests each start a real Ray cluster: one process, after the rest
+    assert recipe("test-claims").splitlines() == [
+        '\t$(PYTEST) -n $(PYTEST_WORKERS) -m "claims or long"', "\t$(PYTEST) -m cluster"]
 
 
 def test_the_claims_target_selects_tests():
