@@ -306,7 +306,10 @@ def calibrate_model() -> dict:
                shadow_models=2, attacks=["confidence"]),
         _model(synthetic="mixed", synthetic_records=40000, family="gradient_boosting",
                shadow_models=2, attacks=["confidence"])])
-    return table
+    # Fixed costs and each attack's own cost (bench/estimates_model_parts: what the per-cell
+    # constants above cannot see on small audits).
+    from bench.estimates_model_parts import calibrate as calibrate_parts
+    return calibrate_parts(_say, base=table)
 
 
 def model_cases() -> list[tuple[str, dict]]:
@@ -333,7 +336,8 @@ def _lazy(module: str, name: str):
 
 CALIBRATORS = {"mechanism": calibrate_mechanism, "model": calibrate_model,
                "location": _lazy("bench.estimates_location", "calibrate"),
-               "aggregates": _lazy("bench.estimates_aggregates", "calibrate")}
+               "aggregates": _lazy("bench.estimates_aggregates", "calibrate"),
+               "model-parts": _lazy("bench.estimates_model_parts", "calibrate")}
 CASES = {"mechanism": mechanism_cases, "model": model_cases,
          "location": _lazy("bench.estimates_location", "cases"),
          "aggregates": _lazy("bench.estimates_aggregates", "cases")}
@@ -468,18 +472,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure this machine, then held-out configs quiet and busy")
     parser.add_argument("--no-measure", action="store_true",
                         help="with --held-out: the built-in constants, no measuring first")
-    parser.add_argument("types", nargs="*", default=list(CALIBRATORS))
+    parser.add_argument("types", nargs="*",
+                        default=[t for t in CALIBRATORS if t != "model-parts"])
     args = parser.parse_args(argv if argv is not None else [])
     if args.held_out:
         return held_out(calibrate=not args.no_measure)
     if args.calibrate:
-        write_calibration({t: CALIBRATORS[t]() for t in args.types})
+        # "model-parts": only the model's fixed and per-attack costs (bench/estimates_model_parts)
+        tables = {("model" if t == "model-parts" else t): CALIBRATORS[t]() for t in args.types}
+        write_calibration(tables)
         _say(json.dumps({"written": str(CALIBRATION)}))
         import importlib
 
         import engine.estimates.calibration
         importlib.reload(engine.estimates.calibration)     # the check reads the new constants
-    check(args.types)
+    check(sorted({"model" if t == "model-parts" else t for t in args.types}))
     return 0
 
 

@@ -44,6 +44,7 @@ per-sample-gradient factor.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import replace
 
 from engine.audits.model import NEEDS_REFERENCE
@@ -117,7 +118,9 @@ def training_seconds(models: int, records: float, epochs: int, batch: int, macs:
         return 0.0
     b = int(min(batch, max(records, 1)))
     steps = epochs * math.ceil(records / b)
-    return steps * loglog(CAL["step_seconds"], models * b * macs)
+    # Each call also sets up its tensors and optimiser once (bench/estimates_model_parts).
+    return CAL.get("training_call_seconds", 0.0) \
+        + steps * loglog(CAL["step_seconds"], models * b * macs)
 
 
 def training_bytes(models: int, batch: int, sizes) -> float:
@@ -136,9 +139,11 @@ def estimate(config) -> CostEstimate:
         parts.append(CostPart(f"Reading the predictions ({n:,} records)",
                               CAL["load_seconds_per_cell"] * n * k, 8.0 * n * k, "predictions",
                               "load"))
+        parts += _startup_parts(config)
         parts.append(_attacks_part(attacks, n, k, 0))
         return _scaled(8.0 * n * k, "predictions", parts, "bytes")
 
+    parts += _startup_parts(config)
     parts.append(CostPart(f"Reading or drawing the data ({n:,} records)",
                           CAL["load_seconds_per_cell"] * n * max(d, 1), 0.0,
                           "synthetic_records" if not config.data else "data", "load"))
@@ -195,14 +200,45 @@ def _scaled(resident: float, setting: str, parts: list[CostPart], kind: str) -> 
                                    [replace(p, bytes=f * p.bytes) for p in parts])
 
 
-def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
+# The attacks that train models of their own (the attack models of Shokri et al. and
+# ML-Leaks): with them, even a predictions file starts torch's training code.
+TRAINING_ATTACKS = ("ml_leaks", "shokri")
+
+
+def _startup_parts(config) -> list[CostPart]:
+    """Torch's training code loads the first time a model trains in this process (its compiler
+    package, ~2.5 s on the reference machine: bench/estimates_model_parts); counted while it
+    has not happened yet, so a second run in the same session is not estimated longer than
+    it takes."""
     CAL = constants("model")
+    trains = (config.source != "predictions" and config.family == "mlp") \
+        or bool(set(config.attacks) & set(TRAINING_ATTACKS))
+    if not trains or "torch._dynamo" in sys.modules or not CAL.get("startup_seconds"):
+        return []
+    return [CostPart("Loading the training library (once per session)",
+                     CAL["startup_seconds"], 0.0, "", "startup")]
+
+
+def attack_seconds(name: str, records: float, k: int, n_ref: int) -> float:
+    """One attack on ``records`` audited records × ``k`` classes: its measured fixed cost plus
+    its cost per cell (× the reference models for LiRA and RMIA); the shared per-cell
+    constants for a table measured before the per-attack costs."""
+    CAL = constants("model")
+    refs = n_ref if name in NEEDS_REFERENCE else 1
+    costs = CAL.get("attack_costs", {})
+    if name in costs:
+        fixed, per_cell = costs[name]
+        return fixed + per_cell * records * k * refs
+    per_cell = CAL["reference_attack_seconds_per_cell" if name in NEEDS_REFERENCE
+                   else "attack_seconds_per_cell"]
+    return per_cell * records * k * refs
+
+
+def _attacks_part(attacks, records: float, k: int, n_ref: int) -> CostPart:
     plain = [a for a in attacks if a not in NEEDS_REFERENCE]
     with_ref = [a for a in attacks if a in NEEDS_REFERENCE] if n_ref else []
-    cells = records * k
-    seconds = CAL["attack_seconds_per_cell"] * cells * len(plain) \
-        + CAL["reference_attack_seconds_per_cell"] * cells * n_ref * len(with_ref)
-    memory = 8.0 * cells * (4 + (n_ref * 2 if with_ref else 0))
+    seconds = sum(attack_seconds(a, records, k, n_ref) for a in plain + with_ref)
+    memory = 8.0 * records * k * (4 + (n_ref * 2 if with_ref else 0))
     return CostPart(f"{len(plain) + len(with_ref)} attacks on {records:,.0f} records", seconds,
                     memory, "reference_models" if with_ref else "attacks", "attacks")
 
@@ -231,7 +267,7 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
     with_ref = [a for a in config.attacks if a in NEEDS_REFERENCE] if n_ref else []
     cells = (members + held_out) * k
     attack = fixed + per_cell * cells \
-        + CAL["reference_attack_seconds_per_cell"] * cells * n_ref * len(with_ref) \
+        + sum(attack_seconds(a, members + held_out, k, n_ref) for a in with_ref) \
         + CAL["predict_seconds_per_mac"] * n_ref * (members + held_out) * macs
     # The reference models of a setting train on balanced halves of the audit universe —
     # about as many records as the audited model's members — under the same defence.

@@ -212,3 +212,51 @@ def test_the_command_line_says_why_there_is_no_estimate(tmp_path, monkeypatch, c
     err = capsys.readouterr().err
     assert "the estimate itself failed (RuntimeError: could not convert '…')" in err
     assert "Jane Doe" not in err
+
+
+def _model_config(**kw):
+    from engine.audits.registry import config_from_dict
+    d = {**demo_config("model").to_dict(), **kw}
+    d["defences"] = {**d["defences"], "enabled": False}
+    return config_from_dict(d, "test")
+
+
+def test_the_model_estimate_counts_torchs_start_up_only_until_it_has_happened(monkeypatch):
+    """Torch loads its compiler package the first time an optimiser steps (~2.5 s, once per
+    process; bench/estimates_model_parts): the first run of a session pays it, the next not."""
+    import sys
+
+    from engine.estimates import model as cost
+    monkeypatch.setattr(est, "constants", lambda t: {**AUDIT_TYPES[t].constants(),
+                                                     "startup_seconds": 3.0})
+    monkeypatch.setattr(cost, "constants", est.constants)
+    config = _model_config(attacks=["confidence"])
+    monkeypatch.delitem(sys.modules, "torch._dynamo", raising=False)
+    first = estimate(config, slowdown=1.0, machine=False)
+    assert first.seconds_of("startup") == pytest.approx(3.0)
+    monkeypatch.setitem(sys.modules, "torch._dynamo", object())
+    again = estimate(config, slowdown=1.0, machine=False)
+    assert again.seconds_of("startup") == 0.0
+    assert first.seconds == pytest.approx(again.seconds + 3.0)
+    # A predictions file with threshold attacks only trains nothing: no start-up.
+    monkeypatch.delitem(sys.modules, "torch._dynamo", raising=False)
+    assert cost._startup_parts(replace(config, source="predictions")) == []
+    assert cost._startup_parts(replace(config, source="predictions",
+                                       attacks=("shokri",))) != []
+
+
+def test_each_model_attack_is_estimated_by_its_own_measured_cost(monkeypatch):
+    """Shokri's attack models cost seconds however few the records; a threshold attack next
+    to nothing: one shared cost per cell estimated the first 0.9 s for a 6.2 s run."""
+    from engine.estimates import model as cost
+    table = {**AUDIT_TYPES["model"].constants(),
+             "attack_costs": {"shokri": [4.0, 1e-5], "confidence": [0.01, 1e-7],
+                              "rmia": [0.0, 2e-8]}}
+    monkeypatch.setattr(cost, "constants", lambda t: table)
+    assert cost.attack_seconds("shokri", 1000, 2, 0) == pytest.approx(4.0 + 1e-5 * 2000)
+    assert cost.attack_seconds("confidence", 1000, 2, 0) == pytest.approx(0.01 + 2e-4)
+    # the reference attacks read every reference model's output
+    assert cost.attack_seconds("rmia", 1000, 2, 8) == pytest.approx(2e-8 * 2000 * 8)
+    # an attack the table lacks falls back on the shared per-cell constant
+    assert cost.attack_seconds("entropy", 1000, 2, 0) == pytest.approx(
+        table["attack_seconds_per_cell"] * 2000)
