@@ -44,6 +44,7 @@ from engine.report.plotkit import (
     BLACK,
     WIDTH,
     Axis,
+    ChartDrawing,
     LegendEntry,
     Plot,
     Rect4,
@@ -62,11 +63,11 @@ ROC_HEIGHT = 280.0
 SWEEP_HEIGHT = 250.0
 
 
-class SeriesDrawing(Drawing):
+class SeriesDrawing(ChartDrawing):
     """A chart's drawing that keeps the series it drew (``plot_series``), so a test can put it
     beside the screen's."""
 
-    _attrMap = AttrMap(BASE=Drawing, plot_series=AttrMapValue(isAnything))
+    _attrMap = AttrMap(BASE=ChartDrawing, plot_series=AttrMapValue(isAnything))
 
 
 
@@ -198,7 +199,7 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
                  else "ROC, linear axes")
     d.add(text(xa.start, ROC_HEIGHT - 8, title, 9, bold=True))
     lx = xa.start + plot_w + 16
-    legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
+    legend(d, entries, lx, ya.start + plot_h, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -271,7 +272,7 @@ def sweep_chart(result: dict) -> Drawing:
     d.add(text(xa.start, SWEEP_HEIGHT - 8, "Exact optimal attacker as the setting varies", 9,
                bold=True))
     lx = x1 + 16
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -385,7 +386,7 @@ def observations_chart(result: dict) -> Drawing:
     d.add(text(xa.start, OBS_HEIGHT - 8, "Balanced accuracy of each swept target", 9,
                bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -504,9 +505,7 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
     p.frame(x_title + (", log scale" if log_x else ""), y_title, percent=False, grid=False)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    # Few entries and long attack names ("DeSIA deterministic module only, else …"): room
-    # for a fourth line, so the whole name, as on screen, is printed.
-    legend(d, entries, lx, y1, WIDTH - lx, max_lines=4)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -538,7 +537,7 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     length differs from ``centres`` are left out; with nothing to draw the chart says so.
     """
     st.register_fonts()
-    d = Drawing(WIDTH, height)
+    d = ChartDrawing(WIDTH, height)
     x = np.asarray([v if isinstance(v, (int, float)) else np.nan for v in centres], float)
     order = np.argsort(x, kind="stable")
     x = x[order]
@@ -608,7 +607,7 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     p.frame(x_title, y_title, percent=False, grid=False)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -868,5 +867,5 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
     p.frame(x_title, y_title, percent=x_percent, grid=False, y_percent=True)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
