@@ -239,12 +239,15 @@ def sweep_chart(result: dict) -> Drawing:
     curves = series.sweep_series(result)
     d.plot_series = curves
     entries = []
+    marks: list[Rect4] = []
+    pieces: list[list[float]] = []
     for slot, curve in enumerate(curves):
         style = rl_style(curve.style)
         if len(curve.x) >= 2:
-            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
-            p.markers(np.asarray(curve.x), np.asarray(curve.y), style, slot, len(curves),
-                      count=5)
+            pieces += p.curve(np.asarray(curve.x), np.asarray(curve.y), style,
+                              curve.style.width)
+            marks += p.markers(np.asarray(curve.x), np.asarray(curve.y), style, slot,
+                               len(curves), count=5)
         entries.append(LegendEntry(curve.label, style))
     drawn = sum(len(c.x) >= 2 for c in curves)
 
@@ -257,13 +260,11 @@ def sweep_chart(result: dict) -> Drawing:
                        strokeDashArray=(3, 2)))
             sym = "ε" if param == "epsilon" else "k"
             label = f"current: {sym} = {st.fmt_num(cur)}"
-            anchor = "start" if cx < (x0 + x1) / 2 else "end"
-            off = 3 if anchor == "start" else -3
-            d.add(Rect(cx + (off if anchor == "start" else off - text_width(label, 7.5) - 2),
-                       y1 - 13, text_width(label, 7.5) + 2, 10, fillColor=colors.white,
-                       strokeColor=None))
-            d.add(text(cx + off + (1 if anchor == "start" else -1), y1 - 10, label, 7.5,
-                       anchor))
+            # Where no marker covers it (a marker sat on the "1" of "ε = 1").
+            tx, ty, anchor, box = p.line_label(cx, label, 7.5, marks, pieces)
+            d.add(Rect(box[0], box[1], box[2] - box[0], box[3] - box[1],
+                       fillColor=colors.white, strokeColor=None))
+            d.add(text(tx, ty, label, 7.5, anchor))
             entries.append(LegendEntry("Current setting", (BLACK, (3, 2), None)))
     if not drawn:
         p.message("no sweep data")

@@ -314,6 +314,13 @@ def polyline(points: list[float], style, width: float = 1.2) -> PolyLine:
 
 # --------------------------------------------------------------------------- frame
 
+MARKER_REACH = 4.2      # half the width of the largest marker (a diamond or a star's arms)
+
+
+def _overlap(a: Rect4, b: Rect4) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 @dataclass
 class Plot:
     """A drawing with one plot area; collects layers in drawing order."""
@@ -344,15 +351,18 @@ class Plot:
         if len(pts) >= 6:
             self.drawing.add(Polygon(pts, fillColor=fill, strokeColor=None, strokeWidth=0))
 
-    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6) -> None:
-        """Markers spread evenly across the plot width, offset per series so they never stack."""
+    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6
+                ) -> list[Rect4]:
+        """Markers spread evenly across the plot width, offset per series so they never
+        stack; returns their boxes (a label placed later keeps clear of them)."""
         color, _, kind = style
         if kind is None or len(xs) < 2:
-            return
+            return []
         px, py = self.x(xs), self.y(ys)
         order = np.argsort(px, kind="stable")
         px, py = px[order], py[order]
         x0, y0, x1, y1 = self.rect
+        boxes = []
         for j in range(count):
             f = (j + (slot + 1) / (n_slots + 1)) / count
             mx = x0 + f * (x1 - x0)
@@ -361,6 +371,47 @@ class Plot:
             my = float(np.interp(mx, px, py))
             if y0 - 0.5 <= my <= y1 + 0.5:
                 self.drawing.add(marker(kind, mx, my, color))
+                boxes.append((mx - MARKER_REACH, my - MARKER_REACH, mx + MARKER_REACH,
+                              my + MARKER_REACH))
+        return boxes
+
+    def line_label(self, cx: float, label: str, size: float, avoid: Sequence[Rect4],
+                   curves: Sequence[Sequence[float]] = (), top_first: bool = True
+                   ) -> tuple[float, float, str, Rect4]:
+        """Where to write the label of a vertical line at ``cx`` (the audited setting): at
+        the top or the bottom of the plot, on the side of the line with more room, wherever
+        it covers no box in ``avoid`` (markers) and the fewest points of ``curves`` (flat
+        x, y lists). Returns the text's x, its baseline y, its anchor and its box."""
+        x0, y0, x1, y1 = self.rect
+        w, h = text_width(label, size), size + 2
+        sides = ["start", "end"] if cx < (x0 + x1) / 2 else ["end", "start"]
+        rows = [y1 - h - 1, y0 + 2] if top_first else [y0 + 2, y1 - h - 1]
+        best, best_cost = None, None
+        for bottom in rows:
+            for anchor in sides:
+                left = cx + 3 if anchor == "start" else cx - 3 - w
+                if left < x0 + 1 or left + w > x1 - 1:
+                    continue
+                box = (left - 1, bottom, left + w + 1, bottom + h)
+                clear = (box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2)   # 2 pt apart
+                cost = 1000 * sum(_overlap(clear, b) for b in avoid)
+                for pts in curves:
+                    xs, ys = np.asarray(pts[0::2]), np.asarray(pts[1::2])
+                    cost += int(np.sum((xs >= box[0]) & (xs <= box[2]) & (ys >= box[1])
+                                       & (ys <= box[3])))
+                if best_cost is None or cost < best_cost:
+                    best, best_cost = (left if anchor == "start" else left + w, anchor, box), cost
+                if cost == 0:
+                    break
+            if best_cost == 0:
+                break
+        if best is None:                    # no room either side: as before, at the top
+            anchor = sides[0]
+            left = cx + 3 if anchor == "start" else cx - 3 - w
+            best = (left if anchor == "start" else left + w, anchor,
+                    (left - 1, rows[0], left + w + 1, rows[0] + h))
+        tx, anchor, box = best
+        return tx, box[1] + 2.8, anchor, box
 
     def frame(self, x_title: str, y_title: str, percent: bool, grid: bool = True,
               y_percent: bool | None = None) -> None:

@@ -151,3 +151,37 @@ def test_a_legend_too_tall_for_the_side_moves_below_the_plot():
     assert_legend_whole_and_clear(drawing)
     assert drawing.legend_box[3] <= drawing.plot_rect[1]      # below the plot
     assert drawing.height > 280
+
+
+def test_the_current_setting_label_is_not_covered_by_a_marker():
+    """The what-if sweep wrote "current: ε = 1" with the AUC curve's marker at ε ≈ 1 against
+    its last character, 0.8 pt away (the PDF of the mechanism sample): a label keeps at least
+    2 pt clear of every marker."""
+    from reportlab.graphics.shapes import Circle, Polygon, Rect
+
+    from engine.report.charts import sweep_chart
+
+    drawing = sweep_chart(saved_result("mechanism"))
+    label = None
+    marks = []
+    for group, transform in groups(drawing):
+        words = "".join(s.text for s in group.contents if isinstance(s, String))
+        if words.startswith("current:"):
+            label = box(group, transform)
+    for shape, transform, in_legend in leaves(drawing):
+        if in_legend or not isinstance(shape, (Circle, Polygon, Rect)):
+            continue
+        b = box(shape, transform)
+        if b[2] - b[0] <= 10 and b[3] - b[1] <= 10:           # a marker, not a background
+            marks.append(b)
+    assert label is not None and marks
+    clear = (label[0] - 2, label[1] - 2, label[2] + 2, label[3] + 2)
+    assert not any(overlap(clear, m, slack=0.0) for m in marks), label
+
+
+def groups(group, transform=IDENTITY):
+    for item in getattr(group, "contents", []):
+        if isinstance(item, Group):
+            inner = mmult(transform, item.transform)
+            yield item, transform
+            yield from groups(item, inner)
