@@ -132,3 +132,29 @@ def test_a_rate_axis_labels_both_ends(qtbot, height):
     qtbot.wait(20)
     labels = drawn_labels(plot.plot_item.getAxis("left"))
     assert "0" in labels and "1.0" in labels, labels
+
+
+def test_the_sweep_caption_names_the_dashed_line_only_when_it_is_drawn(qtbot):
+    """The count-table sweep's caption said "the dashed line marks the release audited" on a
+    sample that releases every count (fraction 0), where no line is drawn (screenshots)."""
+    import copy
+    import json
+    from pathlib import Path
+
+    import pyqtgraph as pg
+
+    from gui.widgets.aggregates_results import SweepsView
+
+    saved = Path(__file__).resolve().parents[1] / "data" / "projects" / "aggregates.praudit.json"
+    result = json.loads(saved.read_text("utf-8"))["result"]
+    assert result["config"]["fraction"] == 0
+    for fraction, drawn in ((0, False), (0.5, True)):
+        shown = copy.deepcopy(result)
+        shown["config"]["fraction"] = fraction
+        view = SweepsView()
+        qtbot.addWidget(view)
+        view.set_result(shown)
+        plot = view.plots["fraction"]
+        lines = [i for i in plot.plot_item.items if isinstance(i, pg.InfiniteLine)]
+        assert bool(lines) is drawn
+        assert ("dashed line" in plot.inverse_label.text()) is drawn
