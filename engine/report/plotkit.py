@@ -218,17 +218,50 @@ def densify(xs: np.ndarray, ys: np.ndarray, per_segment: int = 24) -> tuple[np.n
 
 # --------------------------------------------------------------------------- text & marks
 
+# Superscript digits (10⁻⁵ in a δ or an ε): the embedded fonts have no glyphs for them and
+# styles.plain_text writes "10−5", which reads as ten minus five; they are drawn as small
+# raised digits instead.
+_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "−0123456789")
+SUPERSCRIPT_SCALE = 0.72
+SUPERSCRIPT_RISE = 0.38
+
+
+def _script_runs(s: str, size: float, bold: bool) -> list[tuple[str, str, float, float]]:
+    """(chunk, font, size, rise) pieces of ``s``: Greek in the Symbol font, superscripts
+    small and raised."""
+    out = []
+    for part, sup in _superscript_parts(s):
+        sz = size * SUPERSCRIPT_SCALE if sup else size
+        rise = size * SUPERSCRIPT_RISE if sup else 0.0
+        text = part.translate(_SUPERSCRIPT) if sup else part
+        font = st.FONT_BOLD if bold else st.FONT
+        out += [(chunk, st.FONT_SYMBOL if sym else font, sz, rise)
+                for chunk, sym in st.runs(text)]
+    return out
+
+
+def _superscript_parts(s: str) -> list[tuple[str, bool]]:
+    parts: list[tuple[str, bool]] = []
+    for ch in s:
+        sup = ch in "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"
+        if parts and parts[-1][1] == sup:
+            parts[-1] = (parts[-1][0] + ch, sup)
+        else:
+            parts.append((ch, sup))
+    return parts
+
+
 def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
          bold: bool = False, color=BLACK, angle: float = 0) -> Group:
-    """A string that may contain Greek: runs of Vera and the embedded Symbol font."""
-    font = st.FONT_BOLD if bold else st.FONT
-    parts = [(chunk, st.FONT_SYMBOL if sym else font) for chunk, sym in st.runs(s)]
-    width = sum(stringWidth(c, f, size) for c, f in parts)
+    """A string that may contain Greek (runs of Vera and the embedded Symbol font) and
+    superscript digits (drawn small and raised)."""
+    pieces = _script_runs(s, size, bold)
+    width = sum(stringWidth(c, f, sz) for c, f, sz, _ in pieces)
     cx = {"start": 0.0, "middle": -width / 2, "end": -width}[anchor]
     g = Group()
-    for chunk, f in parts:
-        g.add(String(cx, 0, chunk, fontName=f, fontSize=size, fillColor=color))
-        cx += stringWidth(chunk, f, size)
+    for chunk, f, sz, rise in pieces:
+        g.add(String(cx, rise, chunk, fontName=f, fontSize=sz, fillColor=color))
+        cx += stringWidth(chunk, f, sz)
     g.translate(x, y)
     if angle:
         g.rotate(angle)
@@ -236,8 +269,7 @@ def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
 
 
 def text_width(s: str, size: float, bold: bool = False) -> float:
-    font = st.FONT_BOLD if bold else st.FONT
-    return sum(stringWidth(c, st.FONT_SYMBOL if sym else font, size) for c, sym in st.runs(s))
+    return sum(stringWidth(c, f, sz) for c, f, sz, _ in _script_runs(s, size, bold))
 
 
 def wrap(s: str, width: float, size: float, max_lines: int | None = None) -> list[str]:

@@ -185,3 +185,16 @@ def groups(group, transform=IDENTITY):
             inner = mmult(transform, item.transform)
             yield item, transform
             yield from groups(item, inner)
+
+
+def test_powers_of_ten_print_as_small_raised_digits():
+    """The fonts have no superscript glyphs, and "δ = 10⁻⁵" printed as "δ = 10−5": ten minus
+    five. The exponent is drawn small and raised, as on screen."""
+    from engine.report.plotkit import text
+
+    strings = [s for s in text(0, 0, "δ = 10⁻⁵", 8).contents if isinstance(s, String)]
+    exponent = [s for s in strings if s.text == "−5"]
+    assert exponent, [s.text for s in strings]
+    assert exponent[0].fontSize < 8 and exponent[0].y > 0
+    base = [s for s in strings if s.text.endswith("10")]
+    assert base and base[0].fontSize == 8 and base[0].y == 0
