@@ -242,7 +242,10 @@ def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         traces = load_traces_csv(path, user_col=config.user_col, site_col=config.site_col,
                                  epoch_col=config.epoch_col, count_col=config.count_col or None,
                                  epoch_unit=config.epoch_unit or None)
-        return traces, [input_entry(path, rows=int(traces.matrix.nnz))]
+        entry = input_entry(path, rows=int(traces.matrix.nnz))
+        if traces.missing_values:       # rows left out for a gap, per column (issue 21)
+            entry["missing_values"] = traces.missing_values
+        return traces, [entry]
     traces = generate_city(config.seed, n_users=config.city_users, n_epochs=config.city_epochs,
                            progress=progress, cancel=cancel)
     return traces, []

@@ -37,6 +37,7 @@ from engine.data.columns import (
 )
 from engine.data.errors import InputError
 from engine.data.text_input import (
+    MISSING_MARKERS,
     add_read_note,
     cell_text,
     check_header,
@@ -72,6 +73,8 @@ class Traces:
     epoch_labels: tuple[str, ...]    # (E,) "0", "1", … or ISO hour/day bin starts
     matrix: sp.csr_matrix            # (U, E*S) uint8 0/1; column = epoch * S + site
     source: str = ""                 # file name or generator description, for error messages
+    # Rows left out for a gap, per column (result.json inputs[].missing_values; None: none).
+    missing_values: dict | None = None
 
     def __post_init__(self) -> None:
         u, s, e = len(self.user_ids), len(self.site_labels), len(self.epoch_labels)
@@ -150,7 +153,7 @@ class Traces:
             idx = np.flatnonzero(idx)
         idx = idx.astype(np.int64, copy=False)
         return Traces(tuple(self.user_ids[i] for i in idx), self.site_labels, self.epoch_labels,
-                      self.matrix[idx], self.source)
+                      self.matrix[idx], self.source, self.missing_values)
 
     def aggregate(self, rows: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """(E, S) int64 aggregate A = Σ x^i over ``rows`` (all users when None), paper 000 §2.1.2.
@@ -214,8 +217,11 @@ def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.G
 
 
 
-def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) -> pd.DataFrame:
-    """Read the ``wanted`` columns (role → column name) as text, or raise a sentence.
+def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
+              numeric: set[str] = frozenset()) -> tuple[pd.DataFrame, dict | None]:
+    """Read the ``wanted`` columns (role → column name) as text, or raise a sentence; rows
+    with a gap are left out (:func:`_leave_out_gaps`, which returns what was done, or None;
+    ``numeric`` names the number and time columns).
 
     Everything is read as ``str`` so that messages can quote the value exactly as written and
     ids like "007" keep their zeros. Blank lines are kept while reading (so row numbers match
@@ -265,30 +271,59 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None) ->
     if df.empty:
         raise InputError(f"{p}: has a header but no data rows; add one row per observation "
                          f"below the header.", source=p)
-    # Issue 21: a row with an empty user, site, time (or count) cannot be placed in the
-    # user × site × epoch matrix, so it is left out, counted, and said (in read_as and the
-    # run's warnings through engine.data.text_input.read_notes); refused only when none is left.
-    names = list(dict.fromkeys(wanted.values()))
-    empty = (df[names] == "").to_numpy()
-    gap_rows = empty.any(axis=1)
-    counts = {n: int(empty[:, j].sum()) for j, n in enumerate(names)}
-    if gap_rows.all():
-        listed = gap_list(counts, first_rows({n: empty[:, j] for j, n in enumerate(names)},
-                                             df.index))
-        raise InputError(f"{p}: every row has an empty cell in a column the audit needs "
-                         f"({listed}); fill them in — a row without a user, place and time "
-                         f"cannot be placed.", source=p,
-                         key=next(n for n in names if counts[n]))
-    if gap_rows.any():
-        k = int(gap_rows.sum())
-        add_read_note(p, f"{k:,} row{'s' if k != 1 else ''} with an empty cell "
-                         f"({gap_list(counts)}; first in row "
-                         f"{spreadsheet_row(df.index[int(np.flatnonzero(gap_rows)[0])])}) "
-                         f"{'were' if k != 1 else 'was'} left out, since an observation "
-                         f"without its user, place and time cannot be placed")
-        df = df[~gap_rows]
-    return df
+    df, gaps = _leave_out_gaps(p, df, list(dict.fromkeys(wanted.values())), numeric)
+    return df, gaps
 
+
+def _leave_out_gaps(p: str, df: pd.DataFrame, names: Sequence[str], numeric: set[str]
+                    ) -> tuple[pd.DataFrame, dict | None]:
+    """Rows with a gap in a column the audit reads, left out and counted per column (issue
+    21, "Real tables with gaps": the same per-column entry as count-table microdata and
+    predictions files — column, empty cells, what was done — for result.json's
+    ``missing_values``, the report's gaps table and the load preview).
+
+    A row without its user, place, time (or count) cannot be placed in the user × site ×
+    epoch matrix, and no value can be made up for it: a filled-in place or hour would be an
+    observation nobody made. So it is left out (the audit then runs on the rows that can be
+    placed), and the file is refused only when no row is left. A gap is an empty cell, or in
+    a number or time column (epoch, count, latitude, longitude) a missing-value mark such as
+    'NA' or '?' (engine.data.text_input.MISSING_MARKERS); ids keep such text as a name. An
+    infinite number is not a gap but a mistake, refused with its own sentence by the number
+    checks."""
+    masks = {}
+    marked = False
+    for n in names:
+        col = df[n]
+        gap = (col == "").to_numpy()
+        if n in numeric:
+            mark = col.str.lower().isin(MISSING_MARKERS).to_numpy()
+            marked |= bool(mark.any())
+            gap = gap | mark
+        masks[n] = gap
+    counts = {n: int(m.sum()) for n, m in masks.items() if m.any()}
+    if not counts:
+        return df, None
+    gap_rows = np.logical_or.reduce([masks[n] for n in counts])
+    what = "an empty cell" + (" or a missing-value mark such as 'NA'" if marked else "")
+    if gap_rows.all():
+        listed = gap_list(counts, first_rows({n: masks[n] for n in counts}, df.index))
+        raise InputError(f"{p}: every row has {what} in a column the audit needs "
+                         f"({listed}); fill them in — a row without a user, place and time "
+                         f"cannot be placed.", source=p, key=next(iter(counts)))
+    k = int(gap_rows.sum())
+    first = spreadsheet_row(df.index[int(np.flatnonzero(gap_rows)[0])])
+    note = (f"{k:,} row{'s' if k != 1 else ''} with {what} ({gap_list(counts)}; first in "
+            f"row {first}) {'were' if k != 1 else 'was'} left out, since an observation "
+            f"without its user, place and time cannot be placed")
+    # In read_as and the run's warnings (engine.data.text_input.read_notes) as before, and
+    # per column in missing_values.
+    add_read_note(p, note)
+    report = {"empty_cells": sum(counts.values()), "columns": len(counts),
+              "records_read": len(df), "records_left_out": k,
+              "per_column": [{"column": n, "empty_cells": c, "action": "drop_rows"}
+                             for n, c in counts.items()],
+              "sentence": note + "."}
+    return df[~gap_rows], report
 
 
 def _parser_message(exc: Exception) -> str:
@@ -415,7 +450,8 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
     wanted["epoch"] = epoch_col
     if count_col is not None:
         wanted["count"] = count_col
-    df = _read_csv(path, wanted, max_rows)
+    numeric = {name for role, name in wanted.items() if role in ("lat", "lon", "epoch", "count")}
+    df, gaps = _read_csv(path, wanted, max_rows, numeric)
 
     # --- epochs
     if epoch_unit is None:
@@ -477,7 +513,7 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
     matrix = sp.csr_matrix((np.ones(cells.size, dtype=np.uint8), (rows, cols)),
                            shape=(len(user_uniques), n_cells))
     return Traces(tuple(str(u) for u in user_uniques), site_labels, epoch_labels, matrix,
-                  source=Path(p).name)
+                  source=Path(p).name, missing_values=gaps)
 
 
 def _bin_timestamps(p: str, df: pd.DataFrame, col: str, unit: str) -> tuple[np.ndarray, tuple]:
@@ -563,7 +599,7 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
     ``allow_negative`` accepts values below 0, as unclamped Laplace or Gaussian noise produces.
     """
     p = str(path)
-    df = _read_csv(path, {"site": site_col, "epoch": epoch_col, "count": count_col}, None)
+    df, _ = _read_csv(path, {"site": site_col, "epoch": epoch_col, "count": count_col}, None)
 
     raw = df[count_col]
     val = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)

@@ -44,6 +44,7 @@ from engine.report.plotkit import (
     BLACK,
     WIDTH,
     Axis,
+    ChartDrawing,
     LegendEntry,
     Plot,
     Rect4,
@@ -62,11 +63,11 @@ ROC_HEIGHT = 280.0
 SWEEP_HEIGHT = 250.0
 
 
-class SeriesDrawing(Drawing):
+class SeriesDrawing(ChartDrawing):
     """A chart's drawing that keeps the series it drew (``plot_series``), so a test can put it
     beside the screen's."""
 
-    _attrMap = AttrMap(BASE=Drawing, plot_series=AttrMapValue(isAnything))
+    _attrMap = AttrMap(BASE=ChartDrawing, plot_series=AttrMapValue(isAnything))
 
 
 
@@ -198,7 +199,7 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
                  else "ROC, linear axes")
     d.add(text(xa.start, ROC_HEIGHT - 8, title, 9, bold=True))
     lx = xa.start + plot_w + 16
-    legend(d, entries, lx, ya.start + plot_h, WIDTH - lx)
+    legend(d, entries, lx, ya.start + plot_h, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -238,12 +239,15 @@ def sweep_chart(result: dict) -> Drawing:
     curves = series.sweep_series(result)
     d.plot_series = curves
     entries = []
+    marks: list[Rect4] = []
+    pieces: list[list[float]] = []
     for slot, curve in enumerate(curves):
         style = rl_style(curve.style)
         if len(curve.x) >= 2:
-            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
-            p.markers(np.asarray(curve.x), np.asarray(curve.y), style, slot, len(curves),
-                      count=5)
+            pieces += p.curve(np.asarray(curve.x), np.asarray(curve.y), style,
+                              curve.style.width)
+            marks += p.markers(np.asarray(curve.x), np.asarray(curve.y), style, slot,
+                               len(curves), count=5)
         entries.append(LegendEntry(curve.label, style))
     drawn = sum(len(c.x) >= 2 for c in curves)
 
@@ -256,13 +260,11 @@ def sweep_chart(result: dict) -> Drawing:
                        strokeDashArray=(3, 2)))
             sym = "ε" if param == "epsilon" else "k"
             label = f"current: {sym} = {st.fmt_num(cur)}"
-            anchor = "start" if cx < (x0 + x1) / 2 else "end"
-            off = 3 if anchor == "start" else -3
-            d.add(Rect(cx + (off if anchor == "start" else off - text_width(label, 7.5) - 2),
-                       y1 - 13, text_width(label, 7.5) + 2, 10, fillColor=colors.white,
-                       strokeColor=None))
-            d.add(text(cx + off + (1 if anchor == "start" else -1), y1 - 10, label, 7.5,
-                       anchor))
+            # Where no marker covers it (a marker sat on the "1" of "ε = 1").
+            tx, ty, anchor, box = p.line_label(cx, label, 7.5, marks, pieces)
+            d.add(Rect(box[0], box[1], box[2] - box[0], box[3] - box[1],
+                       fillColor=colors.white, strokeColor=None))
+            d.add(text(tx, ty, label, 7.5, anchor))
             entries.append(LegendEntry("Current setting", (BLACK, (3, 2), None)))
     if not drawn:
         p.message("no sweep data")
@@ -271,7 +273,7 @@ def sweep_chart(result: dict) -> Drawing:
     d.add(text(xa.start, SWEEP_HEIGHT - 8, "Exact optimal attacker as the setting varies", 9,
                bold=True))
     lx = x1 + 16
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -385,7 +387,7 @@ def observations_chart(result: dict) -> Drawing:
     d.add(text(xa.start, OBS_HEIGHT - 8, "Balanced accuracy of each swept target", 9,
                bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -504,9 +506,7 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
     p.frame(x_title + (", log scale" if log_x else ""), y_title, percent=False, grid=False)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    # Few entries and long attack names ("DeSIA deterministic module only, else …"): room
-    # for a fourth line, so the whole name, as on screen, is printed.
-    legend(d, entries, lx, y1, WIDTH - lx, max_lines=4)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -538,7 +538,7 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     length differs from ``centres`` are left out; with nothing to draw the chart says so.
     """
     st.register_fonts()
-    d = Drawing(WIDTH, height)
+    d = ChartDrawing(WIDTH, height)
     x = np.asarray([v if isinstance(v, (int, float)) else np.nan for v in centres], float)
     order = np.argsort(x, kind="stable")
     x = x[order]
@@ -608,7 +608,7 @@ def histogram_chart(centres: Sequence[float], bars: Sequence[HistogramSeries],
     p.frame(x_title, y_title, percent=False, grid=False)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d
 
 
@@ -868,5 +868,5 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
     p.frame(x_title, y_title, percent=x_percent, grid=False, y_percent=True)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
-    legend(d, entries, lx, y1, WIDTH - lx)
+    legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
     return d

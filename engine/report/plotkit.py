@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, PolyLine, Rect, String
 from reportlab.lib import colors
+from reportlab.lib.attrmap import AttrMap, AttrMapValue
+from reportlab.lib.validators import isAnything, isString
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from engine.plots.series import place_labels as place_free
@@ -216,17 +218,50 @@ def densify(xs: np.ndarray, ys: np.ndarray, per_segment: int = 24) -> tuple[np.n
 
 # --------------------------------------------------------------------------- text & marks
 
+# Superscript digits (10⁻⁵ in a δ or an ε): the embedded fonts have no glyphs for them and
+# styles.plain_text writes "10−5", which reads as ten minus five; they are drawn as small
+# raised digits instead.
+_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "−0123456789")
+SUPERSCRIPT_SCALE = 0.72
+SUPERSCRIPT_RISE = 0.38
+
+
+def _script_runs(s: str, size: float, bold: bool) -> list[tuple[str, str, float, float]]:
+    """(chunk, font, size, rise) pieces of ``s``: Greek in the Symbol font, superscripts
+    small and raised."""
+    out = []
+    for part, sup in _superscript_parts(s):
+        sz = size * SUPERSCRIPT_SCALE if sup else size
+        rise = size * SUPERSCRIPT_RISE if sup else 0.0
+        text = part.translate(_SUPERSCRIPT) if sup else part
+        font = st.FONT_BOLD if bold else st.FONT
+        out += [(chunk, st.FONT_SYMBOL if sym else font, sz, rise)
+                for chunk, sym in st.runs(text)]
+    return out
+
+
+def _superscript_parts(s: str) -> list[tuple[str, bool]]:
+    parts: list[tuple[str, bool]] = []
+    for ch in s:
+        sup = ch in "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"
+        if parts and parts[-1][1] == sup:
+            parts[-1] = (parts[-1][0] + ch, sup)
+        else:
+            parts.append((ch, sup))
+    return parts
+
+
 def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
          bold: bool = False, color=BLACK, angle: float = 0) -> Group:
-    """A string that may contain Greek: runs of Vera and the embedded Symbol font."""
-    font = st.FONT_BOLD if bold else st.FONT
-    parts = [(chunk, st.FONT_SYMBOL if sym else font) for chunk, sym in st.runs(s)]
-    width = sum(stringWidth(c, f, size) for c, f in parts)
+    """A string that may contain Greek (runs of Vera and the embedded Symbol font) and
+    superscript digits (drawn small and raised)."""
+    pieces = _script_runs(s, size, bold)
+    width = sum(stringWidth(c, f, sz) for c, f, sz, _ in pieces)
     cx = {"start": 0.0, "middle": -width / 2, "end": -width}[anchor]
     g = Group()
-    for chunk, f in parts:
-        g.add(String(cx, 0, chunk, fontName=f, fontSize=size, fillColor=color))
-        cx += stringWidth(chunk, f, size)
+    for chunk, f, sz, rise in pieces:
+        g.add(String(cx, rise, chunk, fontName=f, fontSize=sz, fillColor=color))
+        cx += stringWidth(chunk, f, sz)
     g.translate(x, y)
     if angle:
         g.rotate(angle)
@@ -234,13 +269,23 @@ def text(x: float, y: float, s: str, size: float = 8, anchor: str = "start",
 
 
 def text_width(s: str, size: float, bold: bool = False) -> float:
-    font = st.FONT_BOLD if bold else st.FONT
-    return sum(stringWidth(c, st.FONT_SYMBOL if sym else font, size) for c, sym in st.runs(s))
+    return sum(stringWidth(c, f, sz) for c, f, sz, _ in _script_runs(s, size, bold))
 
 
-def wrap(s: str, width: float, size: float, max_lines: int = 3) -> list[str]:
-    """Greedy word wrap to a width in points; the last line is cut with an ellipsis."""
-    words, lines, cur = s.split(), [], ""
+def wrap(s: str, width: float, size: float, max_lines: int | None = None) -> list[str]:
+    """Greedy word wrap to a width in points. Without ``max_lines`` nothing is cut: a word wider
+    than the line is split between characters (a legend shows its whole text, issue 21). With
+    it, lines past the last are dropped and the last ends in an ellipsis."""
+    words, lines, cur = [], [], ""
+    for w in s.split():
+        # A word that alone overflows the line is broken into pieces that fit.
+        while max_lines is None and text_width(w, size) > width and len(w) > 1:
+            n = len(w) - 1
+            while n > 1 and text_width(w[:n], size) > width:
+                n -= 1
+            words.append(w[:n])
+            w = w[n:]
+        words.append(w)
     for w in words:
         trial = f"{cur} {w}".strip()
         if text_width(trial, size) <= width or not cur:
@@ -250,6 +295,8 @@ def wrap(s: str, width: float, size: float, max_lines: int = 3) -> list[str]:
             cur = w
     if cur:
         lines.append(cur)
+    if max_lines is None:
+        return lines
     if len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] += " …"
@@ -299,6 +346,13 @@ def polyline(points: list[float], style, width: float = 1.2) -> PolyLine:
 
 # --------------------------------------------------------------------------- frame
 
+MARKER_REACH = 4.2      # half the width of the largest marker (a diamond or a star's arms)
+
+
+def _overlap(a: Rect4, b: Rect4) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 @dataclass
 class Plot:
     """A drawing with one plot area; collects layers in drawing order."""
@@ -329,15 +383,18 @@ class Plot:
         if len(pts) >= 6:
             self.drawing.add(Polygon(pts, fillColor=fill, strokeColor=None, strokeWidth=0))
 
-    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6) -> None:
-        """Markers spread evenly across the plot width, offset per series so they never stack."""
+    def markers(self, xs, ys, style, slot: int, n_slots: int, count: int = 6
+                ) -> list[Rect4]:
+        """Markers spread evenly across the plot width, offset per series so they never
+        stack; returns their boxes (a label placed later keeps clear of them)."""
         color, _, kind = style
         if kind is None or len(xs) < 2:
-            return
+            return []
         px, py = self.x(xs), self.y(ys)
         order = np.argsort(px, kind="stable")
         px, py = px[order], py[order]
         x0, y0, x1, y1 = self.rect
+        boxes = []
         for j in range(count):
             f = (j + (slot + 1) / (n_slots + 1)) / count
             mx = x0 + f * (x1 - x0)
@@ -346,6 +403,47 @@ class Plot:
             my = float(np.interp(mx, px, py))
             if y0 - 0.5 <= my <= y1 + 0.5:
                 self.drawing.add(marker(kind, mx, my, color))
+                boxes.append((mx - MARKER_REACH, my - MARKER_REACH, mx + MARKER_REACH,
+                              my + MARKER_REACH))
+        return boxes
+
+    def line_label(self, cx: float, label: str, size: float, avoid: Sequence[Rect4],
+                   curves: Sequence[Sequence[float]] = (), top_first: bool = True
+                   ) -> tuple[float, float, str, Rect4]:
+        """Where to write the label of a vertical line at ``cx`` (the audited setting): at
+        the top or the bottom of the plot, on the side of the line with more room, wherever
+        it covers no box in ``avoid`` (markers) and the fewest points of ``curves`` (flat
+        x, y lists). Returns the text's x, its baseline y, its anchor and its box."""
+        x0, y0, x1, y1 = self.rect
+        w, h = text_width(label, size), size + 2
+        sides = ["start", "end"] if cx < (x0 + x1) / 2 else ["end", "start"]
+        rows = [y1 - h - 1, y0 + 2] if top_first else [y0 + 2, y1 - h - 1]
+        best, best_cost = None, None
+        for bottom in rows:
+            for anchor in sides:
+                left = cx + 3 if anchor == "start" else cx - 3 - w
+                if left < x0 + 1 or left + w > x1 - 1:
+                    continue
+                box = (left - 1, bottom, left + w + 1, bottom + h)
+                clear = (box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2)   # 2 pt apart
+                cost = 1000 * sum(_overlap(clear, b) for b in avoid)
+                for pts in curves:
+                    xs, ys = np.asarray(pts[0::2]), np.asarray(pts[1::2])
+                    cost += int(np.sum((xs >= box[0]) & (xs <= box[2]) & (ys >= box[1])
+                                       & (ys <= box[3])))
+                if best_cost is None or cost < best_cost:
+                    best, best_cost = (left if anchor == "start" else left + w, anchor, box), cost
+                if cost == 0:
+                    break
+            if best_cost == 0:
+                break
+        if best is None:                    # no room either side: as before, at the top
+            anchor = sides[0]
+            left = cx + 3 if anchor == "start" else cx - 3 - w
+            best = (left if anchor == "start" else left + w, anchor,
+                    (left - 1, rows[0], left + w + 1, rows[0] + h))
+        tx, anchor, box = best
+        return tx, box[1] + 2.8, anchor, box
 
     def frame(self, x_title: str, y_title: str, percent: bool, grid: bool = True,
               y_percent: bool | None = None) -> None:
@@ -400,25 +498,121 @@ class LegendEntry:
     line: bool = True               # False: the marker alone (a single point, a ring)
 
 
-def legend(d: Drawing, entries: Sequence[LegendEntry], x: float, y_top: float,
-           width: float, size: float = 7.2, max_lines: int = 3) -> None:
-    """A one-column legend whose labels wrap (over at most ``max_lines`` lines, the rest cut
-    with an ellipsis); each entry shows its line, marker or fill."""
+class ChartDrawing(Drawing):
+    """A chart's drawing that keeps, in its final coordinates, the rectangle of its plot area
+    (``plot_rect``) and of its legend (``legend_box``), so a test can check that the legend
+    never covers the curves."""
+
+    _attrMap = AttrMap(BASE=Drawing, plot_rect=AttrMapValue(isAnything),
+                       legend_box=AttrMapValue(isAnything))
+
+
+class LegendLabel(Group):
+    """One legend entry's sample and text; ``label`` is the whole text it stands for."""
+
+    _attrMap = AttrMap(BASE=Group, label=AttrMapValue(isString))
+
+
+LEGEND_SAMPLE = 22.0          # length of an entry's line sample, before its text
+LEGEND_GAP = 5.0              # between entries
+LEGEND_BELOW_GAP = 6.0        # between the x-axis title and a legend below the plot
+
+
+def _legend_lines(entries: Sequence[LegendEntry], width: float, size: float
+                  ) -> list[list[str]]:
+    return [wrap(e.label, width - LEGEND_SAMPLE - 6, size) for e in entries]
+
+
+def _lines_height(lines: list[str], size: float) -> float:
+    return len(lines) * (size + 1.5)
+
+
+def _draw_entries(entries: Sequence[LegendEntry], lines: Sequence[list[str]], x: float,
+                  y_top: float, size: float) -> tuple[Group, float]:
+    """The entries in one column from ``y_top`` down; returns them and their lowest y."""
+    g = Group()
     y = y_top
-    sample = 22.0
-    for e in entries:
-        lines = wrap(e.label, width - sample - 6, size, max_lines)
+    for e, text_lines in zip(entries, lines, strict=True):
+        item = LegendLabel()
+        item.label = e.label
         mid = y - size * 0.35
         if e.fill is not None:
-            d.add(Rect(x, mid - 4, sample, 8, fillColor=e.fill, strokeColor=AXIS_GREY,
-                       strokeWidth=0.4))
+            item.add(Rect(x, mid - 4, LEGEND_SAMPLE, 8, fillColor=e.fill,
+                          strokeColor=AXIS_GREY, strokeWidth=0.4))
         elif e.style is not None:
             if e.line:
-                d.add(polyline([x, mid, x + sample, mid], e.style, 1.2))
-            d.add(marker(e.style[2], x + sample / 2, mid, e.style[0]))
-        for i, line in enumerate(lines):
-            d.add(text(x + sample + 6, y - size * 0.7 - i * (size + 1.5), line, size))
-        y -= len(lines) * (size + 1.5) + 5
+                item.add(polyline([x, mid, x + LEGEND_SAMPLE, mid], e.style, 1.2))
+            item.add(marker(e.style[2], x + LEGEND_SAMPLE / 2, mid, e.style[0]))
+        for i, line in enumerate(text_lines):
+            item.add(text(x + LEGEND_SAMPLE + 6, y - size * 0.7 - i * (size + 1.5), line,
+                          size))
+        g.add(item)
+        y -= _lines_height(text_lines, size) + LEGEND_GAP
+    return g, y + LEGEND_GAP
+
+
+def legend(d: Drawing, entries: Sequence[LegendEntry], x: float, y_top: float,
+           width: float, size: float = 7.2, plot_rect: Rect4 | None = None) -> Rect4:
+    """The chart's legend, outside the plot area so it never covers a curve, every entry
+    with its whole text (wrapped, never cut: issue 21) and its line, marker or fill.
+
+    It stands in one column at the right of the plot, from ``x`` and ``y_top`` in ``width``
+    points, when it fits there above the drawing's bottom edge; otherwise it goes below the
+    plot in two columns across the drawing's width, and the drawing grows by its height
+    (everything drawn so far moves up). Returns the legend's box in the drawing's final
+    coordinates; a :class:`ChartDrawing` also keeps it and the moved ``plot_rect``."""
+    if not entries:
+        box = (x, y_top, x, y_top)
+    else:
+        lines = _legend_lines(entries, width, size)
+        group, bottom = _draw_entries(entries, lines, x, y_top, size)
+        if bottom >= 2.0:
+            d.add(group)
+            box = (x, bottom, d.width, y_top)
+        else:
+            box, shift = _legend_below(d, entries, size)
+            if plot_rect is not None:
+                plot_rect = _moved(plot_rect, shift)
+    if isinstance(d, ChartDrawing):
+        d.legend_box = box
+        if plot_rect is not None:
+            d.plot_rect = plot_rect
+    return box
+
+
+def _moved(rect: Rect4, dy: float) -> Rect4:
+    return (rect[0], rect[1] + dy, rect[2], rect[3] + dy)
+
+
+def _legend_below(d: Drawing, entries: Sequence[LegendEntry], size: float
+                  ) -> tuple[Rect4, float]:
+    """Two columns under the plot (entries in order, down the first column, then the second),
+    the drawing made taller by their height. Returns the legend's box and how far the rest
+    moved up."""
+    left = 8.0
+    col_w = (d.width - left) / 2
+    lines = _legend_lines(entries, col_w - 8, size)
+    heights = [_lines_height(t, size) + LEGEND_GAP for t in lines]
+    total = sum(heights)
+    split, run = len(entries), 0.0
+    for i, h in enumerate(heights):     # first column: entries up to about half the height
+        if run + h / 2 > total / 2 and i > 0:
+            split = i
+            break
+        run += h
+    columns = [(0, split), (split, len(entries))]
+    height = max(sum(heights[a:b]) for a, b in columns) - LEGEND_GAP
+    shift = height + LEGEND_BELOW_GAP + 2.0
+    moved = Group(*d.contents)
+    moved.translate(0, shift)
+    d.contents = [moved]
+    d.height += shift
+    top = height + 2.0
+    for c, (a, b) in enumerate(columns):
+        if b > a:
+            group, _ = _draw_entries(entries[a:b], lines[a:b], left + c * col_w, top, size)
+            d.add(group)
+    return (left, 2.0, d.width, top), shift
 
 
 def finite_pair(ci) -> bool:

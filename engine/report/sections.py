@@ -292,9 +292,14 @@ def inputs_table(result: dict, empty: str = "No input files were read.") -> list
                      fmt_count(i.get("rows")) if i.get("rows") is not None else st.DASH))
     out: list[Flowable] = [table(rows, [6.0 * cm, 9.0 * cm, 2.0 * cm])]
     for i in inputs:
-        if i.get("read_as"):       # what was assumed to read it (engine.data.text_input)
+        # What was assumed to read it (engine.data.text_input), less the rows left out for
+        # gaps, which the file's gaps table below says per column (location traces, issue 21).
+        gaps = i.get("missing_values") if isinstance(i.get("missing_values"), dict) else {}
+        said = str(gaps.get("sentence", "")).rstrip(".")
+        notes = [n for n in i.get("read_as") or [] if str(n).rstrip(".") != said]
+        if notes:
             out.append(para(f"<b>{markup(Path(str(i.get('path', ''))).name)}</b> was read "
-                            f"with an assumption: {markup('; '.join(i['read_as']))}."))
+                            f"with an assumption: {markup('; '.join(notes))}."))
     out += gaps_tables(inputs)
     return out
 

@@ -280,8 +280,7 @@ SWEEP_TITLES = {"fraction": "AUC against the share of counts released (paper 003
                 "noise": "AUC against the noise: Laplace ε per count (paper 003 Fig. 8)"}
 SWEEP_TEXTS = {
     "fraction": ("Share of the queries released m/|D| (log scale)",
-                 "More released counts help every attack (paper 003 Fig. 6); the dashed line "
-                 "marks the release audited."),
+                 "More released counts help every attack (paper 003 Fig. 6)."),
     "noise": ("ε per count (log scale; smaller = more noise)",
               "Noise pushes the attacks towards guessing (paper 003 Fig. 8); reconstruction "
               "attacks fall first."),
@@ -337,6 +336,10 @@ class SweepsView(QWidget):
             current = config.get("fraction") if key == "fraction" else (
                 config.get("epsilon") if config.get("mechanism", "none") != "none" else None)
             values, curves = sweep_curves(result, key)
+            if is_number(current) and current > 0:
+                # Only when the line is drawn: a release of all counts (fraction 0) has no
+                # place on this axis, and the caption promised a line that was not there.
+                text += " The dashed line marks the release audited."
             plot.show_curves(values, curves, axis_label=axis,
                              current=current or None,
                              current_symbol="m/|D|" if key == "fraction" else "ε",

@@ -43,6 +43,9 @@ LABEL_ROOM_PX = 46
 LABEL_ROOM_V_PX = 20            # the same on a vertical axis: one line of text high
 NARROW_PX = 760                 # below this width the legend lists its curves in one column
 LEGEND_ROW = 4                  # PlotItem's layout: 0 title, 1 top axis, 2 view, 3 bottom axis
+# How far a tick label of a vertical axis may reach past the plot's top or bottom edge: about
+# half a line, so the labels of ticks at the very ends (0 and 1 of a rate) are drawn.
+EDGE_LABEL_PX = 10
 
 
 def tick_number(x: float) -> str:
@@ -81,6 +84,17 @@ class ReadableAxis(pg.AxisItem):
     def generateDrawSpecs(self, p):  # noqa: N802 (pyqtgraph's name)
         self.start_labels()
         return super().generateDrawSpecs(p)
+
+    def boundingRect(self):  # noqa: N802 (Qt's name)
+        """The area tick labels may use: pyqtgraph lets a vertical axis' labels reach 15
+        pixels past its ends, but not when the plot shows a grid (every plot here does), so a
+        rate axis of a short plot lost its "0" and "1.0" — the labels a reader looks for
+        first. Here they may reach :data:`EDGE_LABEL_PX` past either end, grid or not."""
+        rect = super().boundingRect()
+        if self.orientation in ("left", "right"):
+            ends = self.mapRectFromParent(self.geometry())
+            rect = rect.united(ends.adjusted(0, -EDGE_LABEL_PX, 0, EDGE_LABEL_PX))
+        return rect
 
     def _pixels_per_decade(self) -> float:
         lo, hi = self.range
@@ -190,6 +204,10 @@ class PlotView(QWidget):
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setMenuEnabled(False)
         self.plot_item.hideButtons()        # the corner "A" button is replaced by Reset view
+        # Room above the plot for the top tick label, which reaches past the plot's top edge
+        # (ReadableAxis.boundingRect) and would otherwise be cut by the widget's edge.
+        left, top, right, bottom = self.plot_item.layout.getContentsMargins()
+        self.plot_item.layout.setContentsMargins(left, max(top, EDGE_LABEL_PX), right, bottom)
         self.view_box = self.plot_item.getViewBox()
         self._home: tuple[tuple[float, float], tuple[float, float]] | None = None
 

@@ -98,3 +98,63 @@ def test_an_empty_plot_says_so(qtbot):
     assert "No data loaded yet" in preview.view.message_label.text()
     preview.set_aggregate(np.ones((24, 5)))
     assert not preview.view.showing_message()
+
+
+def drawn_labels(axis) -> list[str]:
+    """The tick labels the axis draws now (pyqtgraph leaves out those it finds no room for)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _, _, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [t[2] for t in texts]
+
+
+@pytest.mark.parametrize("height", [300, 330, 360, 390])
+def test_a_rate_axis_labels_both_ends(qtbot, height):
+    """A short rate plot with its grid lost the labels of 0 and 1.0 (screenshots of the
+    count-table sweep at 1280×720, issue 21): pyqtgraph drops a vertical axis' edge labels
+    once a grid is shown."""
+    from PySide6.QtGui import QColor
+
+    from gui.widgets.sweep_plot import SweepCurve, SweepPlot
+
+    plot = SweepPlot()
+    qtbot.addWidget(plot)
+    plot.resize(900, height)
+    plot.show_curves([0.5, 1.0], [SweepCurve("AUC", [0.2, 0.4], QColor(0, 0, 0))],
+                     axis_label="share")
+    plot.show()
+    qtbot.waitExposed(plot)
+    qtbot.wait(20)
+    labels = drawn_labels(plot.plot_item.getAxis("left"))
+    assert "0" in labels and "1.0" in labels, labels
+
+
+def test_the_sweep_caption_names_the_dashed_line_only_when_it_is_drawn(qtbot):
+    """The count-table sweep's caption said "the dashed line marks the release audited" on a
+    sample that releases every count (fraction 0), where no line is drawn (screenshots)."""
+    import copy
+    import json
+    from pathlib import Path
+
+    import pyqtgraph as pg
+
+    from gui.widgets.aggregates_results import SweepsView
+
+    saved = Path(__file__).resolve().parents[1] / "data" / "projects" / "aggregates.praudit.json"
+    result = json.loads(saved.read_text("utf-8"))["result"]
+    assert result["config"]["fraction"] == 0
+    for fraction, drawn in ((0, False), (0.5, True)):
+        shown = copy.deepcopy(result)
+        shown["config"]["fraction"] = fraction
+        view = SweepsView()
+        qtbot.addWidget(view)
+        view.set_result(shown)
+        plot = view.plots["fraction"]
+        lines = [i for i in plot.plot_item.items if isinstance(i, pg.InfiniteLine)]
+        assert bool(lines) is drawn
+        assert ("dashed line" in plot.inverse_label.text()) is drawn
