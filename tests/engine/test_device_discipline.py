@@ -325,3 +325,33 @@ def test_rap_stays_on_the_device(pretend_gpu):
         recon = rap.reconstruct_rap(sizes, queries, answers(queries, data), 12, k=2,
                                     mode=mode, auxiliary=data, epochs=30, device_name=GPU)
         assert recon.records.shape[0] == 2 and recon.details["device"] == GPU
+
+
+def test_rap_trains_with_deterministic_kernels_on_a_gpu_only(monkeypatch):
+    """On CUDA, index_select's backward sums with atomic additions: RAP must train under
+    torch's deterministic kernels there (same seed, same reconstructions on the same GPU) and
+    leave the CPU's kernels, and numbers, as they are."""
+    from engine.aggregates.queries import CountingQuery, answers
+    from engine.attacks.aggregates import rap
+
+    seen: list[bool] = []
+    real = rap.relaxed_answers
+
+    def recording(logits, plan):
+        seen.append(torch.are_deterministic_algorithms_enabled())
+        return real(logits, plan)
+
+    monkeypatch.setattr(rap, "relaxed_answers", recording)
+    sizes = (2, 3)
+    queries = [CountingQuery(((0, frozenset([a])), (1, frozenset([b]))))
+               for a in range(2) for b in range(3)]
+    data = np.array([[0, 1], [1, 2], [1, 0], [0, 0]], dtype=np.int32)
+    released = answers(queries, data)
+    rap.reconstruct_rap(sizes, queries, released, 4, k=2, epochs=5, device_name="cpu")
+    assert seen and not any(seen)
+    seen.clear()
+    with PretendGpu(), monkeypatch.context() as m:
+        m.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        rap.reconstruct_rap(sizes, queries, released, 4, k=2, epochs=5, device_name=GPU)
+    assert len(seen) == 6 and all(seen[:5])          # the 5 training epochs
+    assert not torch.are_deterministic_algorithms_enabled()
