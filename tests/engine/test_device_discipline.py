@@ -323,7 +323,7 @@ def test_rap_stays_on_the_device(pretend_gpu):
     data = np.column_stack([g.integers(0, s, 12) for s in sizes]).astype(np.int32)
     for mode in ("rand", "init"):
         recon = rap.reconstruct_rap(sizes, queries, answers(queries, data), 12, k=2,
-                                    mode=mode, auxiliary=data, epochs=30, device_name=GPU)
+                                    mode=mode, auxiliary=data, epochs=10, device_name=GPU)
         assert recon.records.shape[0] == 2 and recon.details["device"] == GPU
 
 
