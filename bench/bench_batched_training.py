@@ -212,6 +212,22 @@ def main(argv: list[str] | None = None) -> None:
            bat["cpu_s"], naive["cpu_s"])
     report(f"batched training of {N_MODELS} reference MLPs vs train_model one by one (CPU time)",
            bat["cpu_s"], seq["cpu_s"])
+    if device == "cpu":
+        _gpu_line(epochs, threads, bat)
+
+
+def _gpu_line(epochs: int, threads: int, cpu: dict) -> None:
+    """The batched case again on the GPU torch sees (issue 22 item 8), or one sentence."""
+    from bench.bench_devices import gpu_device
+
+    gpu = gpu_device()
+    if gpu is None:
+        print("  batched training on a GPU: no GPU was found, so only the CPU lines print.",
+              flush=True)
+        return
+    r = _in_subprocess("batched", epochs, threads, gpu)
+    print(f"  batched    GPU {gpu}: {r['wall_s']:7.2f} s wall against {cpu['wall_s']:.2f} s on "
+          f"the CPU (same case), mean held-out accuracy {r['test_accuracy']:.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,12 @@
   checkpoints.
 * :func:`device` — CUDA when torch sees it, unless ``PRA_DEVICE=cpu`` (or the config) says CPU.
 * :func:`rng` / :func:`torch_generator` — every random stream is derived from the config's seed,
-  so the same config and seed give the same numbers.
+  so the same config and seed give the same numbers on the same device. torch draws on a CPU
+  generator wherever the numbers must not depend on the device (initial weights, batch orders,
+  RAP's starts); draws made on the GPU itself (the location game's aggregates, DP-SGD's
+  noise) use the GPU's own generator, so a GPU run gives other numbers than a CPU run — the
+  same law, and the same numbers again on the next run on that GPU
+  (:func:`deterministic_on_cuda`).
 """
 
 from __future__ import annotations
@@ -178,6 +183,36 @@ def torch_threads(n: int | None):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+@contextmanager
+def deterministic_on_cuda(device_name):
+    """Inside the block, torch's deterministic kernels on a CUDA device (restored on exit).
+
+    On a GPU the backward pass of ``index_select`` (and ``gather``, ``index_add``) sums
+    gradients with atomic additions whose order changes from run to run, so the same config and
+    seed would give slightly different floats on the same GPU, and over hundreds of Adam steps
+    different reconstructions. torch's deterministic mode swaps in sorted, ordered kernels
+    (torch.use_deterministic_algorithms lists them). ``warn_only``: an operation without a
+    deterministic kernel warns rather than stops the audit. cuBLAS needs a fixed workspace to
+    promise the same bits (CUBLAS_WORKSPACE_CONFIG, read when cuBLAS first starts); set here only
+    when the user has not. A CPU device is left alone: its kernels are already deterministic and
+    its numbers must not change. Process-wide, like :func:`torch_threads`; jobs run one at a
+    time.
+    """
+    import torch
+
+    if torch.device(device_name).type != "cuda":
+        yield
+        return
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    was_on = torch.are_deterministic_algorithms_enabled()
+    was_warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was_on, warn_only=was_warn_only)
 
 
 class Stopwatch:

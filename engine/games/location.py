@@ -81,7 +81,9 @@ def unknown_counts(pool: CellPool, unknown_size: int, count: int, rng: np.random
     drawn uniformly without replacement from ``pool`` (a fresh draw for every aggregate).
 
     ``device``: "numpy" (sparse products on the CPU) or a torch device ("cuda:0", "cpu"):
-    the same law, drawn with torch (a different random stream, so other numbers)."""
+    the same law, drawn with torch (a different random stream, so other numbers; a GPU's
+    generator is another stream again, so a GPU run differs from a CPU run, and repeats
+    itself on the same GPU)."""
     m = pool.active.shape[1]
     out = np.zeros((count, m), dtype=np.float32)
     if unknown_size <= 0 or pool.n_active == 0 or count == 0:
@@ -127,7 +129,9 @@ def _unknown_counts_torch(pool: CellPool, h: np.ndarray, rng: np.random.Generato
 
     dev = torch.device(device)
     a = pool.n_active
-    gen = torch_generator(int(rng.integers(0, 2**62)), "aggregates", device_name=dev.type)
+    # The generator must sit on the very device the keys are drawn on: "cuda:1", not "cuda"
+    # (which torch reads as the current GPU, and then refuses to draw for cuda:1).
+    gen = torch_generator(int(rng.integers(0, 2**62)), "aggregates", device_name=str(dev))
     active = torch.from_numpy(pool.active.toarray()).to(dev)
     h_t = torch.from_numpy(h).to(dev)
     count = h.size

@@ -49,6 +49,7 @@ from engine.runtime import (
     NO_PROGRESS,
     CancelToken,
     Progress,
+    deterministic_on_cuda,
     device,
     torch_generator,
     torch_threads,
@@ -255,7 +256,9 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     step = max(1, int(check_every))
     small = dev.type == "cpu" and kk * rows * max(len(queries), 1) < _SMALL_WORK
     # Tiny tensors: thread hand-offs cost more than they save (engine.runtime.torch_threads).
-    with torch_threads(1 if small else None):
+    # deterministic_on_cuda: the relaxed answers' index_select has a backward pass that sums
+    # with atomic additions on a GPU; without it the same seed gives other reconstructions.
+    with torch_threads(1 if small else None), deterministic_on_cuda(dev):
         for epoch in range(int(epochs)):
             cancel.check()                  # K = 100 reconstructions: ~1 s an epoch on a CPU
             opt.zero_grad(set_to_none=True)
