@@ -493,6 +493,20 @@ def exposed_people(config: LocationConfig, traces, clipped: sp.csr_matrix,
     return out
 
 
+def _exposed_sentence(exposed: dict) -> str:
+    """How many people the best possible attacker puts at high risk (:func:`exposed_people`),
+    with the number of observations that does it, in the officer's words."""
+    count, population = exposed["count"], exposed["population"]
+    k_star = exposed.get("min_observations")
+    if k_star is None or count == 0:
+        return (f"None of the {population:,} people is seen often enough for even the best "
+                "possible attacker to reach the high-risk line.")
+    seen = "in any" if k_star == 1 else f"in {k_star:,} or more"
+    return (f"{count:,} of {population:,} people are at high risk: the best possible attacker "
+            f"reaches the verdict's high-risk line for anyone seen {seen} of the released "
+            "counts.")
+
+
 # --------------------------------------------------------------------------- the audit
 
 def largest_aggregate_size(config: LocationConfig, aux_size: int, release_size: int) -> int:
@@ -661,8 +675,9 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                f"(who appears in {scenario.k} of the released counts) is in this release correctly "
                f"{head.verdict_accuracy:.0%} of the time{spots}.")
     if config.target == "most_exposed":
-        summary += (f" {exposed['count']:,} of {exposed['population']:,} people are exposed as "
-                    "much or more.")
+        # Not "as much or more": the count is everyone the best possible attacker puts at
+        # high risk (exposed_people), a line the most exposed person need not be near.
+        summary += f" {_exposed_sentence(exposed)}"
     if head.found and head.accuracy is not None:
         # Name the strongest attack run (the one the results tables and the report quote),
         # by its plain name; the figures above may be the exact optimum's (engine.headline).
