@@ -112,6 +112,45 @@ def test_the_methods_section_keeps_the_science(audit):
     assert "glossary" in squashed and squash("Members spotted while wrongly accusing") in squashed
 
 
+def settings_labels(result: dict) -> list[tuple[str, str]]:
+    """(setting, meaning) of each row of section 2's settings tables (first row "Parameter")."""
+    from reportlab.platypus import Table
+
+    hooks = registry.AUDIT_TYPES[result["audit_type"]].sections()()
+    rows = []
+    for flowable in hooks.audited(result):
+        if not isinstance(flowable, Table):
+            continue
+        cells = [[getattr(c, "text", str(c)) for c in row] for row in flowable._cellvalues]
+        if cells and cells[0][0] == "Parameter":
+            rows += [(row[0], row[-1]) for row in cells[1:]]
+    return rows
+
+
+#: A symbol standing in a setting's name outside brackets ("Sensitivity Δ", "Trials N per
+#: hypothesis", "Train accuracy p0"): a lone letter other than the word "a" (nor the "s" of
+#: "attacker's"), a letter and a digit, Δ or |D|.
+BARE_SYMBOL = re.compile(r"(?<![\w|'’])(?:[B-Zb-z]\d?|[Aa]\d|[Δ∆]|\|D\|)(?![\w|])")
+
+
+def bare_symbols(label: str) -> list[str]:
+    """The symbols of ``label`` outside brackets, markup removed."""
+    plain = re.sub(r"\([^()]*\)", "", re.sub(r"<[^>]+>", "", label))
+    return BARE_SYMBOL.findall(plain)
+
+
+def test_settings_table_uses_the_forms_plain_words(audit):
+    """Section 2 names each setting as the page's form does: the plain name first, a symbol
+    only in brackets after it, and no configuration key in its meaning."""
+    result, _, _ = audit
+    rows = settings_labels(result)
+    assert len(rows) >= 5
+    bare = [label for label, _ in rows if bare_symbols(label)]
+    keys = [meaning for _, meaning in rows
+            if re.search(r"\b[a-z]+_[a-z_]+\b", re.sub(r"<[^>]+>", "", meaning))]
+    assert not bare and not keys, (bare, keys)
+
+
 # --------------------------------------------------------------------------- the cross-read
 
 def squash(text: str) -> str:
