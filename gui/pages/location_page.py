@@ -44,6 +44,7 @@ from gui.pages.audit_page import (
 )
 from gui.widgets.form import (
     FieldSpec,
+    attack_box_texts,
     choice_combo,
     clear_invalid,
     mark_invalid,
@@ -418,7 +419,8 @@ class LocationPage(AuditPage):
         custom.addWidget(attacks_label)
         self.attack_boxes: dict[str, QCheckBox] = {}
         for name in ATTACKS:
-            text, tip = ATTACK_TEXTS.get(name, (name.replace("_", " "), ""))
+            technical, about = ATTACK_TEXTS.get(name, (name.replace("_", " "), ""))
+            text, tip = attack_box_texts(name, f"{technical}: {about}" if about else technical)
             box = QCheckBox(text)
             box.setToolTip(tip)
             self.attack_boxes[name] = box

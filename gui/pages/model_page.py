@@ -46,6 +46,7 @@ from gui.pages.model_data_step import NO_SENSITIVE, ModelDataStep, wide_combo
 from gui.pages.model_defences import ENGINE_KEYS, DefencesStep, defence_fields
 from gui.widgets.form import (
     FieldSpec,
+    attack_box_texts,
     select_data,
 )
 from gui.widgets.model_results import ModelResultsView
@@ -263,8 +264,9 @@ class ModelPage(ModelDataStep, AuditPage):
         grid = QGridLayout()
         self.attack_boxes: dict[str, QCheckBox] = {}
         for i, name in enumerate(ATTACKS):
-            box = QCheckBox(ATTACK_TEXTS.get(name, name.replace("_", " ")))
-            box.setToolTip(ATTACK_TEXTS.get(name, name))
+            text, tip = attack_box_texts(name, ATTACK_TEXTS.get(name, name.replace("_", " ")))
+            box = QCheckBox(text)
+            box.setToolTip(tip)
             box.toggled.connect(self.update_cost)
             self.attack_boxes[name] = box
             grid.addWidget(box, i, 0)
