@@ -96,3 +96,21 @@ def test_cells_released_per_person_is_not_read_as_a_share_of_cells():
     assert preview.sentence() == ("The release publishes 112 of the 368 cells in 1 table, drawn "
                                   "at random (0.25 cells per person × 450 people).")
     assert FIELDS["fraction"].label == "Cells released per person"
+
+
+def test_count_tables_release_box_speaks_plainly():
+    """Walk-through 2026-11-26: "What was released" said "(m = 0.25 × |D|)", "|D| = 450
+    records" and "Deterministic module: 0 of 30 targets determined"."""
+    from gui.widgets.aggregates_results import release_html
+
+    html = release_html({
+        "release": {"kind": "p_tables", "queries": 112, "candidates": 368, "fraction": 0.25,
+                    "tables": [{"table": "P12", "cells": 17}], "sensitivity": 2,
+                    "mechanism": "none"},
+        "game": {"quasi_identifiers": ["sex", "age"], "sensitive": "race", "values": [1, 2],
+                 "chance": 0.5, "records": 450, "unique_records": 71, "targets": 30,
+                 "auxiliary_records": 4000, "auxiliary_source": "synthetic"},
+        "deterministic": {"determined": 0, "targets": 30, "correct": 0, "median_s": 0.2,
+                          "p95_s": 0.3}})
+    assert "|D|" not in html and "module" not in html and "m = " not in html
+    assert "0.25 cells per person" in html and "Proof step" in html
