@@ -64,6 +64,7 @@ from engine.games.aggregates import (
 )
 from engine.headline import headline
 from engine.mechanisms.tradeoff import dp_region_tpr_upper
+from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import (
     NEVER,
@@ -510,12 +511,12 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     summary = (f"From these {theory['release']['queries']:,} released counts, an attacker who "
                f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
                f"the data guesses their '{domain.columns[s]}' right "
-               f"{best['details']['top1_accuracy']:.0%} of the time with "
+               f"{whole_percent(best['details']['top1_accuracy'])} of the time with "
                f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; AUC "
                f"{best['auc']:.2f}). ")
     if baseline is not None and baseline is not best:
         summary += (f"Without the tables, a guess from similar people's records is right "
-                    f"{baseline['details']['top1_accuracy']:.0%} of the time. ")
+                    f"{whole_percent(baseline['details']['top1_accuracy'])} of the time. ")
     if config.release != "published":
         summary += f"{_determined_sentence(n_exposed, det['targets'])}"
     else:

@@ -70,6 +70,7 @@ from engine.mechanisms.tradeoff import (
     mechanism_tradeoff,
     pure_dp_worst_case_tradeoff,
 )
+from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
 from engine.wording import plain_name
@@ -673,7 +674,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                  f"wrongly accusing {policy.fpr:.0%} of the others")
     summary = (f"An attacker who {_attacker_words(config)} can tell whether {who} "
                f"(who appears in {scenario.k} of the released counts) is in this release correctly "
-               f"{head.verdict_accuracy:.0%} of the time{spots}.")
+               f"{whole_percent(head.verdict_accuracy)} of the time{spots}.")
     if config.target == "most_exposed":
         # Not "as much or more": the count is everyone the best possible attacker puts at
         # high risk (exposed_people), a line the most exposed person need not be near.
@@ -682,7 +683,7 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         # Name the strongest attack run (the one the results tables and the report quote),
         # by its plain name; the figures above may be the exact optimum's (engine.headline).
         summary += (f" The strongest attack run is the {head.short_label().lower()}, right "
-                    f"{head.accuracy:.0%} of the time.")
+                    f"{whole_percent(head.accuracy)} of the time.")
     if release_verdicts is not None:
         says = [v for v in release_verdicts.values() if v["says_present"]]
         best_name, best = min(release_verdicts.items(),

@@ -20,6 +20,7 @@ import pytest
 
 from engine.audits import registry
 from engine.defences.config import DefenceConfig
+from engine.numbers import whole_percent
 from engine.wording import ATTACKS, GLOSSARY, attack_words, first_time_notes, plain_name
 
 pypdf = pytest.importorskip("pypdf")
@@ -181,8 +182,8 @@ def cross_read(result: dict, report_text: str) -> list[str]:
         tpr = f"{head['verdict_tpr']:.1%}"
         if tpr not in summary or tpr not in report:
             problems.append(f"the verdict's rate {tpr} is not quoted in both")
-    accuracy = f"{head['accuracy']:.0%}"
-    for quoted in re.findall(r"strongestattackrunisthe[^,]*,right(\d+%)", summary):
+    accuracy = whole_percent(head["accuracy"])
+    for quoted in re.findall(r"strongestattackrunisthe[^,]*,right([\d.]+%)", summary):
         if quoted != accuracy:
             problems.append(f"the summary quotes {quoted} right for the strongest, not {accuracy}")
     for auc in re.findall(r"auc(\d\.\d\d)", summary.split("whetherapersonis")[0]):
@@ -274,3 +275,12 @@ def test_first_time_notes_once_each_in_order():
     assert "-0.0" in notes[0] and "zero" in notes[1] and "blind guess" in notes[2]
     assert "not measurable" in notes[3]
     assert first_time_notes([{"advantage": 0.2, "advantage_ci": [0.1, 0.3]}]) == []
+
+
+def test_a_sentences_percentage_never_rounds_to_a_certainty():
+    """Walk-through 2026-11-26: the model summary said "right 100% of the time" and the verdict
+    beside it "right 99.5%"; 0.995 is not a certainty."""
+    assert whole_percent(0.995) == "99.5%" and whole_percent(0.9953) == "99.5%"
+    assert whole_percent(0.92) == "92%" and whole_percent(1.0) == "100%"
+    assert whole_percent(0.004) == "0.4%" and whole_percent(0.0) == "0%"
+    assert whole_percent(0.999999) == "over 99.99%"
