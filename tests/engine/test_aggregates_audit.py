@@ -8,6 +8,7 @@ import pytest
 from engine.attacks.aggregates.data_only import data_only_scores
 from engine.audits.aggregates import AggregatesConfig
 from engine.games.aggregates import play_aia
+from engine.numbers import whole_percent
 from engine.runtime import CancelToken, JobCancelled
 
 SMALL = dict(census_records=80, census_auxiliary=600, max_targets=6, n_shadow=400,
@@ -265,7 +266,7 @@ def test_a_guess_that_ignores_the_tables_is_the_baseline_not_the_verdict():
     assert any(reason.startswith("Without the tables") and f"{without:.1%}" in reason
                for reason in r["verdict"]["reasons"])
     assert f"Without the tables, a guess from similar people's records is right " \
-           f"{without:.0%}" in r["summary"]
+           f"{whole_percent(without)}" in r["summary"]
 
 
 def test_the_verdict_quotes_one_accuracy_and_says_none_for_zero(tiny_result):
