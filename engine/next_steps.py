@@ -186,8 +186,11 @@ def _model(result: dict) -> list[NextStep]:
     if isinstance(recommendation, dict) and "met" in recommendation:
         # The defences section names the setting and its figures in full; the first page says
         # what was found in words (the setting's own name is technical).
-        tried = len(defences.get("rows") or [])
-        settings = f"{tried} ways of training tried" if tried else "ways of training tried"
+        # Defence settings only, as the summary counts them (engine.defences.audit): counting
+        # the undefended row too made "none of the 5" beside the summary's "none of the 4".
+        tried = sum(1 for r in defences.get("rows") or []
+                    if isinstance(r, dict) and r.get("defence") != "none")
+        settings = f"{tried} defence settings tried" if tried else "defence settings tried"
         if recommendation.get("met"):
             cost = recommendation.get("accuracy_cost")
             steps.append(NextStep(
