@@ -92,6 +92,11 @@ def _mechanism(result: dict) -> list[NextStep]:
     return steps
 
 
+#: A DP bound on the attacker's accuracy at or above this (99.5 %, printed "99.5 %" to
+#: "100.0 %") limits nothing an officer would call a limit.
+NO_LIMIT_ACCURACY = 0.995
+
+
 def _location(result: dict) -> list[NextStep]:
     theory = result.get("theory") or {}
     config = result.get("config") or {}
@@ -104,11 +109,18 @@ def _location(result: dict) -> list[NextStep]:
             "noise and ε on the Release step and run the audit again to measure it.",
             measured=False))
     elif _number(theory.get("dp_bound_accuracy")):
-        steps.append(NextStep(
-            "Add more noise: a smaller ε per hour",
-            f"Computed from DP theory: with today's ε no attacker can be right more than "
-            f"{_pct(theory['dp_bound_accuracy'])} of the time about this person; a smaller ε "
-            "lowers this limit.", measured=True))
+        bound = float(theory["dp_bound_accuracy"])
+        if bound >= NO_LIMIT_ACCURACY:
+            # "no attacker can be right more than 100.0 %" read as a guarantee: say it is none.
+            effect = (f"Computed from DP theory: over all the hours this person is seen, "
+                      f"today's ε per hour sets no real limit (it allows an attacker to be "
+                      f"right {_pct(bound)} of the time about them); only a much smaller ε "
+                      "per hour, or fewer hours per person, brings that limit down.")
+        else:
+            effect = (f"Computed from DP theory: with today's ε no attacker can be right more "
+                      f"than {_pct(bound)} of the time about this person; a smaller ε lowers "
+                      "this limit.")
+        steps.append(NextStep("Add more noise: a smaller ε per hour", effect, measured=True))
     sweep = theory.get("sweep") or {}
     observations = sweep.get("observations") or []
     best = _best_sweep_accuracy(sweep)
@@ -174,8 +186,11 @@ def _model(result: dict) -> list[NextStep]:
     if isinstance(recommendation, dict) and "met" in recommendation:
         # The defences section names the setting and its figures in full; the first page says
         # what was found in words (the setting's own name is technical).
-        tried = len(defences.get("rows") or [])
-        settings = f"{tried} ways of training tried" if tried else "ways of training tried"
+        # Defence settings only, as the summary counts them (engine.defences.audit): counting
+        # the undefended row too made "none of the 5" beside the summary's "none of the 4".
+        tried = sum(1 for r in defences.get("rows") or []
+                    if isinstance(r, dict) and r.get("defence") != "none")
+        settings = f"{tried} defence settings tried" if tried else "defence settings tried"
         if recommendation.get("met"):
             cost = recommendation.get("accuracy_cost")
             steps.append(NextStep(

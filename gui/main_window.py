@@ -46,12 +46,34 @@ PROJECT_FILTER = f"Privacy audit projects (*{PROJECT_SUFFIX});;All files (*)"
 QUIT_WAIT_MS = 30_000
 
 
+#: The window's preferred size; a smaller screen gets the window that fits it (initial_size).
+PREFERRED_SIZE = (1280, 860)
+#: Room left for the title bar and the desktop's panels that availableGeometry may not count.
+FRAME_ALLOWANCE = 40
+
+
+def initial_size(screen) -> tuple[int, int]:
+    """The window's first size: the preferred one, shrunk to the screen's free area.
+
+    Walk-through 2026-11-26: at 1280 × 860 on a 1280 × 720 screen the bottom bar with Run audit
+    lay below the screen's edge, so a new user saw "Press Run when ready" and no Run button.
+    """
+    width, height = PREFERRED_SIZE
+    if screen is None:
+        return width, height
+    free = screen.availableGeometry()
+    return (max(640, min(width, free.width())),
+            max(480, min(height, free.height() - FRAME_ALLOWANCE)))
+
+
 class MainWindow(QMainWindow):
     """Home page and audit pages in a QStackedWidget; File menu; project handling."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.resize(1280, 860)
+        # The offscreen platform (tests, screenshots) has no screen edge to fit.
+        on_screen = QApplication.platformName() != "offscreen"
+        self.resize(*initial_size(QApplication.primaryScreen() if on_screen else None))
         self.runner = JobRunner(self)
         self._project_paths: dict[str, str | None] = {}     # project file per audit type
 

@@ -64,6 +64,7 @@ from engine.games.aggregates import (
 )
 from engine.headline import headline
 from engine.mechanisms.tradeoff import dp_region_tpr_upper
+from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import (
     NEVER,
@@ -255,6 +256,21 @@ class AggregatesConfig:
                            mechanism=mech, epsilon=None if mech == "none" else eps,
                            delta=self.delta if mech == "discrete_gaussian" else None,
                            budget=self.budget)
+
+
+#: The verdict's reason for the attribute game: its accuracy rescaled so a blind guess is
+#: 50 % (chance_corrected_accuracy), said as a score, not as a second "right … of the time".
+AIA_SCORE_WORDS = ("On a scale where a blind guess scores 50 % and a sure answer 100 %, the "
+                   "attacker scores {:.1%}")
+
+
+def _determined_sentence(determined: int, targets: int) -> str:
+    """How many attacked people the tables pin down, without "For 0 of the 30 people"."""
+    if determined == 0:
+        return (f"For none of the {targets} people attacked do the tables leave only one "
+                "possible value.")
+    return (f"For {determined} of the {targets} people attacked, the tables leave only one "
+            "possible value: it follows from them with certainty.")
 
 
 def _plain(value):
@@ -469,7 +485,9 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     verdict_head = headline(of_release + mia_attacks, policy, accuracy_of=balanced)
     level, reasons = policy.level(
         verdict_head.verdict_tpr_measured, verdict_head.verdict_accuracy,
-        "Counting a blind guess as 50 %, the attacker is right {:.1%} of the time")
+        # Not "right … of the time": the summary's "right 17 %" is the raw share, and this
+        # rescaled score read as a second, contradicting one (walk-through 2026-11-26).
+        AIA_SCORE_WORDS)
     n_exposed = len(exposed)
     if n_exposed and config.release != "published":
         reasons.append(f"{n_exposed} of {det['targets']} targets are provably determined by the "
@@ -493,15 +511,14 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     summary = (f"From these {theory['release']['queries']:,} released counts, an attacker who "
                f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
                f"the data guesses their '{domain.columns[s]}' right "
-               f"{best['details']['top1_accuracy']:.0%} of the time with "
+               f"{whole_percent(best['details']['top1_accuracy'])} of the time with "
                f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; AUC "
                f"{best['auc']:.2f}). ")
     if baseline is not None and baseline is not best:
         summary += (f"Without the tables, a guess from similar people's records is right "
-                    f"{baseline['details']['top1_accuracy']:.0%} of the time. ")
+                    f"{whole_percent(baseline['details']['top1_accuracy'])} of the time. ")
     if config.release != "published":
-        summary += (f"For {n_exposed} of the {det['targets']} people attacked the tables leave "
-                    "only one possible value.")
+        summary += f"{_determined_sentence(n_exposed, det['targets'])}"
     else:
         summary += (f"The published table pins down the value of {published['determined']} of "
                     f"the {published['candidates']} combinations of quasi-identifiers checked.")

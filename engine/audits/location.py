@@ -70,6 +70,7 @@ from engine.mechanisms.tradeoff import (
     mechanism_tradeoff,
     pure_dp_worst_case_tradeoff,
 )
+from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
 from engine.wording import plain_name
@@ -496,6 +497,20 @@ def exposed_people(config: LocationConfig, traces, clipped: sp.csr_matrix,
     return out
 
 
+def _exposed_sentence(exposed: dict) -> str:
+    """How many people the best possible attacker puts at high risk (:func:`exposed_people`),
+    with the number of observations that does it, in the officer's words."""
+    count, population = exposed["count"], exposed["population"]
+    k_star = exposed.get("min_observations")
+    if k_star is None or count == 0:
+        return (f"None of the {population:,} people is seen often enough for even the best "
+                "possible attacker to reach the high-risk line.")
+    seen = "in any" if k_star == 1 else f"in {k_star:,} or more"
+    return (f"{count:,} of {population:,} people are at high risk: the best possible attacker "
+            f"reaches the verdict's high-risk line for anyone seen {seen} of the released "
+            "counts.")
+
+
 # --------------------------------------------------------------------------- the audit
 
 def largest_aggregate_size(config: LocationConfig, aux_size: int, release_size: int) -> int:
@@ -662,15 +677,16 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
                  f"wrongly accusing {policy.fpr:.0%} of the others")
     summary = (f"An attacker who {_attacker_words(config)} can tell whether {who} "
                f"(who appears in {scenario.k} of the released counts) is in this release correctly "
-               f"{head.verdict_accuracy:.0%} of the time{spots}.")
+               f"{whole_percent(head.verdict_accuracy)} of the time{spots}.")
     if config.target == "most_exposed":
-        summary += (f" {exposed['count']:,} of {exposed['population']:,} people are exposed as "
-                    "much or more.")
+        # Not "as much or more": the count is everyone the best possible attacker puts at
+        # high risk (exposed_people), a line the most exposed person need not be near.
+        summary += f" {_exposed_sentence(exposed)}"
     if head.found and head.accuracy is not None:
         # Name the strongest attack run (the one the results tables and the report quote),
         # by its plain name; the figures above may be the exact optimum's (engine.headline).
         summary += (f" The strongest attack run is the {head.short_label().lower()}, right "
-                    f"{head.accuracy:.0%} of the time.")
+                    f"{whole_percent(head.accuracy)} of the time.")
     if release_verdicts is not None:
         says = [v for v in release_verdicts.values() if v["says_present"]]
         best_name, best = min(release_verdicts.items(),

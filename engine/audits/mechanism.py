@@ -41,6 +41,7 @@ from engine.mechanisms.tradeoff import (
     pure_dp_worst_case_tradeoff,
 )
 from engine.metrics import min_negatives_for
+from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 
@@ -317,9 +318,9 @@ def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr
     named = ""
     if strongest is not None and strongest.found and strongest.accuracy is not None:
         named = (f" The strongest attack run is the {strongest.short_label().lower()}, right "
-                 f"{strongest.accuracy:.0%} of the time.")
+                 f"{whole_percent(strongest.accuracy)} of the time.")
     return (f"An attacker who already knows everyone else's data can tell whether a given person "
-            f"is in this release correctly at most {accuracy:.0%} of the time; with ε = "
+            f"is in this release correctly at most {whole_percent(accuracy)} of the time; with ε = "
             f"{epsilon0:.3g} per observation and {k} {obs} per person, that risk is {level}. "
             f"Even when it may wrongly accuse only {config.policy.fpr:.0%} of the people who are "
             f"absent, the attacker correctly spots {tpr:.1%} of the people who are present."

@@ -66,6 +66,7 @@ from engine.games.model import (
 from engine.headline import headline, not_measurable_sentence
 from engine.metrics import delong_auc_ci
 from engine.models import TrainingSpec
+from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device
 
@@ -387,8 +388,8 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         summary = (f"The model's mean loss is {m['mean_loss_members']:.3g} on its training "
                    f"records and {m['mean_loss_non_members']:.3g} on others. ")
     else:
-        summary = (f"The model is right on {m['train_accuracy']:.0%} of its training records "
-                   f"and {m['test_accuracy']:.0%} of others. ")
+        summary = (f"The model is right on {whole_percent(m['train_accuracy'])} of its "
+                   f"training records and {whole_percent(m['test_accuracy'])} of others. ")
     if strongest is not None:
         finds = (f"finds {head.tpr:.1%} of the members while wrongly accusing "
                  f"{policy.fpr:.0%} of the others" if head.tpr is not None else
@@ -402,10 +403,10 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
             # "no attack exceeds it", it contradicted a stronger measured attack beside it.
             bound = theory["btta_bound"]["balanced_accuracy_bound"]
             summary += (f". An attacker who knew only these two accuracies could be right at "
-                        f"most {bound:.0%} of the time")
+                        f"most {whole_percent(bound)} of the time")
             if strongest["accuracy"] > bound:
                 summary += (f"; this attack, which reads the model's answer for each record, "
-                            f"is right {strongest['accuracy']:.0%} of the time")
+                            f"is right {whole_percent(strongest['accuracy'])} of the time")
         summary += "."
     summary += "".join(" " + i["missing_values"]["sentence"] for i in out.inputs
                        if i.get("missing_values"))

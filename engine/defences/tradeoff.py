@@ -784,10 +784,13 @@ def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = F
     else:
         closest = (f" {limit.describe_metric()} could not be measured for any setting: too few "
                    "non-members for that FPR.")
+    # The defences by the names the Defences step gives them (walk-through 2026-11-26: "KCD
+    # with α = 1, … DP-SGD …, stronger L2" named nothing the officer had seen on the page).
     statement = (f"No setting meets the limit {limit.describe()}.{closest} Ways forward: accept "
-                 "a higher limit, try stronger settings (KCD with α = 1, a higher DMP "
-                 "temperature, a larger DP-SGD noise multiplier, stronger L2), or train on more "
-                 "records, which lowers every attack's advantage.")
+                 "a higher limit, try stronger settings (cross-distillation with a mixing share "
+                 "of 1, a higher distillation temperature, a larger noise multiplier for private "
+                 "training, stronger weight decay), or train on more records, which lowers every "
+                 "attack's advantage.")
     if raise_if_none:
         raise InputError(statement, key="limit")
     return {"met": False, "index": None, "label": None, "accuracy_cost": None, "risk": None,

@@ -278,7 +278,7 @@ class AggregatesSections(AuditSections):
         frac = rel.get("fraction")
         rows = [
             ("Parameter", "Value", "Meaning"),
-            ("Protected records |D|", fmt_count(th_game.get("records")),
+            ("Protected records (|D|)", fmt_count(th_game.get("records")),
              "people in the data the tables are computed from"),
             ("Quasi-identifiers", markup(qis),
              "what the attacker knows about a target"),
@@ -289,16 +289,17 @@ class AggregatesSections(AuditSections):
              "people no one else shares the quasi-identifiers with: the possible targets"),
             ("Targets attacked", fmt_count(th_game.get("targets")),
              "unique records attacked (a random sample when there are more than "
-             f"max_targets = {fmt_num(cfg.get('max_targets'))})"),
+             f"{fmt_num(cfg.get('max_targets'))}, the setting \"Targets attacked at most\")"),
             ("Auxiliary sample", fmt_count(th_game.get("auxiliary_records")) + " records",
              "the attacker's own data about similar people: "
              + markup(AUXILIARY_WORDS.get(source, source or st.DASH))),
             ("Release", markup(RELEASE_SHORT.get(str(rel.get("kind")),
                                                  rel.get("kind") or st.DASH)),
              "the family of counts the tables come from (first paragraph)"),
-            ("Released counts m", f"{fmt_count(rel.get('queries'))} of "
+            ("Released counts (m)", f"{fmt_count(rel.get('queries'))} of "
              f"{fmt_count(rel.get('candidates'))}",
-             (f"a random m/|D| = {fmt_num(frac)} of the family's cells" if _ok(frac)
+             (f"drawn at random: {fmt_num(frac)} cells per person in the data (m/|D|), not a "
+              "share of the cells" if _ok(frac)
               else "every cell of the family")),
             ("Mechanism", markup(MECHANISM_WORDS.get(mech, mech)),
              "added to every released count, then rounded and clamped at zero"
@@ -313,19 +314,19 @@ class AggregatesSections(AuditSections):
                 ("Noise scale", fmt_num(rel.get("noise_scale")), "size of the noise"),
             ]
             if mech == "discrete_gaussian":
-                rows.append(("δ", st.fmt_sci(rel.get("delta")),
+                rows.append(("δ (failure probability)", st.fmt_sci(rel.get("delta")),
                              "probability the ε guarantee may fail"))
-        rows.append(("Sensitivity Δ", fmt_num(rel.get("sensitivity"))
+        rows.append(("Sensitivity (Δ)", fmt_num(rel.get("sensitivity"))
                      + ("" if rel.get("sensitivity_exact", True) else " (upper bound)"),
                      "the most released counts one person can change (each by one)"))
         if dp:
             rows.append(("ε of the release", fmt_eps(dp.get("epsilon_release")),
                          "for adding or removing one person (section 6)"))
         rows += [
-            ("Shadow datasets N", fmt_count(cfg.get("n_shadow")),
+            ("Simulated datasets (N)", fmt_count(cfg.get("n_shadow")),
              f"simulated by the stochastic module ({markup(cfg.get('model') or 'logistic')} "
              "model)"),
-            ("Reconstructions K", fmt_num(cfg.get("reconstructions")),
+            ("Reconstructions (K)", fmt_num(cfg.get("reconstructions")),
              "per target, for the CIP and RAP attacks"),
             ("Solver time limit", f"{fmt_num(cfg.get('solver_time_limit'))} s",
              "per CP-SAT solve; a solve that runs out proves nothing"),

@@ -107,12 +107,12 @@ class LocationSections(AuditSections):
             ("Parameter", "Value", "Meaning"),
             ("Population", f"{fmt_count(pop)} people" if pop is not None else st.DASH,
              "everyone in the traces; releases are drawn from them"),
-            ("Sites × hours", f"{fmt_num(sites)} × {fmt_num(epochs)} = {cells} cells",
-             "the released table: one count per site and hour"),
-            ("People per release n", fmt_num(n),
+            ("Places × hours", f"{fmt_num(sites)} × {fmt_num(epochs)} = {cells} cells",
+             "the released table: one count per place and hour"),
+            ("People in a release (n)", fmt_num(n),
              "people counted in one release besides the target (the target is added to half "
              "of the releases)"),
-            ("Clipping C", f"{fmt_num(clip)} site(s) per person and hour",
+            ("Places kept per person and hour (C)", f"{fmt_num(clip)}",
              "each person counts in at most C cells per hour, so one person changes one "
              "hour's row by at most C"),
             ("Mechanism", markup(mech),
@@ -120,29 +120,32 @@ class LocationSections(AuditSections):
              else "no noise: the counts are released exactly"),
         ]
         if scale is not None:
-            rows.append((f"Noise {markup(th.get('noise_scale_name') or 'scale')}",
+            symbol = str(th.get("noise_scale_name") or "").removeprefix("scale ")
+            rows.append((f"Noise scale ({markup(symbol)})" if symbol else "Noise scale",
                          fmt_num(scale), "size of the noise, calibrated from ε per hour "
                          "and C"))
         rows += [
             ("ε per hour", fmt_eps(th.get("epsilon_per_epoch", cfg.get("epsilon"))),
              "privacy loss of one hour's counts for one person (smaller = more private)"),
-            ("δ", st.fmt_sci(th.get("delta", cfg.get("delta"))),
+            ("δ (failure probability)", st.fmt_sci(th.get("delta", cfg.get("delta"))),
              "probability the ε guarantee may fail"),
-            ("Release pool / auxiliary pool",
+            ("People the releases draw from / in the attacker's own data",
              f"{fmt_count(th.get('release_pool'))} / {fmt_count(th.get('auxiliary_pool'))}",
              "releases draw their people from the first; the attacker's own data is the "
              "second (disjoint)"),
-            ("Test aggregates", fmt_num(cfg.get("test_aggregates")),
+            ("Releases to test the attacks on", fmt_num(cfg.get("test_aggregates")),
              "simulated releases the attacks are scored on, half with the target"),
-            ("Shadow aggregates", fmt_num(cfg.get("shadow_aggregates"))
-             + (f" (+ {fmt_num(cfg.get('large_shadow_aggregates'))} for a second MLP)"
+            ("Simulated releases for training", fmt_num(cfg.get("shadow_aggregates"))
+             + (f" (+ {fmt_num(cfg.get('large_shadow_aggregates'))} for a second, "
+                "better-trained network)"
                 if cfg.get("large_shadow_aggregates") else ""),
              "simulated releases the attacker builds from its own data to learn thresholds"),
             ("Repetitions", fmt_num(cfg.get("repetitions", 1)),
              "independent replays of the game, each with a fresh split of the people into "
              "the attacker's data and the people released, and fresh releases"),
-            ("Observation sweep", f"{fmt_num(cfg.get('sweep_targets'))} targets × "
-             f"{fmt_num(cfg.get('sweep_test_aggregates'))} test aggregates",
+            ("Targets for accuracy vs observations",
+             f"{fmt_num(cfg.get('sweep_targets'))} targets × "
+             f"{fmt_num(cfg.get('sweep_test_aggregates'))} releases each",
              "for the chart of accuracy against the number of observations"),
             ("Seed", markup(result.get("seed", cfg.get("seed", st.DASH))),
              "drives every random number of the audit"),
@@ -217,8 +220,9 @@ class LocationSections(AuditSections):
         shown = tid not in (None, "", "(redacted)")
         rows = [("Chosen as", who),
                 ("Identifier", markup(tid) if shown else
-                 "redacted (printed only from an audit run with list_exposed_ids = true, or "
-                 "target = \"id\", in a report written with records included)"),
+                 "redacted (printed only when the audit ran with “List the exposed people "
+                 "by id” ticked, or with the target chosen by id, and the report is written "
+                 "with records included)"),
                 ("Positive observations k", fmt_num(tg.get("observations"))
                  + " cells (site, hour) after clipping"),
                 ("Hours E", fmt_num(tg.get("epochs"))
@@ -290,7 +294,7 @@ class LocationSections(AuditSections):
             e = th.get("epochs")
             out += accounting_table(th, k_sym="E", over="the target's hours",
                                     count_note=f"E = {fmt_num(e)} hours, "
-                                    f"ε0 = {fmt_eps(th.get('epsilon_per_epoch'))} per epoch",
+                                    f"ε0 = {fmt_eps(th.get('epsilon_per_epoch'))} per hour",
                                     title=f"The privacy guarantee over the target's "
                                           f"{fmt_num(e)} hours")
             out.append(keep([
@@ -312,8 +316,8 @@ class LocationSections(AuditSections):
         bound = th.get("dp_bound_accuracy")
         attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)
                    and isinstance(a.get("accuracy"), (int, float))]
-        text = (f"With ε = {fmt_eps(th.get('epsilon_per_epoch'))} per epoch over the target's "
-                f"{fmt_num(th.get('epochs'))} epochs, no attacker can be right more than "
+        text = (f"With ε = {fmt_eps(th.get('epsilon_per_epoch'))} per hour over the target's "
+                f"{fmt_num(th.get('epochs'))} hours, no attacker can be right more than "
                 f"<b>{fmt_pct(bound)}</b> of the time (balanced accuracy {fmt3(bound)}, the "
                 "DP bound). ")
         if opt:
@@ -601,13 +605,15 @@ def exposed_people(result: dict, include_records: bool = False) -> list[Flowable
             + (f" (k ≥ {fmt_num(kmin)})" if kmin is not None else "")
             + " separates everyone."))
         people = rec.get("people")
+        # The GUI's tick box first: the officer never sees the config key.
+        tick = "“List the exposed people by id” (list_exposed_ids in a config file)"
         if rec.get("ids_listed") and not include_records:
-            out.append(para("Identifiers are withheld: the result holds them (the audit ran "
-                            "with list_exposed_ids = true), but this report was written without "
+            out.append(para(f"Identifiers are withheld: the result holds them (the audit ran "
+                            f"with {tick} ticked), but this report was written without "
                             "records, as it may travel further than the data. Write it with "
                             "records included to name them.", "small"))
         elif rec.get("ids_listed") and isinstance(people, list) and people:
-            out.append(para(f"The audit was run with list_exposed_ids = true and this report "
+            out.append(para(f"The audit was run with {tick} ticked and this report "
                             f"includes records, so the {fmt_count(len(people))} listed people "
                             "are named below, most observations first. Treat this page as "
                             "personal data.", "small"))
@@ -616,10 +622,9 @@ def exposed_people(result: dict, include_records: bool = False) -> list[Flowable
                 out.append(para(f"… and {fmt_count(count - len(people))} more with fewer "
                                 "observations (not listed).", "small"))
         else:
-            out.append(para("Identifiers are not listed: the audit was run with "
-                            "list_exposed_ids = false, so neither the result nor this report "
-                            "holds them. Re-run with list_exposed_ids = true to name them.",
-                            "small"))
+            out.append(para(f"Identifiers are not listed: the audit was run without {tick}, "
+                            "so neither the result nor this report holds them. Tick it on the "
+                            "Attacks & run step and run again to name them.", "small"))
     return out
 
 

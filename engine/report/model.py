@@ -333,23 +333,24 @@ class ModelSections(AuditSections):
         if not external:
             rows.append(("Attacker's population", fmt_count(model.get("population_records")),
                          "records from the same source that the audited model never saw "
-                         f"(attacker_fraction = {fmt_num(cfg.get('attacker_fraction'))} of "
+                         f"(the attacker's share, {fmt_num(cfg.get('attacker_fraction'))} of "
                          "the data); the shadow models train on halves of them"))
         rows += [
             ("Members", fmt_count(model.get("train_records")),
              "audited records the model was trained on"
-             + ("" if external else (f" (train_fraction = {fmt_num(cfg.get('train_fraction'))}"
-                                     " of the rest, or the members column)"))),
+             + ("" if external else (f" (the training share, "
+                                     f"{fmt_num(cfg.get('train_fraction'))} of the rest, or "
+                                     "the members column)"))),
             ("Non-members", fmt_count(model.get("test_records")),
              "audited records it was not trained on; members and non-members together are "
              "the audit universe"),
         ]
         if _ok(model.get("train_accuracy")):
             rows += [
-                ("Train accuracy p0", two_lines(fmt_pct(model.get("train_accuracy")),
+                ("Training accuracy (p0)", two_lines(fmt_pct(model.get("train_accuracy")),
                                                 fmt_ci(gap.train_accuracy_ci, fmt_pct)),
                  "share of members the model labels correctly (95% interval below)"),
-                ("Test accuracy p1", two_lines(fmt_pct(model.get("test_accuracy")),
+                ("Test accuracy (p1)", two_lines(fmt_pct(model.get("test_accuracy")),
                                                fmt_ci(gap.test_accuracy_ci, fmt_pct)),
                  "share of non-members it labels correctly")]
         else:

@@ -54,6 +54,7 @@ from gui.pages.audit_page import (
 from gui.widgets.aggregates_results import AggregatesResultsView
 from gui.widgets.form import (
     FieldSpec,
+    attack_box_texts,
     choice_combo,
     clear_invalid,
     mark_invalid,
@@ -155,8 +156,9 @@ FIELDS: dict[str, FieldSpec] = {
         "by '|' or ranges like 20-29, empty = any) or a TOML file of [[query]] tables. "
         "Published table: a CSV of the same form with a 'count' column.", text=True),
     "fraction": FieldSpec(
-        "Share of cells released", STEP_RELEASE,
-        "Publish m = this × the number of records of the cells, drawn at random (paper 003: "
+        "Cells released per person", STEP_RELEASE,
+        "How many cells are published, per person in the data, drawn at random: 0.25 with 450 "
+        "people publishes 112 cells, whatever the tables' size (m = this × |D|; paper 003: "
         "0.25). 0 publishes every cell.",),
     "epsilon": FieldSpec(
         "ε", STEP_RELEASE,
@@ -373,7 +375,7 @@ class AggregatesPage(AuditPage):
             MODEL_CHOICES, "The classifier DeSIA's stochastic module trains on the simulated "
                            "datasets (paper 003 §4.3, §7.1).")
         self.model_combo.setMaximumWidth(COMBO_WIDTH)
-        form.addRow("Stochastic module:", self.model_combo)
+        form.addRow("How the attacker learns from simulated tables:", self.model_combo)
         for key in ("n_shadow", "reconstructions", "solver_time_limit", "max_targets"):
             self.add_field_row(form, key)
         layout.addLayout(form)
@@ -414,8 +416,9 @@ class AggregatesPage(AuditPage):
         boxes = {}
         for i, name in enumerate(names):
             text = texts.get(name, name.replace("_", " "))
-            box = QCheckBox(text.split(":")[0].split(" (")[0] if short else text)
-            box.setToolTip(text)
+            shown, tip = attack_box_texts(name, text)
+            box = QCheckBox(shown.split(" (")[0] if short else shown)
+            box.setToolTip(tip)
             boxes[name] = box
             grid.addWidget(box, i // columns, i % columns)
         grid.setColumnStretch(columns, 1)         # boxes stay together on the left

@@ -44,6 +44,7 @@ from gui.pages.audit_page import (
 )
 from gui.widgets.form import (
     FieldSpec,
+    attack_box_texts,
     choice_combo,
     clear_invalid,
     mark_invalid,
@@ -64,8 +65,8 @@ FORM_STEPS = (
              "to check that the file reads as you expect.",
              "Next: 2 Release — how the counts are published."),
     FormStep("Release", "What is published, and how is it protected?",
-             "The release is a table of counts: how many of n people were at each place in each "
-             "hour. Describe how many people it covers, how each person's contribution is "
+             "The release is a table of counts: how many of the people in a release were at each "
+             "place in each hour. Describe how many people it covers, how each person's contribution is "
              "limited and which noise protects it. Hover over any field for an explanation.",
              "Next: 3 Attacker — what the attacker knows."),
     FormStep("Attacker", "Whom is the attacker after, and what do they know?",
@@ -380,7 +381,8 @@ class LocationPage(AuditPage):
         self.add_field_row(form, "delta")
         layout.addLayout(form)
         layout.addWidget(note(
-            "Each person's row in one hour changes the counts by at most C, so the noise is "
+            "One person changes one hour's counts by at most the places kept per person and "
+            "hour, so the noise is "
             "calibrated to give ε per hour; over all the hours a person is seen in, the "
             "privacy loss adds up (shown as the composed ε in the results)."))
 
@@ -418,14 +420,15 @@ class LocationPage(AuditPage):
         custom.addWidget(attacks_label)
         self.attack_boxes: dict[str, QCheckBox] = {}
         for name in ATTACKS:
-            text, tip = ATTACK_TEXTS.get(name, (name.replace("_", " "), ""))
+            technical, about = ATTACK_TEXTS.get(name, (name.replace("_", " "), ""))
+            text, tip = attack_box_texts(name, f"{technical}: {about}" if about else technical)
             box = QCheckBox(text)
             box.setToolTip(tip)
             self.attack_boxes[name] = box
             custom.addWidget(box)
         form = QFormLayout()
         self.threshold_rule_combo = choice_combo(THRESHOLD_RULE_CHOICES, THRESHOLD_RULE_TIP)
-        form.addRow("Two-threshold attack's rule:", self.threshold_rule_combo)
+        form.addRow("Place-by-place count check's rule:", self.threshold_rule_combo)
         # The rule only matters to the two-threshold attack.
         self.attack_boxes["two_threshold"].toggled.connect(self.threshold_rule_combo.setEnabled)
         self.add_field_row(form, "reference_traces")

@@ -84,7 +84,7 @@ FIELDS: dict[str, FieldSpec] = {
         "The value without the person (e.g. 100 other people in the count). The attacker is "
         "assumed to know it exactly — the worst case DP protects against."),
     "trials": FieldSpec(
-        "Simulated games N", STEP_RUN,
+        "Simulated games per case (N)", STEP_RUN,
         "How many times the membership game is played per case (person present / absent). "
         "More games give tighter confidence intervals but take longer. 20 000 is a good "
         "default.", integer=True),
@@ -197,12 +197,15 @@ class MechanismPage(AuditPage):
             "only approximately so; the report says which was used.")
         form.addRow("ε lower bound interval", self.bound_interval_combo)
         limit_row = QHBoxLayout()
-        limit_row.addWidget(QLabel("Keep TPR ≤"))
+        # The officer's words, not TPR/FPR: the same as the glossary's "members spotted while
+        # wrongly accusing 1 %" and the results' answer to this question.
+        limit_row.addWidget(QLabel("spots at most"))
         limit_row.addWidget(self.number_field("limit_tpr"))
-        limit_row.addWidget(QLabel("at FPR"))
+        limit_row.addWidget(QLabel("of the people present while wrongly accusing"))
         limit_row.addWidget(self.number_field("limit_fpr"))
+        limit_row.addWidget(QLabel("of those absent (0.05 = 5 %)"))
         limit_row.addStretch(1)
-        limit_label = QLabel("Limit for the inverse question:")
+        limit_label = QLabel("Largest ε that keeps the attacker to:")
         limit_label.setToolTip("The audit answers: what is the largest ε per observation that "
                                "keeps the best attacker under this limit?")
         form.addRow(limit_label, limit_row)
@@ -265,4 +268,4 @@ class MechanismPage(AuditPage):
     def _update_scale_label(self) -> None:
         mechanism = self.mechanism_combo.currentData()
         name = SCALE_NAMES.get(mechanism, "scale")
-        self.scale_label.setText(f"Noise scale ({name}):")
+        self.scale_label.setText(f"Noise scale ({name.removeprefix('scale ')}):")

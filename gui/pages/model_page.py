@@ -46,6 +46,7 @@ from gui.pages.model_data_step import NO_SENSITIVE, ModelDataStep, wide_combo
 from gui.pages.model_defences import ENGINE_KEYS, DefencesStep, defence_fields
 from gui.widgets.form import (
     FieldSpec,
+    attack_box_texts,
     select_data,
 )
 from gui.widgets.model_results import ModelResultsView
@@ -65,8 +66,9 @@ FORM_STEPS = (
     FormStep("Attacks & run", "Attacks and how much the attacker may train",
              "An outsider queries the model and tries to tell whether a person's record was in "
              "its training data. The attacker learns from look-alike models (shadow models, "
-             "trained on data from the same population) or, for LiRA and RMIA, from reference "
-             "models trained like the audited one. The defaults suit most audits.",
+             "trained on data from the same population) or, for the copies-of-your-model and "
+             "comparison-with-other-records attacks, from reference models trained like the "
+             "audited one. The defaults suit most audits.",
              "Next: 3 Defences (optional), or Run audit."),
     FormStep("Defences", "What would make the model safer, and at what cost?",
              "Optional. The model is trained again with each defence below, every version is "
@@ -263,8 +265,9 @@ class ModelPage(ModelDataStep, AuditPage):
         grid = QGridLayout()
         self.attack_boxes: dict[str, QCheckBox] = {}
         for i, name in enumerate(ATTACKS):
-            box = QCheckBox(ATTACK_TEXTS.get(name, name.replace("_", " ")))
-            box.setToolTip(ATTACK_TEXTS.get(name, name))
+            text, tip = attack_box_texts(name, ATTACK_TEXTS.get(name, name.replace("_", " ")))
+            box = QCheckBox(text)
+            box.setToolTip(tip)
             box.toggled.connect(self.update_cost)
             self.attack_boxes[name] = box
             grid.addWidget(box, i, 0)
@@ -277,7 +280,7 @@ class ModelPage(ModelDataStep, AuditPage):
         self.partition_combo = wide_combo(
             PARTITION_CHOICES, "How Categorical BTTA groups the records before it estimates "
                                "each group's train and test accuracy (paper 001).")
-        form.addRow("CBTTA groups:", self.partition_combo)
+        form.addRow("Groups of the typical-output check by group:", self.partition_combo)
         self.sensitive_combo = QComboBox()
         self.sensitive_combo.setEditable(True)
         self.sensitive_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -287,11 +290,11 @@ class ModelPage(ModelDataStep, AuditPage):
             "the same guess without the model, for training records and others apart. "
             f"{NO_SENSITIVE} = not run. Needs records (not a predictions file).")
         self.sensitive_combo.currentTextChanged.connect(self.update_cost)
-        form.addRow("Sensitive feature:", self.sensitive_combo)
+        form.addRow("Feature an outsider tries to learn:", self.sensitive_combo)
         self.attribute_combo = wide_combo(
             ATTRIBUTE_CHOICES, "The attacker's predictor for the sensitive feature (trained on "
                                "its own records, where it knows the value).")
-        form.addRow("Its predictor:", self.attribute_combo)
+        form.addRow("How the outsider guesses it:", self.attribute_combo)
         self.add_field_row(form, "exposed_count")
         self.list_records_box = QCheckBox("List the exposed records' labels in the results")
         self.list_records_box.setToolTip(

@@ -346,8 +346,8 @@ class SweepsView(QWidget):
                              y_label="AUC (0.5 = guessing)", text=text)
         self.summary_label.setText(
             "" if shown else ("—" if result is None else
-                              "No sweeps in this result (give released fractions or ε values "
-                              "to sweep in step 3)."))
+                              "No sweeps in this result (enter released shares or ε values "
+                              "under “Sweeps” in step 3 to draw them)."))
         self.summary_label.setVisible(not shown)
         return shown
 
@@ -368,7 +368,7 @@ def release_html(theory: dict) -> str:
         m_text = (f"{queries:,} of {candidates:,} cells" if is_number(queries)
                   and is_number(candidates) else "—")
         if is_number(release.get("fraction")):
-            m_text += f" (m = {release['fraction']:g} × |D|)"
+            m_text += f" ({release['fraction']:g} cells per person in the data)"
         kind = KIND_WORDS.get(release.get("kind"), release.get("kind") or "—")
         items.append(f"<b>Released:</b> {escape(kind)} — {m_text}; tables (cells released): "
                      f"{table_text or '—'}.")
@@ -391,13 +391,15 @@ def release_html(theory: dict) -> str:
         items.append(
             f"<b>Game:</b> the attacker knows {qi or '—'} of each target and tries to learn "
             f"{escape(game.get('sensitive') or '—')} ({len(values)} values, chance "
-            f"{pct(game.get('chance'))}); |D| = {_count(game.get('records'))} records, "
-            f"{_count(game.get('unique_records'))} unique on their quasi-identifiers, "
-            f"{_count(game.get('targets'))} attacked; auxiliary sample "
-            f"{_count(game.get('auxiliary_records'))} records ({escape(aux)}).")
+            f"{pct(game.get('chance'))}); {_count(game.get('records'))} people in the data, "
+            f"{_count(game.get('unique_records'))} of them the only one with their "
+            f"{qi or 'known details'}, {_count(game.get('targets'))} attacked; the attacker's "
+            f"sample of similar people: {_count(game.get('auxiliary_records'))} records "
+            f"({escape(aux)}).")
     if det:
-        items.append(f"<b>Deterministic module:</b> {_count(det.get('determined'))} of "
-                     f"{_count(det.get('targets'))} targets determined "
+        # The step's plain name, as the proof-then-learn attack's description says it.
+        items.append(f"<b>Proof step:</b> the counts prove the value of "
+                     f"{_count(det.get('determined'))} of {_count(det.get('targets'))} targets "
                      f"({_count(det.get('correct'))} right); solver time per target median "
                      f"{number(det.get('median_s'))} s, 95th percentile "
                      f"{number(det.get('p95_s'))} s.")

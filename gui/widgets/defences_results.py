@@ -429,8 +429,9 @@ class DefencesView(QWidget):
         if block is None:
             self.recommendation_label.setText(
                 "Defences were not tested in this audit. Tick “Test defences” in step 3 and "
-                "run it again to see what retraining with KCD, DMP, DP-SGD, L2 or early "
-                "stopping would change, and at what cost in accuracy.")
+                "run it again to see what retraining with cross-distillation, distillation on "
+                "reference records, private training, weight decay or early stopping would "
+                "change, and at what cost in accuracy.")
             fill_table(self.table, [])
             self.table.setVisible(False)
             self.chart.setVisible(False)

@@ -201,3 +201,28 @@ def nested_get(config: dict, key: str):
             return None
         value = value.get(part)
     return value
+
+
+def attack_box_texts(name: str, technical: str) -> tuple[str, str]:
+    """The text and tooltip of an attack's checkbox on a page's Custom list.
+
+    The walk-through of 2026-11-26 found the list naming attacks as the papers do ("One-threshold
+    attack", "BTTA") while the verdict, the results and the report call the same attacks by their
+    plain names ("Simple count check"): the officer could not tell which box ran which result.
+    So the plain name (engine.wording) comes first, the technical name follows in brackets, and
+    the tooltip says what the attacker does, then the technical description.
+    """
+    from engine.wording import ATTACKS, attack_words
+
+    # The form's key, or the name the attack writes into its result (model metric attacks are
+    # "metric_<key>", the label-only attack "label_only_gap").
+    key = next((k for k in (name, f"metric_{name}", f"{name}_gap")
+                if any(k == w or k.startswith(w) for w in ATTACKS)), None)
+    short = technical.split(":")[0].split(" (")[0].split(",")[0].strip() or name
+    if key is None:
+        return short, technical
+    words = attack_words(key)
+    text = (words.plain_name if words.plain_name.lower() == short.lower()
+            else f"{words.plain_name} ({short})")
+    tip = f"{words.description}." if words.description else ""
+    return text, (f"{tip}\n{technical}" if tip else technical)

@@ -6,6 +6,8 @@ privacy over the target's epochs — between the metrics and the warnings.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -66,7 +68,7 @@ class ObservationsPlot(QWidget):
         self.plot_widget = self.view.plot_widget
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_item.setLabel("bottom", "Positive observations of the target k (log scale)")
+        self.plot_item.setLabel("bottom", "Places and hours the person is seen in (log scale)")
         self.plot_item.setLabel("left", "Attacker's accuracy")
         # Accuracy grows with k, so the lower right corner is free for the legend.
         self.legend = self.view.add_legend()
@@ -87,9 +89,13 @@ class ObservationsPlot(QWidget):
         sweep = ((result or {}).get("theory") or {}).get("sweep") or {}
         ks = _floats(sweep.get("observations"))
         if not ks.size or not np.any(ks > 0):
-            self.caption.setText("No accuracy-against-observations sweep in this result (set "
-                                 "“Targets for accuracy vs observations” above 0).")
+            # An empty chart box with a log axis from 0.1 to 0.9 read as a broken plot.
+            self.view.setVisible(False)
+            self.caption.setText("This chart was not drawn: the run measured no further people "
+                                 "(set “Targets for accuracy vs observations” above 0 on the "
+                                 "Attacks & run step, or choose the Standard depth).")
             return
+        self.view.setVisible(True)
         self.plot_item.setLogMode(x=True, y=False)
         keep = ks > 0
         logk = np.log10(ks[keep])
@@ -157,10 +163,20 @@ SCORES_SENTENCE = (
     "Bars: how often each score came out on the test releases without the target (blue, solid "
     "outline) and with it (orange, dashed outline). The more the two humps overlap, the less "
     "the attacker can tell whether the target is in a release; two humps far apart mean the "
-    "target is easy to spot. The lines are what paper 000's theory predicts: {model}. Where "
-    "they follow the bars, the paper's theory fits the measured scores.")
+    "target is easy to spot. The lines are what theory predicts: {model}. Where they follow "
+    "the bars, the theory fits the measured scores.")
 SCORES_NO_MODEL = (" No theory line is drawn: without noise the scores have no spread for the "
                    "theory to describe.")
+
+
+def plain_model_words(model: str) -> str:
+    """The engine's name of a score law without its paper reference or the attacker's internal
+    words ("Normal fitted on the shadow aggregates (paper 000 Thm 2, CLT)" → "a bell curve
+    (Normal) fitted on the attacker's simulated releases"): the caption is read by the officer,
+    the tooltip keeps the reference."""
+    words = re.sub(r"\s*\((?:paper|Thm|Theorem)[^()]*\)", "", model).strip()
+    words = words.replace("shadow aggregates", "attacker's simulated releases")
+    return re.sub(r"^Normal\b", "a bell curve (Normal)", words)
 
 
 def score_distributions(result: dict | None) -> list[dict]:
@@ -284,7 +300,9 @@ class ScoreDistributionView(QWidget):
         top = top * 1.08 if top > 0 else 1.0
         self.view.set_home((lo, hi), (0.0, top), x_bounds=(float(edges[0]), float(edges[-1])),
                            y_bounds=(0.0, top))
-        words = SCORES_SENTENCE.format(model=str(dist.get("model") or "the paper's law"))
+        model_words = str(dist.get("model") or "")
+        words = SCORES_SENTENCE.format(model=plain_model_words(model_words) or "its law")
+        self.caption.setToolTip(model_words)       # the law with its paper reference
         if not has_model:
             words = words.split(" The lines are")[0] + SCORES_NO_MODEL
         self.caption.setText(words)
@@ -346,6 +364,12 @@ class ExposedView(QWidget):
 
 
 # ====================================================================== meta-classifier
+
+#: Issue 20 item 2 / walk-through 2026-11-26: the attack's plain name, as on the Custom list.
+META_NOT_RUN = ("The trained detector (a small neural network) was not part of this run. Tick "
+                "“Trained detector” under Custom on the Attacks & run step to see what it "
+                "learns.")
+
 
 def meta_classifier_sentence(summary: dict) -> str:
     dominance = summary.get("diagonal_dominance")
@@ -415,8 +439,8 @@ class MetaClassifierView(QWidget):
         if not self._attacks or index < 0:
             self.image.clear()
             self.view.setVisible(False)
-            self.summary_label.setText("No neural meta-classifier was run (tick “Neural "
-                                       "meta-classifier (MLP)” in step 4 to see what it learns).")
+            # The attack's plain name, as on the Custom list and in the results table.
+            self.summary_label.setText(META_NOT_RUN)
             return
         details = self._attacks[index].get("details") or {}
         if not details.get("first_layer_weights"):
@@ -522,13 +546,14 @@ class LocationResultsView(ResultsView):
                                            self.spread_label, update=self._show_spread)
         self._show_spread(self._result)
         self.scores_box = self.add_section(
-            "How the scores of members and non-members differ (paper 000, Thm 2 and 3)",
+            "How the attack's scores differ with and without the person",
             self.scores_view, 2, update=self._show_scores)
+        self.scores_box.setToolTip("The score laws of paper 000, Thm 2 and 3 (Fig. 8 and 10).")
         self._show_scores(self._result)
         self.add_section("Accuracy against the number of observations", self.observations_plot,
                          2, update=self.observations_plot.set_result)
         self.add_section("Who is exposed", self.exposed_view, update=self.exposed_view.set_result)
-        self.add_section("What the meta-classifier learned", self.meta_view, 2,
+        self.add_section("What the trained detector learned", self.meta_view, 2,
                          update=self.meta_view.set_result)
         self.add_section("Composed privacy", self.composed_label, update=self._show_composed)
 

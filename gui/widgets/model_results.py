@@ -18,6 +18,7 @@ from engine.audits.blocks import BttaBound, GeneralizationGap, theory_block
 from engine.audits.model import attribute_sentence
 from engine.headline import headline_of_result
 from engine.plots import series
+from engine.wording import plain_name
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.defences_results import DefencesView
 from gui.widgets.metrics_table import MetricsTable
@@ -38,12 +39,15 @@ FAMILY_WORDS = {"mlp": "Neural network (MLP)", "logistic": "Logistic regression"
                 "predictions": "Predictions from a model built elsewhere"}
 THREAT_WORDS = {
     "shadow": "Shadow threat model: the attacker has other records from the same population "
-              "(never trained on) and trains look-alike models on them; LiRA and RMIA also "
-              "know the candidate records and the training recipe.",
+              "(never trained on) and trains look-alike models on them; the copies-of-your-model "
+              "and comparison-with-other-records attacks also know the candidate records and "
+              "the training recipe.",
     "supervised": "Supervised threat model (paper 004 §4.3): the attacker knows half of the "
                   "members and non-members and is measured on the other half.",
 }
 LARGEST_GAPS = 5
+#: The score's column says which way it reads: a bare "Score 7.591" meant nothing to an officer.
+SCORE_HEADERS = ["Rank", "Row", "Attack's score (higher = surer it was trained on)"]
 MAX_EXPOSED_ROWS = 500
 
 
@@ -207,8 +211,13 @@ class ModelGapView(QWidget):
         bound = theory_block(theory, "btta_bound", BttaBound) or BttaBound()
         head = headline_of_result(result)
         if head is not None and head.found:
-            words = (f"Strongest attack: <b>{escape(head.label or head.name)}"
-                     f"</b>, AUC {number(head.auc)}, right "
+            # The banner's plain name first, the literature's name after it (walk-through
+            # 2026-11-26: "LiRA offline, global variance (Carlini et al. 2022)" here beside
+            # "Quick copies-of-your-model attack" in the verdict read as two attacks).
+            technical = str(head.label or head.name).split(" (")[0]
+            plain = plain_name({"name": head.name, "label": head.label})
+            words = (f"Strongest attack: <b>{escape(plain)}</b> ({escape(technical)})"
+                     f", AUC {number(head.auc)}, right "
                      f"{pct(head.accuracy)} of the time")
             limit = bound.balanced_accuracy_bound
             acc = head.accuracy
@@ -355,7 +364,7 @@ class ExposedMembersView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary_label = rich_label()
-        self.table = make_table(["Rank", "Row", "Score"], "Row numbers count the CSV's header as "
+        self.table = make_table(SCORE_HEADERS, "Row numbers count the CSV's header as "
                             "row 1; a higher score means the attack is surer the record was "
                             "trained on.")
         layout = QVBoxLayout(self)
@@ -375,16 +384,17 @@ class ExposedMembersView(QWidget):
         ranked_by = records[0].get("attack") or _strongest_name(result)
         entry = next((a for a in result.get("attacks") or []
                       if isinstance(a, dict) and a.get("name") == ranked_by), {})
-        attack = entry.get("label") or ranked_by or "the strongest attack"
+        attack = (plain_name(entry) if entry else None) or "the strongest attack"
+        attack = attack[0].lower() + attack[1:]
         with_labels = any("label" in r for r in records)
-        text = (f"The <b>{len(records):,} training records</b> that {escape(attack)} is surest "
+        text = (f"The <b>{len(records):,} training records</b> that the {escape(attack)} is surest "
                 f"were trained on, by row of the data (the header is row 1). Review these "
                 f"first: they are the people the model exposes most.")
         if not with_labels:
             text += (" Only row numbers are shown; to see their labels, tick “List the exposed "
                      "records' labels” in step 2 (Attacks &amp; run) and run again.")
         self.summary_label.setText(text)
-        headers = ["Rank", "Row", "Score"] + (["Label"] if with_labels else [])
+        headers = SCORE_HEADERS + (["Label"] if with_labels else [])
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
         rows = [[str(r.get("rank", "")), str(r.get("row", "")), number(r.get("score"), 4)]

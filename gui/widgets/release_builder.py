@@ -301,9 +301,9 @@ class ReleasePreview:
         if self.released >= self.candidates:
             text = f"The release publishes all {family}."
         else:
-            text = (f"The release publishes m = {self.released:,} of the {family}, drawn at "
-                    f"random (m = {self.fraction:g} × |D| = {self.fraction:g} × "
-                    f"{self.records:,} records; paper 003 §4.3).")
+            # Not "a share of the cells": 0.25 of 450 people is 112 of 368 cells, 30 %.
+            text = (f"The release publishes {self.released:,} of the {family}, drawn at "
+                    f"random ({self.fraction:g} cells per person × {self.records:,} people).")
         return " ".join((text, *self.notes))
 
 

@@ -8,6 +8,7 @@ import pytest
 from engine.attacks.aggregates.data_only import data_only_scores
 from engine.audits.aggregates import AggregatesConfig
 from engine.games.aggregates import play_aia
+from engine.numbers import whole_percent
 from engine.runtime import CancelToken, JobCancelled
 
 SMALL = dict(census_records=80, census_auxiliary=600, max_targets=6, n_shadow=400,
@@ -265,4 +266,20 @@ def test_a_guess_that_ignores_the_tables_is_the_baseline_not_the_verdict():
     assert any(reason.startswith("Without the tables") and f"{without:.1%}" in reason
                for reason in r["verdict"]["reasons"])
     assert f"Without the tables, a guess from similar people's records is right " \
-           f"{without:.0%}" in r["summary"]
+           f"{whole_percent(without)}" in r["summary"]
+
+
+def test_the_verdict_quotes_one_accuracy_and_says_none_for_zero(tiny_result):
+    """Walk-through 2026-11-26: the summary said "right 17 % of the time" and a reason "Counting
+    a blind guess as 50 %, the attacker is right 51.4 % of the time" — two accuracies for one
+    attack; and "For 0 of the 30 people attacked the tables leave only one possible value"."""
+    from engine.audits.aggregates import AIA_SCORE_WORDS, _determined_sentence
+
+    assert _determined_sentence(0, 30) == ("For none of the 30 people attacked do the tables "
+                                           "leave only one possible value.")
+    assert _determined_sentence(2, 30).startswith("For 2 of the 30 people attacked, the tables")
+    reasons = " ".join(tiny_result["verdict"]["reasons"])
+    assert "right" not in AIA_SCORE_WORDS and "Counting a blind guess" not in reasons
+    assert "For 0 of" not in tiny_result["summary"]
+    det = tiny_result["theory"]["deterministic"]
+    assert _determined_sentence(det["determined"], det["targets"]) in tiny_result["summary"]

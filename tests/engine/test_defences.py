@@ -6,6 +6,7 @@ input of the issue is one InputError sentence. Tiny sizes, CPU."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -508,6 +509,8 @@ def test_recommend_when_no_setting_meets_the_limit():
     rec = recommend(rows, RiskLimit("tpr", 0.02))
     assert not rec["met"] and rec["index"] is None
     assert "No setting meets" in rec["statement"] and "kcd 1" in rec["statement"]
+    assert "cross-distillation with a mixing share of 1" in rec["statement"]
+    assert not re.search(r"\b(KCD|DMP|DP-SGD|L2)\b|α", rec["statement"].split("Ways forward")[1])
     with pytest.raises(InputError, match="Ways forward") as err:
         recommend(rows, RiskLimit("tpr", 0.02), raise_if_none=True)
     assert err.value.key == "limit"

@@ -392,3 +392,18 @@ def test_threshold_rule_reaches_the_attack_and_conflicts_get_a_sentence():
         L.LocationConfig.from_dict({"threshold_rule": "median"})
     assert err.value.key == "threshold_rule"
 
+
+
+def test_the_exposed_count_names_the_line_it_counts():
+    """Walk-through 2026-11-26: "14,234 of 16,000 people are exposed as much or more" after
+    "the most exposed person" read as a contradiction; the count is of everyone the best
+    possible attacker puts over the high-risk line, so the sentence says that line."""
+    from engine.audits.location import _exposed_sentence
+
+    assert _exposed_sentence({"count": 14234, "population": 16000, "min_observations": 40}) == (
+        "14,234 of 16,000 people are at high risk: the best possible attacker reaches the "
+        "verdict's high-risk line for anyone seen in 40 or more of the released counts.")
+    assert "in any of the released counts" in _exposed_sentence(
+        {"count": 5, "population": 9, "min_observations": 1})
+    assert _exposed_sentence({"count": 0, "population": 9, "min_observations": None}).startswith(
+        "None of the 9 people")

@@ -8,6 +8,7 @@ import pytest
 
 from engine.audits.model import ModelConfig, run
 from engine.data.errors import InputError
+from engine.numbers import whole_percent
 
 SMALL = dict(synthetic_records=1200, epochs=15, shadow_models=3, reference_models=4,
              attacks=("btta", "cbtta", "confidence", "ml_leaks", "lira_online", "rmia"))
@@ -306,8 +307,9 @@ def test_the_summary_never_says_no_attack_beats_a_bound_that_an_attack_beats(sma
     bound = small_result["theory"]["btta_bound"]["balanced_accuracy_bound"]
     summary = small_result["summary"]
     assert "no attack's balanced accuracy exceeds" not in summary
-    assert f"who knew only these two accuracies could be right at most {bound:.0%}" in summary
+    assert f"who knew only these two accuracies could be right at most {whole_percent(bound)}" \
+        in summary
     head = small_result["verdict"]["headline"]
     best = next(a for a in small_result["attacks"] if a["name"] == head["name"])
-    assert (f"is right {best['accuracy']:.0%} of the time" in summary) == \
+    assert (f"is right {whole_percent(best['accuracy'])} of the time" in summary) == \
         (best["accuracy"] > bound)

@@ -106,3 +106,28 @@ def test_the_reports_first_page_lists_what_to_do_next(tmp_path):
     for step in next_steps(result):
         assert " ".join(step.action.split())[:40] in text
 
+
+
+def test_a_dp_bound_of_100_percent_is_not_called_a_limit():
+    """Walk-through 2026-11-26: "with today's ε no attacker can be right more than 100.0 % of
+    the time" reads as a guarantee; at that bound the step says the ε sets no real limit."""
+    location = saved_result("location")
+    loose, tight = copy.deepcopy(location), copy.deepcopy(location)
+    loose["theory"]["dp_bound_accuracy"] = 0.9999
+    tight["theory"]["dp_bound_accuracy"] = 0.62
+    step = next(s for s in next_steps(loose) if "smaller ε per hour" in s.action)
+    assert "sets no real limit" in step.effect and "can be right more than" not in step.effect
+    step = next(s for s in next_steps(tight) if "smaller ε per hour" in s.action)
+    assert "no attacker can be right more than 62.0%" in step.effect
+
+
+def test_the_defence_settings_are_counted_as_the_summary_counts_them():
+    """Walk-through 2026-11-26: the saved model audit's summary said "None of the 4 defence
+    settings tried" and its next step "none of the 5 ways of training tried" (the undefended
+    model counted too)."""
+    model = saved_result("model")
+    rows = model["theory"]["defences"]["rows"]
+    defended = sum(1 for r in rows if r["defence"] != "none")
+    assert defended < len(rows)
+    step = next(s for s in next_steps(model) if "defence" in s.action)
+    assert f"{defended} defence settings tried" in step.effect

@@ -20,6 +20,7 @@ import pytest
 
 from engine.audits import registry
 from engine.defences.config import DefenceConfig
+from engine.numbers import whole_percent
 from engine.wording import ATTACKS, GLOSSARY, attack_words, first_time_notes, plain_name
 
 pypdf = pytest.importorskip("pypdf")
@@ -112,6 +113,45 @@ def test_the_methods_section_keeps_the_science(audit):
     assert "glossary" in squashed and squash("Members spotted while wrongly accusing") in squashed
 
 
+def settings_labels(result: dict) -> list[tuple[str, str]]:
+    """(setting, meaning) of each row of section 2's settings tables (first row "Parameter")."""
+    from reportlab.platypus import Table
+
+    hooks = registry.AUDIT_TYPES[result["audit_type"]].sections()()
+    rows = []
+    for flowable in hooks.audited(result):
+        if not isinstance(flowable, Table):
+            continue
+        cells = [[getattr(c, "text", str(c)) for c in row] for row in flowable._cellvalues]
+        if cells and cells[0][0] == "Parameter":
+            rows += [(row[0], row[-1]) for row in cells[1:]]
+    return rows
+
+
+#: A symbol standing in a setting's name outside brackets ("Sensitivity Δ", "Trials N per
+#: hypothesis", "Train accuracy p0"): a lone letter other than the word "a" (nor the "s" of
+#: "attacker's"), a letter and a digit, Δ or |D|.
+BARE_SYMBOL = re.compile(r"(?<![\w|'’])(?:[B-Zb-z]\d?|[Aa]\d|[Δ∆]|\|D\|)(?![\w|])")
+
+
+def bare_symbols(label: str) -> list[str]:
+    """The symbols of ``label`` outside brackets, markup removed."""
+    plain = re.sub(r"\([^()]*\)", "", re.sub(r"<[^>]+>", "", label))
+    return BARE_SYMBOL.findall(plain)
+
+
+def test_settings_table_uses_the_forms_plain_words(audit):
+    """Section 2 names each setting as the page's form does: the plain name first, a symbol
+    only in brackets after it, and no configuration key in its meaning."""
+    result, _, _ = audit
+    rows = settings_labels(result)
+    assert len(rows) >= 5
+    bare = [label for label, _ in rows if bare_symbols(label)]
+    keys = [meaning for _, meaning in rows
+            if re.search(r"\b[a-z]+_[a-z_]+\b", re.sub(r"<[^>]+>", "", meaning))]
+    assert not bare and not keys, (bare, keys)
+
+
 # --------------------------------------------------------------------------- the cross-read
 
 def squash(text: str) -> str:
@@ -142,8 +182,8 @@ def cross_read(result: dict, report_text: str) -> list[str]:
         tpr = f"{head['verdict_tpr']:.1%}"
         if tpr not in summary or tpr not in report:
             problems.append(f"the verdict's rate {tpr} is not quoted in both")
-    accuracy = f"{head['accuracy']:.0%}"
-    for quoted in re.findall(r"strongestattackrunisthe[^,]*,right(\d+%)", summary):
+    accuracy = whole_percent(head["accuracy"])
+    for quoted in re.findall(r"strongestattackrunisthe[^,]*,right([\d.]+%)", summary):
         if quoted != accuracy:
             problems.append(f"the summary quotes {quoted} right for the strongest, not {accuracy}")
     for auc in re.findall(r"auc(\d\.\d\d)", summary.split("whetherapersonis")[0]):
@@ -235,3 +275,12 @@ def test_first_time_notes_once_each_in_order():
     assert "-0.0" in notes[0] and "zero" in notes[1] and "blind guess" in notes[2]
     assert "not measurable" in notes[3]
     assert first_time_notes([{"advantage": 0.2, "advantage_ci": [0.1, 0.3]}]) == []
+
+
+def test_a_sentences_percentage_never_rounds_to_a_certainty():
+    """Walk-through 2026-11-26: the model summary said "right 100% of the time" and the verdict
+    beside it "right 99.5%"; 0.995 is not a certainty."""
+    assert whole_percent(0.995) == "99.5%" and whole_percent(0.9953) == "99.5%"
+    assert whole_percent(0.92) == "92%" and whole_percent(1.0) == "100%"
+    assert whole_percent(0.004) == "0.4%" and whole_percent(0.0) == "0%"
+    assert whole_percent(0.999999) == "over 99.99%"

@@ -152,7 +152,7 @@ def test_release_preview_lists_the_p12_tables_of_the_sample(page, qtbot):
     # The five races in the sample keep their Census letters (A White, B Black, D Asian,
     # F Some Other Race, G Two or More), listed in the domain's (alphabetical) order.
     assert preview.table_names() == ["P12", "P12D", "P12B", "P12F", "P12G", "P12A"]
-    assert "m = 112 of the 276 cells in 6 tables" in preview.sentence_label.text()
+    assert "publishes 112 of the 276 cells in 6 tables" in preview.sentence_label.text()
     assert "sex=Female, age=under 5" in preview.table.item(0, 2).text()
 
     page.release_rows.hispanic_box.setChecked(True)

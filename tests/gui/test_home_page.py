@@ -75,3 +75,23 @@ def test_app_main_opens_the_sample_and_returns(qtbot, monkeypatch):
     qtbot.addWidget(window)
     assert window.stack.currentWidget() is window.mechanism_page
     assert window.mechanism_page.name_edit.text().startswith("Sample")
+
+
+def test_the_window_fits_a_small_screen():
+    """Walk-through 2026-11-26: on a 1280 × 720 screen the 860-pixel window put Run audit below
+    the screen's edge. The first size is shrunk to the screen's free area."""
+    from PySide6.QtCore import QRect
+
+    from gui.main_window import FRAME_ALLOWANCE, PREFERRED_SIZE, initial_size
+
+    class Screen:
+        def __init__(self, width, height):
+            self.free = QRect(0, 0, width, height)
+
+        def availableGeometry(self):
+            return self.free
+
+    assert initial_size(Screen(1280, 720)) == (1280, 720 - FRAME_ALLOWANCE)
+    assert initial_size(Screen(1024, 600)) == (1024, 600 - FRAME_ALLOWANCE)
+    assert initial_size(Screen(2560, 1440)) == PREFERRED_SIZE
+    assert initial_size(None) == PREFERRED_SIZE

@@ -74,7 +74,7 @@ def test_sample_preview_run_results_screenshots_and_wheel(main_window, qtbot, tm
     assert f"{exposed['count']:,} of {exposed['population']:,}" in text
     assert "redacted" in text and not view.exposed_view.ids_table.isVisibleTo(view)
     assert "composed ε" in view.composed_label.text()
-    assert "No neural meta-classifier" in view.meta_view.summary_label.text()
+    assert "was not part of this run" in view.meta_view.summary_label.text()
 
     main_window.resize(1100, 700)
     for index in range(len(STEPS)):

@@ -30,7 +30,7 @@ def test_run_shows_distributions_chooser_switches_and_wheel_scrolls(main_window,
     view = page.results_view
     scores = view.scores_view
     assert view.scores_box.isVisibleTo(view)
-    assert "Thm 2 and 3" in view.scores_box.title()
+    assert "Thm 2 and 3" in view.scores_box.toolTip() and "Thm" not in view.scores_box.title()
     assert scores.attack_names() == ["one_threshold", "two_threshold"]
     assert scores.choice.count() == 2 and scores.choice.currentText() == "One-threshold attack"
     assert scores.curve_names() == MEASURED + THEORY

@@ -129,3 +129,24 @@ def test_damaged_bound_gap_and_verdict_leave_their_parts_out_without_raising(vie
     assert banner.text() == "No verdict A summary."
     banner.set_verdict(result["verdict"], "A summary.")
     assert banner.text().startswith("HIGH RISK A summary.")
+
+
+def test_the_gap_and_exposed_records_name_the_attack_as_the_banner_does(view):
+    """Walk-through 2026-11-26: the banner said "Quick copies-of-your-model attack" while the
+    gap section and the exposed records said "LiRA offline, global variance (Carlini et al.
+    2022)"; the plain name now comes first in both, and the score column says how it reads."""
+    from engine.headline import headline
+    from engine.policy import VerdictPolicy
+    from engine.wording import plain_name
+
+    result = _with_per_class_and_attribute(model_result())
+    chosen = result["attacks"][1]
+    result["verdict"]["headline"] = headline([chosen], VerdictPolicy()).to_dict()
+    result["exposed_records"] = [{"rank": 1, "row": 12, "score": 7.5, "attack": chosen["name"]}]
+    view.set_result(result)
+    plain = plain_name(chosen)
+    assert f"Strongest attack: <b>{plain}</b>" in view.gap_view.strongest_label.text()
+    exposed = view.exposed_view.summary_label.text()
+    assert plain.lower() in exposed.lower() and "et al." not in exposed
+    header = view.exposed_view.table.horizontalHeaderItem(2).text()
+    assert "higher = surer" in header

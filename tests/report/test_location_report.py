@@ -116,7 +116,7 @@ def test_ids_only_when_the_audit_listed_them_and_the_report_includes_records(red
         assert re.search(rf"(?<![\w]){re.escape(i)}(?![\w])", text_on), i
         assert not re.search(rf"(?<![\w]){re.escape(i)}(?![\w])", text_off), i
     assert f"Identifier {r_on['theory']['target']['id']}" in text_on
-    assert "list_exposed_ids = false" in text_off
+    assert "run without “List the exposed people by id”" in re.sub(r"\s+", " ", text_off)
     # The same listed result in a report written without records: no id (issue 11).
     text = pdf_text(write_report(r_on, tmp_path / "withheld.pdf"))
     for i in ids:
