@@ -13,7 +13,9 @@ gives the same numbers wherever it runs and in whatever order the units finish. 
 * :class:`RayExecutor`: each unit is a Ray task; the data every unit reads (``shared``) is put
   in Ray's object store once. Progress moves as units finish; Cancel cancels every task still
   queued or running (``ray.cancel(force=True)`` ends a running task's worker) and raises
-  :class:`~engine.runtime.JobCancelled`, as in-process.
+  :class:`~engine.runtime.JobCancelled`, as in-process. A unit's bad-input sentence
+  (:class:`~engine.data.errors.InputError`) reaches the user as it would in-process, without
+  the worker's traceback around it.
 
 The cluster is named by the user (``cluster`` in the config's ``[compute]`` table, or the GUI):
 ``""`` runs in-process; ``"local"`` starts a private Ray instance on this computer (no
@@ -27,7 +29,7 @@ Ray is imported only when a cluster is named: the in-process default never loads
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,7 +50,8 @@ class Executor(Protocol):
     where: str          # in words, for the report: "this computer (in the app's process)"
 
     def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
-            cancel: CancelToken = NEVER, message: str = "") -> list: ...
+            cancel: CancelToken = NEVER, message: str = "",
+            weights: Sequence[float] | None = None) -> list: ...
 
 
 class InProcessExecutor:
@@ -57,12 +60,14 @@ class InProcessExecutor:
     where = "this computer (in the app's own process)"
 
     def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
-            cancel: CancelToken = NEVER, message: str = "") -> list:
+            cancel: CancelToken = NEVER, message: str = "",
+            weights: Sequence[float] | None = None) -> list:
+        edges = _edges(count, weights)
         results = []
         for index in range(count):
             cancel.check()
-            progress(index / max(count, 1), _step(message, index, count))
-            results.append(unit(index, shared, progress.span(index / count, (index + 1) / count),
+            progress(edges[index], _step(message, index, count))
+            results.append(unit(index, shared, progress.span(edges[index], edges[index + 1]),
                                 cancel))
         progress(1.0, _step(message, count, count))
         return results
@@ -109,14 +114,17 @@ class RayExecutor:
                           f"({int(ray.cluster_resources().get('CPU', 0))} processors)")
 
     def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
-            cancel: CancelToken = NEVER, message: str = "") -> list:
+            cancel: CancelToken = NEVER, message: str = "",
+            weights: Sequence[float] | None = None) -> list:
         ray = self._ray
+        edges = _edges(count, weights)
         cancel.check()
         shared_ref = ray.put(shared)
         remote = ray.remote(num_cpus=1, max_retries=0)(_run_unit)
         refs = [remote.remote(unit, index, shared_ref) for index in range(count)]
         position = {ref.hex(): index for index, ref in enumerate(refs)}
         results: list[Any] = [None] * count
+        finished_weight = 0.0
         pending = list(refs)
         progress(0.0, _step(message, 0, count))
         try:
@@ -126,9 +134,18 @@ class RayExecutor:
                 done, pending = ray.wait(pending, num_returns=len(pending),
                                          timeout=POLL_SECONDS, fetch_local=True)
                 for ref in done:
-                    results[position[ref.hex()]] = ray.get(ref)
+                    index = position[ref.hex()]
+                    try:
+                        results[index] = ray.get(ref)
+                    except ray.exceptions.RayTaskError as exc:
+                        # A unit's bad-input sentence reaches the user as it would in-process,
+                        # not wrapped in the worker's traceback.
+                        if isinstance(exc.cause, InputError):
+                            raise exc.cause from None
+                        raise
+                    finished_weight += edges[index + 1] - edges[index]
                 finished = count - len(pending)
-                progress(finished / count, _step(message, finished, count))
+                progress(finished_weight, _step(message, finished, count))
         except BaseException:
             for ref in pending:
                 ray.cancel(ref, force=True)
@@ -144,6 +161,22 @@ def _run_unit(unit: Unit, index: int, shared: Any) -> Any:
     """A unit on a Ray worker: no progress bar to move and no token to poll there (Cancel ends
     the worker's task from the driver)."""
     return unit(index, shared, NO_PROGRESS, NEVER)
+
+
+def _edges(count: int, weights: Sequence[float] | None) -> list[float]:
+    """Where each unit's share of the progress bar starts (and the last one ends): equal shares,
+    or shares in proportion to ``weights`` (a unit's expected cost, e.g. models it trains)."""
+    if weights is None:
+        weights = [1.0] * count
+    if len(weights) != count or any(not w >= 0 for w in weights):
+        raise ValueError(f"weights needs one non-negative number per unit ({count})")
+    total = float(sum(weights)) or 1.0
+    edges, done = [0.0], 0.0
+    for w in weights:
+        done += float(w)
+        edges.append(done / total)
+    edges[-1] = 1.0
+    return edges
 
 
 def _step(message: str, done: int, count: int) -> str:
@@ -195,6 +228,13 @@ class ComputeSettings:
         return cls(cluster=check_cluster(d.get("cluster"), source))
 
 
+def cluster_of(settings: Any) -> str:
+    """The cluster an audit's settings name (their ``compute`` field), or in-process when they
+    have none (the games read settings from any object with the fields they need)."""
+    compute = getattr(settings, "compute", None)
+    return compute.cluster if isinstance(compute, ComputeSettings) else IN_PROCESS
+
+
 def executor_for(cluster: str) -> InProcessExecutor | RayExecutor:
     """The executor for a checked cluster setting (close it when the run ends)."""
     return InProcessExecutor() if cluster == IN_PROCESS else RayExecutor(cluster)
@@ -202,17 +242,17 @@ def executor_for(cluster: str) -> InProcessExecutor | RayExecutor:
 
 def run_units(cluster: str, unit: Unit, count: int, shared: Any, *,
               progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
-              message: str = "") -> tuple[list, str]:
+              message: str = "", weights: Sequence[float] | None = None) -> tuple[list, str]:
     """Run ``count`` units where ``cluster`` says; returns (results in index order, where they
-    ran in words)."""
+    ran in words). ``weights``: each unit's share of the progress bar (default equal)."""
     executor = executor_for(cluster)
     try:
         return (executor.map(unit, count, shared, progress=progress, cancel=cancel,
-                             message=message), executor.where)
+                             message=message, weights=weights), executor.where)
     finally:
         executor.close()
 
 
-__all__ = ["ComputeSettings", "Executor", "InProcessExecutor", "RayExecutor", "check_cluster", "executor_for",
-           "run_units", "IN_PROCESS", "LOCAL"]
+__all__ = ["ComputeSettings", "Executor", "InProcessExecutor", "RayExecutor", "check_cluster",
+           "cluster_of", "executor_for", "run_units", "IN_PROCESS", "LOCAL"]
 

@@ -46,6 +46,7 @@ from engine.audits.result import (
     input_warnings,
     software_versions,
 )
+from engine.compute import ComputeSettings
 from engine.data.census import census_schema
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
@@ -142,6 +143,8 @@ class AggregatesConfig:
     fpr_targets: tuple[float, ...] = (0.001, 0.01, 0.1)
     seed: int = 7
     policy: VerdictPolicy = field(default_factory=VerdictPolicy)
+    # where the deterministic module's targets are solved (issue 22 item 6)
+    compute: ComputeSettings = field(default_factory=ComputeSettings)
 
     audit_type = "aggregates"
 
@@ -151,6 +154,7 @@ class AggregatesConfig:
                     "sweep_epsilons", "sweep_attacks"):
             d[key] = list(getattr(self, key))
         d["policy"] = self.policy.to_dict()
+        d["compute"] = self.compute.to_dict()
         return {"audit_type": self.audit_type, **d}
 
     @classmethod
@@ -213,6 +217,8 @@ class AggregatesConfig:
                     raise InputError(f"{source}: '{key}' must be a table of keys and values "
                                      f"(got {d[key]!r}).", source=source, key=key)
                 v[key] = _plain(d[key])
+        if "compute" in d:
+            v["compute"] = ComputeSettings.from_dict(d["compute"], source)
         config = cls(**v)
         config.validate(source)
         return config
@@ -355,7 +361,8 @@ def deterministic_summary(outcome: AiaOutcome) -> dict:
             "correct": int(correct.sum()),
             "time_limited": int(sum(st == "time_limit" for st in status)),
             "median_s": float(np.median(sec)) if sec.size else 0.0,
-            "p95_s": float(np.quantile(sec, 0.95)) if sec.size else 0.0}
+            "p95_s": float(np.quantile(sec, 0.95)) if sec.size else 0.0,
+            "computed_on": outcome.details.get("deterministic_computed_on")}
 
 
 # --------------------------------------------------------------------------- sweeps

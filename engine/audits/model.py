@@ -49,6 +49,7 @@ from engine.audits.config_fields import (
 )
 from engine.audits.predictions_intake import check_sizes, class_warnings, predictions_entry
 from engine.audits.result import AuditResult, input_warnings, software_versions
+from engine.compute import ComputeSettings
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
 from engine.data.predictions import load_predictions_csv
@@ -126,6 +127,8 @@ class ModelConfig:
     policy: VerdictPolicy = field(default_factory=VerdictPolicy)
     # --- defences (issue 9): retrain with each defence, attack each, recommend one
     defences: DefenceConfig = field(default_factory=DefenceConfig)
+    # --- where the shadow, reference and defended models train (issue 22 item 6)
+    compute: ComputeSettings = field(default_factory=ComputeSettings)
 
     audit_type = "model"
 
@@ -135,6 +138,7 @@ class ModelConfig:
         d["fpr_targets"] = list(self.fpr_targets)
         d["policy"] = self.policy.to_dict()
         d["defences"] = self.defences.to_dict()
+        d["compute"] = self.compute.to_dict()
         return {"audit_type": self.audit_type, **d}
 
     @classmethod
@@ -178,6 +182,8 @@ class ModelConfig:
             v["list_exposed_records"] = as_bool(source, "list_exposed_records", d["list_exposed_records"])
         if "defences" in d:
             v["defences"] = DefenceConfig.from_dict(d["defences"], source)
+        if "compute" in d:
+            v["compute"] = ComputeSettings.from_dict(d["compute"], source)
         config = cls(**v)
         config.validate(source)
         return config

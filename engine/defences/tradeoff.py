@@ -39,6 +39,11 @@ does and what to try instead.
 Speed: the undefended model is also DMP's teacher; KCD's teachers are shared by every α of a
 sweep; the students of all α, all L2 strengths and all DMP settings train as stacks; early
 stopping at several epoch counts is one run (engine.defences.baselines).
+
+Where: the sweep's jobs (:func:`sweep_parts`) and the reference models under each defence
+(one per reference model) are independent units of engine.compute (issue 22 item 6), run in
+this process or on the Ray cluster of the config's ``[compute]`` table; each keeps its stacks
+whole and draws from its own seed, so the numbers are the same wherever they run.
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ from engine.attacks.model.base import (
 from engine.attacks.model.label_only import generalization_gap
 from engine.auditing import empirical_epsilon_lower_bound
 from engine.audits.result import to_plain
+from engine.compute import Executor, InProcessExecutor, cluster_of, executor_for
 from engine.data.errors import InputError
 from engine.defences.baselines import early_stopping_many, l2_many, undefended
 from engine.defences.common import DEFENCES
@@ -278,27 +284,55 @@ class TradeOff:
 
 # --------------------------------------------------------------------------- training
 
-def _train_all(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int, delta: float,
-               reference, device, progress: Progress, cancel: CancelToken) -> list:
-    """A fitted model per setting; shared work is done once (module docstring)."""
-    by = {d: [i for i, s in enumerate(settings) if s.defence == d] for d in DEFENCES}
-    kcd_groups: dict[tuple, list[int]] = {}
-    for i in by["kcd"]:
-        s = settings[i]
-        key = (int(s.get("n_teachers", DEFAULT_TEACHERS)), float(s.get("temperature", 1.0)))
-        kcd_groups.setdefault(key, []).append(i)
-    # Work estimate per job, in models trained (DP-SGD's per-sample gradients cost ~3 models).
-    jobs = [("none", None, 1.0)]
-    jobs += [("kcd", key, key[0] + len(idx)) for key, idx in kcd_groups.items()]
+def _plan(settings: list[DefenceSetting]) -> list[tuple[str, Any, float]]:
+    """The sweep's jobs in training order: (kind, key, work in models trained). Shared work
+    is one job (module docstring): KCD's teachers per (teachers, temperature), every DMP
+    setting, every L2 strength, every early-stopping count; DP-SGD one job per setting."""
+    by = _by_defence(settings)
+    jobs: list[tuple[str, Any, float]] = [("none", None, 1.0)]
+    jobs += [("kcd", key, key[0] + len(idx)) for key, idx in _kcd_groups(settings).items()]
     if by["dmp"]:
         jobs.append(("dmp", None, len(by["dmp"])))
     if by["l2"]:
         jobs.append(("l2", None, len(by["l2"])))
     if by["early_stopping"]:
         jobs.append(("early_stopping", None, 1.0))
+    # Work estimate per job, in models trained (DP-SGD's per-sample gradients cost ~3 models).
     jobs += [("dp_sgd", i, 3.0) for i in by["dp_sgd"]]
+    return jobs
+
+
+def _by_defence(settings: list[DefenceSetting]) -> dict[str, list[int]]:
+    return {d: [i for i, s in enumerate(settings) if s.defence == d] for d in DEFENCES}
+
+
+def _kcd_groups(settings: list[DefenceSetting]) -> dict[tuple, list[int]]:
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(settings):
+        if s.defence == "kcd":
+            key = (int(s.get("n_teachers", DEFAULT_TEACHERS)), float(s.get("temperature", 1.0)))
+            groups.setdefault(key, []).append(i)
+    return groups
+
+
+def _train_all(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int, delta: float,
+               reference, device, progress: Progress, cancel: CancelToken) -> list:
+    """A fitted model per setting; shared work is done once (module docstring)."""
+    got = _train_jobs(_plan(settings), settings, X, y, k, spec, seed=seed, delta=delta,
+                      reference=reference, device=device, progress=progress, cancel=cancel)
+    return [got[i] for i in range(len(settings))]
+
+
+def _train_jobs(jobs: list[tuple[str, Any, float]], settings: list[DefenceSetting], X, y,
+                k: int, spec, *, seed: int, delta: float, reference, device,
+                progress: Progress, cancel: CancelToken) -> dict[int, Any]:
+    """The fitted models of ``jobs`` (of :func:`_plan`), by setting index. Every job draws
+    from ``seed`` alone, so a job gives the same model whichever jobs run beside it; DMP's
+    teacher is the undefended model, trained by the "none" job, which must come first."""
+    by = _by_defence(settings)
+    kcd_groups = _kcd_groups(settings)
     total = sum(w for *_, w in jobs)
-    models: list = [None] * len(settings)
+    models: dict[int, Any] = {}
     done = 0.0
     teacher = None
     for kind, key, weight in jobs:
@@ -348,42 +382,118 @@ def _train_all(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int,
     return models
 
 
+# --------------------------------------------------------------------------- the sweep as units
+
+@dataclass(frozen=True)
+class SweepInputs:
+    """What every unit of a defences sweep reads (one copy per cluster; issue 22 item 6)."""
+
+    settings: tuple[DefenceSetting, ...]
+    X: np.ndarray                     # the training records of the models trained
+    y: np.ndarray
+    k: int
+    spec: Any
+    seed: int
+    delta: float
+    reference: Any                    # DMP's reference records (or None)
+    device: str
+    parts: tuple = ()                 # sweep units: the jobs (of _plan) of each
+    X_u: np.ndarray | None = None     # reference units: the audit universe,
+    tasks: tuple = ()                 # and each reference model's half of it
+
+
+def sweep_parts(settings: list[DefenceSetting]) -> tuple:
+    """The sweep's units: the undefended model with DMP (its students distil it), then each
+    other job of :func:`_plan` — the stacks stay whole inside their unit."""
+    jobs = _plan(settings)
+    first = tuple(j for j in jobs if j[0] in ("none", "dmp"))
+    return (first,) + tuple((j,) for j in jobs if j[0] not in ("none", "dmp"))
+
+
+def train_sweep_part(index: int, shared: SweepInputs, progress: Progress,
+                     cancel: CancelToken) -> dict[int, Any]:
+    """Unit ``index`` of the sweep (a unit of :mod:`engine.compute`): its settings' models,
+    by setting index, each seeded by the config's seed alone."""
+    return _train_jobs(list(shared.parts[index]), list(shared.settings), shared.X, shared.y,
+                       shared.k, shared.spec, seed=shared.seed, delta=shared.delta,
+                       reference=shared.reference, device=shared.device, progress=progress,
+                       cancel=cancel)
+
+
+def train_reference_sweep(index: int, shared: SweepInputs, progress: Progress,
+                          cancel: CancelToken) -> np.ndarray | str:
+    """Reference model ``index`` under every setting (a unit of :mod:`engine.compute`): the
+    whole sweep trained on its half of the universe with its own seed (the sweep's stacks
+    inside the unit), every model queried on the universe: (settings, n_u, k) float32. A
+    defence that does not fit the smaller half gives its sentence instead (the caller says the
+    strongest attacks were not re-run)."""
+    task = shared.tasks[index]
+    prefix = f"Reference model {index + 1} of {len(shared.tasks)} under each defence"
+
+    def report(fraction, message=""):
+        progress(fraction, f"{prefix}: {message}" if message else prefix)
+
+    settings = list(shared.settings)
+    try:
+        models = _train_all(settings, shared.X[task.rows], shared.y[task.rows], shared.k,
+                            shared.spec, seed=task.seed, delta=shared.delta,
+                            reference=shared.reference, device=shared.device,
+                            progress=Progress(report), cancel=cancel)
+    except InputError as exc:
+        return str(exc)
+    probs = np.empty((len(settings), shared.X.shape[0], int(shared.k)), dtype=np.float32)
+    for i, model in enumerate(models):
+        cancel.check()
+        probs[i] = model.predict_proba(shared.X)
+    return probs
+
+
+def train_sweep(settings: list[DefenceSetting], X, y, k: int, spec, *, seed: int,
+                delta: float, reference, device, executor: Executor | None = None,
+                progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> list:
+    """A fitted model per setting, the sweep's units run by ``executor`` (default in this
+    process); the same models as :func:`_train_all`."""
+    parts = sweep_parts(settings)
+    shared = SweepInputs(tuple(settings), X, y, k, spec, seed, delta, reference, str(device),
+                         parts=parts)
+    got = (executor or InProcessExecutor()).map(
+        train_sweep_part, len(parts), shared, progress=progress, cancel=cancel,
+        message="Defended models", weights=[sum(w for *_, w in p) for p in parts])
+    models = {i: m for part in got for i, m in part.items()}
+    return [models[i] for i in range(len(settings))]
+
+
 def defended_references(settings: list[DefenceSetting], X_u, y_u, k: int, spec, *,
                         n_models: int, seed: int, delta: float, reference, device,
+                        executor: Executor | None = None,
                         progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
                         ) -> list[ReferenceOutputs]:
     """Setting i's reference models' outputs on the audit universe: ``n_models`` reference
     models per setting, each trained *under that setting's defence* on a balanced half of the
     universe (module docstring; the attacker knows the defence).
 
-    Reference model r trains every setting on its half with one :func:`_train_all` call (the
-    sweep's own stacks), seeded ``task_seed(s, r)`` with ``s`` drawn from the config's seed
-    (stream "defences/reference-models"); its models are queried and dropped before the next
-    one trains, so memory holds outputs, not models. Progress and cancel reach every
-    reference model and, inside it, every defence's stack. An :class:`InputError` from a
-    reference model's smaller training set (e.g. too few records of a class for KCD's
-    teachers) propagates: the caller says the strongest attacks were not re-run."""
+    Reference model r is one unit (:func:`train_reference_sweep`, run by ``executor``,
+    default in this process): it trains every setting on its half with one
+    :func:`_train_all` call (the sweep's own stacks), seeded ``task_seed(s, r)`` with ``s``
+    drawn from the config's seed (stream "defences/reference-models"); its models are queried
+    and dropped inside the unit, so memory holds outputs, not models. Progress and cancel
+    reach every reference model and, inside it, every defence's stack. An
+    :class:`InputError` from a reference model's smaller training set (e.g. too few records
+    of a class for KCD's teachers) is raised: the caller says the strongest attacks were not
+    re-run."""
     n_u = int(y_u.size)
     campaign = int(rng(seed, "defences", "reference-models").integers(0, 2**63 - 1))
     tasks = reference_tasks(int(n_models), campaign, n_u, design="balanced")
-    probs = [np.empty((len(tasks), n_u, int(k)), dtype=np.float32) for _ in settings]
     members = np.array([t.mask(n_u) for t in tasks])
-    for r, task in enumerate(tasks):
-        cancel.check()
-        part = progress.span(r / len(tasks), (r + 1) / len(tasks))
-        prefix = f"Reference model {r + 1} of {len(tasks)} under each defence"
-
-        def report(fraction, message="", _part=part, _prefix=prefix):
-            _part(fraction, f"{_prefix}: {message}" if message else _prefix)
-
-        models = _train_all(settings, X_u[task.rows], y_u[task.rows], k, spec, seed=task.seed,
-                            delta=delta, reference=reference, device=device,
-                            progress=Progress(report), cancel=cancel)
-        for i, model in enumerate(models):
-            cancel.check()
-            probs[i][r] = model.predict_proba(X_u)
-        del models
-    return [ReferenceOutputs(p, members) for p in probs]
+    shared = SweepInputs(tuple(settings), X_u, y_u, k, spec, seed, delta, reference,
+                         str(device), tasks=tuple(tasks))
+    got = (executor or InProcessExecutor()).map(
+        train_reference_sweep, len(tasks), shared, progress=progress, cancel=cancel)
+    problem = next((g for g in got if isinstance(g, str)), None)
+    if problem is not None:
+        raise InputError(problem, key="reference_models")
+    return [ReferenceOutputs(np.stack([g[i] for g in got]), members)
+            for i in range(len(settings))]
 
 
 # --------------------------------------------------------------------------- measuring
@@ -606,23 +716,32 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
     # Progress: the sweep, then its copy per reference model (each as long), then the attacks.
     whole = 1.0 + n_ref + 0.5
     trained_at = (1.0 + n_ref) / whole
-    models = _train_all(settings, X[members], y[members], k, spec, seed=config.seed,
-                        delta=delta, reference=reference, device=dev,
-                        progress=progress.span(0.0, 1.0 / whole), cancel=cancel)
-    references: list = [None] * len(settings)
-    skipped_reason = None
-    if n_ref:
-        try:
-            references = defended_references(
-                settings, X[universe], y[universe], k, spec, n_models=n_ref, seed=config.seed,
-                delta=delta, reference=reference, device=dev,
-                progress=progress.span(1.0 / whole, trained_at), cancel=cancel)
-        except InputError as exc:
-            # The reference models train on half the audit universe: a defence that fits the
-            # audited model's training set may not fit that (KCD's teachers, DP-SGD's δ).
-            skipped, skipped_reason = "too few records", str(exc)
-            references = [None] * len(settings)
-            n_ref = 0
+    # The defended models and the reference models under each defence are independent units
+    # (engine.compute; issue 22 item 6), run where the config's [compute] says.
+    executor = executor_for(cluster_of(config))
+    try:
+        models = train_sweep(settings, X[members], y[members], k, spec, seed=config.seed,
+                             delta=delta, reference=reference, device=dev, executor=executor,
+                             progress=progress.span(0.0, 1.0 / whole), cancel=cancel)
+        references: list = [None] * len(settings)
+        skipped_reason = None
+        if n_ref:
+            try:
+                references = defended_references(
+                    settings, X[universe], y[universe], k, spec, n_models=n_ref,
+                    seed=config.seed, delta=delta, reference=reference, device=dev,
+                    executor=executor, progress=progress.span(1.0 / whole, trained_at),
+                    cancel=cancel)
+            except InputError as exc:
+                # The reference models train on half the audit universe: a defence that fits
+                # the audited model's training set may not fit that (KCD's teachers, DP-SGD's
+                # δ).
+                skipped, skipped_reason = "too few records", str(exc)
+                references = [None] * len(settings)
+                n_ref = 0
+        computed_on = executor.where
+    finally:
+        executor.close()
     fprs = tuple(sorted(set(config.fpr_targets) | {config.policy.fpr}
                         | {float(f) for f in extra_fpr_targets}))
     rows = []
@@ -664,7 +783,7 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
                      "source": data.source, "records": int(data.n_records),
                      "members": n_members, "non_members": int((~inside).sum()),
                      "features": int(X.shape[1]), "classes": int(k), "inputs": inputs},
-            "reference": reference_source,
+            "reference": reference_source, "computed_on": computed_on,
             "runtime_s": clock.elapsed()}
     return TradeOff(rows, models, info, X[universe], y[universe], inside,
                     tuple(data.class_labels), tuple(data.feature_names))

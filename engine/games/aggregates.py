@@ -63,6 +63,7 @@ from engine.attacks.aggregates.desia_stochastic import (
 )
 from engine.auditing import evaluate_attack
 from engine.audits.result import REDACTED, input_entry
+from engine.compute import cluster_of, run_units
 from engine.data.census import generate_census_blocks
 from engine.data.errors import InputError
 from engine.data.microdata import (
@@ -345,6 +346,39 @@ def _certain_where(found: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class DeterministicInputs:
+    """What every target's proofs read (one copy per cluster)."""
+
+    space: object                     # the record space (desia_deterministic.RecordSpace)
+    masks: list                       # per released query, the records it counts
+    released: np.ndarray              # (T, m) each target's release
+    n: int                            # |D|
+    quasi_identifiers: np.ndarray     # (T, s) each target's quasi-identifier codes
+    sensitive_column: int
+    options: tuple                    # the deterministic module's variants, as published first
+    time_limit: float
+    seed: int
+
+
+def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
+                 cancel: CancelToken) -> list[tuple]:
+    """Target ``index``'s deterministic proofs (a unit of :mod:`engine.compute`): (value,
+    status, seconds) per variant of ``shared.options``. The solver is seeded by the config's
+    seed and reads only this target's release, so the proof is the same wherever it runs (a
+    proof cut short by the time limit depends on the computer's speed, wherever it runs)."""
+    qi = {c: int(v) for c, v in enumerate(shared.quasi_identifiers[index])}
+    out = []
+    for o in shared.options:
+        got = dd.infer(shared.space, shared.masks, shared.released[index], shared.n, qi,
+                       shared.sensitive_column, verify=o.verify, uniqueness=o.uniqueness,
+                       time_limit=shared.time_limit, seed=shared.seed, cancel=cancel)
+        out.append((got.value, got.status, got.seconds))
+    progress(1.0, f"Deterministic module: target {index + 1:,} of "
+                  f"{shared.released.shape[0]:,}")
+    return out
+
+
 def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> AiaOutcome:
     """The AIA game of Fig. 2 with every requested attack (module docstring): the game
@@ -374,24 +408,22 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     det_seconds = np.zeros(targets.size)
     det_status = []
     found = {o: np.full(targets.size, -1) for o in options}
-    det_progress = progress.span(0.0, 0.35)
-    for i, t in enumerate(targets):
-        cancel.check()
-        qi = {c: int(codes[t, c]) for c in range(s)}
-        for o in options:
-            out = dd.infer(space, masks, released[i], n, qi, s, verify=o.verify,
-                           uniqueness=o.uniqueness, time_limit=config.solver_time_limit,
-                           seed=config.seed, cancel=cancel)
+    # Each target's proofs are an independent unit of engine.compute (issue 22 item 6).
+    proofs = DeterministicInputs(space, masks, released, n, codes[targets, :s], s,
+                                 tuple(options), config.solver_time_limit, config.seed)
+    solved, where = run_units(cluster_of(config), prove_target, targets.size, proofs,
+                              progress=progress.span(0.0, 0.35), cancel=cancel,
+                              message="Deterministic module: targets")
+    for i, per_option in enumerate(solved):
+        for o, (value, status, seconds) in zip(options, per_option, strict=True):
             if o == AS_PUBLISHED:
-                det_seconds[i] = out.seconds
-                det_status.append(out.status)
-                if out.status == "determined":
-                    determined[i], det_value[i] = True, out.value
+                det_seconds[i] = seconds
+                det_status.append(status)
+                if status == "determined":
+                    determined[i], det_value[i] = True, value
             else:
                 # An ablation takes whatever value it found as certain (Table 3).
-                found[o][i] = -1 if out.value is None else out.value
-        det_progress((i + 1) / targets.size, f"Deterministic module: target {i + 1:,} of "
-                                             f"{targets.size:,}")
+                found[o][i] = -1 if value is None else value
     found[AS_PUBLISHED] = det_value
 
     fallbacks = {"uniform": np.full((targets.size, n_values), 1.0 / n_values)}
@@ -429,6 +461,7 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                                "n_candidates": int(game.base.n_candidates),
                                "deterministic_seconds": det_seconds,
                                "deterministic_status": det_status,
+                               "deterministic_computed_on": where,
                                "released_preview": list(zip(
                                    [q.table for q in queries], [q.label for q in queries],
                                    game.base.released_answers.tolist(), strict=True))[:40],

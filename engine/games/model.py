@@ -25,12 +25,20 @@ from engine.attacks.model.attribute import AttributeData
 from engine.attacks.model.attribute import attack as attribute_attack
 from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
 from engine.audits.result import input_entry
+from engine.compute import cluster_of, run_units
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
 from engine.data.purchase import generate_mixed_table, generate_purchase
 from engine.data.tabular import TabularSchema, load_tabular_csv, tabular_from_frame
 from engine.metrics import clopper_pearson, clustered_auc_ci
-from engine.models import TrainingSpec, reference_tasks, train_many_mlps, train_model
+from engine.models import (
+    TrainingSpec,
+    reference_tasks,
+    tasks_from_masks,
+    train_many_mlps,
+    train_model,
+)
+from engine.models.batched import cpu_group_size
 from engine.runtime import NEVER, CancelToken, Progress, device, rng
 
 # Attacks that need reference models trained like the audited one on the audit universe.
@@ -167,20 +175,17 @@ def train_and_query(config: ModelGameSettings, *, progress: Progress, cancel: Ca
             masks.append(m)
             seeds.append(t.seed)
     masks = np.array(masks)
-    sub = progress.span(0.3, 0.85)
-    if config.family == "mlp":
-        many = train_many_mlps(spec, X[stacked], y[stacked], k, masks, device=dev,
-                               progress=sub, cancel=cancel)
-        probs = many.predict_proba(X[stacked], cancel=cancel)         # (S + R, n_u + n_p, k)
-    else:
-        probs = np.zeros((masks.shape[0], stacked.size, k))
-        for r, m in enumerate(masks):
-            cancel.check()
-            fitted = train_model(replace(spec, seed=int(seeds[r])), X[stacked][m],
-                                 y[stacked][m], k, device=dev, cancel=cancel)
-            probs[r] = fitted.predict_proba(X[stacked])
-            sub((r + 1) / masks.shape[0], f"Shadow and reference models: {r + 1} of "
-                                          f"{masks.shape[0]}")
+    # The stack is trained in parts, each an independent unit of engine.compute (issue 22
+    # item 6): the same groups the batched trainer forms on its own, so the numbers are those
+    # of one call over the whole stack, wherever the parts run.
+    stack = StackInputs(spec=spec, X=X[stacked], y=y[stacked], k=k, device=dev, masks=masks,
+                        seeds=tuple(int(x) for x in seeds),
+                        parts=stack_parts(spec, masks.shape[0], X.shape[1], k, dev))
+    parts, where = run_units(cluster_of(config), train_stack_part, len(stack.parts), stack,
+                             progress=progress.span(0.3, 0.85), cancel=cancel,
+                             message="Shadow and reference models",
+                             weights=[len(p) for p in stack.parts])
+    probs = np.concatenate(parts)                       # (S + R, n_u + n_p, k)
     s = config.shadow_models
     shadow = ReferenceOutputs(probs[:s, n_u:], masks[:s, n_u:]).to_shadow(y[population])
     references = ReferenceOutputs(probs[s:, :n_u], masks[s:, :n_u]) if n_ref else None
@@ -194,7 +199,8 @@ def train_and_query(config: ModelGameSettings, *, progress: Progress, cancel: Ca
              "test_accuracy": test_acc, "device": dev, "shadow_models": s,
              "reference_models": n_ref, **{f"training_{key}": v for key, v in
                                            (target_model.details or {}).items()
-                                           if key in ("runtime_s", "device")}}
+                                           if key in ("runtime_s", "device")},
+             "computed_on": where}
     attribute = None
     if config.sensitive_feature:
         cancel.check()
@@ -202,6 +208,58 @@ def train_and_query(config: ModelGameSettings, *, progress: Progress, cancel: Ca
         attribute = attribute_game(config, data, target_model, population, universe, inside)
     return Outputs(target, shadow, references, data.rows[universe], tuple(data.class_labels),
                    model, inputs, "shadow", attribute=attribute)
+
+
+# --------------------------------------------------------------------------- the stack as units
+
+@dataclass(frozen=True)
+class StackInputs:
+    """What every part of the shadow-and-reference stack reads (one copy per cluster)."""
+
+    spec: TrainingSpec
+    X: np.ndarray                     # the stacked rows: universe then population
+    y: np.ndarray
+    k: int
+    device: str
+    masks: np.ndarray                 # (S + R, rows): model r trains where masks[r]
+    seeds: tuple[int, ...]            # model r's seed for the families trained one at a time
+    parts: tuple[tuple[int, ...], ...]   # the models of each unit, in stack order
+
+
+def stack_parts(spec: TrainingSpec, n_models: int, n_features: int, k: int,
+                dev: str) -> tuple[tuple[int, ...], ...]:
+    """The models of each unit: for MLPs the groups engine.models.batched trains as one stack
+    on this device (all on a GPU, :func:`~engine.models.batched.cpu_group_size` on a CPU) —
+    a different grouping changes the last bits of the weights — and one model per unit for
+    the families trained one at a time."""
+    if spec.family != "mlp":
+        return tuple((r,) for r in range(n_models))
+    size = n_models if not str(dev).startswith("cpu") else \
+        cpu_group_size(spec.resolved(), n_features, k)
+    return tuple(tuple(range(i, min(i + size, n_models))) for i in range(0, n_models, size))
+
+
+def train_stack_part(index: int, shared: StackInputs, progress: Progress,
+                     cancel: CancelToken) -> np.ndarray:
+    """Part ``index`` of the stack (a unit of :mod:`engine.compute`): its models trained and
+    queried on every stacked row, (models, rows, k). Each model draws from its own seed alone
+    (``task_seed(spec.seed, r)`` for MLPs), so a part gives the same numbers wherever it runs."""
+    part = list(shared.parts[index])
+    X, y, k = shared.X, shared.y, shared.k
+    if shared.spec.family == "mlp":
+        tasks = tasks_from_masks(shared.masks.astype(bool), shared.spec.seed)
+        many = train_many_mlps(shared.spec, X, y, k, tasks=[tasks[r] for r in part],
+                               device=shared.device, group_size=len(part),
+                               progress=progress, cancel=cancel)
+        return many.predict_proba(X, cancel=cancel)
+    out = np.zeros((len(part), X.shape[0], k))
+    for j, r in enumerate(part):
+        cancel.check()
+        m = shared.masks[r]
+        fitted = train_model(replace(shared.spec, seed=shared.seeds[r]), X[m], y[m], k,
+                             device=shared.device, cancel=cancel)
+        out[j] = fitted.predict_proba(X)
+    return out
 
 
 # --------------------------------------------------------------------------- attribute inference

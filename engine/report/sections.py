@@ -764,7 +764,10 @@ def _wrapped_mono(text: str, width_chars: int = 104) -> XPreformatted:
 
 
 # The parts of an audit that can run on a cluster (engine.compute), by their theory key.
-COMPUTED_PARTS = {"repetitions": "the repetitions", "sweep": "the hours sweep"}
+COMPUTED_PARTS = {"repetitions": "the repetitions", "sweep": "the hours sweep",
+                  "model": "the shadow and reference models",
+                  "defences": "the defended models and their reference models",
+                  "deterministic": "the deterministic proofs"}
 
 
 def computed_on(result: dict) -> list[tuple[str, str]]:

@@ -202,6 +202,12 @@ FIELDS: dict[str, FieldSpec] = {
         "How many targets each sweep point attacks.", integer=True),
     **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
+    "compute.cluster": FieldSpec(
+        "Solve each target's proofs on", STEP_ATTACKS,
+        "Where the solver checks, target by target, what the tables prove. Empty: on this "
+        "computer. \"local\": a private Ray instance on this computer. A Ray address such as "
+        "ray://head:10001: that cluster — it receives your records and the tables, so use "
+        "only a cluster on a trusted network (docs/methods/scale.md).", text=True),
 }
 # Fields the form assembles itself (lists, release options, data paths by source).
 SPECIAL_KEYS = ("release_options.ways", "release_options.buckets", "release_options.path",
@@ -218,7 +224,7 @@ KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_
              "attacks": STEP_ATTACKS, "membership": STEP_ATTACKS, "mia_attacks": STEP_ATTACKS,
              "model": STEP_ATTACKS, "sweep_attacks": STEP_ATTACKS,
              "list_exposed_records": STEP_ATTACKS, "fpr_targets": STEP_ATTACKS,
-             "policy": STEP_ATTACKS}
+             "policy": STEP_ATTACKS, "compute": STEP_ATTACKS}
 # Engine keys of release options that name a field of the form.
 OPTION_FIELDS = {"ways": "release_options.ways", "buckets": "release_options.buckets",
                  "path": "release_options.path"}
@@ -378,6 +384,7 @@ class AggregatesPage(AuditPage):
         form.addRow("How the attacker learns from simulated tables:", self.model_combo)
         for key in ("n_shadow", "reconstructions", "solver_time_limit", "max_targets"):
             self.add_field_row(form, key)
+        self.add_field_row(form, "compute.cluster").setPlaceholderText("this computer")
         layout.addLayout(form)
 
         sweeps = QGroupBox("Sweeps (optional): how the risk moves with more counts or more "

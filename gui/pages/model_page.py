@@ -169,6 +169,13 @@ FIELDS: dict[str, FieldSpec] = {
     **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
     **defence_fields(STEP_DEFENCES),
+    "compute.cluster": FieldSpec(
+        "Train the copies of the model on", STEP_ATTACKS,
+        "Where the shadow and reference models, and the defended models with theirs, are "
+        "trained. Empty: on this computer. \"local\": a private Ray instance on this "
+        "computer. A Ray address such as ray://head:10001: that cluster — it receives your "
+        "records, so use only a cluster on a trusted network (docs/methods/scale.md).",
+        text=True),
 }
 # Fields the form assembles itself (paths by source).
 SPECIAL_KEYS = ("data", "predictions", "reference_predictions")
@@ -180,7 +187,7 @@ KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_
              "attacks": STEP_ATTACKS, "cbtta_partition": STEP_ATTACKS,
              "list_exposed_records": STEP_ATTACKS, "fpr_targets": STEP_ATTACKS,
              "sensitive_feature": STEP_ATTACKS, "attribute_classifier": STEP_ATTACKS,
-             "policy": STEP_ATTACKS, "defences": STEP_DEFENCES}
+             "policy": STEP_ATTACKS, "defences": STEP_DEFENCES, "compute": STEP_ATTACKS}
 
 
 def cost_estimate(config: dict, classes: int | None, records: int | None = None
@@ -303,6 +310,7 @@ class ModelPage(ModelDataStep, AuditPage):
         form.addRow(self.list_records_box)
         self.add_field_row(form, "seed")
         self.add_field_row(form, "confidence")
+        self.add_field_row(form, "compute.cluster").setPlaceholderText("this computer")
         layout.addLayout(form)
         self.cost_label = QLabel("")
         self.cost_label.setWordWrap(True)

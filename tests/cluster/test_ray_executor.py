@@ -77,3 +77,71 @@ def test_cancel_reaches_the_running_tasks(ray_cluster):
     assert RayExecutor(LOCAL).map(seeded_draw, 2, {"seed": 1}) == \
         InProcessExecutor().map(seeded_draw, 2, {"seed": 1})
 
+
+
+# --------------------------------------------------------------------------- model and count tables
+
+def _numbers(result: dict) -> dict:
+    """A result's numbers: everything but the timings and where the parts ran."""
+    skip = {"runtime_s", "training_runtime_s", "computed_on", "deterministic_seconds",
+            "median_s", "p95_s", "seconds", "software", "created", "config", "config_sha256"}
+
+    def clean(x):
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items() if k not in skip}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+    return clean(result)
+
+
+def _tiny_model(**more):
+    from engine.audits.model import ModelConfig
+    from engine.defences.config import DefenceConfig
+    return ModelConfig(synthetic="mixed", synthetic_records=400, epochs=2, shadow_models=2, reference_models=2,
+                       attacks=("confidence", "lira_offline", "rmia"), seed=5,
+                       defences=DefenceConfig(enabled=True, kcd_alphas=(0.5,), kcd_teachers=2,
+                                              dmp_temperatures=(2.0,), l2_weight_decays=(1e-3,),
+                                              dpsgd_noise_multipliers=(1.0,),
+                                              reference_models=2), **more)
+
+
+def test_model_audit_with_defences_on_ray_equals_the_in_process_run(ray_cluster):
+    import engine.audits.model as M
+    here = M.run(_tiny_model()).to_dict()
+    there = M.run(_tiny_model(compute=ComputeSettings(LOCAL))).to_dict()
+    assert _numbers(there) == _numbers(here)
+    defences = there["theory"]["defences"]
+    # The strongest attacks were re-run on every defended setting, on Ray.
+    assert defences["reference_models"] == 2
+    assert all("lira_offline" in row["attacks_run"] for row in defences["rows"])
+    assert "Ray" in defences["computed_on"] and "Ray" in there["theory"]["model"]["computed_on"]
+    assert "this computer" in here["theory"]["defences"]["computed_on"]
+
+
+def test_count_tables_deterministic_targets_on_ray_equal_the_in_process_run(ray_cluster):
+    import engine.audits.aggregates as A
+    # Every count released: some targets are proved, some are not unique.
+    tiny = dict(census_records=60, census_auxiliary=400, max_targets=6, fraction=0.0,
+                n_shadow=100, membership=False,
+                attacks=("desia", "desia_no_verification", "data_only"), seed=3)
+    here = A.run(A.AggregatesConfig(**tiny)).to_dict()
+    there = A.run(A.AggregatesConfig(**tiny, compute=ComputeSettings(LOCAL))).to_dict()
+    assert _numbers(there) == _numbers(here)
+    assert there["theory"]["deterministic"]["targets"] == 6
+    assert there["theory"]["deterministic"]["determined"] > 0
+    assert "Ray" in there["theory"]["deterministic"]["computed_on"]
+    assert "this computer" in here["theory"]["deterministic"]["computed_on"]
+
+
+def test_a_units_bad_input_sentence_arrives_as_in_process(ray_cluster):
+    import pytest
+
+    from engine.data.errors import InputError
+    from tests.cluster.units import bad_input
+
+    sentence = "KCD needs at least 2 records of each class per teacher; use fewer teachers."
+    with pytest.raises(InputError) as info:
+        RayExecutor(LOCAL).map(bad_input, 2, sentence)
+    # The sentence alone, not wrapped in the worker's traceback.
+    assert str(info.value) == sentence and info.value.key == "defences.kcd_teachers"

@@ -23,3 +23,9 @@ def slow_after_first(index, shared, progress, cancel):
         cancel.check()
         time.sleep(0.05)
     return int(np.int64(index))
+
+
+def bad_input(index, shared, progress, cancel):
+    """A unit that finds bad input (as a defence that does not fit the data does)."""
+    from engine.data.errors import InputError
+    raise InputError(shared, key="defences.kcd_teachers")
