@@ -180,7 +180,8 @@ def train_and_query(config: ModelGameSettings, *, progress: Progress, cancel: Ca
     # of one call over the whole stack, wherever the parts run.
     stack = StackInputs(spec=spec, X=X[stacked], y=y[stacked], k=k, device=dev, masks=masks,
                         seeds=tuple(int(x) for x in seeds),
-                        parts=stack_parts(spec, masks.shape[0], X.shape[1], k, dev))
+                        parts=stack_parts(spec, masks.shape[0], X.shape[1], k, dev),
+                        n_shadow=int(config.shadow_models))
     parts, where = run_units(cluster_of(config), train_stack_part, len(stack.parts), stack,
                              progress=progress.span(0.3, 0.85), cancel=cancel,
                              message="Shadow and reference models",
@@ -224,6 +225,7 @@ class StackInputs:
     masks: np.ndarray                 # (S + R, rows): model r trains where masks[r]
     seeds: tuple[int, ...]            # model r's seed for the families trained one at a time
     parts: tuple[tuple[int, ...], ...]   # the models of each unit, in stack order
+    n_shadow: int = 0                 # models 0 … n_shadow − 1 are shadows, the rest references
 
 
 def stack_parts(spec: TrainingSpec, n_models: int, n_features: int, k: int,
@@ -248,8 +250,13 @@ def train_stack_part(index: int, shared: StackInputs, progress: Progress,
     X, y, k = shared.X, shared.y, shared.k
     if shared.spec.family == "mlp":
         tasks = tasks_from_masks(shared.masks.astype(bool), shared.spec.seed)
+        # The progress line names what this part trains ("Training 2 shadow models"): the
+        # walk-through read "Training 6 reference models" for 2 shadows and 4 references.
+        shadows = sum(r < shared.n_shadow for r in part)
+        what = ("shadow model" if shadows == len(part) else "reference model" if not shadows
+                else "shadow and reference model")
         many = train_many_mlps(shared.spec, X, y, k, tasks=[tasks[r] for r in part],
-                               device=shared.device, group_size=len(part),
+                               device=shared.device, group_size=len(part), what=what,
                                progress=progress, cancel=cancel)
         return many.predict_proba(X, cancel=cancel)
     out = np.zeros((len(part), X.shape[0], k))

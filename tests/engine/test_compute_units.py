@@ -71,6 +71,26 @@ def test_stack_parts_give_the_numbers_of_one_stacked_call(monkeypatch):
     assert split.dtype == whole.dtype and np.array_equal(split, whole)
 
 
+def test_each_stack_part_says_whether_it_trains_shadow_or_reference_models(monkeypatch):
+    """The walk-through read "Training 6 reference models" for 2 shadows and 4 references."""
+    from engine.runtime import Progress, RecordingProgress
+    monkeypatch.setattr(B, "CPU_STEP_MACS", 2 * 32 * (5 * 64 + 64 * 3) + 1)    # stacks of two
+    X, y, k = _data()
+    spec = TrainingSpec(family="mlp", architecture="small", epochs=1, batch_size=32, seed=3,
+                        hidden=(64,))
+    masks = np.array([t.mask(y.size) for t in reference_tasks(5, 11, y.size)])
+    parts = GM.stack_parts(spec, masks.shape[0], X.shape[1], k, "cpu")
+    shared = GM.StackInputs(spec=spec, X=X, y=y, k=k, device="cpu", masks=masks,
+                            seeds=tuple(range(5)), parts=parts, n_shadow=3)
+    said = []
+    for index in range(len(parts)):
+        record = RecordingProgress()
+        GM.train_stack_part(index, shared, Progress(record), NEVER)
+        said.append(record.calls[0][1])
+    assert said == ["Training 2 shadow models", "Training 2 shadow and reference models",
+                    "Training the reference model"]
+
+
 SETTINGS = [DefenceSetting.of("none"), DefenceSetting.of("kcd", alpha=0.5, n_teachers=2),
             DefenceSetting.of("dmp", temperature=2.0), DefenceSetting.of("l2", weight_decay=1e-3),
             DefenceSetting.of("dp_sgd", noise_multiplier=1.0)]
