@@ -348,7 +348,7 @@ def contribution_classes(queries: Sequence[CountingQuery], codes, *,
     merged, which = np.unique(sig, axis=0, return_inverse=True)
     which = which.reshape(-1)
     sizes = np.bincount(which[inverse], minlength=merged.shape[0]).astype(np.int64)
-    return (merged.reshape(-1, v, m).astype(np.int64), sizes,
+    return (merged.reshape(merged.shape[0], v, m).astype(np.int64), sizes,
             which[inverse].astype(np.int64))
 
 
