@@ -140,6 +140,7 @@ def calibrate() -> dict:
                    "det_seconds": [[1, 0.05]], "cip_seconds": [[1, 0.05]], "cip_l1_factor": 1.5,
                    "noise_seconds": 5e-8,
                    "shadow_seconds": [1e-8, 1e-9], "mia_shadow_factor": 1.0,
+                   "signal_shadow_seconds": [1e-6, 1e-6, 3e-7],
                    "fit_seconds": {}, "fit_linear": {}, "fit_copies": 4.0, "rap_seconds": [1e-3, 1e-9, 0.5],
                    "rap_bytes_per_cell": 64.0, "rap_bytes": 50e6, "solver_bytes_per_term": 500.0,
                    "mia_copies": 6.0, "overhead_seconds": 1.0, "base_bytes": 150e6}
@@ -255,6 +256,47 @@ def calibrate() -> dict:
                                            / est.shadow_seconds(shapes["450 m=112"], N,
                                                                 ms["450 m=112"])))
     _say(f"aggregates MIA shadows: factor {table['mia_shadow_factor']:.2f}")
+
+    # Signal-cell shadows, per target (the stochastic modules' path): seconds over n_aux
+    # (grouping the records into classes) and per shadow over classes·values + features,
+    # with the tract-sized table of bench/bench_tract.py for a large n_aux.
+    from bench.bench_tract import tract_table, unique_rows
+    from engine.attacks.aggregates.desia_stochastic import (
+        signal_shadows,
+        target_answers,
+        target_candidate_rows,
+    )
+
+    def signal_run(queries, codes, aux, domain, t, n_shadow):
+        s = codes.shape[1] - 1
+        contrib = target_answers(queries, target_candidate_rows(codes[t], domain, s))
+        mask = contrib.any(axis=0)
+        signal_shadows(queries, mask, contrib, aux, codes.shape[0] - 1, n_shadow,
+                       sensitive=s, n_values=domain.sizes[s], membership=False, seed=0,
+                       stream=("calibration",)).build()
+
+    rows, ts = [], []
+    for name in ("450 m=112", "450 all", "450 aux 12000"):
+        game, _, _ = games[name]
+        sh, m = shapes[name], ms[name]
+        for n_shadow in (2000, 8000):
+            rows.append([sh.n_aux, n_shadow, n_shadow * (est.signal_classes(sh) * sh.k
+                                                         + sh.tables_per_query * m)])
+            ts.append(_least(signal_run, game.queries, game.codes, game.aux_codes,
+                             game.domain, game.targets[0], n_shadow))
+    dom, codes, aux, queries = tract_table()
+    tsh = replace(shapes["450 m=112"], n_aux=aux.shape[0], columns=codes.shape[1],
+                  k=dom.sizes[-1], tables_per_query=1.0)
+    for n_shadow in (2000, 8000):
+        contrib = target_answers(queries, target_candidate_rows(
+            codes[unique_rows(codes)[0]], dom, codes.shape[1] - 1))
+        rows.append([tsh.n_aux, n_shadow, n_shadow * (est.signal_classes(tsh) * tsh.k
+                                                      + float(contrib.any(axis=0).sum()))])
+        ts.append(_least(signal_run, queries, codes, aux, dom, unique_rows(codes)[0],
+                         n_shadow))
+    table["signal_shadow_seconds"] = [float(max(v, 1e-12)) for v in _nnls(rows, ts)]
+    _say("aggregates signal-cell shadows: " + ", ".join(
+        f"{v:.3g}" for v in table["signal_shadow_seconds"]))
 
     # Classifiers: seconds per fit over N_train·(features + 1)·classes, per model.
     def fits(model: str, name: str, n_shadow: int, mia: bool, n_targets: int = 2):

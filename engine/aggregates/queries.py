@@ -308,6 +308,50 @@ def answers(queries: Sequence[CountingQuery], codes) -> np.ndarray:
     return np.asarray(_profile_matrix(queries, rows, cols) @ counts, dtype=np.int64)
 
 
+def contribution_classes(queries: Sequence[CountingQuery], codes, *,
+                         redrawn_column: int | None = None, n_values: int = 1
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Records grouped by what they add to ``queries``: ``(signature, sizes, class_of)``.
+
+    Two records add the same to every query when they agree on the columns the queries
+    constrain; records are reduced to those distinct tuples (:func:`_profiles`) and the tuples
+    with the same 0/1 row of the query matrix are merged, so a dataset drawn from ``codes``
+    is summed up, for these queries, by how many records it takes of each class. For a
+    target's signal cells (the few released queries that can count it) a table of 30,000
+    records collapses to a few dozen classes, which is what lets DeSIA's shadow datasets
+    (paper 003 §3.2, Alg. 2) be drawn as class counts instead of record lists.
+
+    ``redrawn_column``: a column whose value is re-drawn uniformly in every dataset (the
+    sensitive column of the attribute game): its recorded value is ignored and the signature
+    gives what a record adds with each of the column's ``n_values`` values.
+
+    * ``signature`` (C, n_values, m) int64: what one record of class c with value v adds to
+      each query (n_values = 1 without a re-drawn column);
+    * ``sizes`` (C,) int64: records of ``codes`` in each class;
+    * ``class_of`` (n_records,) int64: each record's class.
+    """
+    arr = _as_codes(codes)
+    queries = list(queries)
+    v = int(n_values) if redrawn_column is not None else 1
+    cols = [c for c in _constrained_columns(queries) if c != redrawn_column]
+    rows, inverse = _profiles(arr, cols)
+    full = np.zeros((rows.shape[0] * v, max(arr.shape[1], 1)), dtype=np.int32)
+    full[:, cols] = np.repeat(rows, v, axis=0)
+    if redrawn_column is not None:
+        full[:, redrawn_column] = np.tile(np.arange(v, dtype=np.int32), rows.shape[0])
+    m = len(queries)
+    if m:
+        sig = query_matrix(queries, full).T.toarray().astype(np.int8)
+    else:
+        sig = np.zeros((full.shape[0], 0), dtype=np.int8)
+    sig = sig.reshape(rows.shape[0], v * m)
+    merged, which = np.unique(sig, axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    sizes = np.bincount(which[inverse], minlength=merged.shape[0]).astype(np.int64)
+    return (merged.reshape(merged.shape[0], v, m).astype(np.int64), sizes,
+            which[inverse].astype(np.int64))
+
+
 def answers_many(queries: Sequence[CountingQuery] | sp.spmatrix | Callable,
                  datasets, *, pool=None, batch: int = 4096,
                  progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> np.ndarray:

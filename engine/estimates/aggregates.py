@@ -280,6 +280,27 @@ def shadow_seconds(sh: Shape, n_shadow: int, m: int) -> float:
     return n_shadow * (a_aux * sh.n_aux + a_rec * sh.n * (1.0 + sh.cover_per_query * m))
 
 
+def signal_classes(sh: Shape) -> float:
+    """Classes of auxiliary records a target's signal cells tell apart: for tables and
+    marginals, which of the target's quasi-identifier values a record shares (at most
+    2^(columns − 1)), never more than the records."""
+    return float(min(2.0 ** max(sh.columns - 1, 0), max(sh.n_aux, 1)))
+
+
+def signal_shadow_seconds(sh: Shape, n_shadow: int, features: float, values: int) -> float:
+    """One target's shadow datasets on its signal cells (desia_stochastic.SignalShadows):
+    grouping the auxiliary records into classes (linear in n_aux), then per shadow a draw over
+    the classes, a split over the re-drawn values and a product with ``features`` cells."""
+    a_aux, b0, b1 = constants("aggregates")["signal_shadow_seconds"]
+    return a_aux * sh.n_aux + n_shadow * (b0 + b1 * (signal_classes(sh) * values + features))
+
+
+def _signal_shadow_bytes(sh: Shape, n_shadow: int, features: float, copies: float) -> float:
+    """The (N × features) int64 shadow features ``copies`` times, and one chunk's class counts
+    (desia_stochastic.CHUNK_CELLS int64 values, three arrays of them at most)."""
+    return 8.0 * n_shadow * (features + 1) * copies + 3 * 8.0 * 4_000_000
+
+
 def fit_seconds(model: str, n_shadow: float, features: float, classes: int) -> float:
     """One classifier of the stochastic module on ``n_shadow`` training shadows: linear in the
     work for the logistic model (its cross-validated fits converge in a number of iterations
@@ -334,12 +355,12 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
                           _solver_bytes(sh, m), "max_targets", "deterministic"))
     if wanted & set(STOCHASTIC):
         parts.append(CostPart(
-            f"{label}DeSIA's stochastic module: {N:,} shadow datasets and {n_targets:,} "
-            f"{config.model.replace('_', ' ')} classifiers",
-            shadow_seconds(sh, N, m) + n_targets * (fit_seconds(config.model, N * 2 / 3, f,
-                                                                sh.k)
-                                                   + noisy * CAL["noise_seconds"] * N * m),
-            _shadow_bytes(sh, N, m, 1.0) + 8.0 * N * (f + 1) * sh.k * CAL["fit_copies"],
+            f"{label}DeSIA's stochastic module: {N:,} shadow datasets and a "
+            f"{config.model.replace('_', ' ')} classifier for each of {n_targets:,} targets",
+            n_targets * (signal_shadow_seconds(sh, N, f, sh.k)
+                         + fit_seconds(config.model, N * 2 / 3, f, sh.k)
+                         + noisy * CAL["noise_seconds"] * N * f),
+            _signal_shadow_bytes(sh, N, f, 1.0) + 8.0 * N * (f + 1) * sh.k * CAL["fit_copies"],
             "n_shadow", "stochastic"))
     if "likelihood" in wanted:
         parts.append(CostPart(f"{label}Likelihood attack: {N:,} shadow datasets per target "
@@ -387,13 +408,15 @@ def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool) -> list
     parts = [CostPart(f"Membership game: {what} per target ({n_targets:,} targets)", seconds,
                       memory, setting, "membership")]
     if wanted & {"desia_mia", "desia_mia_stochastic_only"}:
+        f_mia = max(1.0, sh.tables_per_query * m)    # the target's own cell of each table
         parts.append(CostPart(
-            f"Membership game: {N:,} shadow datasets and {n_targets:,} classifiers on all "
-            f"{m:,} released counts",
-            shadow_seconds(sh, N, m) * CAL["mia_shadow_factor"]
-            + n_targets * (fit_seconds(config.model, N * 2 / 3, m, 2)
-                           + noisy * CAL["noise_seconds"] * N * m),
-            _shadow_bytes(sh, N, m, CAL["mia_copies"]), "n_shadow", "membership_stochastic"))
+            f"Membership game: {N:,} shadow datasets and a classifier for each of "
+            f"{n_targets:,} targets, on the released counts that include the target",
+            n_targets * (signal_shadow_seconds(sh, N, f_mia, 1)
+                         + fit_seconds(config.model, N * 2 / 3, f_mia, 2)
+                         + noisy * CAL["noise_seconds"] * N * f_mia),
+            _signal_shadow_bytes(sh, N, f_mia, CAL["mia_copies"]), "n_shadow",
+            "membership_stochastic"))
     return parts
 
 

@@ -228,6 +228,7 @@ AGGREGATES = {'base_bytes': 50000000.0,
  'rap_bytes_per_cell': 7.582813254333992,
  'rap_seconds': [1e-06, 4.969585153607301e-09, 0.033601028824754506],
  'shadow_seconds': [1.5293564775387983e-08, 9.166986699892673e-09],
+ 'signal_shadow_seconds': [3.0934414683855825e-06, 1.5673794065436076e-05, 0.0],
  'solver_bytes_per_term': 4492.905090311963,
  'unique_cell_share': 0.40428134899670787,
  'unique_floor_share': 0.12038177339901478}

@@ -114,7 +114,7 @@ def test_membership_variant_beats_chance_on_a_fine_table(game):
         other = (t + 1) % len(codes)
         d = np.delete(codes, other if member else t, axis=0)
         r = ds.membership_fit_and_score(qs, answers(qs, d), codes[t], aux, len(d), dom,
-                                        n_shadow=600, seed=3, features="target")
+                                        n_shadow=N_SHADOW, seed=3, features="target")
         assert r["validation_auc"] > 0.8
         scores.append(r["probability_member"])
         labels.append(member)

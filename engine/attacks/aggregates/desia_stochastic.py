@@ -19,15 +19,19 @@ seeded 3-fold cross-validation over a grid (at most 1000 iterations), the paper'
 "mlp" — hidden layers (50, 20); "random_forest" — 100 Gini trees, √features per split; "svm" —
 RBF kernel (probabilities by Platt scaling). Features are standardised first.
 
-Speed. A shadow dataset's answers split into the auxiliary part and the target's part:
-Q(D_shadow) = Q(aux sample) + Q(target with z*). The auxiliary part is a sparse membership
-matrix (batch × pool) times the query matrix of the pool (:func:`answers_many`); when the
-sensitive values are re-randomised the pool holds every auxiliary record once per sensitive
-value, and a shadow picks, for each sampled record, the copy with its random value. The
-target's part is a (|V_n| × m) 0/1 table, so many targets share the auxiliary samples
-(:func:`score_many_targets`): one matrix of auxiliary answers, plus one row lookup per target.
-Memory is bounded: samples are drawn batch by batch (at most ~2·10⁷ random numbers at once),
-and only the (N × m) feature matrix is kept.
+Speed (issue 22 item 5). Only the released queries the classifier sees (the signal cells,
+below) are computed, and each shadow dataset is drawn as counts of auxiliary records per
+*class* — records that add the same to every signal cell — rather than as a list of records
+(:class:`SignalShadows`): a multivariate hypergeometric draw of the s − 1 auxiliary records
+over the classes, a multinomial split of each class over the re-drawn sensitive values, and
+the counts times the classes' signatures. This is the same distribution as drawing the records
+and building the whole table, restricted to the signal cells; the cost per shadow follows the
+number of classes (tens for marginals), not the 30,000 records or the hundreds of cells of a
+tract-sized table (20,000 shadows in about a second where building whole tables took about
+15 minutes; bench/bench_tract.py). Every target draws its own shadows, in independent seeded
+chunks of at most CHUNK_CELLS class counts each, so memory is bounded whatever the size of
+the auxiliary data. :class:`ShadowAnswers` (whole tables, shared by many targets) is kept for
+the likelihood attack.
 
 Feature choice (documented deviation, ``features=``). The paper feeds all m released answers
 to the classifier. For AIA the default here is ``"target"``: only the queries whose conditions
@@ -37,19 +41,31 @@ are independent of the target's (re-randomised) value, so they carry label infor
 as weak covariates through sampling without replacement; dropping them removes noise
 dimensions the classifier would otherwise have to shrink, and makes fitting much faster on
 big releases. ``features="all"`` reproduces the paper; the tests check that the choice loses
-no accuracy. For MIA the default is ``"all"``: a query that cannot count the target still
-shifts with membership (one auxiliary record fewer), so nothing is dropped.
+no accuracy. For MIA the default is also ``"target"``: the queries that count the target
+record. A query that cannot count it shifts with membership only through the one auxiliary
+record a non-member dataset holds in the target's place, and within a table that partitions
+the records this shift is carried by the target's own cell: given that cell's count, the
+other cells are the same number of auxiliary records drawn without replacement from the
+records outside it under both labels (with the whole table released, the target's cell is a
+sufficient statistic for membership). ``features="all"`` keeps every query, as the paper.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from engine.aggregates.queries import CountingQuery, Domain, answers_many, query_matrix
+from engine.aggregates.queries import (
+    CountingQuery,
+    Domain,
+    answers_many,
+    contribution_classes,
+    query_matrix,
+)
 from engine.data.errors import InputError
 from engine.metrics import auc_score
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
@@ -60,6 +76,8 @@ LOGISTIC_CS = (0.01, 0.1, 1.0, 10.0)   # grid of inverse L2 penalties
 TRAIN_FRACTION = 2.0 / 3.0                                      # §4.3: 2/3 train, 1/3 validate
 _RANDOM_NUMBERS_PER_BATCH = 20_000_000
 _MAX_BATCH = 2048
+SHADOW_CHUNK = 2_000          # shadow datasets per seeded chunk (one unit of work)
+CHUNK_CELLS = 4_000_000       # a chunk holds at most this many class counts at once
 
 Noise = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
@@ -218,6 +236,110 @@ def target_answers(queries: Sequence[CountingQuery], target_rows: np.ndarray) ->
     return query_matrix(list(queries), target_rows).T.toarray().astype(np.int64)
 
 
+# =========================================================================== signal cells
+
+@dataclass(frozen=True)
+class SignalShadows:
+    """One target's N shadow datasets (paper 003 §3.2, Alg. 2; §6.2 for membership), built
+    only on its signal cells and drawn as class counts.
+
+    Why this is the same game as building every shadow table. The classifier sees only the
+    released queries in ``mask`` (the signal cells, :func:`_feature_mask`). For those queries
+    a record matters only through its class (:func:`contribution_classes`: records that add
+    the same to every signal cell), so a shadow dataset is summed up by how many of its
+    records fall in each class. Drawing s − 1 auxiliary records without replacement puts a
+    multivariate hypergeometric number of them in each class; re-drawing each one's
+    sensitive value uniformly splits a class's count multinomially over the values. The
+    features are these counts times the classes' signatures, plus the target's own row —
+    exactly the answers of the whole shadow table restricted to the signal cells, at a cost
+    per shadow that grows with the number of classes (tens for marginals) instead of with
+    the records (30,000) and queries (hundreds).
+
+    The shadows are cut into chunks of ``chunk_rows``; chunk j draws everything it needs
+    (class counts, the extra record of a non-member dataset, the labels, the noise) from
+    ``rng(seed, stream, *key, j)``, so each chunk is an independent unit of work and a
+    target's shadows do not depend on the other targets. A chunk holds at most CHUNK_CELLS
+    class counts (``chunk_rows`` × classes × values), whatever the size of the auxiliary data.
+    """
+
+    signature: np.ndarray        # (C, v, m_s) what one record of each class adds, per value
+    class_sizes: np.ndarray      # (C,) auxiliary records in each class
+    target_rows: np.ndarray      # (k_t, m_s) the target's own row, per label
+    n_take: int                  # auxiliary records in every shadow dataset (s − 1)
+    n_shadow: int
+    membership: bool             # labels b ∈ {0, 1} (MIA) or the target's value (AIA)
+    seed: int
+    stream: tuple
+    noise: Noise | None = None
+
+    @property
+    def n_features(self) -> int:
+        return int(self.signature.shape[2])
+
+    @property
+    def chunk_rows(self) -> int:
+        c, v, m = self.signature.shape
+        return int(max(1, min(SHADOW_CHUNK, CHUNK_CELLS // max(c * v + m, 1))))
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.n_shadow // self.chunk_rows)
+
+    def chunk(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """(features (b × m_s) int64 or float, labels (b,)) of the shadows of chunk ``j``."""
+        start = j * self.chunk_rows
+        b = min(self.n_shadow, start + self.chunk_rows) - start
+        g = rng(self.seed, *self.stream, j)
+        c, v, m = self.signature.shape
+        counts = g.multivariate_hypergeometric(self.class_sizes, self.n_take, size=b)
+        split = (g.multinomial(counts, np.full(v, 1.0 / v)) if v > 1
+                 else counts[:, :, None])                                    # (b, C, v)
+        x = split.reshape(b, c * v) @ self.signature.reshape(c * v, m)
+        if self.membership:
+            # The s-th record of a non-member dataset: one more draw from what is left.
+            left = np.cumsum(self.class_sizes[None, :] - counts, axis=1)
+            u = g.random(b) * left[:, -1]
+            cls = np.minimum((left <= u[:, None]).sum(axis=1), c - 1)
+            val = g.integers(0, v, size=b) if v > 1 else np.zeros(b, dtype=np.int64)
+            y = g.integers(0, 2, size=b)
+            x = x + np.where(y[:, None] == 1, self.target_rows[0][None, :],
+                             self.signature[cls, val])
+        else:
+            y = g.integers(0, self.target_rows.shape[0], size=b)
+            x = x + self.target_rows[y]
+        if self.noise is not None:
+            x = np.asarray(self.noise(x, g))
+        return x, y
+
+    def build(self, cancel: CancelToken = NEVER,
+              progress: Progress = NO_PROGRESS) -> tuple[np.ndarray, np.ndarray]:
+        """Every chunk in order: (N × m_s features, N labels)."""
+        xs, ys = [], []
+        for j in range(self.n_chunks):
+            cancel.check()
+            x, y = self.chunk(j)
+            xs.append(x)
+            ys.append(y)
+            done = min(self.n_shadow, (j + 1) * self.chunk_rows)
+            progress((j + 1) / self.n_chunks,
+                     f"Built {done:,} of {self.n_shadow:,} shadow datasets")
+        return np.concatenate(xs), np.concatenate(ys)
+
+
+def signal_shadows(queries: Sequence[CountingQuery], mask: np.ndarray, contrib: np.ndarray,
+                   auxiliary: np.ndarray, n_take: int, n_shadow: int, *, sensitive: int | None,
+                   n_values: int, membership: bool, seed: int, stream: tuple,
+                   noise: Noise | None = None) -> SignalShadows:
+    """The :class:`SignalShadows` of one target: ``mask`` picks the signal cells among
+    ``queries``, ``contrib`` (k_t × m) is the target's own row per label, ``sensitive`` the
+    column re-drawn in every shadow dataset (None: records keep their values)."""
+    signal = [q for q, keep in zip(queries, mask, strict=True) if keep]
+    sig, sizes, _ = contribution_classes(signal, auxiliary, redrawn_column=sensitive,
+                                         n_values=n_values)
+    return SignalShadows(sig, sizes, np.ascontiguousarray(contrib[:, mask]), int(n_take),
+                         int(n_shadow), membership, int(seed), tuple(stream), noise)
+
+
 # =========================================================================== models
 
 def make_model(model: str, seed: int):
@@ -340,24 +462,19 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     n_shadow, size = check_shadow_sizes(n_shadow, dataset_size, aux.shape[0], 0)
     rows = [target_candidate_rows(t, dom, sens) for t in targets]
     k = dom.sizes[sens]
-    t0 = time.perf_counter()
-    shadows = ShadowAnswers(queries, aux, dom, sens, n_shadow, size - 1,
-                            randomise_sensitive=True, extra=False, seed=seed,
-                            progress=progress.span(0.0, 0.5), cancel=cancel)
-    t_shadow = time.perf_counter() - t0
     results = []
-    fit = progress.span(0.5, 1.0)
     for i, trows in enumerate(rows):
         cancel.check()
-        t1 = time.perf_counter()
+        span = progress.span(i / len(rows), (i + 1) / len(rows))
+        t0 = time.perf_counter()
         contrib = target_answers(queries, trows)                      # (k, m)
         mask = _feature_mask(features, contrib)
-        g = label_stream(seed, "desia-aia-labels", trows[0], sens)
-        z = g.integers(0, k, size=n_shadow)
-        x = shadows.aux_answers[:, mask] + contrib[z][:, mask]
-        if noise is not None:
-            full = shadows.aux_answers + contrib[z]
-            x = np.asarray(noise(full, rng(seed, "desia-aia-noise", i)))[:, mask]
+        key = [int(v) for j, v in enumerate(trows[0]) if j != sens]
+        plan = signal_shadows(queries, mask, contrib, aux, size - 1, n_shadow,
+                              sensitive=sens, n_values=k, membership=False, seed=seed,
+                              stream=("desia-aia-shadows", *key), noise=noise)
+        x, z = plan.build(cancel, span.span(0.0, 0.5))
+        t1 = time.perf_counter()
         out = train_and_predict(x, z, released[i][mask], k, model=model, seed=seed,
                                 cancel=cancel)
         out.pop("_val_proba")
@@ -365,9 +482,10 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
         out.update({"prediction": int(np.argmax(p)), "labels": dom.labels[sens],
                     "model": model, "features": features, "n_features": int(mask.sum()),
                     "n_queries": len(queries), "n_shadow": n_shadow,
-                    "seconds": {"shadows": t_shadow, "fit": time.perf_counter() - t1}})
+                    "n_classes": int(plan.class_sizes.size),
+                    "seconds": {"shadows": t1 - t0, "fit": time.perf_counter() - t1}})
         results.append(out)
-        fit((i + 1) / len(rows), f"Scored {i + 1:,} of {len(rows):,} targets")
+        span(1.0, f"Scored {i + 1:,} of {len(rows):,} targets")
     return results
 
 
@@ -405,7 +523,7 @@ def fit_and_score(release_queries: Sequence[CountingQuery], released_answers,
 def membership_fit_and_score(release_queries: Sequence[CountingQuery], released_answers,
                              target_record_codes, auxiliary, dataset_size: int, domain, *,
                              n_shadow: int = 20_000, model: str = "logistic",
-                             features: str = "all", randomise_sensitive: bool = False,
+                             features: str = "target", randomise_sensitive: bool = False,
                              sensitive_column=None, noise: Noise | None = None,
                              seed: int = 0, progress: Progress = NO_PROGRESS,
                              cancel: CancelToken = NEVER) -> dict:
@@ -428,7 +546,7 @@ def membership_fit_and_score(release_queries: Sequence[CountingQuery], released_
 def membership_score_many_targets(release_queries: Sequence[CountingQuery], released_answers,
                                   targets_codes, auxiliary, dataset_size: int, domain, *,
                                   n_shadow: int = 20_000, model: str = "logistic",
-                                  features: str = "all", randomise_sensitive: bool = False,
+                                  features: str = "target", randomise_sensitive: bool = False,
                                   sensitive_column=None, noise: Noise | None = None,
                                   seed: int = 0, progress: Progress = NO_PROGRESS,
                                   cancel: CancelToken = NEVER) -> list[dict]:
@@ -447,34 +565,31 @@ def membership_score_many_targets(release_queries: Sequence[CountingQuery], rele
     if randomise_sensitive and sensitive_column is None:
         raise InputError("Re-randomising the sensitive values needs 'sensitive_column'.",
                          key="sensitive_column")
-    sens = dom.index(sensitive_column) if randomise_sensitive else 0
-    t0 = time.perf_counter()
-    shadows = ShadowAnswers(queries, aux, dom, sens, n_shadow, size - 1,
-                            randomise_sensitive=randomise_sensitive, extra=True, seed=seed,
-                            progress=progress.span(0.0, 0.3), cancel=cancel)
-    t_shadow = time.perf_counter() - t0
-    fit = progress.span(0.3, 1.0)
+    sens = dom.index(sensitive_column) if randomise_sensitive else None
     contribs = target_answers(queries, targets)                          # (T, m)
     results = []
     for i, target in enumerate(targets):
         cancel.check()
+        span = progress.span(i / targets.shape[0], (i + 1) / targets.shape[0])
+        t0 = time.perf_counter()
+        contrib = contribs[i][None, :]
+        mask = _feature_mask(features, contrib)
+        plan = signal_shadows(queries, mask, contrib, aux, size - 1, n_shadow,
+                              sensitive=sens, n_values=dom.sizes[sens] if sens is not None
+                              else 1, membership=True, seed=seed,
+                              stream=("desia-mia-shadows", *(int(v) for v in target)),
+                              noise=noise)
+        x, b = plan.build(cancel, span.span(0.0, 0.5))
         t1 = time.perf_counter()
-        contrib = contribs[i]
-        mask = _feature_mask(features, contrib[None, :])
-        b = label_stream(seed, "desia-mia-labels", target, None).integers(0, 2, size=n_shadow)
-        full = shadows.aux_answers + np.where(b[:, None] == 1, contrib[None, :],
-                                              shadows.extra_answers)
-        if noise is not None:
-            full = np.asarray(noise(full, rng(seed, "desia-mia-noise")))
-        out = train_and_predict(full[:, mask], b, released[i][mask], 2, model=model,
-                                seed=seed, cancel=cancel)
+        out = train_and_predict(x, b, released[i][mask], 2, model=model, seed=seed,
+                                cancel=cancel)
         out.pop("_val_proba")
         p = out.pop("probabilities")
         out.update({"probability_member": float(p[1]), "prediction": int(p[1] > 0.5),
                     "model": model, "features": features, "n_features": int(mask.sum()),
                     "n_queries": len(queries), "n_shadow": n_shadow,
-                    "seconds": {"shadows": t_shadow, "fit": time.perf_counter() - t1}})
+                    "n_classes": int(plan.class_sizes.size),
+                    "seconds": {"shadows": t1 - t0, "fit": time.perf_counter() - t1}})
         results.append(out)
-        fit((i + 1) / targets.shape[0], f"Membership classifier {i + 1:,} of "
-                                         f"{targets.shape[0]:,}")
+        span(1.0, f"Membership classifier {i + 1:,} of {targets.shape[0]:,}")
     return results
