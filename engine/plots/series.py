@@ -535,9 +535,11 @@ def count_sweep_guides(result: dict, key: str) -> tuple[Guide, ...]:
     out = [chance_guide(0.5)]
     current = count_sweep_current(result, key)
     if current is not None:
-        symbol = "m/|D|" if key == "fraction" else "ε"
+        # The report's number formats (an ε to 2 decimals, a share to 4 digits), on screen too.
+        words = (f"m/|D| = {current:.4g}" if key == "fraction" else
+                 f"ε = {current:.2f}" if current >= 0.1 else f"ε = {current:.3g}")
         out.append(Guide("current", "Audited setting", current, True, CURRENT_STYLE,
-                         f"audited: {symbol} = {number_words(current)}"))
+                         f"audited: {words}"))
     return tuple(out)
 
 
@@ -826,14 +828,24 @@ def nice_step(raw: float) -> float:
     return 10 * mag
 
 
-def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06
+def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06, intervals: bool = False
                     ) -> tuple[tuple[float, float], tuple[float, float]]:
     """Axis ranges around the drawn points with the limit in view (issue 21: settings sat in
     a blob at the left of a 0–1 axis), rounded out to a 1-2-5 step and padded so edge markers
-    keep room for their labels; rates never leave [0, 1] (ε only ≥ 0)."""
+    keep room for their labels; rates never leave [0, 1] (ε only ≥ 0). With ``intervals``
+    the points' 95 % intervals are in range too, as on the report's axes (the screen opens on
+    the points, which wide intervals would squeeze, and may be zoomed out to these)."""
     pts = series.points()
+    curves = (*series.curves, *([series.baseline] if series.baseline is not None else []))
+
+    def ends(lows, highs) -> list[float]:
+        return [v for v in (*(lows or ()), *(highs or ())) if v is not None]
+
     xs = [p[0] for p in pts] + ([series.limit] if series.limit is not None else [])
     ys = [p[1] for p in pts]
+    if pts and intervals:
+        xs += [v for c in curves for v in ends(c.x_lower, c.x_upper)]
+        ys += [v for c in curves for v in ends(c.lower, c.upper)]
     if not xs:
         return (0.0, 1.0), (0.0, 1.0)
 

@@ -227,8 +227,10 @@ class TradeoffChart(QWidget):
             return
         self.view.show_message(None)
         x_range, y_range = series.tradeoff_ranges(tradeoff)
-        self._draw(0, tradeoff, x_range, legend=True)
-        self.view.set_home(x_range, y_range, x_bounds=x_range, y_bounds=y_range)
+        # Zooming out may reach the whole 95 % intervals (the report's axes hold them).
+        x_bounds, y_bounds = series.tradeoff_ranges(tradeoff, intervals=True)
+        self._draw(0, tradeoff, x_bounds, legend=True)
+        self.view.set_home(x_range, y_range, x_bounds=x_bounds, y_bounds=y_bounds)
         box = self.view.view_box.sceneBoundingRect()
         crowd = series.tradeoff_crowd(tradeoff, x_range, y_range,
                                       width=max(box.width(), 400.0),
