@@ -107,8 +107,8 @@ class RocPlot(QWidget):
         self.legend.clear()
         self.plot_item.setLogMode(x=log, y=log)
         roc = self.roc_series()
-        if roc is None:
-            self._set_home(None)
+        if roc is None:         # empty axes, as a result would open them
+            self._set_home(series.roc_log_floor({}) if log else None)
             return
 
         if roc.region is not None:

@@ -455,3 +455,17 @@ def test_accuracy_against_k_draws_the_same_lines_and_axis(qtbot):
     assert [g.key for g in guides] == ["chance", "current"]
     assert_same_guides(plot.plot_item, plot.legend, drawing, guides,
                        series.observations_log_x(result))
+
+
+def test_empty_log_log_axes_open_where_a_result_would(qtbot):
+    """With no result yet, the log-log ROC opens on the decades a result would use (10⁻⁴ to
+    1), never on a linear 0–1 range read as log10 (an axis of 1 to 10)."""
+    from gui.widgets.roc_plot import RocPlot
+
+    plot = RocPlot()
+    qtbot.addWidget(plot)
+    plot.set_log(True)
+    plot.set_result(None)
+    (x0, x1), (y0, y1) = plot.view._home
+    low = np.log10(series.roc_log_floor({}))
+    assert (x0, x1, y0, y1) == (low, 0.0, low, 0.0)
