@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.headline import banded_attack, tpr_at
 from engine.wording import attack_words
@@ -124,6 +124,7 @@ UNDEFENDED_STYLE = Style((183, 28, 28), None, "star", 1.2)
 RECOMMENDED_STYLE = Style((255, 160, 0), None, "ring", 1.4)
 LIMIT_STYLE = Style((46, 125, 50), (6, 2), None, 1.3)
 LIMIT_FILL: RGBA = (76, 175, 80, 40)
+WHISKER_COLOR: RGB = (158, 158, 158)      # a point's 95 % interval: faint, under the markers
 
 
 def attack_style(index: int) -> Style:
@@ -187,6 +188,14 @@ def number_words(v: float) -> str:
     return f"{v:.3g}"
 
 
+def percent_tick(v: float) -> str:
+    """A tick of a percent axis, on screen and in print alike: 0.5%, 2.5%, 20%."""
+    p = 100.0 * v
+    if abs(p) < 1e-9:
+        return "0%"
+    return f"{p:.3g}%"
+
+
 def worst_case_label(theory: dict) -> str:
     """What ε0 is per and what it is composed over (observations in the mechanism audit, the
     target's epochs in the location audit)."""
@@ -216,14 +225,18 @@ class RocSeries:
     references: tuple[Curve, ...]       # worst case ε0-DP, optimal attacker, Thm 2 bound
     attacks: tuple[Curve, ...]
     banded: str | None = None           # the attack whose band is shown by default
+    floor: float | None = None          # log-log axes: their smallest value; None: linear
 
     def curves(self) -> tuple[Curve, ...]:
         """Every line, in drawing order (the legend lists them in this order)."""
         return (self.diagonal, *self.references, *self.attacks)
 
 
-def roc_series(result: dict) -> RocSeries:
-    """The ROC layers of ``result`` (module docstring)."""
+def roc_series(result: dict, log: bool = False) -> RocSeries:
+    """The ROC layers of ``result`` (module docstring); with ``log``, the points as log-log
+    axes draw them (:func:`log_roc`)."""
+    if log:
+        return log_roc(roc_series(result), roc_log_floor(result))
     theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
     attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
     region = None
@@ -268,6 +281,95 @@ def roc_series(result: dict) -> RocSeries:
         refs.append(Curve("btta_bound", BOUND_LABEL, x, y, BOUND_STYLE))
     diagonal = Curve("diagonal", "Random guess", (0.0, 1.0), (0.0, 1.0), DIAGONAL_STYLE)
     return RocSeries(region, tuple(bands), diagonal, tuple(refs), tuple(curves), banded)
+
+
+# ------------------------------------------------------------------------------ ROC, log-log
+
+LOG_STEP = 1.05         # the largest ratio between neighbouring x of a densified segment
+
+
+def roc_log_floor(result: dict) -> float:
+    """The smallest value of log-log ROC axes: 10⁻⁴, or 1/(number of non-members) if that is
+    smaller, rounded down to a decade — below 1/N no FPR other than 0 can be observed."""
+    lo = 1e-4
+    for a in result.get("attacks") or []:
+        n = _number(a.get("n_negative")) if isinstance(a, dict) else None
+        if n is not None and n > 0:
+            lo = min(lo, 1.0 / n)
+    return 10.0 ** math.floor(math.log10(lo) + 1e-9)
+
+
+def densify_log(x: Sequence[float], y: Sequence[float]
+                ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Vertices joined by straight lines (an ROC: randomised tests, paper 002 §3) sampled
+    along x geometrically, no two neighbours more than :data:`LOG_STEP` apart, so the
+    straight segment keeps its shape where log axes bend it. ``x`` must be > 0."""
+    if len(x) < 2:
+        return tuple(x), tuple(y)
+    out_x, out_y = [x[0]], [y[0]]
+    for a, b, ya, yb in zip(x, x[1:], y, y[1:], strict=False):
+        steps = math.ceil(math.log(b / a) / math.log(LOG_STEP) - 1e-9) if b > a else 1
+        for i in range(1, max(steps, 1)):
+            xi = a * (b / a) ** (i / steps)
+            out_x.append(xi)
+            out_y.append(ya + (xi - a) / (b - a) * (yb - ya))
+        out_x.append(b)
+        out_y.append(yb)
+    return tuple(out_x), tuple(out_y)
+
+
+def measured_on_log(curve: Curve) -> Curve:
+    """A measured ROC on log-log axes: from its first vertex with FPR > 0 (and TPR > 0).
+
+    Below 1/N negatives no FPR but 0 is observed, so the straight line from (0, 0) to that
+    vertex says nothing the data show; on log axes it would bend into a curve diving to the
+    axis corner and make a strong attack look weak at low FPR (Carlini et al. 2022 plot only
+    the measured vertices)."""
+    pts = [(a, b) for a, b in zip(curve.x, curve.y, strict=True) if a > 0 and b > 0]
+    x, y = densify_log([a for a, _ in pts], [b for _, b in pts])
+    return replace(curve, x=x, y=y)
+
+
+def from_floor(x: Sequence[float], y: Sequence[float], floor: float
+               ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """An exact theory curve (vertices joined by straight lines, x increasing) on log axes:
+    its value at the axes' ``floor``, then its vertices above it, densified — theory holds at
+    every FPR, so it is drawn from the axes' edge."""
+    pts = list(zip(x, y, strict=True))
+    below = [p for p in pts if p[0] <= floor]
+    above = [p for p in pts if p[0] > floor]
+    start = []
+    if below and above:
+        (a, ya), (b, yb) = below[-1], above[0]
+        start = [(floor, ya + (floor - a) / (b - a) * (yb - ya))]
+    kept = [p for p in start + above if p[1] > 0]
+    return densify_log([a for a, _ in kept], [b for _, b in kept])
+
+
+def log_roc(roc: RocSeries, floor: float) -> RocSeries:
+    """The ROC layers as log-log axes from ``floor`` to 1 draw them, the same on screen and in
+    the report (issue 19 item 4): measured attacks from their first vertex with FPR > 0
+    (:func:`measured_on_log`); the DP region and the theory curves from the floor
+    (:func:`from_floor`), the region down to the floor; a band where its FPR and upper end
+    are > 0, a lower end of 0 ("these trials cannot rule out TPR 0") drawn at the floor, so
+    the band shows where nothing is known as plainly as where it is tight; the diagonal from
+    (floor, floor)."""
+    region = None
+    if roc.region is not None:
+        rx, ry = from_floor(roc.region.x, roc.region.upper, floor)
+        if len(rx) >= 2:
+            region = replace(roc.region, x=rx, lower=tuple(floor for _ in rx), upper=ry)
+    bands = []
+    for band in roc.bands:
+        kept = [(a, max(lo, floor), hi) for a, lo, hi in zip(band.x, band.lower, band.upper,
+                                                              strict=True) if a > 0 and hi > 0]
+        bands.append(replace(band, x=tuple(p[0] for p in kept), lower=tuple(p[1] for p in kept),
+                             upper=tuple(p[2] for p in kept)))
+    refs = tuple(replace(c, x=fx, y=fy) for c in roc.references
+                 for fx, fy in [from_floor(c.x, c.y, floor)])
+    diagonal = replace(roc.diagonal, x=(floor, 1.0), y=(floor, 1.0))
+    return replace(roc, region=region, bands=tuple(bands), diagonal=diagonal, references=refs,
+                   attacks=tuple(measured_on_log(c) for c in roc.attacks), floor=floor)
 
 
 # ------------------------------------------------------------------------------ what-if sweep
@@ -373,6 +475,82 @@ def count_sweep_series(result: dict, key: str) -> tuple[Curve, ...]:
     return tuple(curves)
 
 
+# ------------------------------------------------------------------------------ guide lines
+
+CHANCE_LABEL = "Random guess"
+CHANCE_STYLE = Style((115, 115, 115), (1, 2), None, 0.9)     # the report's axis grey
+CURRENT_STYLE = Style((0, 0, 0), (3, 2), None, 0.8)
+LOG_SPAN = 20.0         # a swept axis is logarithmic when its values span this factor or more
+LOG_WORDS = ", log scale"       # added to an axis title when, and only when, it is log
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A straight reference line across a chart: ``value`` on the y axis (``vertical``
+    False: the random-guess level) or on the x axis (True: the audited setting), its legend
+    words ``label``, the words written beside it on the plot ``note`` and its style."""
+
+    key: str
+    label: str
+    value: float
+    vertical: bool
+    style: Style
+    note: str = ""
+
+
+def log_axis(values: Sequence) -> bool:
+    """Whether a swept axis is logarithmic, on screen and in print alike: when every value is
+    > 0 and they span :data:`LOG_SPAN` times or more (0.5–1 is linear; 1–100 is not)."""
+    xs = [_number(v) for v in values]
+    xs = [v for v in xs if v is not None]
+    return len(xs) >= 2 and min(xs) > 0 and max(xs) / min(xs) >= LOG_SPAN
+
+
+def chance_guide(level: float = 0.5) -> Guide:
+    return Guide("chance", CHANCE_LABEL, level, False, CHANCE_STYLE)
+
+
+def count_sweep_current(result: dict, key: str) -> float | None:
+    """The audited setting on the count-tables sweep ``key``: the released share m/|D|
+    ("fraction") or the ε per count ("noise", only when noise was added), as the release
+    block records it, else as the configuration asked; None when it has no place on the axis
+    (a release of all counts, no noise)."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    release = theory.get("release") if isinstance(theory.get("release"), dict) else {}
+    config = result.get("config") if isinstance(result.get("config"), dict) else {}
+    for block in (release, config):
+        if key == "fraction":
+            v = _number(block.get("fraction"))
+        else:
+            v = _number(block.get("epsilon")) if block.get("mechanism") not in (None, "none") \
+                else None
+        if v is not None and v > 0:
+            return v
+    return None
+
+
+def count_sweep_guides(result: dict, key: str) -> tuple[Guide, ...]:
+    """The reference lines of the count-tables sweep ``key``: random guessing (AUC 0.5) and
+    the audited setting (:func:`count_sweep_current`)."""
+    out = [chance_guide(0.5)]
+    current = count_sweep_current(result, key)
+    if current is not None:
+        # The report's number formats (an ε to 2 decimals, a share to 4 digits), on screen too.
+        words = (f"m/|D| = {current:.4g}" if key == "fraction" else
+                 f"ε = {current:.2f}" if current >= 0.1 else f"ε = {current:.3g}")
+        out.append(Guide("current", "Audited setting", current, True, CURRENT_STYLE,
+                         f"audited: {words}"))
+    return tuple(out)
+
+
+def count_sweep_log_x(result: dict, key: str) -> bool:
+    """Whether the count-tables sweep ``key`` has a log x axis (:func:`log_axis` of the swept
+    values and the audited setting)."""
+    values = [x for c in count_sweep_series(result, key) for x in c.x]
+    current = count_sweep_current(result, key)
+    return log_axis(values + ([current] if current is not None else []))
+
+
 # ------------------------------------------------------------------------------ accuracy vs k
 
 OPTIMUM_K_LABEL = "Optimal attacker (exact)"
@@ -424,6 +602,38 @@ def observations_series(result: dict) -> tuple[Curve, ...]:
                          attack_style(index), tuple(p[2] for p in pts),
                          tuple(p[3] for p in pts)))
     return tuple(out)
+
+
+AUDITED_TARGET_STYLE = Style((115, 115, 115), (1, 2), None, 0.8)
+
+
+def observations_current(result: dict) -> float | None:
+    """The audited target's number of observations k (None when unknown)."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    target = theory.get("target") if isinstance(theory.get("target"), dict) else {}
+    k = _number(target.get("observations", theory.get("observations")))
+    return k if k is not None and k > 0 else None
+
+
+def observations_guides(result: dict) -> tuple[Guide, ...]:
+    """The reference lines of the accuracy-against-k chart: random guessing (balanced
+    accuracy 0.5) and the audited target's k."""
+    out = [chance_guide(0.5)]
+    k = observations_current(result)
+    if k is not None:
+        out.append(Guide("current", "Audited target", k, True, AUDITED_TARGET_STYLE,
+                         f"audited target: k = {k:g}"))
+    return tuple(out)
+
+
+def observations_log_x(result: dict) -> bool:
+    """Whether the accuracy-against-k chart has a log k axis (:func:`log_axis` of the swept
+    k and the audited target's)."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    sweep = theory.get("sweep") if isinstance(theory.get("sweep"), dict) else {}
+    ks = [v for v in (_number(k) for k in sweep.get("observations") or []) if v and v > 0]
+    k = observations_current(result)
+    return log_axis(ks + ([k] if k is not None else []))
 
 
 def observations_note(curves: Sequence[Curve]) -> str:
@@ -480,6 +690,16 @@ class TradeoffSeries:
     recommended_id: int | None
     limit: float | None                 # the user's limit on this axis, if it is the limit's
     missing: tuple[str, ...] = field(default_factory=tuple)   # rows not drawable on this axis
+
+    @property
+    def x_percent(self) -> bool:
+        """Whether the risk axis reads in percent (a TPR, as the tables write it)."""
+        return self.metric == "tpr"
+
+    @property
+    def y_percent(self) -> bool:
+        """Test accuracy reads in percent, on screen as in the report and the tables."""
+        return True
 
     def points(self) -> list[tuple[float, float]]:
         out = [(x, y) for c in self.curves for x, y in zip(c.x, c.y, strict=True)]
@@ -608,14 +828,24 @@ def nice_step(raw: float) -> float:
     return 10 * mag
 
 
-def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06
+def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06, intervals: bool = False
                     ) -> tuple[tuple[float, float], tuple[float, float]]:
     """Axis ranges around the drawn points with the limit in view (issue 21: settings sat in
     a blob at the left of a 0–1 axis), rounded out to a 1-2-5 step and padded so edge markers
-    keep room for their labels; rates never leave [0, 1] (ε only ≥ 0)."""
+    keep room for their labels; rates never leave [0, 1] (ε only ≥ 0). With ``intervals``
+    the points' 95 % intervals are in range too, as on the report's axes (the screen opens on
+    the points, which wide intervals would squeeze, and may be zoomed out to these)."""
     pts = series.points()
+    curves = (*series.curves, *([series.baseline] if series.baseline is not None else []))
+
+    def ends(lows, highs) -> list[float]:
+        return [v for v in (*(lows or ()), *(highs or ())) if v is not None]
+
     xs = [p[0] for p in pts] + ([series.limit] if series.limit is not None else [])
     ys = [p[1] for p in pts]
+    if pts and intervals:
+        xs += [v for c in curves for v in ends(c.x_lower, c.x_upper)]
+        ys += [v for c in curves for v in ends(c.lower, c.upper)]
     if not xs:
         return (0.0, 1.0), (0.0, 1.0)
 

@@ -820,7 +820,6 @@ class AggregatesSections(AuditSections):
         sweeps = _theory(result).get("sweeps")
         if not isinstance(sweeps, dict) or not sweeps:
             return []
-        rel = _block(result, "release")
         out: list[Flowable] = []
         for key in ("fraction", "noise"):
             sw = sweeps.get(key)
@@ -831,9 +830,6 @@ class AggregatesSections(AuditSections):
                 title = "AUC against the share of counts released (paper 003 Fig. 6)"
                 heading_text = "What if more or fewer counts were released?"
                 x_title = "Counts released per person, m/|D|"
-                current = rel.get("fraction")
-                cur_label = (f"audited: m/|D| = {fmt_num(current)}" if _ok(current)
-                             else "audited setting")
                 words = ("The game replayed with a different number of released counts, all "
                          "else equal. More counts give the attacker more constraints; the "
                          "paper finds every attack gains.")
@@ -841,18 +837,16 @@ class AggregatesSections(AuditSections):
                 title = "AUC against the noise, ε per count (paper 003 Fig. 8)"
                 heading_text = "What if more noise were added?"
                 x_title = "ε per released count (smaller = more noise)"
-                current = rel.get("epsilon") if rel.get("mechanism") not in (None, "none") \
-                    else None
-                cur_label = (f"audited: ε = {fmt_eps(current)}" if _ok(current)
-                             else "audited setting")
                 words = ("The game replayed with Laplace noise of each ε on every count (rounded, "
                          "never below zero), all else equal. Reconstruction attacks that need "
                          "exact counts fall to guessing first (paper 003 §5.6).")
-            # The curves, their words and colours: engine.plots.series, as on screen.
+            # The curves, their words and colours, the random-guess and audited-setting lines
+            # and the axis scale: engine.plots.series, as on screen.
             chart = attack_sweep_chart(sw.get("values") or [], sw.get("attacks") or {}, labels,
-                                       title=title, x_title=x_title, current=current,
-                                       current_label=cur_label,
-                                       curves=series.count_sweep_series(result, key))
+                                       title=title, x_title=x_title,
+                                       curves=series.count_sweep_series(result, key),
+                                       guides=series.count_sweep_guides(result, key),
+                                       log_x=series.count_sweep_log_x(result, key))
             out.append(keep([sub(heading_text), para(words, "small"), chart,
                                      para("Markers: measured AUC with its 95% interval "
                                           "(whiskers; series are shifted sideways slightly so "

@@ -40,7 +40,6 @@ from reportlab.lib.validators import isAnything
 from engine.plots import series
 from engine.report import styles as st
 from engine.report.plotkit import (
-    AXIS_GREY,
     BLACK,
     WIDTH,
     Axis,
@@ -67,7 +66,9 @@ class SeriesDrawing(ChartDrawing):
     """A chart's drawing that keeps the series it drew (``plot_series``), so a test can put it
     beside the screen's."""
 
-    _attrMap = AttrMap(BASE=ChartDrawing, plot_series=AttrMapValue(isAnything))
+    _attrMap = AttrMap(BASE=ChartDrawing, plot_series=AttrMapValue(isAnything),
+                       plot_axes=AttrMapValue(isAnything), plot_guides=AttrMapValue(isAnything),
+                       plot_log_x=AttrMapValue(isAnything))
 
 
 
@@ -97,17 +98,6 @@ BOUND_STYLE = rl_style(series.BOUND_STYLE)     # extra reference lines of roc_ch
 
 # --------------------------------------------------------------------------- the ROC chart
 
-def _roc_lower_limit(result: dict) -> float:
-    """Smallest axis value on log-log axes: 1e-4, or 1/(number of non-members) if that is
-    smaller, rounded down to a decade — below 1/N no FPR other than 0 can be observed."""
-    lo = 1e-4
-    for a in result.get("attacks") or []:
-        n = a.get("n_negative") or 0
-        if n > 0:
-            lo = min(lo, 1.0 / n)
-    return 10.0 ** math.floor(math.log10(lo) + 1e-9)
-
-
 def _xy(block: dict | None, xkey: str = "fpr", ykey: str = "tpr") -> tuple[np.ndarray, ...]:
     x, y = series.finite_points(block, xkey, ykey)
     return np.asarray(x, float), np.asarray(y, float)
@@ -135,7 +125,9 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     each keeps the colour and style it has on screen, where every attack is drawn.
     """
     st.register_fonts()
-    roc = series.roc_series(result)
+    # On log axes, the points the screen draws too (engine.plots.series.log_roc): measured
+    # attacks from their first vertex with FPR > 0, theory from the axes' floor.
+    roc = series.roc_series(result, log=log_scale)
     if only is not None:
         keep = {f"attack:{name}" for name in only}
         roc = dataclasses.replace(roc, attacks=tuple(c for c in roc.attacks if c.key in keep),
@@ -143,19 +135,21 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     d = SeriesDrawing(WIDTH, ROC_HEIGHT)
     d.plot_series = roc          # what was drawn (tests compare it with the screen's)
     plot_w = plot_h = ROC_HEIGHT - 56
-    lo = _roc_lower_limit(result) if log_scale else 0.0
+    lo = roc.floor if log_scale else 0.0
     xa = Axis(lo, 1.0, 48.0, plot_w, log_scale)
     ya = Axis(lo, 1.0, 38.0, plot_h, log_scale)
+    d.plot_axes = (xa, ya)
     p = Plot(d, xa, ya)
     p.grid_under(percent=True)
     entries: list[LegendEntry] = []
 
     if roc.region is not None:
         rx, ry = np.asarray(roc.region.x), np.asarray(roc.region.upper)
-        # Close the area along the x axis; on log axes the bottom edge is clipped away.
+        rlo = np.asarray(roc.region.lower)
+        # Between the upper edge and the lower one (0, or the log axes' floor).
         fill = rl_color(roc.region.fill)
-        p.area(np.r_[rx, rx[-1], rx[0]], np.r_[ry, 0.0, 0.0], fill)
-        p.curve(rx, ry, (rl_color(roc.region.fill[:3]), None, None), 0.6)
+        p.area(np.r_[rx, rx[::-1]], np.r_[ry, rlo[::-1]], fill)
+        p.curve(rx, ry, (rl_color(roc.region.fill[:3]), None, None), 0.6, dense=log_scale)
         entries.append(LegendEntry(roc.region.label, fill=fill))
 
     # The band of the strongest attack only, as on screen: five overlapping bands on log axes
@@ -169,23 +163,26 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
         entries.append(LegendEntry(band.label, fill=fill))
 
     diagonal = roc.diagonal
-    ends = np.array([lo, 1.0]) if log_scale else np.asarray(diagonal.x)
-    p.curve(ends, ends, rl_style(diagonal.style), diagonal.style.width)
+    p.curve(np.asarray(diagonal.x), np.asarray(diagonal.y), rl_style(diagonal.style),
+            diagonal.style.width, dense=log_scale)
     lines = [(c, rl_style(c.style)) for c in roc.references]
     for extra in extra_lines:
         x, y = series.finite_points(extra[1])
+        if log_scale:           # a theory curve: from the axes' floor, as the others
+            x, y = series.from_floor(x, y, lo)
         curve = series.Curve(f"extra:{extra[0]}", str(extra[0]), x, y, series.BOUND_STYLE)
         given = extra[2] if len(extra) > 2 and extra[2] else None   # a reportlab style
         lines.append((curve, given or rl_style(curve.style)))
     for curve, style in lines:
         if len(curve.x) >= 2:
-            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width)
+            p.curve(np.asarray(curve.x), np.asarray(curve.y), style, curve.style.width,
+                    dense=log_scale)
             entries.append(LegendEntry(curve.label, style))
 
     for i, curve in enumerate(roc.attacks):
         style = rl_style(curve.style)
         ax_, ay_ = np.asarray(curve.x), np.asarray(curve.y)
-        p.curve(ax_, ay_, style, curve.style.width)
+        p.curve(ax_, ay_, style, curve.style.width, dense=log_scale)
         p.markers(ax_, ay_, style, i, len(roc.attacks))
         entries.append(LegendEntry(f"{curve.label} (measured)", style))
     entries.append(LegendEntry(diagonal.label, rl_style(diagonal.style)))
@@ -299,10 +296,14 @@ def observations_chart(result: dict) -> Drawing:
                      for v in sweep.get("observations") or []], float)
     finite = ks[np.isfinite(ks) & (ks > 0)]
     plot_w, plot_h = 290.0, OBS_HEIGHT - 62
-    current = (theory.get("target") or {}).get("observations", theory.get("observations"))
-    span = list(finite) + ([float(current)] if isinstance(current, (int, float)) and
-                           current > 0 else [])
-    log_x = len(span) >= 2 and max(span) / min(span) >= 20
+    # The random-guess level, the audited target and the axis scale: engine.plots.series,
+    # which the screen draws too.
+    guides = series.observations_guides(result)
+    d.plot_guides = guides
+    current = next((g.value for g in guides if g.vertical), None)
+    span = list(finite) + ([current] if current is not None else [])
+    log_x = series.observations_log_x(result)
+    d.plot_log_x = log_x
     if log_x:
         # Lower end on a decade (k ≥ 1 starts at 1); upper end just past the largest k, so a
         # k of 117 does not leave most of a decade up to 1000 empty.
@@ -315,11 +316,17 @@ def observations_chart(result: dict) -> Drawing:
         c = span[0] if span else 1.0
         xa = Axis(max(0.0, c - 1), c + 1, 48.0, plot_w, False)
     ya = Axis(0.5, 1.0, 40.0, plot_h, False)
+    d.plot_axes = (xa, ya)
     p = Plot(d, xa, ya)
     p.grid_under(percent=False)
     x0, y0, x1, y1 = p.rect
     entries: list[LegendEntry] = []
     drawn = 0
+    for guide in guides:            # balanced accuracy 0.5: the axis' floor, drawn over it
+        if not guide.vertical:
+            cy = float(ya(guide.value))
+            d.add(polyline([x0, cy, x1, cy], rl_style(guide.style), guide.style.width))
+            entries.append(LegendEntry(guide.label, rl_style(guide.style)))
 
     curves = series.observations_series(result)
     d.plot_series = curves
@@ -367,22 +374,24 @@ def observations_chart(result: dict) -> Drawing:
             drawn += 1
         entries.append(LegendEntry(f"{curve.label} (measured, 95% interval)", style))
 
-    if isinstance(current, (int, float)) and current > 0:
+    target = next((g for g in guides if g.vertical), None)
+    if target is not None:
         cx = float(xa(current))
         if x0 <= cx <= x1:
-            d.add(Line(cx, y0, cx, y1, strokeColor=AXIS_GREY, strokeWidth=0.8,
-                       strokeDashArray=(1, 2)))
-            lab = f"audited target: k = {st.fmt_num(current)}"
+            style = rl_style(target.style)
+            d.add(Line(cx, y0, cx, y1, strokeColor=style[0], strokeWidth=target.style.width,
+                       strokeDashArray=style[1]))
+            lab = target.note
             anchor = "end" if cx > (x0 + x1) / 2 else "start"
             tx = cx - 3 if anchor == "end" else cx + 3
             w = text_width(lab, 7)
             d.add(Rect(tx - w - 1 if anchor == "end" else tx - 1, y0 + 3, w + 2, 9,
                        fillColor=colors.white, strokeColor=None))
             d.add(text(tx, y0 + 5, lab, 7, anchor))
-            entries.append(LegendEntry("Audited target", (AXIS_GREY, (1, 2), None)))
+            entries.append(LegendEntry(target.label, style))
     if not drawn:
         p.message("no sweep data")
-    p.frame("Target's observations k (after clipping)" + (", log scale" if log_x else ""),
+    p.frame("Target's observations k (after clipping)" + (series.LOG_WORDS if log_x else ""),
             "Balanced accuracy", percent=False, grid=False)
     d.add(text(xa.start, OBS_HEIGHT - 8, "Balanced accuracy of each swept target", 9,
                bold=True))
@@ -394,7 +403,7 @@ def observations_chart(result: dict) -> Drawing:
 # --------------------------------------------------------------------------- measured sweeps
 
 MEASURED_SWEEP_HEIGHT = 250.0
-CHANCE_STYLE = (AXIS_GREY, (1, 2), None)
+CHANCE_STYLE = rl_style(series.CHANCE_STYLE)
 
 
 def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict]],
@@ -404,6 +413,8 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
                        current_label: str = "audited setting",
                        styles: dict[str, int] | None = None,
                        curves: Sequence[series.Curve] | None = None,
+                       guides: Sequence[series.Guide] | None = None,
+                       log_x: bool | None = None,
                        height: float = MEASURED_SWEEP_HEIGHT) -> Drawing:
     """A measured metric of several attacks against one swept setting (paper 003 Fig. 6, 8).
 
@@ -414,22 +425,37 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
     attack to its style index, to match the ROC chart). Each curve is drawn as markers with
     interval whiskers (shifted sideways per series so whiskers never overlap) joined by its
     dash pattern. ``chance`` draws the random-guess level, ``current`` marks the audited
-    setting with a dotted vertical line. The x axis is logarithmic when the values span 20×
-    or more.
+    setting with a dotted vertical line. ``guides`` (engine.plots.series reference lines, the
+    ones the screen draws) replace ``chance`` and ``current``. The x axis is logarithmic when
+    ``log_x`` says so, or without it when the values span 20× or more
+    (:func:`engine.plots.series.log_axis`).
     """
     st.register_fonts()
+    if guides is None:
+        guides = (() if chance is None else (series.chance_guide(chance),)) + (
+            (series.Guide("current", "Audited setting", float(current), True,
+                          series.CURRENT_STYLE, current_label),)
+            if isinstance(current, (int, float)) and math.isfinite(current) else ())
+    guides = tuple(guides)
+    chance_guide = next((g for g in guides if not g.vertical), None)
+    current_guide = next((g for g in guides if g.vertical), None)
+    chance = chance_guide.value if chance_guide is not None else None
+    current = current_guide.value if current_guide is not None else None
     if curves is None:
         curves = series.measured_sweep_series(values, attacks, labels, styles, metric=metric,
                                               ci_key=ci_key)
     d = SeriesDrawing(WIDTH, height)
     d.plot_series = tuple(curves)        # what was drawn (tests compare it with the screen's)
+    d.plot_guides = guides
     xs = np.asarray([v if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
                      for v in values or []], float)
     finite = list(xs[np.isfinite(xs)]) + [x for c in curves for x in c.x]
     span = finite + ([float(current)] if isinstance(current, (int, float))
                      and math.isfinite(current) else [])
-    positive = [v for v in span if v > 0]
-    log_x = len(positive) == len(span) >= 2 and max(span) / min(span) >= 20
+    if log_x is None:
+        log_x = series.log_axis(span)
+    log_x = bool(log_x and span and min(span) > 0)     # a log axis needs values > 0
+    d.plot_log_x = log_x
     plot_w, plot_h = 290.0, height - 62
     if log_x:   # a little room either side, so edge markers and whiskers stay readable
         xa = Axis(min(span) / 1.3, max(span) * 1.3, 48.0, plot_w, True)
@@ -447,14 +473,16 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         lows += [v for v in (*c.y, *(c.lower or ())) if v is not None]
     y_lo = max(0.0, math.floor(min(lows) * 10 - 1e-9) / 10)
     ya = Axis(y_lo, 1.0, 40.0, plot_h, False)
+    d.plot_axes = (xa, ya)
     p = Plot(d, xa, ya)
     p.grid_under(percent=False)
     x0, y0, x1, y1 = p.rect
     entries: list[LegendEntry] = []
 
-    if chance is not None and y_lo <= chance <= 1.0:
+    if chance_guide is not None and y_lo <= chance <= 1.0:
         cy = float(ya(chance))
-        d.add(polyline([x0, cy, x1, cy], CHANCE_STYLE, 0.9))
+        d.add(polyline([x0, cy, x1, cy], rl_style(chance_guide.style),
+                       chance_guide.style.width))
 
     drawn = 0
     for slot, curve in enumerate(curves):
@@ -485,25 +513,26 @@ def attack_sweep_chart(values: Sequence[float], attacks: dict[str, Sequence[dict
         if pts and curve.key.startswith("attack:"):
             drawn += 1
         entries.append(LegendEntry(curve.label, style))
-    if chance is not None:
-        entries.append(LegendEntry("Random guess", CHANCE_STYLE))
+    if chance_guide is not None:
+        entries.append(LegendEntry(chance_guide.label, rl_style(chance_guide.style)))
 
-    if isinstance(current, (int, float)) and math.isfinite(current):
+    if current_guide is not None:
         cx = float(xa(current))
         if x0 <= cx <= x1:
-            d.add(Line(cx, y0, cx, y1, strokeColor=BLACK, strokeWidth=0.8,
-                       strokeDashArray=(3, 2)))
-            lab = current_label
+            style = rl_style(current_guide.style)
+            d.add(Line(cx, y0, cx, y1, strokeColor=style[0],
+                       strokeWidth=current_guide.style.width, strokeDashArray=style[1]))
+            lab = current_guide.note or "audited setting"
             anchor = "end" if cx > (x0 + x1) / 2 else "start"
             tx = cx - 3 if anchor == "end" else cx + 3
             w = text_width(lab, 7)
             d.add(Rect(tx - w - 1 if anchor == "end" else tx - 1, y1 - 12, w + 2, 9,
                        fillColor=colors.white, strokeColor=None))
             d.add(text(tx, y1 - 10, lab, 7, anchor))
-            entries.append(LegendEntry("Audited setting", (BLACK, (3, 2), None)))
+            entries.append(LegendEntry(current_guide.label, style))
     if not drawn:
         p.message("no sweep data")
-    p.frame(x_title + (", log scale" if log_x else ""), y_title, percent=False, grid=False)
+    p.frame(x_title + (series.LOG_WORDS if log_x else ""), y_title, percent=False, grid=False)
     d.add(text(xa.start, height - 8, title, 9, bold=True))
     lx = x1 + 14
     legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
@@ -728,6 +757,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
     y_lo, y_hi = y_range if y_range else (y_lo, y_hi)
     xa = Axis(x_lo, x_hi, 48.0, plot_w, False)
     ya = Axis(y_lo, y_hi, 40.0, plot_h, False)
+    d.plot_axes = (xa, ya)
     p = Plot(d, xa, ya)
     p.grid_under(percent=x_percent)
     x0, y0, x1, y1 = p.rect
@@ -776,7 +806,7 @@ def tradeoff_chart(curves: Sequence[TradeoffCurve], baseline: TradeoffPoint | No
                         d.add(Line(px - 1.6, yy, px + 1.6, yy, strokeColor=color,
                                    strokeWidth=0.45))
 
-    faint = colors.Color(0.62, 0.62, 0.62)
+    faint = rl_color(series.WHISKER_COLOR)          # as the screen's error bars
     drawn = []             # (point, style) in drawing order
     for c in curves:
         style = rl_style(c.style) if isinstance(c.style, series.Style) else \

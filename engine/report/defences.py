@@ -182,7 +182,7 @@ def defences_chart(block: dict):
     cap = None if metric == "epsilon" else 1.0
     args = dict(x_floor=floor, x_cap=cap, limit=tradeoff.limit)
     crowd = tradeoff_crowd(curves, baseline, **args)
-    common = dict(x_title=x_title, x_percent=metric == "tpr",
+    common = dict(x_title=x_title, x_percent=tradeoff.x_percent,
                   limit_label=str(_limit(block).get("text") or ""),
                   baseline_label=tradeoff.baseline.label if tradeoff.baseline else "", **args)
     drawing = tradeoff_chart(

@@ -24,6 +24,7 @@ from reportlab.lib.attrmap import AttrMap, AttrMapValue
 from reportlab.lib.validators import isAnything, isString
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
+from engine.plots.series import percent_tick
 from engine.plots.series import place_labels as place_free
 from engine.report import styles as st
 
@@ -98,9 +99,8 @@ def nice_step(raw: float) -> float:
 
 
 def tick_label(v: float, percent: bool) -> str:
-    if percent:
-        p = 100.0 * v
-        return f"{p:.0f}%" if p >= 1 else f"{p:.2g}%"
+    if percent:         # as the screen's percent axes write it (engine.plots.series)
+        return percent_tick(v)
     if v == 0:
         return "0"
     if abs(v) >= 1 and abs(v - round(v)) < 1e-9:
@@ -366,10 +366,14 @@ class Plot:
         return (self.x.start, self.y.start, self.x.start + self.x.length,
                 self.y.start + self.y.length)
 
-    def curve(self, xs, ys, style, width: float = 1.2) -> list[list[float]]:
+    def curve(self, xs, ys, style, width: float = 1.2, dense: bool = False
+              ) -> list[list[float]]:
+        """A polyline through the points; on log axes its straight segments are sampled first
+        (:func:`densify`) unless ``dense`` says the points are already as the screen draws
+        them (engine.plots.series.log_roc)."""
         if len(xs) < 2:
             return []
-        if self.x.log or self.y.log:
+        if (self.x.log or self.y.log) and not dense:
             xs, ys = densify(np.asarray(xs, float), np.asarray(ys, float))
         pieces = clip_polyline(self.x(xs), self.y(ys), self.rect)
         for p in pieces:

@@ -279,9 +279,9 @@ class MembershipView(QWidget):
 SWEEP_TITLES = {"fraction": "AUC against the share of counts released (paper 003 Fig. 6)",
                 "noise": "AUC against the noise: Laplace ε per count (paper 003 Fig. 8)"}
 SWEEP_TEXTS = {
-    "fraction": ("Share of the queries released m/|D| (log scale)",
+    "fraction": ("Share of the queries released m/|D|",
                  "More released counts help every attack (paper 003 Fig. 6)."),
-    "noise": ("ε per count (log scale; smaller = more noise)",
+    "noise": ("ε per count (smaller = more noise)",
               "Noise pushes the attacks towards guessing (paper 003 Fig. 8); reconstruction "
               "attacks fall first."),
 }
@@ -323,7 +323,6 @@ class SweepsView(QWidget):
 
     def set_result(self, result: dict | None) -> bool:
         sweeps = _theory(result).get("sweeps") or {}
-        config = (result or {}).get("config") or {}
         shown = False
         for key, plot in self.plots.items():
             sweep = sweeps.get(key)
@@ -333,16 +332,16 @@ class SweepsView(QWidget):
                 continue
             shown = True
             axis, text = SWEEP_TEXTS[key]
-            current = config.get("fraction") if key == "fraction" else (
-                config.get("epsilon") if config.get("mechanism", "none") != "none" else None)
             values, curves = sweep_curves(result, key)
-            if is_number(current) and current > 0:
+            # The random-guess line, the audited setting and the axis scale: engine.plots
+            # .series, as in the report.
+            guides = series.count_sweep_guides(result, key)
+            if any(g.key == "current" for g in guides):
                 # Only when the line is drawn: a release of all counts (fraction 0) has no
                 # place on this axis, and the caption promised a line that was not there.
                 text += " The dashed line marks the release audited."
-            plot.show_curves(values, curves, axis_label=axis,
-                             current=current or None,
-                             current_symbol="m/|D|" if key == "fraction" else "ε",
+            plot.show_curves(values, curves, axis_label=axis, guides=guides,
+                             log_x=series.count_sweep_log_x(result, key),
                              y_label="AUC (0.5 = guessing)", text=text)
         self.summary_label.setText(
             "" if shown else ("—" if result is None else

@@ -11,6 +11,7 @@ retrains the setting.
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
@@ -84,6 +85,37 @@ def point_text(row: dict, block: dict) -> str:
         lines.append(f"DP-SGD: accountant ε = {number(dp.get('accountant_epsilon'))}, attacks "
                      f"certify ε ≥ {number(dp.get('empirical_epsilon_lower_bound'))}")
     return "\n".join(lines)
+
+
+WHISKER_COLOR = QColor(*series.WHISKER_COLOR)
+
+
+def interval_bars(curve: series.Curve) -> list[pg.ErrorBarItem]:
+    """A curve's 95 % intervals as error bars, as the report's whiskers: test accuracy up
+    and down, the risk left and right, each where the series knows it. Each bar item keeps
+    its curve's key and its direction (``along``: "y" or "x") for the tests."""
+    out = []
+    for along, lows, highs in (("y", curve.lower, curve.upper),
+                               ("x", curve.x_lower, curve.x_upper)):
+        if not lows or not highs:
+            continue
+        pts = [(x, y, lo, hi) for x, y, lo, hi in zip(curve.x, curve.y, lows, highs, strict=True)
+               if lo is not None and hi is not None]
+        if not pts:
+            continue
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        centre = ys if along == "y" else xs
+        low = [c - p[2] for c, p in zip(centre, pts, strict=True)]
+        high = [p[3] - c for c, p in zip(centre, pts, strict=True)]
+        ends = {"top": high, "bottom": low} if along == "y" else {"right": high, "left": low}
+        bars = pg.ErrorBarItem(x=np.asarray(xs), y=np.asarray(ys), beam=0.0,
+                               pen=pg.mkPen(WHISKER_COLOR, width=1),
+                               **{k: np.asarray(v) for k, v in ends.items()})
+        bars.series_key = curve.key
+        bars.along = along
+        bars.setZValue(-5)          # under the markers, as in the report
+        out.append(bars)
+    return out
 
 
 SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d", "cross": "x",
@@ -185,14 +217,20 @@ class TradeoffChart(QWidget):
             view.plot_item.setLabel("bottom", dict(X_CHOICES)[metric]
                                     + (f" ({fpr_label(fpr)} FPR)" if metric == "tpr" and fpr
                                        else "") + " — strongest attack")
+            # Percent where the series says so (test accuracy; a TPR), as the report and the
+            # table write them: the axis read 0.005–0.025 beside a table in percent.
+            view.plot_item.getAxis("left").set_percent(tradeoff.y_percent)
+            view.plot_item.getAxis("bottom").set_percent(tradeoff.x_percent)
         if not tradeoff.points():
             self.view.show_message("No setting could be measured on this axis; choose another "
                                    "measure above.")
             return
         self.view.show_message(None)
         x_range, y_range = series.tradeoff_ranges(tradeoff)
-        self._draw(0, tradeoff, x_range, legend=True)
-        self.view.set_home(x_range, y_range, x_bounds=x_range, y_bounds=y_range)
+        # Zooming out may reach the whole 95 % intervals (the report's axes hold them).
+        x_bounds, y_bounds = series.tradeoff_ranges(tradeoff, intervals=True)
+        self._draw(0, tradeoff, x_bounds, legend=True)
+        self.view.set_home(x_range, y_range, x_bounds=x_bounds, y_bounds=y_bounds)
         box = self.view.view_box.sceneBoundingRect()
         crowd = series.tradeoff_crowd(tradeoff, x_range, y_range,
                                       width=max(box.width(), 400.0),
@@ -229,6 +267,9 @@ class TradeoffChart(QWidget):
                                               "color": QColor(*series.LIMIT_STYLE.color),
                                               "fill": (255, 255, 255, 210)})
             plot.addItem(line)
+        for curve in (*tradeoff.curves, *([tradeoff.baseline] if tradeoff.baseline else [])):
+            for bars in interval_bars(curve):
+                plot.addItem(bars)
         for curve in tradeoff.curves:
             color = QColor(*curve.style.color)
             item = pg.PlotDataItem(list(curve.x), list(curve.y), pen=style_pen(curve.style),

@@ -28,6 +28,7 @@ from gui.formatting import is_number, number, pct
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
 from gui.widgets.roc_plot import style_pen
+from gui.widgets.sweep_plot import guide_line
 
 # The report's markers (engine.plots.series) in pyqtgraph's names.
 SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d", "cross": "x",
@@ -68,7 +69,6 @@ class ObservationsPlot(QWidget):
         self.plot_widget = self.view.plot_widget
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_item.setLabel("bottom", "Places and hours the person is seen in (log scale)")
         self.plot_item.setLabel("left", "Attacker's accuracy")
         # Accuracy grows with k, so the lower right corner is free for the legend.
         self.legend = self.view.add_legend()
@@ -96,10 +96,19 @@ class ObservationsPlot(QWidget):
                                  "Attacks & run step, or choose the Standard depth).")
             return
         self.view.setVisible(True)
-        self.plot_item.setLogMode(x=True, y=False)
+        # The axis scale, the random-guess level and the audited target: engine.plots.series,
+        # as in the report (the axis says "log scale" only when it is).
+        log_x = series.observations_log_x(result or {})
+        guides = series.observations_guides(result or {})
+        self.plot_item.setLogMode(x=log_x, y=False)
+        self.plot_item.setLabel("bottom", "Places and hours the person is seen in"
+                                + (series.LOG_WORDS if log_x else ""))
         keep = ks > 0
-        logk = np.log10(ks[keep])
-        span = float(logk.max() - logk.min()) if keep.sum() > 1 else 1.0
+        marks = [g.value for g in guides if g.vertical]
+        # Positions in view coordinates: log10 k on a log axis.
+        view_x = np.log10 if log_x else np.asarray
+        logk = view_x(np.r_[ks[keep], marks])
+        span = float(logk.max() - logk.min()) if logk.size > 1 else 1.0
         curves = series.observations_series(result or {})
         measured = [c for c in curves if c.key.startswith("attack:")]
         lowest = 0.5
@@ -114,9 +123,9 @@ class ObservationsPlot(QWidget):
             color = QColor(*curve.style.color)
             # Small sideways offsets keep the error bars of different attacks apart.
             shift = (i - (len(measured) - 1) / 2) * 0.008 * max(span, 0.5)
-            x = np.log10(np.asarray(curve.x)) + shift
+            x = view_x(np.asarray(curve.x, dtype=float)) + shift
             acc = np.asarray(curve.y)
-            item = pg.PlotDataItem(10 ** x, acc, name=curve.label, pen=style_pen(curve.style),
+            item = pg.PlotDataItem(10 ** x if log_x else x, acc, name=curve.label, pen=style_pen(curve.style),
                                    symbol=SYMBOLS.get(curve.style.marker, "o"), symbolSize=7,
                                    symbolBrush=color, symbolPen=color)
             item.series_key = curve.key
@@ -126,12 +135,14 @@ class ObservationsPlot(QWidget):
             bars = np.isfinite(lo) & np.isfinite(hi) if lo.size == acc.size else \
                 np.zeros(acc.size, bool)
             if bars.any():
-                # Error bars are drawn in view coordinates (log10 k), as the axis is logarithmic.
                 self.plot_item.addItem(pg.ErrorBarItem(
                     x=x[bars], y=acc[bars], top=hi[bars] - acc[bars],
                     bottom=acc[bars] - lo[bars], beam=0.015 * max(span, 0.5),
                     pen=pg.mkPen(color, width=1.2)))
                 lowest = min(lowest, float(np.nanmin(lo[bars])))
+        for guide in guides:
+            self.plot_item.addItem(guide_line(guide, log_x))
+            self.legend.addItem(pg.PlotDataItem(pen=style_pen(guide.style)), guide.label)
         x0, x1 = float(logk.min()), float(logk.max())
         if x1 <= x0:
             x0, x1 = x0 - 0.5, x1 + 0.5

@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.plots.series import percent_tick
+
 ZOOM_HINT = "Ctrl + wheel zooms, drag pans"
 PADDING = 0.02
 
@@ -74,6 +76,19 @@ class ReadableAxis(pg.AxisItem):
         super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)
         self._labelled: list[float] = []     # pixel positions labelled so far in this drawing
+        self.percent = False        # rates written in percent, as the report writes them
+
+    def set_percent(self, on: bool) -> None:
+        """Write this linear axis' rates in percent (0.025 → 2.5%), as the report's axis and
+        the tables do (engine.plots.series.percent_tick)."""
+        self.percent = on
+        self.picture = None
+        self.update()
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        if self.percent and not self.logMode:
+            return [percent_tick(v * scale) for v in values]
+        return super().tickStrings(values, scale, spacing)
 
     def start_labels(self) -> None:
         """Forget the labels of the last drawing (pyqtgraph asks for each tick level's labels

@@ -7,6 +7,7 @@ their own (measured) sweeps through :meth:`SweepPlot.show_curves`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,10 +45,34 @@ def padded_log_range(values: np.ndarray) -> tuple[float, float]:
     return (lo - 0.5, hi + 0.5) if hi <= lo else (lo, hi)
 
 
+def padded_range(values: np.ndarray) -> tuple[float, float]:
+    """Range of the swept values on a linear axis, 6 % room either side (as the report's)."""
+    lo, hi = float(values.min()), float(values.max())
+    if hi <= lo:
+        return lo - 0.5 * abs(lo or 1.0), hi + 0.5 * abs(hi or 1.0)
+    pad = 0.06 * (hi - lo)
+    return lo - pad, hi + pad
+
+
 PARAMETER_AXIS = {
-    "epsilon": "ε per observation (log scale)",
-    "observations": "observations per person k (log scale)",
+    "epsilon": "ε per observation",
+    "observations": "observations per person k",
 }
+LOG_WORDS = series.LOG_WORDS
+
+
+def guide_line(guide: series.Guide, log_x: bool) -> pg.InfiniteLine:
+    """A series' reference line (engine.plots.series.Guide) as the report draws it: the
+    random-guess level across the plot, the audited setting up it with its words beside it.
+    A vertical line's position is in view coordinates (log10 x on a log axis)."""
+    pos = math.log10(guide.value) if guide.vertical and log_x else guide.value
+    opts = ({"label": guide.note, "labelOpts": {"position": 0.92, "color": (40, 40, 40),
+                                                "fill": (255, 255, 255, 200)}}
+            if guide.note else {})
+    line = pg.InfiniteLine(pos=pos, angle=90 if guide.vertical else 0, movable=False,
+                           pen=style_pen(guide.style), **opts)
+    line.guide = guide
+    return line
 
 
 def inverse_sentence(inverse: dict | None) -> str:
@@ -118,9 +143,13 @@ class SweepPlot(QWidget):
 
     def show_curves(self, values, curves: Sequence[SweepCurve], *, axis_label: str,
                     current=None, current_symbol: str = "", y_label: str | None = None,
-                    text: str = "") -> None:
-        """Draw ``curves`` against the swept ``values`` on a log x axis, rates in [0, 1]; a
-        dashed line marks the ``current`` setting; ``text`` goes under the plot.
+                    text: str = "", guides: Sequence[series.Guide] | None = None,
+                    log_x: bool = True) -> None:
+        """Draw ``curves`` against the swept ``values``, rates in [0, 1]; a dashed line marks
+        the ``current`` setting; ``text`` goes under the plot. ``guides`` (engine.plots.series
+        reference lines, as the report draws them) replace ``current``; ``log_x`` is the
+        series' choice of axis (the mechanism's theory sweep is always log), and the axis
+        title says "log scale" only when it is.
 
         Any audit's sweep (theory curves or measured points with intervals) draws through
         this, so all sweeps look and zoom alike.
@@ -131,12 +160,13 @@ class SweepPlot(QWidget):
         values = np.array([np.nan if not is_number(v) else v for v in values], dtype=float)
         order = np.argsort(values, kind="stable")       # lines run left to right
         values = values[order]
-        self.plot_item.setLogMode(x=True, y=False)
-        self.plot_item.setLabel("bottom", axis_label)
+        self.plot_item.setLogMode(x=log_x, y=False)
+        self.plot_item.setLabel("bottom", axis_label + (LOG_WORDS if log_x else ""))
         if y_label is not None:
             self.plot_item.setLabel("left", y_label)
-        positive = values > 0
-        logx = np.log10(np.where(positive, values, 1.0))
+        positive = values > 0 if log_x else np.isfinite(values)
+        # Error bars and lines are placed in view coordinates: log10 x on a log axis.
+        logx = np.log10(np.where(values > 0, values, 1.0)) if log_x else values
         for curve in curves:
             y = np.array([np.nan if not is_number(v) else v for v in curve.values],
                          dtype=float)
@@ -156,11 +186,17 @@ class SweepPlot(QWidget):
                 hi = np.array([np.nan if not is_number(c[1]) else c[1] for c in ci])
                 bars = keep & np.isfinite(lo) & np.isfinite(hi)
                 if bars.any():
-                    # Error bars are drawn in view coordinates (log10 x), as the axis is log.
                     self.plot_item.addItem(pg.ErrorBarItem(
                         x=logx[bars], y=y[bars], top=hi[bars] - y[bars],
                         bottom=y[bars] - lo[bars], beam=0.02, pen=pg.mkPen(curve.color)))
-        if is_number(current) and current > 0:
+        if guides is not None:
+            for guide in guides:
+                if guide.vertical and log_x and not guide.value > 0:
+                    continue
+                self.plot_item.addItem(guide_line(guide, log_x))
+                # The legend lists it in the series' words, as the report's does.
+                self.legend.addItem(pg.PlotDataItem(pen=style_pen(guide.style)), guide.label)
+        elif is_number(current) and current > 0:
             line = pg.InfiniteLine(pos=np.log10(current), angle=90,
                                    pen=pg.mkPen(QColor(60, 60, 60), width=1.5,
                                                 style=Qt.PenStyle.DashLine),
@@ -169,6 +205,11 @@ class SweepPlot(QWidget):
                                    labelOpts={"position": 0.08, "color": (40, 40, 40),
                                               "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(line)
-        # Success rates live in [0, 1]; the swept values span the x axis (log10 units).
-        if positive.any():
-            self.view.set_home(padded_log_range(values[positive]), (0.0, 1.0))
+        # Success rates live in [0, 1]; the swept values span the x axis (log10 units on a log
+        # axis), the audited setting in view too.
+        shown = values[positive]
+        marks = [g.value for g in guides or () if g.vertical and (g.value > 0 or not log_x)]
+        if shown.size or marks:
+            span = np.r_[shown, marks]
+            self.view.set_home(padded_log_range(span) if log_x else padded_range(span),
+                               (0.0, 1.0))

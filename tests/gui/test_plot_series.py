@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import pyqtgraph as pg
 import pytest
-from reportlab.graphics.shapes import Circle, Drawing, Polygon, PolyLine, Rect, String
+from reportlab.graphics.shapes import Circle, Drawing, Line, Polygon, PolyLine, Rect, String
 
 from engine.plots import series
 from engine.report.charts import observations_chart, rl_color, roc_chart, sweep_chart
@@ -205,7 +207,7 @@ def count_table_result() -> dict:
     sweeps = result["theory"]["sweeps"]
     fraction = sweeps["fraction"]
     rows = fraction["attacks"]["data_only"]
-    sweeps["noise"] = {"parameter": "noise", "values": [0.5, 2.0, 8.0],
+    sweeps["noise"] = {"parameter": "noise", "values": [0.1, 1.0, 10.0],
                        "queries": fraction["queries"][:1] * 3,
                        "determined_share": [0.0, 0.1, 0.2], "noise_scale": [2.0, 0.5, 0.125],
                        "attacks": {"desia_deterministic_only": [
@@ -241,3 +243,229 @@ def walk_flowables(flowable):
     yield flowable
     for child in getattr(flowable, "_content", None) or []:
         yield from walk_flowables(child)
+
+
+# ------------------------------------------------------------------ issue 19 item 4 / 21 (2)
+
+
+def screen_data(plot_item) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    out = {}
+    for item in plot_item.listDataItems():
+        key = getattr(item, "series_key", None)
+        if key:
+            x, y = item.getOriginalDataset()
+            out[key] = (np.asarray(x, float), np.asarray(y, float))
+    return out
+
+
+def in_plot_polylines(drawing, colour: tuple) -> list[list[float]]:
+    """Point lists of the polylines of ``colour`` inside the plot (the legend's samples lie to
+    its right)."""
+    xa, _ya = drawing.plot_axes
+    right = xa.start + xa.length + 0.5
+    out = []
+    for p in walk(drawing):
+        if isinstance(p, PolyLine) and p.strokeColor is not None and \
+                (round(p.strokeColor.red, 4), round(p.strokeColor.green, 4),
+                 round(p.strokeColor.blue, 4)) == colour and max(p.points[0::2]) <= right:
+            out.append(list(p.points))
+    return out
+
+
+@pytest.mark.parametrize("audit_type", ["mechanism", "location", "aggregates", "model"])
+def test_the_log_log_roc_draws_the_same_points_on_screen_and_in_the_report(qtbot, audit_type):
+    """On log-log axes the screen started each attack at its first vertex above zero while
+    the report also drew the straight line from (0, 0), bent into a curve diving to the
+    corner (the model sample's curves differed at low FPR). Both now draw
+    engine.plots.series.log_roc: measured attacks from their first vertex with FPR > 0,
+    theory from the axes' floor, on axes from that floor."""
+    from gui.widgets.model_results import ModelRocPlot
+    from gui.widgets.roc_plot import RocPlot
+
+    result = saved_result(audit_type)
+    plot = ModelRocPlot() if audit_type == "model" else RocPlot()
+    qtbot.addWidget(plot)
+    plot.set_log(True)
+    plot.set_result(result)
+    drawing = roc_chart(result, log_scale=True)
+    roc = drawing.plot_series
+    assert roc.floor == series.roc_log_floor(result)
+    assert roc == plot.roc_series()
+    screen = screen_data(plot.plot_item)
+    for curve in roc.curves():
+        x, y = screen[curve.key]
+        np.testing.assert_array_equal(x, curve.x, err_msg=curve.key)
+        np.testing.assert_array_equal(y, curve.y, err_msg=curve.key)
+        assert not len(x) or min(x) >= roc.floor, curve.key
+    xa, ya = drawing.plot_axes
+    assert (xa.lo, ya.lo) == (roc.floor, roc.floor)
+    # The screen's home view is the report's axes.
+    (x0, _x1), (y0, _y1) = plot.view._home
+    assert (x0, y0) == (np.log10(roc.floor), np.log10(roc.floor))
+    linear = series.roc_series(result)
+    checked = 0
+    for raw, curve in zip(linear.attacks, roc.attacks, strict=True):
+        first = next(((a, b) for a, b in zip(raw.x, raw.y, strict=True) if a > 0 and b > 0),
+                     None)
+        if first is None:
+            assert curve.x == ()
+            continue
+        assert (curve.x[0], curve.y[0]) == first, curve.key
+        # The report's line starts there too, not at the plot's left edge.
+        lines = in_plot_polylines(drawing, rgb(curve))
+        assert lines, curve.key
+        start = min(min(p[0::2]) for p in lines)
+        assert start == pytest.approx(float(xa(first[0])), abs=0.01), curve.key
+        checked += first[0] > roc.floor
+    if audit_type == "model":
+        assert checked >= 4         # the sample whose curves differed
+
+
+def test_the_defences_chart_reads_in_percent_with_intervals_on_screen_too(qtbot):
+    """The screen wrote test accuracy as 0.005–0.025 and drew no intervals; the report (and
+    the table) write percent and draw every point's 95 % intervals. Both now read the unit
+    from engine.plots.series.TradeoffSeries and draw the series' intervals."""
+    from engine.report.defences import defences_chart
+    from gui.widgets.defences_results import DefencesView
+
+    result = saved_result("model")
+    view = DefencesView()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    block = result["theory"]["defences"]
+    drawing = defences_chart(block)[0]
+    tradeoff = view.chart.tradeoff_series()
+    assert tradeoff == drawing.plot_series and tradeoff.y_percent
+    left = view.chart.plot_item.getAxis("left")
+    bottom = view.chart.plot_item.getAxis("bottom")
+    assert (left.percent, bottom.percent) == (tradeoff.y_percent, tradeoff.x_percent)
+    assert left.tickStrings([0.005, 0.015, 0.025], 1.0, 0.005) == ["0.5%", "1.5%", "2.5%"]
+    xa, ya = drawing.plot_axes
+    written = {s.text for s in walk(drawing) if isinstance(s, String)}
+    for v, _ in ya.ticks(percent=True):         # the report's ticks, in the same words
+        assert series.percent_tick(v) in written, v
+
+    expected = set()
+    for curve in (*tradeoff.curves, tradeoff.baseline):
+        for along, lows, highs in (("y", curve.lower, curve.upper),
+                                   ("x", curve.x_lower, curve.x_upper)):
+            for x, y, lo, hi in zip(curve.x, curve.y, lows, highs, strict=True):
+                if lo is not None and hi is not None:
+                    expected.add((curve.key, along, round(x, 9), round(y, 9), round(lo, 9),
+                                  round(hi, 9)))
+    assert len({e for e in expected if e[1] == "y"}) >= 5
+    screen = set()
+    for item in view.chart.plot_item.items:
+        if isinstance(item, pg.ErrorBarItem) and getattr(item, "series_key", None):
+            o = item.opts
+            centre = o["y"] if item.along == "y" else o["x"]
+            low = o["bottom"] if item.along == "y" else o["left"]
+            high = o["top"] if item.along == "y" else o["right"]
+            for x, y, c, a, b in zip(o["x"], o["y"], centre, low, high, strict=True):
+                screen.add((item.series_key, item.along, round(float(x), 9),
+                            round(float(y), 9), round(float(c - a), 9), round(float(c + b), 9)))
+    assert screen == expected
+    # The report draws the same vertical whiskers (each cut at the plot's edges).
+    whisker = rl_color(series.WHISKER_COLOR)
+    x0, x1 = xa.start, xa.start + xa.length
+    y0, y1 = ya.start, ya.start + ya.length
+    verticals = [(round(ln.x1, 3), round(min(ln.y1, ln.y2), 3), round(max(ln.y1, ln.y2), 3))
+                 for ln in walk(drawing) if isinstance(ln, Line) and ln.x1 == ln.x2
+                 and ln.strokeColor == whisker]
+    for key, along, x, y, lo, hi in expected:
+        px, py = float(xa(x)), float(ya(y))
+        a, b = min(max(float(ya(lo)), y0), y1), min(max(float(ya(hi)), y0), y1)
+        if along == "y" and x0 <= px <= x1 and y0 <= py <= y1 and b - a > 1.0:
+            assert (round(px, 3), round(a, 3), round(b, 3)) in verticals, (key, x, y)
+
+
+def guide_lines(plot_item) -> list:
+    return [i for i in plot_item.items if isinstance(i, pg.InfiniteLine)
+            and getattr(i, "guide", None) is not None]
+
+
+def assert_same_guides(plot_item, legend, drawing, guides, log_x: bool) -> None:
+    """The screen draws ``guides`` (random guess, audited setting) where the report does, on
+    the same axis scale, and neither axis title claims a log scale that is not there."""
+    assert drawing.plot_guides == guides
+    assert drawing.plot_log_x is log_x
+    assert any(not g.vertical for g in guides)          # random guessing, always
+    lines = guide_lines(plot_item)
+    assert [line.guide for line in lines] == list(guides)
+    for line in lines:
+        g = line.guide
+        want = np.log10(g.value) if g.vertical and log_x else g.value
+        assert line.value() == pytest.approx(want)
+        assert line.angle == (90 if g.vertical else 0)
+    names = [label.text for _, label in legend.items]
+    written = drawn_text(drawing)
+    for g in guides:
+        assert g.label in names and "".join(g.label.split()) in written
+        if g.note:
+            assert "".join(g.note.split()) in written
+    xa, ya = drawing.plot_axes
+    chance = next(g for g in guides if not g.vertical)
+    cy = float(ya(chance.value))
+    assert any(abs(p[1] - cy) < 1e-6 and abs(p[3] - cy) < 1e-6
+               for p in in_plot_polylines(drawing, rgb(series.Curve("", "", (), (),
+                                                                    chance.style))))
+    assert xa.log is log_x
+    assert plot_item.getAxis("bottom").logMode is log_x
+    screen_title = plot_item.getAxis("bottom").labelText
+    assert (series.LOG_WORDS.strip(", ") in screen_title) is log_x
+    assert ("logscale" in written) is log_x
+
+
+@pytest.mark.parametrize("key", ["fraction", "noise"])
+@pytest.mark.parametrize("audited", [False, True])
+def test_the_count_table_sweeps_draw_the_same_lines_and_axis(qtbot, key, audited):
+    """The screen drew neither the random-guess line nor the audited setting the report
+    draws, and labelled the 0.5–1 share axis "log scale" where the report's is linear."""
+    from engine.report.aggregates import AggregatesSections
+    from gui.widgets.aggregates_results import SweepsView
+
+    result = count_table_result()
+    if audited:
+        result["theory"]["release"].update(fraction=0.75, mechanism="laplace", epsilon=2.0)
+    view = SweepsView()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    drawings = [d for f in AggregatesSections()._sweeps(result) for d in walk_flowables(f)
+                if isinstance(d, Drawing)]
+    drawing = drawings[["fraction", "noise"].index(key)]
+    guides = series.count_sweep_guides(result, key)
+    assert any(g.vertical for g in guides) is audited
+    log_x = series.count_sweep_log_x(result, key)
+    assert log_x is (key == "noise")            # 0.5–1 is linear; 0.1–10 is log
+    plot = view.plots[key]
+    assert_same_guides(plot.plot_item, plot.legend, drawing, guides, log_x)
+
+
+def test_accuracy_against_k_draws_the_same_lines_and_axis(qtbot):
+    """The location audit's accuracy against k: the screen drew neither the random-guess
+    level nor the audited target's k that the report draws."""
+    from gui.widgets.location_results import ObservationsPlot
+
+    result = saved_result("location")
+    plot = ObservationsPlot()
+    qtbot.addWidget(plot)
+    plot.set_result(result)
+    drawing = observations_chart(result)
+    guides = series.observations_guides(result)
+    assert [g.key for g in guides] == ["chance", "current"]
+    assert_same_guides(plot.plot_item, plot.legend, drawing, guides,
+                       series.observations_log_x(result))
+
+
+def test_empty_log_log_axes_open_where_a_result_would(qtbot):
+    """With no result yet, the log-log ROC opens on the decades a result would use (10⁻⁴ to
+    1), never on a linear 0–1 range read as log10 (an axis of 1 to 10)."""
+    from gui.widgets.roc_plot import RocPlot
+
+    plot = RocPlot()
+    qtbot.addWidget(plot)
+    plot.set_log(True)
+    plot.set_result(None)
+    (x0, x1), (y0, y1) = plot.view._home
+    low = np.log10(series.roc_log_floor({}))
+    assert (x0, x1, y0, y1) == (low, 0.0, low, 0.0)

@@ -5,6 +5,7 @@ never beyond the meaningful range; "Reset view" restores the home view."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
@@ -97,11 +98,15 @@ def test_roc_limits_are_rates_on_linear_axes_and_data_decades_on_log_axes(result
     assert limits["yLimits"] == pytest.approx([-0.02, 1.02])
     roc.log_axes.click()
     limits = roc.view.view_box.state["limits"]
-    # Theory curves reach FPR 1e-6; nothing lies beyond 1 (log10 = 0).
-    assert -6.2 <= limits["xLimits"][0] <= -4.5 and 0 <= limits["xLimits"][1] <= 0.2
+    # The report's log axes (engine.plots.series.roc_log_floor: the decade of 1/N
+    # non-members, at most 10⁻⁴) to 1; nothing lies beyond 1 (log10 = 0).
+    floor = float(np.log10(roc.roc_series().floor))
+    assert floor <= -4
+    assert limits["xLimits"][0] == pytest.approx(1.02 * floor) and \
+        0 <= limits["xLimits"][1] <= 0.2
     assert limits["yLimits"][1] <= 0.2
     x0, x1, _, _ = roc.view.view_range()
-    assert x0 == pytest.approx(-4.5 - 0.02 * 4.5, abs=0.05) and x1 <= 0.2
+    assert x0 == pytest.approx(1.02 * floor, abs=0.05) and x1 <= 0.2
 
 
 def test_reset_view_is_visible_on_every_plot(results_page):
