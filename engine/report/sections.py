@@ -504,10 +504,13 @@ def method_common(result: dict, describe=None) -> list[Flowable]:
         # The methods appendix keeps the science: plain name first, then the technical name
         # and the paper (engine.wording's catalogue; issue 20).
         words = attack_words(a.get("name"), a.get("label"))
-        cited = bool(words.reference)
+        # One citation: the result's own (it names the sections the run used) where it has
+        # one, else the catalogue's (the walk-through read both, one after the other).
+        reference = (f"Paper {details['paper']}" if details.get("paper")
+                     else words.reference)
         line = (f"<b>{markup(words.plain_name)}</b> "
                 f"({markup(a.get('label') or words.technical)}"
-                + (f"; {markup(words.reference)}" if words.reference else "") + ")")
+                + (f"; {markup(reference)}" if reference else "") + ")")
         if stat:
             line += f" — score: {markup(stat)}."
         words = describe(a) if describe else ""
@@ -516,10 +519,6 @@ def method_common(result: dict, describe=None) -> list[Flowable]:
         note = details.get("note")
         if note:
             line += f" {markup(note)}"
-        # The catalogue's reference already names the paper; cite the result's own only
-        # for an attack the catalogue does not know (the walk-through read it twice).
-        if details.get("paper") and not cited:
-            line += f" <i>Source: paper {markup(details['paper'])}.</i>"
         out += bullets([line])
     out.append(sub("How the attacks are measured"))
     eps = next((a.get("epsilon_lower_bound") for a in attacks
