@@ -115,6 +115,30 @@ def pooled(trials: list[dict], name: str, confidence: float = 0.95) -> dict:
             "people": k}
 
 
+def shadow_sweep(tables, args) -> int:
+    """Is the stochastic module short of shadow datasets? Its AUC and top-1 on the same
+    targets, secrets and noise (repetitions pooled) at each shadow count."""
+    table = args.tables.split(",")[0]
+    frame, sensitive, block = tables[table]
+    eps = float(args.epsilons.split(",")[-1])
+    with tempfile.TemporaryDirectory() as tmp:
+        for n_shadow in (int(x) for x in args.shadow_sweep.split(",")):
+            trials, t0 = [], time.perf_counter()
+            for r in range(args.repetitions):
+                outcome, rows, _ = play(frame, sensitive, block, epsilon=eps, seed=7 + r,
+                                        n_shadow=n_shadow, reconstructions=1,
+                                        attacks=("desia_stochastic_only",),
+                                        max_targets=10_000, workdir=Path(tmp))
+                trials.append({"scores": outcome.scores, "truth": outcome.truth,
+                               "people": rows[outcome.targets]})
+            m = pooled(trials, "desia_stochastic_only")
+            print(f"{table} eps={eps:g} stochastic module, {n_shadow:>6,} shadows: AUC "
+                  f"{m['auc']:.3f} [{m['auc_ci'][0]:.3f}, {m['auc_ci'][1]:.3f}]  top-1 "
+                  f"{m['top1']:.3f} [{m['top1_ci'][0]:.3f}, {m['top1_ci'][1]:.3f}]  "
+                  f"{m['trials']} trials, {time.perf_counter() - t0:.0f} s", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", default="census,acs12")
@@ -124,6 +148,15 @@ def main(argv=None) -> int:
     ap.add_argument("--reconstructions", type=int, default=3)
     ap.add_argument("--rap-targets", type=int, default=0,
                     help="per repetition, RAP-rand on this many targets (0 = not played)")
+    ap.add_argument("--shadow-sweep", default="",
+                    help="e.g. 1000,4000,16000: instead of the study, DeSIA's stochastic "
+                         "module alone on the first table at each shadow count (the targeted "
+                         "experiment of docs/methods/aggregates_audit.md)")
+    ap.add_argument("--uniform-sensitive", action="store_true",
+                    help="the targeted experiment: every person's sensitive value re-drawn "
+                         "uniformly before the game (the stochastic module's own model of the "
+                         "other people's values)")
+    ap.add_argument("--attacks", default=",".join(ATTACKS))
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
     try:
@@ -134,6 +167,16 @@ def main(argv=None) -> int:
               "product and put it on PYTHONPATH.")
         return 0
     results: dict = {}
+    attacks = tuple(args.attacks.split(","))
+    if args.uniform_sensitive:
+        g = np.random.default_rng(22)
+        for name, (frame, sensitive, block) in list(tables.items()):
+            values = np.array(sorted(frame[sensitive].unique()), dtype=object)
+            frame = frame.copy()
+            frame[sensitive] = values[g.integers(0, values.size, len(frame))]
+            tables[name] = (frame, sensitive, block)
+    if args.shadow_sweep:
+        return shadow_sweep(tables, args)
     with tempfile.TemporaryDirectory() as tmp:
         for table in args.tables.split(","):
             frame, sensitive, block = tables[table]
@@ -145,7 +188,7 @@ def main(argv=None) -> int:
                     outcome, rows, config = play(
                         frame, sensitive, block, epsilon=eps, seed=seed,
                         n_shadow=args.n_shadow, reconstructions=args.reconstructions,
-                        attacks=ATTACKS, max_targets=10_000, workdir=Path(tmp))
+                        attacks=attacks, max_targets=10_000, workdir=Path(tmp))
                     trials.append({"scores": outcome.scores, "truth": outcome.truth,
                                    "people": rows[outcome.targets],
                                    "proved": int(outcome.determined.sum())})
@@ -162,7 +205,7 @@ def main(argv=None) -> int:
                           f"targets, {int(outcome.determined.sum())} proved; best_of chose "
                           f"{choices[-1]['chosen'] if choices[-1] else '-'}), "
                           f"{time.perf_counter() - t0:.0f} s", flush=True)
-                block_res = {name: pooled(trials, name) for name in ATTACKS}
+                block_res = {name: pooled(trials, name) for name in attacks}
                 if rap_trials:
                     block_res["rap_rand"] = pooled(rap_trials, "rap_rand")
                 block_res["_choices"] = choices

@@ -95,6 +95,25 @@ def test_the_stand_in_targets_are_unique_on_their_quasi_identifiers_and_seeded()
     assert one.view.target_codes.shape[1] == s + 1
 
 
+def test_stand_ins_come_from_several_datasets_when_one_has_too_few_unique_records():
+    """An auxiliary sample that repeats records (the audit's default resamples the protected
+    records with replacement) leaves few unique records in any one drawn dataset; the shadow
+    game draws more datasets until it has its stand-ins (one dataset gave 2 to 5 of 30 on the
+    public census table, and the choice went wrong in 2 of 7 repetitions)."""
+    config, game, truth = _shadow_game_inputs()
+    view = _view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
+    # 300 records drawn from 9 copies of 80: ~4 copies of each, so ~7 unique a dataset.
+    repeated = replace(view, aux_codes=np.repeat(game.codes, 9, axis=0), n_records=300)
+    one = best_of.shadow_game(repeated, None, 20, config.seed)
+    assert one is not None and one.truth.size == 20
+    s = view.sensitive_column
+    assert one.view.released.shape == (20, len(view.queries))
+    # Each stand-in is unique in its own dataset: its release counts it once in the
+    # quasi-identifier cells; the stand-ins' records are records of the auxiliary sample.
+    aux_rows = {tuple(r) for r in repeated.aux_codes[:, :s]}
+    assert all(tuple(r) in aux_rows for r in one.view.target_codes[:, :s])
+
+
 def test_the_choice_never_reads_the_targets_values_or_releases():
     """Permuting the targets' secret values (so their releases change) leaves the shadow
     game's choice and everything it measured unchanged: the choice is made on the attacker's
