@@ -129,6 +129,14 @@ ATTACKS: dict[str, AttackWords] = {
         "Knows the person's other details; first checks which values the counts prove, then "
         "guesses the rest from similar public records",
         "DeSIA: deterministic then stochastic module", "Annamalai et al. (paper 003) §3"),
+    "best_of": _W(
+        "Best of proofs, rebuilding and learning",
+        "Knows the person's other details; takes the values the counts prove, and for the rest "
+        "uses whichever of table rebuilding or learning from similar public records did "
+        "better when it rehearsed on its own public records",
+        "Deterministic proofs, then the better of DeSIA's stochastic module and CIP-rand, "
+        "chosen on a shadow game",
+        "Beyond paper 003: combination of §3 and §2.5 (issue 22)"),
     "cip_rand_mia": _W(
         "Presence check by table rebuilding",
         "Rebuilds the whole table from the counts several times and counts how often the "

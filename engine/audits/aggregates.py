@@ -83,7 +83,7 @@ SAMPLE_AUXILIARY = ROOT / "resources" / "aggregates" / "sample_auxiliary.csv"
 RELEASE_KINDS = KINDS
 ATTACKS = tuple(ATTRIBUTE_ATTACKS)
 DEFAULT_ATTACKS = ("desia", "desia_no_verification", "desia_stochastic_only", "cip_rand",
-                   "data_only")
+                   "best_of", "data_only")
 MIA_ATTACKS = tuple(MEMBERSHIP_ATTACKS)
 SWEEP_ALLOWED = ("desia", "desia_stochastic_only", "cip_rand", "rap_rand", "data_only")
 SWEEP_ATTACKS = ("desia", "cip_rand", "data_only")

@@ -347,6 +347,15 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
         int(config.n_shadow)
     f = sh.tables_per_query * m
     parts = []
+    if "best_of" in wanted:
+        # The combination plays its candidates on the targets and, first, the proofs and the
+        # candidates on its own shadow game's stand-in targets (engine.attacks.aggregates).
+        from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
+        entry = ATTRIBUTE_ATTACKS["best_of"]
+        wanted |= set(entry.candidates)
+        parts += aia_parts(config, sh, attacks=entry.candidates,
+                           n_targets=entry.shadow_targets, m=m, noisy=noisy,
+                           label=f"{label}Best-of rehearsal: ")
     solves = 1 + ("desia_no_verification" in wanted) + ("desia_no_uniqueness" in wanted)
     parts.append(CostPart(f"{label}DeSIA's deterministic module: {n_targets:,} targets × "
                           f"{solves} solver call(s) over {sh.record_space:,.0f} possible "

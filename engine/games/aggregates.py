@@ -50,11 +50,13 @@ from engine.attacks.aggregates import (
     LABELS,
     MEMBERSHIP_ATTACKS,
     RECONSTRUCTIONS,
+    BestOf,
     Desia,
     DesiaMembership,
     FromReconstructions,
     GameView,
     Scored,
+    best_of,
 )
 from engine.attacks.aggregates import desia_deterministic as dd
 from engine.attacks.aggregates.desia_stochastic import (
@@ -379,6 +381,45 @@ def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
     return out
 
 
+def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view: GameView,
+                          attack: BestOf, space, masks, *, progress: Progress = NO_PROGRESS,
+                          cancel: CancelToken = NEVER) -> best_of.Choice:
+    """The combination's choice (engine.attacks.aggregates.best_of): the attacker's own game
+    on its auxiliary sample, the proofs and every candidate run on its stand-in targets the way
+    :func:`play_aia` runs them on the real ones, and the better candidate on the stand-ins the
+    proofs leave open. Reads neither the targets' values nor their releases."""
+    s = view.sensitive_column
+    shadow = best_of.shadow_game(view, shadow_noise(game.spec, game.base.sensitivity),
+                                 attack.shadow_targets, config.seed)
+    if shadow is None:
+        return best_of.no_shadow_targets(attack.candidates)
+    sview, t = shadow.view, shadow.truth.size
+    proved = np.full(t, -1)
+    for j in range(t):
+        cancel.check()
+        qi = {c: int(sview.target_codes[j, c]) for c in range(s)}
+        out = dd.infer(space, masks, sview.released[j], sview.n_records, qi, s,
+                       time_limit=config.solver_time_limit, seed=config.seed, cancel=cancel)
+        if out.status == "determined":
+            proved[j] = out.value
+    scores = {}
+    for c in attack.candidates:
+        a = ATTRIBUTE_ATTACKS[c]
+        if isinstance(a, Desia) and a.deterministic is None and a.fallback == "stochastic":
+            scores[c] = np.array([r["probabilities"] for r in score_many_targets(
+                game.queries, sview.released, sview.target_codes, s, sview.aux_codes,
+                sview.n_records, game.domain, n_shadow=config.n_shadow, model=config.model,
+                noise=shadow_noise(game.spec, game.base.sensitivity), seed=config.seed,
+                progress=progress.span(0.0, 0.5), cancel=cancel)])
+        elif isinstance(a, FromReconstructions):
+            scores[c] = _reconstruction_reads({c: a}, sview, progress=progress.span(0.5, 1.0),
+                                              cancel=cancel)[c]
+        else:
+            raise ValueError(f"{c}: the combination's candidates are scorers without proofs "
+                             "(the stochastic module or a reconstruction vote)")
+    return best_of.choose(scores, shadow.truth, proved)
+
+
 def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> AiaOutcome:
     """The AIA game of Fig. 2 with every requested attack (module docstring): the game
@@ -394,6 +435,10 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     n = codes.shape[0]
     wanted = {name: ATTRIBUTE_ATTACKS[name] for name in config.attacks
               if name in ATTRIBUTE_ATTACKS}
+    combined = {name: a for name, a in wanted.items() if isinstance(a, BestOf)}
+    for a in combined.values():               # the combination reads its candidates' scores
+        for c in a.candidates:
+            wanted.setdefault(c, ATTRIBUTE_ATTACKS[c])
     desias = {name: a for name, a in wanted.items() if isinstance(a, Desia)}
 
     # The deterministic module per target, as published — always run: the exposed records
@@ -445,8 +490,14 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
         scores[name] = a.score(view, progress=progress.span(0.6 + 0.1 * j / len(scorers),
                                                             0.6 + 0.1 * (j + 1) / len(scorers)),
                                cancel=cancel)
-    scores.update(_reconstruction_reads(wanted, view, progress=progress.span(0.7, 0.97),
+    scores.update(_reconstruction_reads(wanted, view, progress=progress.span(0.7, 0.9),
                                         cancel=cancel))
+    choices = {}
+    for name, a in combined.items():
+        choice = choose_on_shadow_game(config, game, view, a, space, masks,
+                                       progress=progress.span(0.9, 0.97), cancel=cancel)
+        scores[name] = best_of.combine(det_value, scores[choice.name])
+        choices[name] = choice.to_dict()
     scores = {name: scores[name] for name in config.attacks if name in scores}
     return AiaOutcome(scores=scores, truth=truth, targets=targets, determined=determined,
                       determined_value=det_value, queries=queries,
@@ -460,6 +511,7 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                                "noise_scale": float(game.base.noise_scale or 0.0),
                                "n_candidates": int(game.base.n_candidates),
                                "deterministic_seconds": det_seconds,
+                               "best_of_choices": choices,
                                "deterministic_status": det_status,
                                "deterministic_computed_on": where,
                                "released_preview": list(zip(
@@ -691,6 +743,9 @@ def evaluate(config: AggregatesGameSettings, outcome: AiaOutcome) -> list[dict]:
             details={"game": "aia", "paper": "003", "top1_accuracy": float(top1.mean()),
                      "top1_accuracy_ci": [lo, hi], "chance": 1.0 / n_values,
                      "excluding_determined": rest, "targets": int(top1.size)})
+        choice = outcome.details.get("best_of_choices", {}).get(name)
+        if choice is not None:            # what the combination chose, on its shadow game
+            entry["details"]["shadow_choice"] = choice
         auc, ci = clustered_auc_ci(sc.ravel(), member.ravel(), clusters, config.confidence)
         entry["auc"], entry["auc_ci"] = auc, list(ci)
         entry["auc_ci_method"] = "clustered DeLong (Obuchowski 1997), clusters = targets"

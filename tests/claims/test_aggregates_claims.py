@@ -43,8 +43,8 @@ SETTING = dict(census_records=150, census_auxiliary=1500, max_targets=80, recons
 # RAP costs ~2 s a target on 2 cores (K = 5, 1,500 epochs): it runs in the full-release game
 # only, where the claim needs it.
 FULL_ATTACKS = ("desia", "desia_no_verification", "desia_stochastic_only", "cip_rand",
-                "rap_rand", "data_only")
-OTHER_ATTACKS = ("desia", "cip_rand", "data_only")
+                "rap_rand", "best_of", "data_only")
+OTHER_ATTACKS = ("desia", "cip_rand", "best_of", "data_only")
 
 
 BLOCKS = 3          # pooled blocks (seeds 7, 8, 9) for the DeSIA-against-CIP claims
@@ -236,34 +236,73 @@ def test_desia_beats_the_rap_reconstruction_attack():
                       attacks["rap_rand"])
 
 
-@pytest.mark.slow
-def test_cip_falls_to_chance_under_laplace_noise_while_desia_stays_above():
-    """Paper 003 §5.6, Fig. 8: with Laplace noise per statistic "CIP ... struggles to perform
-    better than the random guess baseline when faced with larger levels of noise" while DeSIA
-    stays robust. Reading: without noise CIP-rand is above chance; at ε = 1 per query CIP-rand
-    is at chance while DeSIA is still above chance.
+def pooled_games(epsilon, names, blocks=BLOCKS):
+    """As :func:`pooled_aia` for the full-release games at ``epsilon`` (None = exact)."""
+    scores = {name: [] for name in names}
+    member, clusters, offset = [], [], 0
+    for b in range(blocks):
+        outcome, _ = game(None, epsilon, block=b)
+        t, v = outcome.scores[names[0]].shape
+        m = np.zeros((t, v), dtype=bool)
+        m[np.arange(t), outcome.truth] = True
+        for name in names:
+            scores[name].append(outcome.scores[name].ravel())
+        member.append(m.ravel())
+        clusters.append(offset + np.repeat(np.arange(t), v))
+        offset += t
+    return ({name: np.concatenate(x) for name, x in scores.items()}, np.concatenate(member),
+            np.concatenate(clusters))
 
-    Measured (seed 7, 79 targets; the noise-free game above): CIP-rand 0.644 [0.576, 0.711]
-    without noise; ε = 2: DeSIA 0.661 [0.598, 0.725], CIP-rand 0.566 [0.500, 0.633]; ε = 1:
-    DeSIA 0.604 [0.536, 0.672], CIP-rand 0.534 [0.467, 0.602]; ε = 0.7: DeSIA 0.567 [0.497,
-    0.637], CIP-rand 0.519 [0.455, 0.582]; at ε = 0.5 and 0.1 (40 targets) every attack is at
-    chance. The paired gap DeSIA − CIP-rand is significant at ε = 2 (0.095 [0.022, 0.166])
-    but not at ε = 1 (0.069 [−0.003, 0.141]): "CIP falls first" rests on the two attacks' own
-    intervals, not on a significant difference between them at that level. Other blocks at
-    ε = 1: seed 8 DeSIA 0.676 [0.605, 0.747], CIP-rand 0.556 [0.494, 0.617] (holds); seed 9
-    DeSIA 0.665 [0.597, 0.732], CIP-rand 0.616 [0.546, 0.687] — CIP is still above chance
-    there, so this single-block test fails at seed 9: the noise level at which CIP reaches
-    chance varies between blocks (pooling blocks would not help: "at chance" gets harder to
-    meet as the sample grows). RAP-rand (40 targets, measured once): ε = 2 0.600 [0.490,
-    0.710], ε = 0.5 0.556 [0.469, 0.642] — not shown above chance where CIP falls, so it is
-    not part of the claim here.
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon", [None, 1.0], ids=["exact", "laplace-eps-1"])
+def test_the_combination_is_at_least_as_strong_as_desia_and_cip(epsilon):
+    """Issue 22 item 3. This replaces the claim "CIP falls to chance under Laplace noise (ε = 1
+    per count) while DeSIA stays above" (paper 003 §5.6, Fig. 8), which is not true in
+    general: it held on seed 7's synthetic block (CIP-rand 0.534 [0.467, 0.602], DeSIA 0.604
+    [0.536, 0.672]) but not on seed 9's (CIP-rand 0.616 [0.546, 0.687], above chance), and it
+    reverses on a public census table (openintro "census", 500 people, 3-way marginals,
+    ε = 1: CIP-rand above DeSIA; numbers in docs/methods/aggregates_audit.md, "Real
+    census-like tables", and bench/study_census_tables.py). Which of the two scorers wins
+    depends on the table, so the product plays the combination "best_of": the proofs, then
+    whichever of the stochastic module and CIP-rand ranks the truth better on a shadow game
+    the attacker plays on its own auxiliary sample.
+
+    What is true, and tested here on three synthetic blocks pooled (seeds 7, 8, 9; 232
+    targets): the combination is at least as strong as DeSIA and as CIP-rand, exact and at
+    ε = 1 — the paired interval of AUC(best_of) − AUC(other), from resampling targets
+    (:func:`paired_auc_gap`), reaches 0 or above, so no component is significantly stronger
+    (the 2.5 % one-sided test this sample supports; the tolerance is the interval's own width,
+    set by the number of targets, not chosen to pass) — and it is above chance. A combination
+    that kept the weaker scorer would fail where the two differ: on these blocks DeSIA beats
+    CIP-rand by a paired 0.066 [0.025, 0.107] without noise (test above).
     """
-    _, clean = game(None)
-    _, noisy = game(None, 1.0)
+    from engine.metrics import clustered_auc_ci
+
+    names = ("best_of", "desia", "cip_rand")
+    scores, member, clusters = pooled_games(epsilon, names)
+    auc, (lo, _) = clustered_auc_ci(scores["best_of"], member, clusters)
+    assert lo > 0.5, (auc, lo)
+    for other in ("desia", "cip_rand"):
+        gap, (_, hi) = paired_auc_gap(scores["best_of"], scores[other], member, clusters)
+        assert hi >= 0.0, (other, gap, hi)
+
+
+@pytest.mark.slow
+def test_under_laplace_noise_desia_stays_above_chance_and_cip_is_weakened():
+    """What is left of paper 003 §5.6 / Fig. 8 that holds on every block measured: without
+    noise CIP-rand is above chance; with Laplace noise ε = 1 per count DeSIA is still above
+    chance, and CIP-rand's AUC drops below its noise-free AUC (paired on the same targets
+    and secrets). Whether CIP-rand reaches chance at ε = 1 varies between blocks (seed 7:
+    0.534 [0.467, 0.602]; seed 9: 0.616 [0.546, 0.687]) and it does not on real census-like
+    tables (see the test above), so that is no longer asserted.
+    """
+    clean_outcome, clean = game(None)
+    noisy_outcome, noisy = game(None, 1.0)
     assert clean["cip_rand"]["auc_ci"][0] > 0.5
-    lo, hi = noisy["cip_rand"]["auc_ci"]
-    assert lo <= 0.5 <= hi, (lo, hi)
     assert noisy["desia"]["auc_ci"][0] > 0.5, noisy["desia"]["auc_ci"]
+    gap, (lo, _) = aia_gap(clean_outcome, "cip_rand", noisy_outcome, "cip_rand")
+    assert lo > 0.0, (gap, lo)
 
 
 @pytest.mark.slow

@@ -157,6 +157,18 @@ class Scored:
     score: Callable[..., np.ndarray]
 
 
+@dataclass(frozen=True)
+class BestOf:
+    """The combination (engine.attacks.aggregates.best_of, issue 22): the deterministic
+    module's proofs, then for the targets they leave open the better of ``candidates`` (names
+    of this table), chosen on a shadow game of ``shadow_targets`` stand-in targets the attacker
+    plays on its auxiliary sample."""
+
+    label: str
+    candidates: tuple[str, ...]
+    shadow_targets: int = 30
+
+
 def likelihood_scores(view: GameView, *, progress: Progress,
                       cancel: CancelToken) -> np.ndarray:
     """Paper 003 §7.2 per target (engine.attacks.aggregates.likelihood)."""
@@ -177,7 +189,7 @@ def data_only(view: GameView, *, progress: Progress, cancel: CancelToken) -> np.
                             view.n_values)
 
 
-ATTRIBUTE_ATTACKS: dict[str, Desia | FromReconstructions | Scored] = {
+ATTRIBUTE_ATTACKS: dict[str, Desia | FromReconstructions | Scored | BestOf] = {
     "desia": Desia("DeSIA: deterministic then stochastic module (paper 003 §3)",
                    AS_PUBLISHED, "stochastic"),
     "desia_no_verification": Desia(
@@ -209,6 +221,10 @@ ATTRIBUTE_ATTACKS: dict[str, Desia | FromReconstructions | Scored] = {
         neighbourhood_vote),
     "data_only": Scored(
         "Data-only guess: the most frequent value among similar auxiliary records", data_only),
+    "best_of": BestOf(
+        "Best of proofs, reconstruction and learning: proofs, then the better of DeSIA's "
+        "stochastic module and CIP-rand, chosen on a shadow game (issue 22)",
+        ("desia_stochastic_only", "cip_rand")),
 }
 
 

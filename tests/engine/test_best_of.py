@@ -1,0 +1,150 @@
+"""The combination attack on count tables (engine.attacks.aggregates.best_of, issue 22 item 3):
+proofs first, then the better of the stochastic module and CIP-rand, chosen on a shadow game
+the attacker plays on its auxiliary sample — never on the targets."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, BestOf, best_of
+from engine.audits.aggregates import AggregatesConfig
+from engine.games.aggregates import (
+    _view,
+    choose_on_shadow_game,
+    play_aia,
+    record_space,
+    released_per_target,
+    setup_game,
+)
+from engine.wording import ATTACKS as WORDS
+
+SMALL = dict(census_records=80, census_auxiliary=600, max_targets=6, n_shadow=300,
+             reconstructions=2, solver_time_limit=2.0)
+
+
+def test_choose_takes_the_candidate_with_the_higher_auc_on_the_open_stand_ins():
+    truth = np.array([0, 1, 2, 0])
+    right = np.eye(3)[truth]                       # ranks every truth first
+    wrong = np.eye(3)[(truth + 1) % 3]             # ranks every truth last among the hits
+    choice = best_of.choose({"a": wrong, "b": right}, truth, np.full(4, -1))
+    assert choice.name == "b" and choice.judged_targets == 4
+    assert choice.shadow_auc["b"] == 1.0 > choice.shadow_auc["a"]
+
+
+def test_choose_judges_only_the_stand_ins_the_proofs_leave_open():
+    truth = np.array([0, 1, 2, 0])
+    # "a" is right on the two proved stand-ins only, "b" on the two open ones only.
+    a = np.eye(3)[np.where([True, True, False, False], truth, (truth + 1) % 3)]
+    b = np.eye(3)[np.where([True, True, False, False], (truth + 1) % 3, truth)]
+    proved = np.array([0, 1, -1, -1])
+    choice = best_of.choose({"a": a, "b": b}, truth, proved)
+    assert choice.name == "b"
+    assert (choice.judged_targets, choice.proved_targets) == (2, 2)
+
+
+def test_a_tie_keeps_the_first_candidate():
+    truth = np.array([0, 1, 2])
+    same = np.full((3, 3), 1 / 3)
+    assert best_of.choose({"a": same, "b": same.copy()}, truth, np.full(3, -1)).name == "a"
+    assert best_of.choose({"b": same, "a": same.copy()}, truth, np.full(3, -1)).name == "b"
+
+
+def test_combine_makes_proved_values_certain_and_keeps_the_rest():
+    scores = np.array([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])
+    out = best_of.combine(np.array([2, -1]), scores)
+    assert out[0].tolist() == [0.0, 0.0, 1.0]
+    assert out[1].tolist() == scores[1].tolist()
+    assert scores[0].tolist() == [0.2, 0.5, 0.3]          # the input is not changed
+
+
+def test_the_combination_is_registered_named_and_in_the_standard_and_thorough_lists():
+    from engine.audits import aggregates, presets
+
+    entry = ATTRIBUTE_ATTACKS["best_of"]
+    assert isinstance(entry, BestOf)
+    assert set(entry.candidates) <= set(ATTRIBUTE_ATTACKS)
+    assert WORDS["best_of"].plain_name.startswith("Best of proofs")
+    table = {p.key: p for p in presets.presets("aggregates")}
+    assert "best_of" in table["standard"].settings["attacks"]
+    assert "best_of" in table["thorough"].settings["attacks"]
+    assert "best_of" in aggregates.AggregatesConfig().attacks
+
+
+def _shadow_game_inputs(seed=7):
+    config = AggregatesConfig(**SMALL, seed=seed, attacks=("best_of",))
+    game, g = setup_game(config, "aggregates-aia")
+    s = game.codes.shape[1] - 1
+    truth = g.integers(0, game.domain.sizes[s], game.targets.size)
+    return config, game, truth
+
+
+def test_the_stand_in_targets_are_unique_on_their_quasi_identifiers_and_seeded():
+    config, game, truth = _shadow_game_inputs()
+    view = _view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
+    one = best_of.shadow_game(view, None, 10, config.seed)
+    two = best_of.shadow_game(view, None, 10, config.seed)
+    assert one is not None and one.truth.size == min(10, one.unique_records)
+    assert np.array_equal(one.view.released, two.view.released)
+    assert np.array_equal(one.truth, two.truth)
+    s = view.sensitive_column
+    # Each stand-in's release counts it with its re-drawn value: the stand-ins differ from
+    # the real targets' releases, which the shadow game never reads.
+    assert one.view.released.shape == (one.truth.size, len(view.queries))
+    assert one.view.target_codes.shape[1] == s + 1
+
+
+def test_stand_ins_come_from_several_datasets_when_one_has_too_few_unique_records():
+    """An auxiliary sample that repeats records (the audit's default resamples the protected
+    records with replacement) leaves few unique records in any one drawn dataset; the shadow
+    game draws more datasets until it has its stand-ins (one dataset gave 2 to 5 of 30 on the
+    public census table, and the choice went wrong in 2 of 7 repetitions)."""
+    config, game, truth = _shadow_game_inputs()
+    view = _view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
+    # 300 records drawn from 9 copies of 80: ~4 copies of each, so ~7 unique a dataset.
+    repeated = replace(view, aux_codes=np.repeat(game.codes, 9, axis=0), n_records=300)
+    one = best_of.shadow_game(repeated, None, 20, config.seed)
+    assert one is not None and one.truth.size == 20
+    s = view.sensitive_column
+    assert one.view.released.shape == (20, len(view.queries))
+    # Each stand-in is unique in its own dataset: its release counts it once in the
+    # quasi-identifier cells; the stand-ins' records are records of the auxiliary sample.
+    aux_rows = {tuple(r) for r in repeated.aux_codes[:, :s]}
+    assert all(tuple(r) in aux_rows for r in one.view.target_codes[:, :s])
+
+
+def test_the_choice_never_reads_the_targets_values_or_releases():
+    """Permuting the targets' secret values (so their releases change) leaves the shadow
+    game's choice and everything it measured unchanged: the choice is made on the attacker's
+    own stand-in targets only."""
+    config, game, truth = _shadow_game_inputs()
+    attack = replace(ATTRIBUTE_ATTACKS["best_of"], shadow_targets=8)
+    space = record_space(game.domain)
+    masks = [space.matches(q.conditions) for q in game.queries]
+    n = game.codes.shape[0]
+    other = (truth + 1 + np.arange(truth.size)) % game.domain.sizes[-1]
+    assert not np.array_equal(truth, other)
+    choices = []
+    for values in (truth, other):
+        view = _view(config, game, released_per_target(config, game, values), n)
+        choices.append(choose_on_shadow_game(config, game, view, attack, space,
+                                             masks).to_dict())
+    assert choices[0] == choices[1]
+    assert choices[0]["shadow_targets"] == 8
+
+
+def test_same_seed_same_combination_and_its_choice_is_reported():
+    from engine.games.aggregates import evaluate
+
+    config = AggregatesConfig(**SMALL, attacks=("desia", "best_of"))
+    a, b = play_aia(config), play_aia(config)
+    assert np.array_equal(a.scores["best_of"], b.scores["best_of"])
+    assert a.details["best_of_choices"] == b.details["best_of_choices"]
+    # Proved targets are certain, as in DeSIA.
+    assert (a.scores["best_of"][a.determined].max(axis=1) == 1.0).all()
+    entry = {e["name"]: e for e in evaluate(config, a)}["best_of"]
+    chosen = entry["details"]["shadow_choice"]["chosen"]
+    assert chosen in ATTRIBUTE_ATTACKS["best_of"].candidates
+    # Only the attacks asked for are returned, though the candidates were played.
+    assert set(a.scores) == {"desia", "best_of"}
