@@ -219,12 +219,12 @@ ATTRIBUTE_ATTACKS: dict[str, Desia | FromReconstructions | Scored | BestOf] = {
     "rap_init": FromReconstructions(
         "RAP-init relaxed reconstruction + neighbourhood vote (paper 003 §2.5)", "rap_init",
         neighbourhood_vote),
-    "data_only": Scored(
-        "Data-only guess: the most frequent value among similar auxiliary records", data_only),
     "best_of": BestOf(
         "Best of proofs, reconstruction and learning: proofs, then the better of DeSIA's "
         "stochastic module and CIP-rand, chosen on a shadow game (issue 22)",
         ("desia_stochastic_only", "cip_rand")),
+    "data_only": Scored(
+        "Data-only guess: the most frequent value among similar auxiliary records", data_only),
 }
 
 
