@@ -3,7 +3,7 @@ machine by `python -m bench.bench_estimates --calibrate` — do not edit by hand
 re-run that command on a quiet machine after a change that makes an audit faster
 or slower."""
 
-REFERENCE_MACHINE = 'x86_64, 2 cores, CPU only, measured 2026-11-25'
+REFERENCE_MACHINE = 'x86_64, 2 cores, CPU only, measured 2026-11-27'
 
 MECHANISM = {'batch_values': 2097152,
  'bytes_per_batch_value': 168.08240900302417,
@@ -78,7 +78,20 @@ MECHANISM = {'batch_values': 2097152,
                                          [1000, 22.6235, 409288704],
                                          [3000, 26.8954, 399761408]]}}}
 
-MODEL = {'attack_seconds_per_cell': 4.9222828869053065e-06,
+MODEL = {'attack_costs': {'btta': [0.0005831673285380626, 7.925326693415022e-09],
+                  'cbtta': [0.002749204005037124, 1.0579139974045878e-08],
+                  'confidence': [0.009656150665250607, 1.5401343334815465e-08],
+                  'correctness': [0.0, 6.5672466977654645e-09],
+                  'entropy': [0.009795882001829645, 8.013011999234247e-08],
+                  'label_only': [0.0, 1.2157099990872667e-09],
+                  'lira_offline': [0.0005985296641786895, 2.4992529173080886e-09],
+                  'lira_online': [0.0012261113321680264, 2.3475358345118974e-09],
+                  'ml_leaks': [0.0, 1.7029103466726762e-06],
+                  'modified_entropy': [0.009127048001876878, 9.593646000818505e-08],
+                  'rmia': [0.0008199700023396872, 5.337066249921918e-09],
+                  'shokri': [1.535699004001799, 1.3721281600010116e-06],
+                  'top1': [0.0, 1.4369413329404779e-08]},
+ 'attack_seconds_per_cell': 4.9222828869053065e-06,
  'bytes_factor': 1.2295234782608695,
  'bytes_fixed': 405007971.2656696,
  'dpsgd_factor': 36.13080105493961,
@@ -94,6 +107,7 @@ MODEL = {'attack_seconds_per_cell': 4.9222828869053065e-06,
  'load_seconds_per_cell': 1e-09,
  'predict_seconds_per_mac': 4.5170851771755444e-11,
  'reference_attack_seconds_per_cell': 3.1064738940053075e-07,
+ 'startup_seconds': 2.0407265719986754,
  'step_seconds': [[425984, 0.0005151776249817886],
                   [1703936, 0.0008752550500048528],
                   [11468800, 0.001054264850006348],
@@ -104,7 +118,8 @@ MODEL = {'attack_seconds_per_cell': 4.9222828869053065e-06,
                   [2693791744, 0.12124441989999468],
                   [8081375232, 0.3597580298750017]],
  'student_epochs': 25.008604501032977,
- 'tradeoff_measure_seconds': [0.17813210499995571, 2.858128800001699e-07]}
+ 'tradeoff_measure_seconds': [0.17813210499995571, 2.858128800001699e-07],
+ 'training_call_seconds': 0.002287178998813033}
 
 LOCATION = {'bytes_factor': 1.7960536369406337,
  'bytes_per_obs': 12.0,
