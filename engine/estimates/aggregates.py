@@ -59,6 +59,7 @@ import pandas as pd
 
 from engine.aggregates.queries import Domain
 from engine.aggregates.release import ReleaseSpec, candidate_queries
+from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
 from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
 from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
 from engine.data.census import census_schema
@@ -350,7 +351,6 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
     if "best_of" in wanted:
         # The combination plays its candidates on the targets and, first, the proofs and the
         # candidates on its own shadow game's stand-in targets (engine.attacks.aggregates).
-        from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
         entry = ATTRIBUTE_ATTACKS["best_of"]
         wanted |= set(entry.candidates)
         parts += aia_parts(config, sh, attacks=entry.candidates,

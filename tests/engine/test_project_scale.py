@@ -27,6 +27,14 @@ def test_doubling_the_measured_constants_doubles_the_core_hours(monkeypatch):
                         _doubled(calibration.MODEL["step_seconds"]))
     monkeypatch.setitem(calibration.MODEL, "predict_seconds_per_mac",
                         2.0 * calibration.MODEL["predict_seconds_per_mac"])
+    # the model's fixed costs and each attack's own (bench/estimates_model_parts) too
+    monkeypatch.setitem(calibration.MODEL, "training_call_seconds",
+                        2.0 * calibration.MODEL.get("training_call_seconds", 0.0))
+    monkeypatch.setitem(calibration.MODEL, "startup_seconds",
+                        2.0 * calibration.MODEL.get("startup_seconds", 0.0))
+    monkeypatch.setitem(calibration.MODEL, "attack_costs", {
+        name: [2.0 * fixed, 2.0 * per_cell]
+        for name, (fixed, per_cell) in calibration.MODEL.get("attack_costs", {}).items()})
     monkeypatch.setitem(calibration.AGGREGATES, "det_seconds",
                         _doubled(calibration.AGGREGATES["det_seconds"]))
     after = _by_unit()
