@@ -23,6 +23,7 @@ one warm-up of torch), the two points giving the fixed part and the slope.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -62,7 +63,7 @@ def fixed_costs() -> dict[str, float]:
     for _ in range(3):
         out = subprocess.run([sys.executable, "-c", _FRESH_PROCESS], capture_output=True,
                              text=True, cwd=ROOT, timeout=600,
-                             env={**__import__("os").environ, "PRA_DEVICE": "cpu"})
+                             env={**os.environ, "PRA_DEVICE": "cpu"})
         if out.returncode != 0:
             raise RuntimeError(out.stderr[-2000:])
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))

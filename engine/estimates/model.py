@@ -132,18 +132,16 @@ def training_bytes(models: int, batch: int, sizes) -> float:
 def estimate(config) -> CostEstimate:
     CAL = constants("model")
     n, d, k = data_size(config)
-    parts: list[CostPart] = []
+    parts: list[CostPart] = _startup_parts(config)      # empty once torch has started
     resident = 8.0 * n * max(d, 1)
     attacks = [a for a in config.attacks]
     if config.source == "predictions":
         parts.append(CostPart(f"Reading the predictions ({n:,} records)",
                               CAL["load_seconds_per_cell"] * n * k, 8.0 * n * k, "predictions",
                               "load"))
-        parts += _startup_parts(config)
         parts.append(_attacks_part(attacks, n, k, 0))
         return _scaled(8.0 * n * k, "predictions", parts, "bytes")
 
-    parts += _startup_parts(config)
     parts.append(CostPart(f"Reading or drawing the data ({n:,} records)",
                           CAL["load_seconds_per_cell"] * n * max(d, 1), 0.0,
                           "synthetic_records" if not config.data else "data", "load"))
@@ -207,7 +205,7 @@ TRAINING_ATTACKS = ("ml_leaks", "shokri")
 
 def _startup_parts(config) -> list[CostPart]:
     """Torch's training code loads the first time a model trains in this process (its compiler
-    package, ~2.5 s on the reference machine: bench/estimates_model_parts); counted while it
+    package, ~2 s on the reference machine: bench/estimates_model_parts); counted while it
     has not happened yet, so a second run in the same session is not estimated longer than
     it takes."""
     CAL = constants("model")
