@@ -70,14 +70,15 @@ def _game(fraction, epsilon, block):
     return outcome, {a["name"]: a for a in evaluate(config, outcome)}
 
 
-def pooled_aia(names, blocks=BLOCKS):
-    """Scores of ``names`` over the full-release games of ``blocks`` blocks, stacked: (scores by
-    name as (pairs,) arrays, member (pairs,), clusters (pairs,): one cluster per target)."""
+def pooled_aia(names, blocks=BLOCKS, epsilon=None):
+    """Scores of ``names`` over the full-release games of ``blocks`` blocks at ``epsilon``
+    (None = exact counts), stacked: (scores by name as (pairs,) arrays, member (pairs,),
+    clusters (pairs,): one cluster per target)."""
     scores = {name: [] for name in names}
     member, clusters, offset = [], [], 0
     for b in range(blocks):
-        outcome, _ = game(None, block=b)
-        t, v = outcome.scores["desia"].shape
+        outcome, _ = game(None, epsilon, block=b)
+        t, v = outcome.scores[names[0]].shape
         m = np.zeros((t, v), dtype=bool)
         m[np.arange(t), outcome.truth] = True
         for name in names:
@@ -236,24 +237,6 @@ def test_desia_beats_the_rap_reconstruction_attack():
                       attacks["rap_rand"])
 
 
-def pooled_games(epsilon, names, blocks=BLOCKS):
-    """As :func:`pooled_aia` for the full-release games at ``epsilon`` (None = exact)."""
-    scores = {name: [] for name in names}
-    member, clusters, offset = [], [], 0
-    for b in range(blocks):
-        outcome, _ = game(None, epsilon, block=b)
-        t, v = outcome.scores[names[0]].shape
-        m = np.zeros((t, v), dtype=bool)
-        m[np.arange(t), outcome.truth] = True
-        for name in names:
-            scores[name].append(outcome.scores[name].ravel())
-        member.append(m.ravel())
-        clusters.append(offset + np.repeat(np.arange(t), v))
-        offset += t
-    return ({name: np.concatenate(x) for name, x in scores.items()}, np.concatenate(member),
-            np.concatenate(clusters))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("epsilon", [None, 1.0], ids=["exact", "laplace-eps-1"])
 def test_the_combination_is_at_least_as_strong_as_desia_and_cip(epsilon):
@@ -280,7 +263,7 @@ def test_the_combination_is_at_least_as_strong_as_desia_and_cip(epsilon):
     from engine.metrics import clustered_auc_ci
 
     names = ("best_of", "desia", "cip_rand")
-    scores, member, clusters = pooled_games(epsilon, names)
+    scores, member, clusters = pooled_aia(names, epsilon=epsilon)
     auc, (lo, _) = clustered_auc_ci(scores["best_of"], member, clusters)
     assert lo > 0.5, (auc, lo)
     for other in ("desia", "cip_rand"):
