@@ -65,6 +65,8 @@ def peak_line(arrays, peaks, margin: float = 1.0) -> tuple[float, float]:
 
 def _child() -> None:
     config_dict = json.loads(sys.stdin.read())
+    import engine  # noqa: F401 - first, as in the app: it sets how torch's threads wait
+    # isort: split
     import torch  # noqa: F401 - the app has it loaded before any run
 
     # The registry imports every audit module, so they are loaded before the baseline too.

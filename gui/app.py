@@ -71,12 +71,19 @@ def preload_torch() -> None:
     """Import torch on a background thread once the window is up (issue 11, cancel within
     2 s): its first import takes 2 s on an idle 2-core machine and 8 s under load, and no
     Cancel can interrupt an import — a job started later finds it loaded. A job started while
-    the import runs waits for it (Python's import lock), as it would have imported it itself."""
+    the import runs waits for it (Python's import lock), as it would have imported it itself.
+
+    torch's compiler package is loaded too: torch's optimisers load it the first time one is
+    made (every model, location meta-classifier and RAP run makes one), which is 2 s on an idle
+    2-core machine and 5–16 s under load, once per session — the model estimate's "Loading the
+    training library" part, paid here while the officer fills in the form (71 MiB, which the
+    first training would take anyway)."""
     import threading
 
     def load() -> None:
         try:
             import torch  # noqa: F401
+            import torch._dynamo  # noqa: F401
         except Exception:  # noqa: BLE001 - the job that needs torch will say what is wrong
             pass
 
