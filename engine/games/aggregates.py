@@ -461,6 +461,7 @@ class DeterministicInputs:
     options: tuple                    # the deterministic module's variants, as published first
     time_limit: float
     seed: int
+    step: str = "Deterministic module: target"     # what the progress bar says per unit
 
 
 def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
@@ -476,8 +477,7 @@ def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
                        shared.sensitive_column, verify=o.verify, uniqueness=o.uniqueness,
                        time_limit=shared.time_limit, seed=shared.seed, cancel=cancel)
         out.append((got.value, got.status, got.seconds))
-    progress(1.0, f"Deterministic module: target {index + 1:,} of "
-                  f"{shared.released.shape[0]:,}")
+    progress(1.0, f"{shared.step} {index + 1:,} of {shared.released.shape[0]:,}")
     return out
 
 
@@ -778,7 +778,8 @@ def exposed_entry(domain, codes, value: int, cells: list, s: int, *, listed: boo
 
 
 def published_findings(config: AggregatesGameSettings, data: AuditData, *, progress: Progress,
-                       cancel: CancelToken) -> tuple[dict, list[dict]]:
+                       cancel: CancelToken, executor: Executor | None = None
+                       ) -> tuple[dict, list[dict]]:
     """For a published table: is it consistent (the solver proves it or names the rows that
     conflict), and whose sensitive value does it pin down? Every quasi-identifier combination
     of the attacker's sample (at most ``max_targets``… ×10) is checked with the deterministic
@@ -809,22 +810,27 @@ def published_findings(config: AggregatesGameSettings, data: AuditData, *, progr
         combos = combos[np.sort(pick)]
     space = record_space(domain)
     masks = [space.matches(q.conditions) for q in queries]
+    # Each combination's proof is a unit of engine.compute, on the published counts.
+    every_release = np.ascontiguousarray(np.broadcast_to(
+        np.asarray(counts), (combos.shape[0], len(queries))))
+    with units_of(config, executor) as units:
+        solved = units.map(prove_target, combos.shape[0], DeterministicInputs(
+            space, masks, every_release, n, combos[:, :s], s, (AS_PUBLISHED,),
+            config.solver_time_limit, config.seed, step="Published table: combination"),
+            progress=progress, cancel=cancel, message="Published table: combinations")
+        where = units.where
     exposed = []
-    for i, combo in enumerate(combos):
-        cancel.check()
-        out = dd.infer(space, masks, counts, n, {c: int(combo[c]) for c in range(s)}, s,
-                       time_limit=config.solver_time_limit, seed=config.seed, cancel=cancel)
-        if out.status == "determined":
+    for combo, ((value, status, _seconds),) in zip(combos, solved, strict=True):
+        if status == "determined":
             cells = [q for q in queries
                      if all(combo[c] in allowed for c, allowed in q.conditions if c != s)]
-            exposed.append(exposed_entry(domain, combo, out.value, cells, s,
+            exposed.append(exposed_entry(domain, combo, value, cells, s,
                                          listed=config.list_exposed_records,
                                          value_correct=None))
-        progress((i + 1) / combos.shape[0], f"Published table: combination {i + 1:,} of "
-                                             f"{combos.shape[0]:,}")
     findings = {"path": str(path), "rows": len(queries), "records": n,
                 "consistent": check.consistent, "consistency_note": check.note,
-                "candidates": int(combos.shape[0]), "determined": len(exposed)}
+                "candidates": int(combos.shape[0]), "determined": len(exposed),
+                "computed_on": where}
     return findings, exposed
 
 

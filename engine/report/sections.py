@@ -773,6 +773,7 @@ COMPUTED_PARTS = {"repetitions": "the repetitions", "sweep": "the hours sweep",
                   "deterministic": "the attribute game's targets (proofs, learned guesses "
                                    "and reconstructions)",
                   "membership": "the membership game's targets",
+                  "published": "the published table's checks",
                   "sweeps": "the count-table sweeps"}
 
 
