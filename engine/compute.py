@@ -260,11 +260,8 @@ class JobExecutor:
 
     @property
     def where(self) -> str:
+        """Where the units run, in words (read after a ``map``: before one it opens)."""
         return self._executor().where
-
-    @property
-    def opened(self) -> bool:
-        return self._opened is not None
 
     def map(self, unit: Unit, count: int, shared: Any, **kwargs: Any) -> list:
         return self._executor().map(unit, count, shared, **kwargs)
