@@ -176,6 +176,24 @@ def test_rap_reconstructions_on_ray_equal_the_in_process_run(ray_cluster):
             assert np.array_equal(a[name], b[name]), name
 
 
+def test_published_table_checks_on_ray_equal_the_in_process_run(ray_cluster):
+    import engine.audits.aggregates as A
+    import engine.games.aggregates as G
+    from engine.runtime import NEVER, NO_PROGRESS
+
+    config = A.AggregatesConfig(
+        data=str(A.SAMPLE_AUXILIARY), schema=A.demo_config().schema, release="published",
+        release_options={"path": str(A.SAMPLE_BLOCK.parent / "sample_published_p_tables.csv")},
+        published_records=450, max_targets=2, membership=False)
+    data = G.load_data(config)
+    here = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
+    there = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
+                                 executor=RayExecutor(LOCAL))
+    assert here[1] == there[1]
+    assert _numbers(here[0]) == _numbers(there[0]) and here[0]["candidates"] == 20
+    assert "Ray" in there[0]["computed_on"]
+
+
 def test_a_count_table_job_cancelled_on_ray_stops(ray_cluster):
     """Cancel pressed while the stochastic module's units run on the cluster: the job raises
     JobCancelled and its running tasks are ended (both CPUs come back)."""

@@ -147,6 +147,16 @@ def test_the_report_says_where_each_part_ran():
                                    ("the defended models and their reference models", where),
                                    ("the attribute game's targets (proofs, learned guesses and "
                                     "reconstructions)", where)]
+    # The count tables' other parts (issue 22 item 6): the membership game, a published
+    # table's checks, the sweeps.
+    count_tables = {"theory": {"deterministic": {"computed_on": where},
+                               "membership": {"computed_on": where},
+                               "published": {"computed_on": where},
+                               "sweeps": {"noise": {"values": [1.0]}, "computed_on": where}}}
+    assert [part for part, _ in computed_on(count_tables)] == [
+        "the attribute game's targets (proofs, learned guesses and reconstructions)",
+        "the membership game's targets", "the published table's checks",
+        "the count-table sweeps"]
 
 
 # --------------------------------------------------------------------------- count tables
