@@ -23,13 +23,22 @@ dashboard) for the run and stops it afterwards; ``"ray://host:port"`` or ``"host
 connects to an existing cluster, which then receives the audit's data: it must sit on a trusted
 network (docs/methods/scale.md says how to turn on Ray's TLS).
 
+One job, one executor (issue 22 item 6: starting a private Ray instance costs 20–30 s, and it
+was paid once per part of a job). An audit's ``run`` is wrapped in :func:`one_executor_per_job`:
+the job's executor is opened on first use, every part of the job that asks
+:func:`executor_for` / :func:`run_units` for the same cluster borrows it, and it is closed when
+the job ends — normally, on bad input or on Cancel.
+
 Ray is imported only when a cluster is named: the in-process default never loads it.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -235,8 +244,90 @@ def cluster_of(settings: Any) -> str:
     return compute.cluster if isinstance(compute, ComputeSettings) else IN_PROCESS
 
 
-def executor_for(cluster: str) -> InProcessExecutor | RayExecutor:
-    """The executor for a checked cluster setting (close it when the run ends)."""
+class JobExecutor:
+    """The executor of one job (module docstring): opened on the first ``map`` — a job whose
+    parts never reach a unit never starts Ray — and closed by :func:`job_executor`."""
+
+    def __init__(self, cluster: str) -> None:
+        self.cluster = cluster
+        self._opened: InProcessExecutor | RayExecutor | None = None
+
+    def _executor(self) -> InProcessExecutor | RayExecutor:
+        if self._opened is None:
+            self._opened = (InProcessExecutor() if self.cluster == IN_PROCESS
+                            else RayExecutor(self.cluster))
+        return self._opened
+
+    @property
+    def where(self) -> str:
+        """Where the units run, in words (read after a ``map``: before one it opens)."""
+        return self._executor().where
+
+    def map(self, unit: Unit, count: int, shared: Any, **kwargs: Any) -> list:
+        return self._executor().map(unit, count, shared, **kwargs)
+
+    def close(self) -> None:
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
+
+
+class _Borrowed:
+    """The job's executor lent to one part of the job: closing it leaves it open for the next
+    part (the job closes it)."""
+
+    def __init__(self, executor: JobExecutor) -> None:
+        self._executor = executor
+
+    @property
+    def where(self) -> str:
+        return self._executor.where
+
+    def map(self, unit: Unit, count: int, shared: Any, **kwargs: Any) -> list:
+        return self._executor.map(unit, count, shared, **kwargs)
+
+    def close(self) -> None:
+        pass
+
+
+# The open job's executor, per thread of control: each GUI job runs on its own worker thread,
+# and a Ray worker running a unit sees none (a unit runs its inner work in its own process).
+_JOB: ContextVar[JobExecutor | None] = ContextVar("pra_job_executor", default=None)
+
+
+@contextmanager
+def job_executor(cluster: str) -> Iterator[JobExecutor | _Borrowed]:
+    """The executor of the job now running, for ``cluster``: the open one when a job for the
+    same cluster is open (borrowed), else a new one that this block opens and closes."""
+    current = _JOB.get()
+    if current is not None and current.cluster == cluster:
+        yield _Borrowed(current)
+        return
+    executor = JobExecutor(cluster)
+    token = _JOB.set(executor)
+    try:
+        yield executor
+    finally:
+        _JOB.reset(token)
+        executor.close()
+
+
+def one_executor_per_job(run: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap an audit's ``run(config, ...)`` so the whole job shares one executor for the
+    config's cluster (one private Ray instance for ``"local"``), closed when the job ends."""
+    @functools.wraps(run)
+    def job(config: Any, *args: Any, **kwargs: Any) -> Any:
+        with job_executor(cluster_of(config)):
+            return run(config, *args, **kwargs)
+    return job
+
+
+def executor_for(cluster: str) -> InProcessExecutor | RayExecutor | _Borrowed:
+    """The executor for a checked cluster setting (close it when the part ends): the job's own
+    when a job for this cluster is open (closing it then leaves it open), else a new one."""
+    current = _JOB.get()
+    if current is not None and current.cluster == cluster:
+        return _Borrowed(current)
     return InProcessExecutor() if cluster == IN_PROCESS else RayExecutor(cluster)
 
 
@@ -253,6 +344,6 @@ def run_units(cluster: str, unit: Unit, count: int, shared: Any, *,
         executor.close()
 
 
-__all__ = ["ComputeSettings", "Executor", "InProcessExecutor", "RayExecutor", "check_cluster",
-           "cluster_of", "executor_for", "run_units", "IN_PROCESS", "LOCAL"]
-
+__all__ = ["ComputeSettings", "Executor", "InProcessExecutor", "JobExecutor", "RayExecutor",
+           "check_cluster", "cluster_of", "executor_for", "job_executor",
+           "one_executor_per_job", "run_units", "IN_PROCESS", "LOCAL"]

@@ -18,6 +18,7 @@ This module keeps what the user sets and reads:
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -46,7 +47,13 @@ from engine.audits.result import (
     input_warnings,
     software_versions,
 )
-from engine.compute import ComputeSettings
+from engine.compute import (
+    ComputeSettings,
+    Executor,
+    InProcessExecutor,
+    job_executor,
+    one_executor_per_job,
+)
 from engine.data.census import census_schema
 from engine.data.errors import InputError
 from engine.data.microdata import Schema
@@ -367,42 +374,72 @@ def deterministic_summary(outcome: AiaOutcome) -> dict:
 
 # --------------------------------------------------------------------------- sweeps
 
+@dataclass(frozen=True)
+class SweepInputs:
+    """What every sweep point reads (one copy per cluster)."""
+
+    config: AggregatesConfig
+    data: AuditData
+    parameter: str                    # "fraction" or "epsilon"
+    values: tuple
+
+
+def sweep_point(index: int, shared: SweepInputs, progress: Progress,
+                cancel: CancelToken) -> dict:
+    """Sweep point ``index`` (a unit of engine.compute): the AIA game replayed at that value
+    with the sweep attacks on ``sweep_targets`` targets. Its game draws from the config's seed
+    alone, as every point's does, so the point is the same wherever it runs; its own targets'
+    units run where the point runs (in this process, or inside its cluster worker)."""
+    config, value = shared.config, shared.values[index]
+    changes = {"fraction": value} if shared.parameter == "fraction" else {
+        "epsilon": value,
+        "mechanism": config.mechanism if config.mechanism != "none" else "laplace"}
+    sub = replace(config, attacks=config.sweep_attacks, max_targets=config.sweep_targets,
+                  membership=False, compute=ComputeSettings(), **changes)
+    outcome = play_aia(sub, data=shared.data, cancel=cancel, progress=progress,
+                       executor=InProcessExecutor())
+    return {"queries": outcome.details["n_queries"],
+            "determined_share": float(outcome.determined.mean()),
+            "noise_scale": outcome.details["noise_scale"],
+            "attacks": {a["name"]: {"auc": a["auc"], "auc_ci": a["auc_ci"],
+                                    "top1_accuracy": a["details"]["top1_accuracy"],
+                                    "top1_accuracy_ci": a["details"]["top1_accuracy_ci"]}
+                        for a in evaluate(sub, outcome)}}
+
+
 def sweep(config: AggregatesConfig, data: AuditData, parameter: str, values, *,
-          progress: Progress, cancel: CancelToken) -> dict:
+          progress: Progress, cancel: CancelToken, executor: Executor | None = None) -> dict:
     """Paper 003 Fig. 6 (``parameter = "fraction"``, m/|D|) and Fig. 8 (``"epsilon"``,
     Laplace noise per statistic, or the configured mechanism): the AIA game replayed at each
-    value with the sweep attacks on ``sweep_targets`` targets."""
-    out = {"parameter": parameter, "values": [], "queries": [], "determined_share": [],
-           "noise_scale": [], "attacks": {a: [] for a in config.sweep_attacks},
-           "labels": {a: LABELS[a] for a in config.sweep_attacks}}
-    values = sorted(values, reverse=(parameter == "epsilon"))
-    for i, value in enumerate(values):
-        cancel.check()
-        changes = {"fraction": value} if parameter == "fraction" else {
-            "epsilon": value,
-            "mechanism": config.mechanism if config.mechanism != "none" else "laplace"}
-        sub = replace(config, attacks=config.sweep_attacks, max_targets=config.sweep_targets,
-                      membership=False, **changes)
-        outcome = play_aia(sub, data=data, cancel=cancel,
-                           progress=progress.span(i / len(values), (i + 1) / len(values)))
-        out["values"].append(value)
-        out["queries"].append(outcome.details["n_queries"])
-        out["determined_share"].append(float(outcome.determined.mean()))
-        out["noise_scale"].append(outcome.details["noise_scale"])
-        for a in evaluate(sub, outcome):
-            out["attacks"][a["name"]].append({
-                "auc": a["auc"], "auc_ci": a["auc_ci"],
-                "top1_accuracy": a["details"]["top1_accuracy"],
-                "top1_accuracy_ci": a["details"]["top1_accuracy_ci"]})
+    value with the sweep attacks on ``sweep_targets`` targets, each value one unit
+    (:func:`sweep_point`) on ``executor`` (default: the job's for the config's cluster)."""
+    values = tuple(sorted(values, reverse=(parameter == "epsilon")))
+    with (job_executor(config.compute.cluster) if executor is None
+          else nullcontext(executor)) as units:
+        points = units.map(sweep_point, len(values),
+                           SweepInputs(config, data, parameter, values), progress=progress,
+                           cancel=cancel, message="Sweep: values")
+        where = units.where
+    out = {"parameter": parameter, "values": list(values),
+           "queries": [p["queries"] for p in points],
+           "determined_share": [p["determined_share"] for p in points],
+           "noise_scale": [p["noise_scale"] for p in points],
+           "attacks": {a: [p["attacks"][a] for p in points if a in p["attacks"]]
+                       for a in config.sweep_attacks},
+           "labels": {a: LABELS[a] for a in config.sweep_attacks},
+           "computed_on": where}
     return out
 
 
 # --------------------------------------------------------------------------- the audit
 
+@one_executor_per_job
 def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """The count-tables audit (module docstring): data, release, the AIA game with every
-    attack, the MIA game, sweeps, exposed records, DP comparison and verdict."""
+    attack, the MIA game, sweeps, exposed records, DP comparison and verdict. Every part's
+    units run on the job's one executor (engine.compute: one private Ray instance per job for
+    ``cluster = "local"``)."""
     if not isinstance(config, AggregatesConfig):
         raise TypeError("run() needs an AggregatesConfig")
     config.validate()
@@ -443,7 +480,8 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         membership = {"attacks": mia_attacks, "targets": int(mia.member.size),
                       "proved": int(proved.sum()),
                       "proved_correct": int((mia.determined_value[proved]
-                                             == mia.member[proved].astype(int)).sum())}
+                                             == mia.member[proved].astype(int)).sum()),
+                      "computed_on": mia.computed_on}
     sweeps: dict = {}
     if has_sweeps:
         parts = [(k, v) for k, v in (("fraction", config.sweep_fractions),
@@ -455,6 +493,8 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
             hi = mia_end + (0.97 - mia_end) * (j + 1) / len(parts)
             sweeps["fraction" if param == "fraction" else "noise"] = sweep(
                 config, data, param, values, progress=progress.span(lo, hi), cancel=cancel)
+        if sweeps:      # every sweep ran on the job's one executor
+            sweeps["computed_on"] = next(iter(sweeps.values()))["computed_on"]
 
     dp = dp_theory(config, SimpleNamespace(sensitivity=outcome.details["sensitivity"]),
                    n_values)

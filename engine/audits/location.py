@@ -48,7 +48,7 @@ from engine.audits.result import (
     input_warnings,
     software_versions,
 )
-from engine.compute import ComputeSettings, run_units
+from engine.compute import ComputeSettings, one_executor_per_job, run_units
 from engine.data.city import generate_city
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
@@ -572,6 +572,8 @@ def check_aggregate_size(config: LocationConfig, aux_size: int, release_size: in
                      "between the pools.", key="aggregate_size")
 
 
+# One executor for the whole job: one private Ray instance for cluster = "local" (issue 22).
+@one_executor_per_job
 def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """Run the whole location audit (see module docstring)."""

@@ -49,7 +49,7 @@ from engine.audits.config_fields import (
 )
 from engine.audits.predictions_intake import check_sizes, class_warnings, predictions_entry
 from engine.audits.result import AuditResult, input_warnings, software_versions
-from engine.compute import ComputeSettings
+from engine.compute import ComputeSettings, one_executor_per_job
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
 from engine.data.predictions import load_predictions_csv
@@ -308,6 +308,8 @@ def exposed_members(config: ModelConfig, out: Outputs, outcome, evaluated: np.nd
     return rows
 
 
+# One executor for the whole job: one private Ray instance for cluster = "local" (issue 22).
+@one_executor_per_job
 def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
     """The model audit (module docstring)."""

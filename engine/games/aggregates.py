@@ -36,6 +36,7 @@ nothing above it; it sits above engine.attacks, because it plays them (docs/dev/
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -65,7 +66,7 @@ from engine.attacks.aggregates.desia_stochastic import (
 )
 from engine.auditing import evaluate_attack
 from engine.audits.result import REDACTED, input_entry
-from engine.compute import cluster_of, run_units
+from engine.compute import Executor, cluster_of, job_executor
 from engine.data.census import generate_census_blocks
 from engine.data.errors import InputError
 from engine.data.microdata import (
@@ -78,6 +79,13 @@ from engine.data.microdata import (
 from engine.data.paths import resolve_path
 from engine.metrics import clopper_pearson, clustered_auc_ci
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+
+# What runs as a unit of engine.compute here (issue 22 item 6; docs/methods/scale.md): each
+# target's deterministic proofs (:func:`prove_target`, :func:`prove_membership`), its
+# stochastic module — every seeded chunk of its shadow datasets and its classifier
+# (:func:`stochastic_target`) — and its reconstructions (:func:`reconstruct_target`), in both
+# games and in the combination's shadow game; the count-tables audit's sweep points are units
+# of engine.audits.aggregates.
 
 AUXILIARY_RATIO = 9      # paper 003 §5: D_aux is 9× the protected dataset (90 % / 10 %)
 # The membership attacks played when the settings name none of them.
@@ -318,25 +326,117 @@ def _view(config: AggregatesGameSettings, game: GameSetup, released: np.ndarray,
                     solver_time_limit=config.solver_time_limit, seed=config.seed)
 
 
-def _reconstruction_reads(wanted: dict, view: GameView, *, progress: Progress,
-                          cancel: CancelToken) -> dict[str, np.ndarray]:
-    """Per attack of ``wanted`` that reads reconstructions (FromReconstructions): its scores
-    per target, one row each. Each kind of reconstruction is made once per target and read by
-    every attack that asks for it."""
-    readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
-    kinds = [k for k in RECONSTRUCTIONS if any(a.reconstruction == k for a in readers.values())]
+def units_of(config: AggregatesGameSettings, executor: Executor | None):
+    """Where the game's units run: ``executor`` when the caller passes one (the audit passes
+    its job's), else the job's executor for the config's cluster (opened and closed here when
+    no job has one open)."""
+    return nullcontext(executor) if executor is not None else job_executor(cluster_of(config))
+
+
+def _saying(progress: Progress, message: str) -> Progress:
+    """``progress`` with every message replaced by ``message``: a one-target call of the
+    stochastic module would otherwise say "Scored 1 of 1 targets"."""
+    return Progress(lambda fraction, _message: progress(fraction, message))
+
+
+@dataclass(frozen=True)
+class ReconstructionInputs:
+    """What every target's reconstructions read (one copy per cluster)."""
+
+    view: GameView
+    readers: dict                     # attack name -> FromReconstructions
+
+    @property
+    def kinds(self) -> list[str]:
+        return [k for k in RECONSTRUCTIONS
+                if any(a.reconstruction == k for a in self.readers.values())]
+
+
+def reconstruct_target(index: int, shared: ReconstructionInputs, progress: Progress,
+                       cancel: CancelToken) -> dict:
+    """Target ``index``'s reconstructions (a unit of :mod:`engine.compute`): each kind asked
+    for is made once (seeded by the config's seed and the target's index, from the target's
+    own release: engine.attacks.aggregates.RECONSTRUCTIONS) and read by every attack that asks
+    for it; returns {attack name: the target's scores}."""
+    kinds, view = shared.kinds, shared.view
     t = view.target_codes.shape[0]
-    rows: dict[str, list] = {name: [] for name in readers}
+    out = {}
     for j, kind in enumerate(kinds):
-        for i in range(t):
-            cancel.check()
-            recon = RECONSTRUCTIONS[kind](view, i, cancel)
-            for name, attack in readers.items():
-                if attack.reconstruction == kind:
-                    rows[name].append(attack.read(recon, view, i))
-            progress((j + (i + 1) / t) / len(kinds),
-                     f"{RECONSTRUCTIONS[kind].short_label}: target {i + 1:,} of {t:,}")
-    return {name: np.array(r) for name, r in rows.items()}
+        cancel.check()
+        recon = RECONSTRUCTIONS[kind](view, index, cancel)
+        for name, attack in shared.readers.items():
+            if attack.reconstruction == kind:
+                out[name] = attack.read(recon, view, index)
+        progress((j + 1) / len(kinds),
+                 f"{RECONSTRUCTIONS[kind].short_label}: target {index + 1:,} of {t:,}")
+    return out
+
+
+def _reconstruction_reads(wanted: dict, view: GameView, *, executor: Executor,
+                          progress: Progress, cancel: CancelToken) -> dict[str, np.ndarray]:
+    """Per attack of ``wanted`` that reads reconstructions (FromReconstructions): its scores
+    per target, one row each. Each target's reconstructions are one unit
+    (:func:`reconstruct_target`)."""
+    readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
+    if not readers:
+        return {}
+    per_target = executor.map(reconstruct_target, view.target_codes.shape[0],
+                              ReconstructionInputs(view, readers), progress=progress,
+                              cancel=cancel, message="Reconstructions: targets")
+    return {name: np.array([row[name] for row in per_target]) for name in readers}
+
+
+@dataclass(frozen=True)
+class StochasticInputs:
+    """What every target's stochastic module reads (one copy per cluster). The noise is kept
+    as the release's spec and sensitivity, not as a function, so it travels by pickle."""
+
+    queries: list
+    released: np.ndarray              # (T, m) each target's release
+    target_codes: np.ndarray          # (T, c) the targets' coded records
+    sensitive_column: int
+    aux_codes: np.ndarray
+    dataset_size: int                 # |D| of the shadow datasets
+    domain: Domain
+    n_shadow: int
+    model: str
+    spec: ReleaseSpec
+    sensitivity: float
+    seed: int
+    membership: bool = False          # DeSIA-MIA's module (§6.2) instead of the AIA one
+
+
+def stochastic_target(index: int, shared: StochasticInputs, progress: Progress,
+                      cancel: CancelToken) -> np.ndarray | float:
+    """Target ``index``'s stochastic module (a unit of :mod:`engine.compute`): its shadow
+    datasets, drawn in chunks each seeded by the config's seed, the target's own key and the
+    chunk's number (desia_stochastic.SignalShadows), and its classifier — the attribute
+    game's probabilities per value, or the membership game's probability of "in the data".
+    Nothing depends on the other targets, so this is the row the many-target call gives."""
+    t = shared.released.shape[0]
+    noise = shadow_noise(shared.spec, shared.sensitivity)
+    rows = slice(index, index + 1)
+    said = _saying(progress, f"Stochastic module: target {index + 1:,} of {t:,}")
+    if shared.membership:
+        return float(membership_score_many_targets(
+            shared.queries, shared.released[rows], shared.target_codes[rows],
+            shared.aux_codes, shared.dataset_size, shared.domain, n_shadow=shared.n_shadow,
+            model=shared.model, noise=noise, seed=shared.seed, progress=said,
+            cancel=cancel)[0]["probability_member"])
+    return score_many_targets(
+        shared.queries, shared.released[rows], shared.target_codes[rows],
+        shared.sensitive_column, shared.aux_codes, shared.dataset_size, shared.domain,
+        n_shadow=shared.n_shadow, model=shared.model, noise=noise, seed=shared.seed,
+        progress=said, cancel=cancel)[0]["probabilities"]
+
+
+def stochastic_scores(inputs: StochasticInputs, *, executor: Executor, progress: Progress,
+                      cancel: CancelToken) -> np.ndarray:
+    """Every target's stochastic module, one unit each: (T, |V|) probabilities, or (T,)
+    probabilities of membership."""
+    return np.array(executor.map(stochastic_target, inputs.released.shape[0], inputs,
+                                 progress=progress, cancel=cancel,
+                                 message="Stochastic module: targets"))
 
 
 def _certain_where(found: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -361,6 +461,7 @@ class DeterministicInputs:
     options: tuple                    # the deterministic module's variants, as published first
     time_limit: float
     seed: int
+    step: str = "Deterministic module: target"     # what the progress bar says per unit
 
 
 def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
@@ -376,55 +477,65 @@ def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
                        shared.sensitive_column, verify=o.verify, uniqueness=o.uniqueness,
                        time_limit=shared.time_limit, seed=shared.seed, cancel=cancel)
         out.append((got.value, got.status, got.seconds))
-    progress(1.0, f"Deterministic module: target {index + 1:,} of "
-                  f"{shared.released.shape[0]:,}")
+    progress(1.0, f"{shared.step} {index + 1:,} of {shared.released.shape[0]:,}")
     return out
 
 
 def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view: GameView,
                           attack: BestOf, space, masks, *, progress: Progress = NO_PROGRESS,
-                          cancel: CancelToken = NEVER) -> best_of.Choice:
+                          cancel: CancelToken = NEVER,
+                          executor: Executor | None = None) -> best_of.Choice:
     """The combination's choice (engine.attacks.aggregates.best_of): the attacker's own game
     on its auxiliary sample, the proofs and every candidate run on its stand-in targets the way
-    :func:`play_aia` runs them on the real ones, and the better candidate on the stand-ins the
-    proofs leave open. Reads neither the targets' values nor their releases."""
+    :func:`play_aia` runs them on the real ones (the same units), and the better candidate on
+    the stand-ins the proofs leave open. Reads neither the targets' values nor their
+    releases."""
     s = view.sensitive_column
     shadow = best_of.shadow_game(view, shadow_noise(game.spec, game.base.sensitivity),
                                  attack.shadow_targets, config.seed)
     if shadow is None:
         return best_of.no_shadow_targets(attack.candidates)
     sview, t = shadow.view, shadow.truth.size
-    proved = np.full(t, -1)
-    for j in range(t):
-        cancel.check()
-        qi = {c: int(sview.target_codes[j, c]) for c in range(s)}
-        out = dd.infer(space, masks, sview.released[j], sview.n_records, qi, s,
-                       time_limit=config.solver_time_limit, seed=config.seed, cancel=cancel)
-        if out.status == "determined":
-            proved[j] = out.value
-    scores = {}
-    for c in attack.candidates:
-        a = ATTRIBUTE_ATTACKS[c]
-        if isinstance(a, Desia) and a.deterministic is None and a.fallback == "stochastic":
-            scores[c] = np.array([r["probabilities"] for r in score_many_targets(
-                game.queries, sview.released, sview.target_codes, s, sview.aux_codes,
-                sview.n_records, game.domain, n_shadow=config.n_shadow, model=config.model,
-                noise=shadow_noise(game.spec, game.base.sensitivity), seed=config.seed,
-                progress=progress.span(0.0, 0.5), cancel=cancel)])
-        elif isinstance(a, FromReconstructions):
-            scores[c] = _reconstruction_reads({c: a}, sview, progress=progress.span(0.5, 1.0),
-                                              cancel=cancel)[c]
-        else:
-            raise ValueError(f"{c}: the combination's candidates are scorers without proofs "
-                             "(the stochastic module or a reconstruction vote)")
+    with units_of(config, executor) as units:
+        solved = units.map(prove_target, t, DeterministicInputs(
+            space, masks, sview.released, sview.n_records, sview.target_codes[:, :s], s,
+            (AS_PUBLISHED,), config.solver_time_limit, config.seed),
+            progress=progress.span(0.0, 0.2), cancel=cancel,
+            message="Choosing the combination on a shadow game: proofs")
+        proved = np.array([value if status == "determined" else -1
+                           for ((value, status, _seconds),) in solved], dtype=np.int64)
+        scores = {}
+        for c in attack.candidates:
+            a = ATTRIBUTE_ATTACKS[c]
+            if isinstance(a, Desia) and a.deterministic is None and a.fallback == "stochastic":
+                scores[c] = stochastic_scores(StochasticInputs(
+                    game.queries, sview.released, sview.target_codes, s, sview.aux_codes,
+                    sview.n_records, game.domain, config.n_shadow, config.model, game.spec,
+                    float(game.base.sensitivity), config.seed), executor=units,
+                    progress=progress.span(0.2, 0.6), cancel=cancel)
+            elif isinstance(a, FromReconstructions):
+                scores[c] = _reconstruction_reads({c: a}, sview, executor=units,
+                                                  progress=progress.span(0.6, 1.0),
+                                                  cancel=cancel)[c]
+            else:
+                raise ValueError(f"{c}: the combination's candidates are scorers without "
+                                 "proofs (the stochastic module or a reconstruction vote)")
     return best_of.choose(scores, shadow.truth, proved)
 
 
 def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
-             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> AiaOutcome:
+             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
+             executor: Executor | None = None) -> AiaOutcome:
     """The AIA game of Fig. 2 with every requested attack (module docstring): the game
     gathers what the attacks of engine.attacks.aggregates.ATTRIBUTE_ATTACKS read, then each
-    makes its scores."""
+    makes its scores. The per-target work runs as units on ``executor`` (default: the job's,
+    for the config's cluster; :func:`units_of`)."""
+    with units_of(config, executor) as units:
+        return _play_aia(config, data, progress, cancel, units)
+
+
+def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: Progress,
+              cancel: CancelToken, units: Executor) -> AiaOutcome:
     game, g = setup_game(config, "aggregates-aia", data)
     domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
     queries = game.queries
@@ -456,9 +567,8 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     # Each target's proofs are an independent unit of engine.compute (issue 22 item 6).
     proofs = DeterministicInputs(space, masks, released, n, codes[targets, :s], s,
                                  tuple(options), config.solver_time_limit, config.seed)
-    solved, where = run_units(cluster_of(config), prove_target, targets.size, proofs,
-                              progress=progress.span(0.0, 0.35), cancel=cancel,
-                              message="Deterministic module: targets")
+    solved = units.map(prove_target, targets.size, proofs, progress=progress.span(0.0, 0.35),
+                       cancel=cancel, message="Deterministic module: targets")
     for i, per_option in enumerate(solved):
         for o, (value, status, seconds) in zip(options, per_option, strict=True):
             if o == AS_PUBLISHED:
@@ -473,12 +583,10 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
 
     fallbacks = {"uniform": np.full((targets.size, n_values), 1.0 / n_values)}
     if any(a.fallback == "stochastic" for a in desias.values()):
-        results = score_many_targets(queries, released, codes[targets], s, aux_codes, n,
-                                     domain, n_shadow=config.n_shadow, model=config.model,
-                                     noise=shadow_noise(game.spec, game.base.sensitivity),
-                                     seed=config.seed, progress=progress.span(0.35, 0.6),
-                                     cancel=cancel)
-        fallbacks["stochastic"] = np.array([r["probabilities"] for r in results])
+        fallbacks["stochastic"] = stochastic_scores(StochasticInputs(
+            queries, released, codes[targets], s, aux_codes, n, domain, config.n_shadow,
+            config.model, game.spec, float(game.base.sensitivity), config.seed),
+            executor=units, progress=progress.span(0.35, 0.6), cancel=cancel)
     scores: dict[str, np.ndarray] = {}
     for name, a in desias.items():
         scores[name] = (fallbacks[a.fallback] if a.deterministic is None
@@ -490,12 +598,13 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
         scores[name] = a.score(view, progress=progress.span(0.6 + 0.1 * j / len(scorers),
                                                             0.6 + 0.1 * (j + 1) / len(scorers)),
                                cancel=cancel)
-    scores.update(_reconstruction_reads(wanted, view, progress=progress.span(0.7, 0.9),
-                                        cancel=cancel))
+    scores.update(_reconstruction_reads(wanted, view, executor=units,
+                                        progress=progress.span(0.7, 0.9), cancel=cancel))
     choices = {}
     for name, a in combined.items():
         choice = choose_on_shadow_game(config, game, view, a, space, masks,
-                                       progress=progress.span(0.9, 0.97), cancel=cancel)
+                                       progress=progress.span(0.9, 0.97), cancel=cancel,
+                                       executor=units)
         scores[name] = best_of.combine(det_value, scores[choice.name])
         choices[name] = choice.to_dict()
     scores = {name: scores[name] for name in config.attacks if name in scores}
@@ -513,7 +622,7 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                                "deterministic_seconds": det_seconds,
                                "best_of_choices": choices,
                                "deterministic_status": det_status,
-                               "deterministic_computed_on": where,
+                               "deterministic_computed_on": units.where,
                                "released_preview": list(zip(
                                    [q.table for q in queries], [q.label for q in queries],
                                    game.base.released_answers.tolist(), strict=True))[:40],
@@ -526,14 +635,43 @@ class MiaOutcome:
     member: np.ndarray                # (T,) the secret bits b
     determined: np.ndarray            # (T,) membership proved by the tables
     determined_value: np.ndarray      # (T,) 1 / 0 where proved, -1 elsewhere
+    computed_on: str = ""             # where the targets' units ran, in words
+
+
+@dataclass(frozen=True)
+class MembershipProofInputs:
+    """What every target's membership proof reads (one copy per cluster)."""
+
+    space: object
+    masks: list
+    released: np.ndarray              # (T, m) each target's release
+    n: int                            # |D| − 1 records behind every release
+    target_records: np.ndarray        # (T, c) the targets' records
+    time_limit: float
+    seed: int
+
+
+def prove_membership(index: int, shared: MembershipProofInputs, progress: Progress,
+                     cancel: CancelToken) -> tuple:
+    """Target ``index``'s deterministic membership check (a unit of :mod:`engine.compute`;
+    DeSIA-MIA §6.2): (status, value). The solver is seeded by the config's seed and reads only
+    this target's release."""
+    det = dd.infer_membership(shared.space, shared.masks, shared.released[index], shared.n,
+                              shared.target_records[index], time_limit=shared.time_limit,
+                              seed=shared.seed, cancel=cancel)
+    progress(1.0, f"Membership game: target {index + 1:,} of {shared.released.shape[0]:,}")
+    return det.status, det.value
 
 
 def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
-             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER) -> MiaOutcome:
+             progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
+             executor: Executor | None = None) -> MiaOutcome:
     """The MIA game of paper 003 §6.1 (Fig. 9): per target, a secret bit b; the release is
     computed on D without the target (b = 0) or without another target (b = 1), so |D| − 1
     records either way; the attacks of engine.attacks.aggregates.MEMBERSHIP_ATTACKS —
-    DeSIA-MIA (§6.2) and the CIP / RAP reconstruction MIAs (§6.3)."""
+    DeSIA-MIA (§6.2) and the CIP / RAP reconstruction MIAs (§6.3). The releases are drawn
+    here, in target order from the game's one stream; each target's proof, reconstructions
+    and stochastic module are then units on ``executor`` (:func:`units_of`)."""
     game, g = setup_game(config, "aggregates-mia", data)
     domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
     spec, base, queries = game.spec, game.base, game.queries
@@ -556,44 +694,42 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     names = ([a for a in config.mia_attacks if a in MEMBERSHIP_ATTACKS]
              or list(DEFAULT_MIA_ATTACKS))
     wanted = {name: MEMBERSHIP_ATTACKS[name] for name in names}
-    readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
-    kinds = [k for k in RECONSTRUCTIONS if any(a.reconstruction == k for a in readers.values())]
-    scores = {name: np.zeros(targets.size) for name in wanted}
     determined = np.zeros(targets.size, dtype=bool)
     det_value = np.full(targets.size, -1)
+    # The releases, in target order: who is left out in a member's place comes from the
+    # game's one stream, so it is drawn here, before the units (each target's noise has its
+    # own stream).
     released = np.zeros((targets.size, len(queries)))
-    view = _view(config, game, released, n)          # sees each row of released once drawn
-    solve_progress = progress.span(0.0, 0.6)
     for i, t in enumerate(targets):
         cancel.check()
-        others = targets[targets != t]
-        drop = int(g.choice(others)) if member[i] else int(t)
-        data_i = np.delete(codes, drop, axis=0)
-        released[i] = noisy_answers(answers(queries, data_i), spec, base.sensitivity,
+        drop = int(g.choice(targets[targets != t])) if member[i] else int(t)
+        released[i] = noisy_answers(answers(queries, np.delete(codes, drop, axis=0)), spec,
+                                    base.sensitivity,
                                     rng(config.seed, "aggregates-mia-noise", i))
-        det = dd.infer_membership(space, masks, released[i], n, codes[t],
-                                  time_limit=config.solver_time_limit, seed=config.seed,
-                                  cancel=cancel)
-        if det.status == "determined":
-            determined[i], det_value[i] = True, det.value
-        for kind in kinds:
-            recon = RECONSTRUCTIONS[kind](view, i, cancel)
-            for name, attack in readers.items():
-                if attack.reconstruction == kind:
-                    scores[name][i] = attack.read(recon, view, i)
-        solve_progress((i + 1) / targets.size, f"Membership game: target {i + 1:,} of "
-                                               f"{targets.size:,}")
-    desias = {name: a for name, a in wanted.items() if isinstance(a, DesiaMembership)}
-    if desias:
-        stoch = np.array([r["probability_member"] for r in membership_score_many_targets(
-            queries, released, codes[targets], aux_codes, n + 1, domain,
-            n_shadow=config.n_shadow, model=config.model,
-            noise=shadow_noise(spec, base.sensitivity), seed=config.seed,
-            progress=progress.span(0.6, 1.0), cancel=cancel)])
-        for name, a in desias.items():
-            scores[name] = (np.where(determined, det_value, stoch).astype(float)
-                            if a.deterministic else stoch)
-    return MiaOutcome(scores, member, determined, det_value)
+    with units_of(config, executor) as units:
+        proofs = units.map(prove_membership, targets.size, MembershipProofInputs(
+            space, masks, released, n, codes[targets], config.solver_time_limit,
+            config.seed), progress=progress.span(0.0, 0.3), cancel=cancel,
+            message="Membership game: proofs")
+        for i, (status, value) in enumerate(proofs):
+            if status == "determined":
+                determined[i], det_value[i] = True, value
+        view = _view(config, game, released, n)
+        scores = {name: np.zeros(targets.size) for name in wanted}
+        scores.update(_reconstruction_reads(wanted, view, executor=units,
+                                            progress=progress.span(0.3, 0.6), cancel=cancel))
+        desias = {name: a for name, a in wanted.items() if isinstance(a, DesiaMembership)}
+        if desias:
+            stoch = stochastic_scores(StochasticInputs(
+                queries, released, codes[targets], codes.shape[1] - 1, aux_codes, n + 1, domain,
+                config.n_shadow, config.model, spec, float(base.sensitivity), config.seed,
+                membership=True), executor=units, progress=progress.span(0.6, 1.0),
+                cancel=cancel)
+            for name, a in desias.items():
+                scores[name] = (np.where(determined, det_value, stoch).astype(float)
+                                if a.deterministic else stoch)
+        where = units.where
+    return MiaOutcome(scores, member, determined, det_value, where)
 
 
 # --------------------------------------------------------------------------- exposed records
@@ -642,7 +778,8 @@ def exposed_entry(domain, codes, value: int, cells: list, s: int, *, listed: boo
 
 
 def published_findings(config: AggregatesGameSettings, data: AuditData, *, progress: Progress,
-                       cancel: CancelToken) -> tuple[dict, list[dict]]:
+                       cancel: CancelToken, executor: Executor | None = None
+                       ) -> tuple[dict, list[dict]]:
     """For a published table: is it consistent (the solver proves it or names the rows that
     conflict), and whose sensitive value does it pin down? Every quasi-identifier combination
     of the attacker's sample (at most ``max_targets``… ×10) is checked with the deterministic
@@ -673,22 +810,27 @@ def published_findings(config: AggregatesGameSettings, data: AuditData, *, progr
         combos = combos[np.sort(pick)]
     space = record_space(domain)
     masks = [space.matches(q.conditions) for q in queries]
+    # Each combination's proof is a unit of engine.compute, on the published counts.
+    every_release = np.ascontiguousarray(np.broadcast_to(
+        np.asarray(counts), (combos.shape[0], len(queries))))
+    with units_of(config, executor) as units:
+        solved = units.map(prove_target, combos.shape[0], DeterministicInputs(
+            space, masks, every_release, n, combos[:, :s], s, (AS_PUBLISHED,),
+            config.solver_time_limit, config.seed, step="Published table: combination"),
+            progress=progress, cancel=cancel, message="Published table: combinations")
+        where = units.where
     exposed = []
-    for i, combo in enumerate(combos):
-        cancel.check()
-        out = dd.infer(space, masks, counts, n, {c: int(combo[c]) for c in range(s)}, s,
-                       time_limit=config.solver_time_limit, seed=config.seed, cancel=cancel)
-        if out.status == "determined":
+    for combo, ((value, status, _seconds),) in zip(combos, solved, strict=True):
+        if status == "determined":
             cells = [q for q in queries
                      if all(combo[c] in allowed for c, allowed in q.conditions if c != s)]
-            exposed.append(exposed_entry(domain, combo, out.value, cells, s,
+            exposed.append(exposed_entry(domain, combo, value, cells, s,
                                          listed=config.list_exposed_records,
                                          value_correct=None))
-        progress((i + 1) / combos.shape[0], f"Published table: combination {i + 1:,} of "
-                                             f"{combos.shape[0]:,}")
     findings = {"path": str(path), "rows": len(queries), "records": n,
                 "consistent": check.consistent, "consistency_note": check.note,
-                "candidates": int(combos.shape[0]), "determined": len(exposed)}
+                "candidates": int(combos.shape[0]), "determined": len(exposed),
+                "computed_on": where}
     return findings, exposed
 
 

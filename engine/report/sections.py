@@ -769,7 +769,12 @@ def _wrapped_mono(text: str, width_chars: int = 104) -> XPreformatted:
 COMPUTED_PARTS = {"repetitions": "the repetitions", "sweep": "the hours sweep",
                   "model": "the shadow and reference models",
                   "defences": "the defended models and their reference models",
-                  "deterministic": "the deterministic proofs"}
+                  # The count tables' attribute game: every target's units (issue 22 item 6).
+                  "deterministic": "the attribute game's targets (proofs, learned guesses "
+                                   "and reconstructions)",
+                  "membership": "the membership game's targets",
+                  "published": "the published table's checks",
+                  "sweeps": "the count-table sweeps"}
 
 
 def computed_on(result: dict) -> list[tuple[str, str]]:

@@ -203,8 +203,9 @@ FIELDS: dict[str, FieldSpec] = {
     **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
     "compute.cluster": FieldSpec(
-        "Solve each target's proofs on", STEP_ATTACKS,
-        "Where the solver checks, target by target, what the tables prove. Empty: on this "
+        "Attack each target on", STEP_ATTACKS,
+        "Where each target is attacked — the solver's proofs, the learned guesses and the "
+        "reconstructions, in both games — and each sweep value is replayed. Empty: on this "
         "computer. \"local\": a private Ray instance on this computer. A Ray address such as "
         "ray://head:10001: that cluster — it receives your records and the tables, so use "
         "only a cluster on a trusted network (docs/methods/scale.md).", text=True),

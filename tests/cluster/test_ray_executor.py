@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
+
 import engine.audits.location as L
 from engine.compute import LOCAL, ComputeSettings, InProcessExecutor, RayExecutor
 from engine.runtime import CancelToken, JobCancelled, Progress, RecordingProgress
@@ -119,19 +121,113 @@ def test_model_audit_with_defences_on_ray_equals_the_in_process_run(ray_cluster)
     assert "this computer" in here["theory"]["defences"]["computed_on"]
 
 
-def test_count_tables_deterministic_targets_on_ray_equal_the_in_process_run(ray_cluster):
+def _count_tables(**more):
     import engine.audits.aggregates as A
-    # Every count released: some targets are proved, some are not unique.
+    # Every count released: some targets are proved, some are not unique; both games, the
+    # stochastic module, CIP and a sweep of each kind.
     tiny = dict(census_records=60, census_auxiliary=400, max_targets=6, fraction=0.0,
-                n_shadow=100, membership=False,
-                attacks=("desia", "desia_no_verification", "data_only"), seed=3)
-    here = A.run(A.AggregatesConfig(**tiny)).to_dict()
-    there = A.run(A.AggregatesConfig(**tiny, compute=ComputeSettings(LOCAL))).to_dict()
+                n_shadow=100, reconstructions=1,
+                attacks=("desia", "desia_no_verification", "cip_rand", "data_only"),
+                mia_attacks=("desia_mia", "desia_mia_stochastic_only", "cip_rand_mia"),
+                sweep_fractions=(0.5,), sweep_epsilons=(1.0,), sweep_targets=5,
+                sweep_attacks=("desia", "cip_rand", "data_only"), seed=3)
+    return A.AggregatesConfig(**{**tiny, **more})
+
+
+def test_count_tables_units_on_ray_equal_the_in_process_run(ray_cluster):
+    """The deterministic proofs, each target's stochastic module and CIP reconstructions in
+    both games, the membership proofs and the sweep points, on Ray: the in-process numbers."""
+    import engine.audits.aggregates as A
+    here = A.run(_count_tables()).to_dict()
+    there = A.run(_count_tables(compute=ComputeSettings(LOCAL))).to_dict()
     assert _numbers(there) == _numbers(here)
-    assert there["theory"]["deterministic"]["targets"] == 6
-    assert there["theory"]["deterministic"]["determined"] > 0
-    assert "Ray" in there["theory"]["deterministic"]["computed_on"]
-    assert "this computer" in here["theory"]["deterministic"]["computed_on"]
+    theory = there["theory"]
+    assert theory["deterministic"]["targets"] == 6
+    assert theory["deterministic"]["determined"] > 0
+    assert theory["membership"]["targets"] == 6
+    assert {a["name"] for a in there["attacks"]} >= {"desia", "cip_rand"}
+    assert len(theory["sweeps"]["fraction"]["values"]) == 1
+    assert len(theory["sweeps"]["noise"]["values"]) == 1
+    for part in (theory["deterministic"], theory["membership"], theory["sweeps"]):
+        assert "Ray" in part["computed_on"]
+    for part in ("deterministic", "membership", "sweeps"):
+        assert "this computer" in here["theory"][part]["computed_on"]
+
+
+def test_rap_reconstructions_on_ray_equal_the_in_process_run(ray_cluster):
+    """RAP is torch gradient descent: on a Ray worker (one thread) it gives the in-process
+    reconstructions' votes."""
+    import engine.games.aggregates as G
+    from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
+
+    config = _count_tables()
+    game, _ = G.setup_game(config, "aggregates-aia")
+    released = G.released_per_target(config, game, game.codes[game.targets, -1])
+    view = G._view(config, game, released[:2], game.codes.shape[0])
+    view = G.GameView(**{**view.__dict__, "target_codes": view.target_codes[:2]})
+    shared = G.ReconstructionInputs(view, {"rap_rand": ATTRIBUTE_ATTACKS["rap_rand"],
+                                           "desia_synthetic":
+                                               ATTRIBUTE_ATTACKS["desia_synthetic"]})
+    here = InProcessExecutor().map(G.reconstruct_target, 2, shared)
+    there = RayExecutor(LOCAL).map(G.reconstruct_target, 2, shared)
+    for a, b in zip(here, there, strict=True):
+        assert a.keys() == b.keys() == {"rap_rand", "desia_synthetic"}
+        for name in a:
+            assert np.array_equal(a[name], b[name]), name
+
+
+def test_published_table_checks_on_ray_equal_the_in_process_run(ray_cluster):
+    import engine.audits.aggregates as A
+    import engine.games.aggregates as G
+    from engine.runtime import NEVER, NO_PROGRESS
+
+    config = A.AggregatesConfig(
+        data=str(A.SAMPLE_AUXILIARY), schema=A.demo_config().schema, release="published",
+        release_options={"path": str(A.SAMPLE_BLOCK.parent / "sample_published_p_tables.csv")},
+        published_records=450, max_targets=2, membership=False)
+    data = G.load_data(config)
+    here = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
+    there = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
+                                 executor=RayExecutor(LOCAL))
+    assert here[1] == there[1]
+    assert _numbers(here[0]) == _numbers(there[0]) and here[0]["candidates"] == 20
+    assert "Ray" in there[0]["computed_on"]
+
+
+def test_a_count_table_job_cancelled_on_ray_stops(ray_cluster):
+    """Cancel pressed while the stochastic module's units run on the cluster: the job raises
+    JobCancelled and its running tasks are ended (both CPUs come back)."""
+    import engine.audits.aggregates as A
+
+    token = CancelToken()
+    seen = []
+
+    def on_progress(fraction, message):
+        seen.append(message)
+        if message.startswith("Stochastic module"):
+            token.cancel()
+
+    outcome = {}
+
+    def job():
+        try:
+            A.run(_count_tables(n_shadow=200_000, membership=False, sweep_fractions=(),
+                                sweep_epsilons=(), compute=ComputeSettings(LOCAL)),
+                  progress=Progress(on_progress), cancel=token)
+            outcome["ended"] = "finished"
+        except JobCancelled:
+            outcome["ended"] = "cancelled"
+
+    worker = threading.Thread(target=job, daemon=True)
+    worker.start()
+    worker.join(HANG_GUARD_S)
+    assert not worker.is_alive(), "the job did not stop after Cancel"
+    assert outcome["ended"] == "cancelled"
+    assert not any(m.startswith("Reconstructions") for m in seen)
+    deadline = time.monotonic() + HANG_GUARD_S
+    while ray_cluster.available_resources().get("CPU", 0) < 2:
+        assert time.monotonic() < deadline, "the cancelled tasks still hold the CPUs"
+        time.sleep(0.5)
 
 
 def test_a_units_bad_input_sentence_arrives_as_in_process(ray_cluster):

@@ -60,3 +60,113 @@ def test_the_cluster_setting_round_trips_and_defaults_to_this_computer():
     config = L.LocationConfig.from_dict({"compute": {"cluster": "local"}})
     assert L.LocationConfig.from_dict(config.to_dict()).compute.cluster == "local"
     assert check_cluster(None) == IN_PROCESS and check_cluster(" local ") == "local"
+
+
+# --------------------------------------------------------------------------- one executor per job
+
+class CountingCluster:
+    """Stands in for the Ray back-end (engine.compute.RayExecutor): runs the units in this
+    process and counts how often a cluster is started and stopped. The real Ray back-end is
+    tested in tests/cluster; this counts what a job asks of it."""
+
+    started = 0
+    stopped = 0
+    cancelled_units = 0               # maps that Cancel stopped
+    where = "a counted cluster"
+
+    def __init__(self, cluster, *, cpus=None):
+        type(self).started += 1
+        self._inner = InProcessExecutor()
+
+    def map(self, unit, count, shared, **kwargs):
+        try:
+            return self._inner.map(unit, count, shared, **kwargs)
+        except JobCancelled:
+            type(self).cancelled_units += 1
+            raise
+
+    def close(self):
+        type(self).stopped += 1
+
+
+@pytest.fixture
+def counting_cluster(monkeypatch):
+    import engine.compute as C
+
+    monkeypatch.setattr(CountingCluster, "started", 0)
+    monkeypatch.setattr(CountingCluster, "stopped", 0)
+    monkeypatch.setattr(CountingCluster, "cancelled_units", 0)
+    monkeypatch.setattr(C, "RayExecutor", CountingCluster)
+    return CountingCluster
+
+
+def _count_tables(**more):
+    from engine.audits.aggregates import AggregatesConfig
+    from engine.compute import ComputeSettings
+
+    return AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=6,
+                            fraction=0.0, n_shadow=100, reconstructions=1,
+                            attacks=("desia", "cip_rand", "data_only"),
+                            mia_attacks=("desia_mia", "cip_rand_mia"), sweep_epsilons=(1.0,),
+                            sweep_targets=5, sweep_attacks=("cip_rand", "data_only"), seed=3,
+                            compute=ComputeSettings("local"), **more)
+
+
+def test_a_count_table_job_starts_one_cluster_for_all_its_parts(counting_cluster):
+    """Each part (the attribute game, the membership game, each sweep) started its own private
+    Ray instance, 20–30 s each; the job now starts one and stops it at the end."""
+    import engine.audits.aggregates as A
+
+    result = A.run(_count_tables()).to_dict()
+    theory = result["theory"]
+    parts = [theory["deterministic"], theory["membership"], theory["sweeps"],
+             theory["sweeps"]["noise"]]
+    assert [p["computed_on"] for p in parts] == ["a counted cluster"] * 4
+    assert (counting_cluster.started, counting_cluster.stopped) == (1, 1)
+
+
+def test_a_location_job_starts_one_cluster_for_its_repetitions_and_its_sweep(counting_cluster):
+    from engine.compute import ComputeSettings
+
+    small = dict(city_users=600, city_epochs=96, aggregate_size=99, test_aggregates=400,
+                 shadow_aggregates=200, sweep_targets=2, sweep_test_aggregates=200,
+                 attacks=("one_threshold",), target="observations", target_observations=15,
+                 seed=3, repetitions=2, compute=ComputeSettings("local"))
+    theory = L.run(L.LocationConfig(**small)).to_dict()["theory"]
+    assert theory["repetitions"]["computed_on"] == theory["sweep"]["computed_on"] == \
+        "a counted cluster"
+    assert (counting_cluster.started, counting_cluster.stopped) == (1, 1)
+
+
+def test_a_cancelled_job_stops_and_stops_its_cluster(counting_cluster):
+    """Cancel pressed while the membership game's targets run on the job's cluster: the units
+    stop, the job raises JobCancelled (no later part starts) and its cluster is stopped."""
+    import engine.audits.aggregates as A
+
+    token = CancelToken()
+    seen = []
+
+    def on_progress(fraction, message):
+        seen.append(message)
+        if message.startswith("Membership game"):
+            token.cancel()
+
+    with pytest.raises(JobCancelled):
+        A.run(_count_tables(), progress=Progress(on_progress), cancel=token)
+    assert not any(m.startswith("Sweep") for m in seen)
+    assert counting_cluster.cancelled_units == 1
+    assert (counting_cluster.started, counting_cluster.stopped) == (1, 1)
+
+
+def test_parts_outside_a_job_open_and_close_their_own_executor(counting_cluster):
+    from engine.compute import LOCAL, job_executor
+
+    assert run_units(LOCAL, draw, 2, 5)[1] == "a counted cluster"
+    assert (counting_cluster.started, counting_cluster.stopped) == (1, 1)
+    with job_executor(LOCAL) as job:
+        run_units(LOCAL, draw, 2, 5)
+        run_units(LOCAL, draw, 2, 5)
+        # Another cluster inside the job gets its own executor; this computer needs none.
+        assert run_units(IN_PROCESS, draw, 1, 5)[1].startswith("this computer")
+        assert job.where == "a counted cluster"
+    assert (counting_cluster.started, counting_cluster.stopped) == (2, 2)

@@ -41,12 +41,6 @@ class ShuffledExecutor:
         pass
 
 
-def _shuffled_run_units(cluster, unit, count, shared, **kw):
-    kw.pop("message", None)
-    executor = ShuffledExecutor()
-    return executor.map(unit, count, shared, **kw), executor.where
-
-
 def _data(n=240, d=5, k=3):
     g = rng(0, "test-compute-units")
     X = g.normal(size=(n, d)).astype(np.float32)
@@ -123,7 +117,7 @@ def test_defended_settings_and_their_reference_models_as_units_give_the_loop_num
             assert np.array_equal(refs[i].probs[r], expected), (r, SETTINGS[i].label())
 
 
-def test_deterministic_targets_in_any_order_give_the_same_findings(monkeypatch):
+def test_deterministic_targets_in_any_order_give_the_same_findings():
     # Every count released: two of the five targets are proved, three are not unique.
     config = AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=5,
                               fraction=0.0, n_shadow=100, membership=False,
@@ -133,8 +127,7 @@ def test_deterministic_targets_in_any_order_give_the_same_findings(monkeypatch):
     assert sorted(set(here.details["deterministic_status"])) == ["determined", "not_unique"]
     proved = here.determined
     assert np.array_equal(here.determined_value[proved], here.truth[proved])
-    monkeypatch.setattr(G, "run_units", _shuffled_run_units)
-    there = G.play_aia(config)
+    there = G.play_aia(config, executor=ShuffledExecutor())
     assert here.details["deterministic_status"] == there.details["deterministic_status"]
     assert np.array_equal(here.determined_value, there.determined_value)
     for name in here.scores:
@@ -152,4 +145,131 @@ def test_the_report_says_where_each_part_ran():
                          "generalization_gap": {"gap": 0.1}}}
     assert computed_on(result) == [("the shadow and reference models", where),
                                    ("the defended models and their reference models", where),
-                                   ("the deterministic proofs", where)]
+                                   ("the attribute game's targets (proofs, learned guesses and "
+                                    "reconstructions)", where)]
+    # The count tables' other parts (issue 22 item 6): the membership game, a published
+    # table's checks, the sweeps.
+    count_tables = {"theory": {"deterministic": {"computed_on": where},
+                               "membership": {"computed_on": where},
+                               "published": {"computed_on": where},
+                               "sweeps": {"noise": {"values": [1.0]}, "computed_on": where}}}
+    assert [part for part, _ in computed_on(count_tables)] == [
+        "the attribute game's targets (proofs, learned guesses and reconstructions)",
+        "the membership game's targets", "the published table's checks",
+        "the count-table sweeps"]
+
+
+# --------------------------------------------------------------------------- count tables
+
+# Every count released (so some targets are proved), six targets: two of each membership bit.
+COUNT_TABLES = dict(census_records=60, census_auxiliary=400, max_targets=6, fraction=0.0,
+                    n_shadow=100, reconstructions=2, seed=3)
+
+
+def test_count_table_games_give_the_same_numbers_in_any_order_of_their_units():
+    """Each target's stochastic module, reconstructions and membership proof are units: run
+    last first on pickled copies they give the in-process numbers, which are those of the
+    loops they replaced (result.json numbers equal before and after the change)."""
+    config = AggregatesConfig(**COUNT_TABLES, attacks=("desia", "cip_rand", "data_only"),
+                              mia_attacks=("desia_mia", "desia_mia_stochastic_only",
+                                           "cip_rand_mia"))
+    here, there = G.play_aia(config), G.play_aia(config, executor=ShuffledExecutor())
+    assert here.scores.keys() == there.scores.keys()
+    for name in here.scores:
+        assert np.array_equal(here.scores[name], there.scores[name]), name
+    # The stochastic module learned something: its scores are not one value for all.
+    assert np.unique(here.scores["desia"]).size > 2
+    mia_here, mia_there = G.play_mia(config), G.play_mia(config, executor=ShuffledExecutor())
+    assert np.array_equal(mia_here.member, mia_there.member)
+    assert np.array_equal(mia_here.determined_value, mia_there.determined_value)
+    for name in mia_here.scores:
+        assert np.array_equal(mia_here.scores[name], mia_there.scores[name]), name
+    assert "this computer" in mia_here.computed_on and mia_there.computed_on == "a test executor"
+
+
+def _stochastic_inputs(membership: bool):
+    config = AggregatesConfig(**COUNT_TABLES)
+    game, _ = G.setup_game(config, "aggregates-aia")
+    s = game.codes.shape[1] - 1
+    truth = rng(3, "test-stochastic-units").integers(0, game.domain.sizes[s], game.targets.size)
+    released = G.released_per_target(config, game, truth)
+    return game, G.StochasticInputs(
+        game.queries, released, game.codes[game.targets], s, game.aux_codes,
+        game.codes.shape[0], game.domain, 100, "logistic", game.spec,
+        float(game.base.sensitivity), 3, membership=membership)
+
+
+def test_stochastic_units_give_the_rows_of_one_many_target_call():
+    """A target's shadow datasets are seeded by the config's seed, the target's own key and the
+    chunk's number, never by its place among the targets: one unit per target, run in any
+    order, gives the rows of the one call over every target the game made before."""
+    from engine.attacks.aggregates.desia_stochastic import (
+        membership_score_many_targets,
+        score_many_targets,
+    )
+    game, aia = _stochastic_inputs(membership=False)
+    whole = np.array([r["probabilities"] for r in score_many_targets(
+        aia.queries, aia.released, aia.target_codes, aia.sensitive_column, aia.aux_codes,
+        aia.dataset_size, aia.domain, n_shadow=100, seed=3)])
+    split = np.array(ShuffledExecutor().map(G.stochastic_target, whole.shape[0], aia))
+    assert np.array_equal(split, whole)
+    _, mia = _stochastic_inputs(membership=True)
+    whole = np.array([r["probability_member"] for r in membership_score_many_targets(
+        mia.queries, mia.released, mia.target_codes, mia.aux_codes, mia.dataset_size,
+        mia.domain, n_shadow=100, seed=3)])
+    split = np.array(ShuffledExecutor().map(G.stochastic_target, whole.shape[0], mia))
+    assert np.array_equal(split, whole)
+
+
+def test_rap_reconstructions_as_units_give_the_loop_numbers():
+    """RAP (torch gradient descent) per target, last target first on pickled copies, against
+    the loop over targets the game ran before."""
+    from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, RECONSTRUCTIONS
+
+    config = AggregatesConfig(**{**COUNT_TABLES, "reconstructions": 1})
+    game, _ = G.setup_game(config, "aggregates-aia")
+    released = G.released_per_target(config, game, game.codes[game.targets, -1])
+    view = G._view(config, game, released[:2], game.codes.shape[0])
+    view = G.GameView(**{**view.__dict__, "target_codes": view.target_codes[:2]})
+    readers = {"rap_rand": ATTRIBUTE_ATTACKS["rap_rand"]}
+    split = G._reconstruction_reads(readers, view, executor=ShuffledExecutor(),
+                                    progress=NO_PROGRESS, cancel=NEVER)["rap_rand"]
+    loop = np.array([ATTRIBUTE_ATTACKS["rap_rand"].read(
+        RECONSTRUCTIONS["rap_rand"](view, i, NEVER), view, i) for i in range(2)])
+    assert split.shape == (2, view.n_values) and np.array_equal(split, loop)
+
+
+def test_sweep_points_in_any_order_give_the_same_sweep():
+    import engine.audits.aggregates as A
+
+    config = AggregatesConfig(**COUNT_TABLES, sweep_targets=5,
+                              sweep_attacks=("cip_rand", "data_only"))
+    data = G.load_data(config)
+    here = A.sweep(config, data, "epsilon", (1.0, 10.0), progress=NO_PROGRESS, cancel=NEVER)
+    there = A.sweep(config, data, "epsilon", (1.0, 10.0), progress=NO_PROGRESS, cancel=NEVER,
+                    executor=ShuffledExecutor())
+    assert here["values"] == [10.0, 1.0]          # from the least noise to the most
+    assert {k: v for k, v in here.items() if k != "computed_on"} == \
+        {k: v for k, v in there.items() if k != "computed_on"}
+    assert there["computed_on"] == "a test executor"
+    assert here["attacks"]["cip_rand"][0] != here["attacks"]["cip_rand"][1]
+
+
+def test_published_table_checks_in_any_order_give_the_same_findings():
+    """Each combination's proof on a published table is a unit: run last first on pickled
+    copies, the findings and the exposed records are those of the in-process run."""
+    import engine.audits.aggregates as A
+
+    config = AggregatesConfig(
+        data=str(A.SAMPLE_AUXILIARY), schema=A.demo_config().schema, release="published",
+        release_options={"path": str(A.SAMPLE_BLOCK.parent / "sample_published_p_tables.csv")},
+        published_records=450, max_targets=5, membership=False)
+    data = G.load_data(config)
+    here = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
+    there = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
+                                 executor=ShuffledExecutor())
+    assert here[1] == there[1] and here[0]["determined"] > 0
+    assert {k: v for k, v in here[0].items() if k != "computed_on"} == \
+        {k: v for k, v in there[0].items() if k != "computed_on"}
+    assert "this computer" in here[0]["computed_on"]
+    assert there[0]["computed_on"] == "a test executor"
