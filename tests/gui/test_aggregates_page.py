@@ -287,7 +287,7 @@ def test_a_real_tiny_run_renders_its_results(main_window, qtbot):
     assert view.metrics_table.rowCount() == 2
     table = view.metrics_table
     assert "chance 14.3 %" in table.horizontalHeaderItem(1).text()
-    assert "%" in table.cell_text(0, 1) and "none determined" not in table.cell_text(0, 2)
+    assert "%" in table.cell_text(0, 1) and "none determined" not in table.cell_text(0, 3)
     names = view.roc_plot.curve_names()
     assert all(legend_name(attack_label(a)) in names for a in result["attacks"])
     exposed = result["exposed_records"]
@@ -319,7 +319,7 @@ def test_membership_sweeps_and_wheel_over_every_plot(main_window, qtbot):
         names = [i.name() for i in plot.plot_item.listDataItems()]
         assert "DeSIA (measured, 95% interval)" in names
     assert "90.0 %" in view.release_view.dp_label.text()
-    assert view.metrics_table.cell_text(0, 2) == "0.7 [0.5, 0.9]\n8 targets"
+    assert view.metrics_table.cell_text(0, 3) == "0.7 [0.5, 0.9]\n8 targets"
 
     main_window.resize(1100, 700)
     page.step_list.setCurrentRow(STEP_RESULTS)
