@@ -95,7 +95,7 @@ class AiaMetricsTable(MetricsTable):
         for col in range(self.columnCount()):
             item = self.horizontalHeaderItem(col)
             if item is not None and item.text() == "Balanced\naccuracy":
-                item.setText(f"{VALUE_CHECKS_RIGHT}\n(50 % = blind guess)")
+                item.setText(VALUE_CHECKS_RIGHT)   # its scale and meaning: the tooltip
                 item.setToolTip(COUNT_TABLE_TERMS[VALUE_CHECKS_RIGHT])
         self.setColumnHidden(self.columnCount() - 1, True)
         shorten_unmeasurable(self)
