@@ -24,6 +24,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from engine.aggregates.queries import published_gaps
 from engine.aggregates.release import BUDGETS, KINDS, MECHANISMS, ReleaseSpec
 from engine.attacks.aggregates import (
     ATTRIBUTE_ATTACKS,
@@ -419,8 +420,13 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     if has_sweeps:
         aia_end *= 0.7
     if config.release == "published":
-        inputs.append(input_entry(resolve_path(str(config.release_options["path"])),
-                                  role="published_table"))
+        table = resolve_path(str(config.release_options["path"]))
+        # Empty counts first (left out, or the file refused, before any solve), so that the
+        # input's entry lists them per column as microdata's does (issue 21).
+        gaps = published_gaps(table, config.release_options.get("missing", "drop_rows"))
+        inputs.append(input_entry(table, role="published_table"))
+        if gaps:
+            inputs[-1]["missing_values"] = gaps
         published, exposed = published_findings(config, data, progress=progress.span(0.0, 0.1),
                                                  cancel=cancel)
         published["note"] = PUBLISHED_NOTE

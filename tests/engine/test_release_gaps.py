@@ -153,3 +153,52 @@ def test_the_choice_is_a_checked_config_key():
     with pytest.raises(InputError) as info:
         L.LocationConfig.from_dict({"release_missing": "zero"})
     assert info.value.key == "release_missing"
+
+
+# --------------------------------------------------------------------------- count tables
+
+def test_a_published_tables_empty_counts_are_left_out_or_refused(tmp_path):
+    """A published count table: an empty count was "an empty cell is not a number", one row
+    at a time. A count left empty was not published: its row is left out (the attacker has
+    that statistic fewer, never a 0) and counted, or with the other choice the file is
+    refused naming the first such row."""
+    from engine.aggregates.queries import Domain, load_published_rows, published_gaps
+
+    domain = Domain(("sex", "race"), (("Male", "Female"), ("White", "Black")))
+    p = write(tmp_path, "sex,race,count\nMale,White,4\nFemale,White,\nMale,Black,NA\n"
+                        "Female,Black,2\n,,8\n", "published.csv")
+    rows = load_published_rows(p, domain)
+    assert rows.counts.tolist() == [4, 2, 8] and rows.lines == (2, 5, 6)
+    entry = rows.missing_values
+    assert entry["per_column"] == [{"column": "count", "empty_cells": 2, "action": "drop_rows"}]
+    assert entry["records_left_out"] == 2 and "first in row 3" in entry["sentence"]
+    assert "never read as 0" in entry["sentence"]
+    assert published_gaps(p) == entry
+    for load in (lambda: load_published_rows(p, domain, "error"),
+                 lambda: published_gaps(p, "error")):
+        with pytest.raises(InputError) as info:
+            load()
+        line = info.value.one_line()
+        assert str(p) in line and "row 3, column 'count' is empty" in line
+        assert "'count' 2 (first in row 3)" in line and "not 0" in line
+
+
+def test_the_count_table_audit_lists_a_published_tables_empty_counts(tmp_path):
+    from engine.audits.aggregates import AggregatesConfig, run
+    from tests.engine.test_aggregates_audit import PUBLISHED, SAMPLE_AUXILIARY, demo_config
+
+    lines = PUBLISHED.read_text().splitlines()
+    head, _count = lines[3].rsplit(",", 1)
+    lines[3] = f"{head},"                            # row 4's count left empty
+    table = tmp_path / "published.csv"
+    table.write_text("\n".join(lines) + "\n")
+    base = dict(data=str(SAMPLE_AUXILIARY), schema=demo_config().schema, release="published",
+                published_records=450, max_targets=5, n_shadow=200, membership=False,
+                attacks=("data_only",))
+    r = run(AggregatesConfig(**base, release_options={"path": str(table)})).to_dict()
+    entry = next(i for i in r["inputs"] if i["role"] == "published_table")
+    assert entry["missing_values"]["per_column"] == [
+        {"column": "count", "empty_cells": 1, "action": "drop_rows"}]
+    assert r["theory"]["release"]["queries"] == 459 and r["theory"]["published"]["rows"] == 459
+    with pytest.raises(InputError, match="row 4, column 'count' is empty"):
+        run(AggregatesConfig(**base, release_options={"path": str(table), "missing": "error"}))
