@@ -326,3 +326,22 @@ def test_membership_sweeps_and_wheel_over_every_plot(main_window, qtbot):
     qtbot.wait(20)
     for plot in view.plots().values():
         assert_wheel_scrolls_page(plot, qtbot)
+
+
+def test_empty_published_counts_are_a_choice_shown_for_a_published_table_only(page):
+    """Issue 21: a published table's empty count is a count not published (the row is left
+    out), or the file is refused; the choice shows for a published table only and reaches
+    release_options.missing, and a config read and written back is unchanged."""
+    rows = page.release_rows
+    rows.set_options("published", {"path": "t.csv"})
+    assert rows.form.isRowVisible(rows.missing_row)
+    assert rows.missing_combo.currentData() == "drop_rows"
+    assert "not a zero" in rows.missing_combo.toolTip()
+    assert "missing" not in page.form_dict()["release_options"]      # the default, unwritten
+    rows.missing_combo.setCurrentIndex(rows.missing_combo.findData("error"))
+    assert page.form_dict()["release_options"] == {"path": "t.csv", "missing": "error"}
+    rows.set_options("published", {"path": "t.csv", "missing": "error"})
+    assert rows.missing_combo.currentData() == "error"
+    rows.set_options("custom", {"path": "q.csv"})
+    assert not rows.form.isRowVisible(rows.missing_row)
+    assert page.form_dict()["release_options"] == {"path": "q.csv"}
