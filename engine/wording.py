@@ -7,7 +7,8 @@ One Qt-free place for the words a privacy officer reads:
   shown first (results tables, verdict banner, summary, the report's first page); the technical
   name and reference go in the GUI's tooltip, the report's methods appendix and result.json.
 * :data:`GLOSSARY` — the terms of the results pages, each with one plain explanation (the "?"
-  beside a term on screen, and a page of the report).
+  beside a term on screen, and a page of the report); :func:`glossary_for` adds an audit's own
+  terms (the count tables' three measures of an attribute attack, :data:`COUNT_TABLE_TERMS`).
 * :func:`first_time_notes` — one plain sentence for each reading that surprises a newcomer
   (a negative advantage, an interval that crosses zero, "-0.0", a row of "not measurable"),
   said once, the first time it appears in a table.
@@ -349,6 +350,55 @@ GLOSSARY: dict[str, str] = {
     "Verdict": "High, medium or low risk, decided by the policy's thresholds on the strongest "
                "attacker's figures.",
 }
+
+
+# --------------------------------------------------------------------------- count tables
+
+#: An attribute attack on count tables is measured three ways, and with similar names they
+#: read as one measure with two values (issue 20, walk-through 2026-11-26: "Balanced accuracy
+#: 56.1 %" in the results table beside the verdict's "51.4 %"). Each has one plain name,
+#: written the same in the results table, the summary, the verdict's reasons and the report,
+#: and its technical name behind it (the column's tooltip, the glossary):
+#:
+#: * the share of targets whose true value the attack names first — top-1 accuracy
+#:   (engine.games.aggregates.evaluate, ``details.top1_accuracy``);
+#: * that share on the scale the verdict policy reads, a blind guess 50 % and always right
+#:   100 % — chance-corrected top-1 accuracy (engine.audits.aggregates
+#:   .chance_corrected_accuracy), the verdict's figure;
+#: * how often the attack's yes/no on every (target, value) pair is right, true and wrong
+#:   values weighted equally — the balanced accuracy of ARCHITECTURE §5 at a threshold chosen
+#:   on other data, over the pooled one-vs-rest pairs (the attack entry's ``accuracy``).
+BEST_GUESS_RIGHT = "Best guess right"
+BEST_GUESS_SCORE = "Best-guess score"
+VALUE_CHECKS_RIGHT = "Yes or no for each value"
+
+#: The scale of the verdict's score, said wherever the score is quoted.
+BEST_GUESS_SCALE = "a blind guess scores 50% and a sure answer 100%"
+
+COUNT_TABLE_TERMS: dict[str, str] = {
+    BEST_GUESS_RIGHT: "How often the value the attacker names first (its best guess) is the "
+                      "person's true value. A blind guess is right once in as many tries as "
+                      "there are possible values. Technical name: top-1 accuracy.",
+    BEST_GUESS_SCORE: "How often the best guess is right, put on the scale the verdict's "
+                      f"thresholds use, where {BEST_GUESS_SCALE}, so that a detail with 2 "
+                      "possible values and one with 7 are judged alike. The verdict reads "
+                      "this score. Technical name: chance-corrected top-1 accuracy, "
+                      "0.5 + (top-1 − chance) / (2 × (1 − chance)).",
+    VALUE_CHECKS_RIGHT: "For every person and every value they could have, the attack answers "
+                        "yes (this is their value) or no, with a cut-off chosen on other test "
+                        "cases; this is how often those answers are right, counting true and "
+                        "wrong values equally, so a blind guess scores 50 %. It judges every "
+                        "value, not only the best guess, so it differs from the best-guess "
+                        "score. Technical name: balanced accuracy of the one-vs-rest "
+                        "decisions.",
+}
+
+
+def glossary_for(audit_type: str | None) -> dict[str, str]:
+    """The terms of one audit's results, each with its plain explanation: :data:`GLOSSARY`,
+    and for the count tables (``"aggregates"``) :data:`COUNT_TABLE_TERMS`. The results page's
+    "?" strip and the report's glossary page both read it."""
+    return {**GLOSSARY, **(COUNT_TABLE_TERMS if audit_type == "aggregates" else {})}
 
 
 # --------------------------------------------------------------------------- first-time notes

@@ -41,6 +41,7 @@ from engine.data.errors import InputError
 from engine.data.text_input import (
     MISSING_MARKERS,
     TextInput,
+    add_read_note,
     cell_text,
     non_finite,
     non_finite_sentence,
@@ -814,25 +815,93 @@ class PublishedRows:
     counts: np.ndarray               # (m,) int64
     lines: tuple[int, ...]
     source: str
+    missing_values: dict | None = None   # rows left out for an empty count (published_gaps)
 
 
-def load_published_table(path: str | Path, domain: Domain
+#: What to do with a published table's empty counts (release_options.missing).
+PUBLISHED_MISSING = ("drop_rows", "error")
+
+
+def _empty_counts(header: Sequence[str], rows: Sequence[tuple[int, list[str]]]) -> list[int]:
+    """The rows (as a spreadsheet numbers them) whose count is empty or a missing-value mark."""
+    if "count" not in header:
+        return []
+    ci = header.index("count")
+    return [line for line, cells in rows
+            if cells[ci] == "" or cells[ci].strip().lower() in MISSING_MARKERS]
+
+
+def _gap_entry(src: str, header, rows, missing: str) -> tuple[dict | None, set[int]]:
+    """A published table's empty counts (issue 21, "the same choices … where they make
+    sense"): with ``missing="drop_rows"`` those rows are left out — a count left empty was not
+    published, so the attacker has one statistic fewer; it is never read as 0 — and counted
+    for result.json's inputs[].missing_values and the report's gaps table; with ``"error"``
+    the file is refused with one sentence naming the first such row. Returns (entry or None,
+    the rows left out). Condition cells are not gaps: empty there means any value."""
+    if missing not in PUBLISHED_MISSING:
+        raise InputError(f"what to do with a published table's empty counts must be one of "
+                         f"{', '.join(PUBLISHED_MISSING)}, got {missing!r}.", source=src,
+                         key="release_options.missing")
+    gaps = _empty_counts(header, rows)
+    if not gaps:
+        return None, set()
+    first = gaps[0]
+    cell = dict(rows)[first][header.index("count")]
+    words = "is empty" if cell == "" else f"holds {cell_text(cell)}, a mark for a missing value"
+    listed = f"'count' {len(gaps):,} (first in row {first})"
+    if missing == "error":
+        raise InputError(f"{src}: row {first}, column 'count' {words} (empty cells: {listed}); "
+                         f"fill in the published counts — an empty count is unknown, not 0 — "
+                         f"or let the audit leave those rows out.", source=src, key="count")
+    if len(gaps) == len(rows):
+        raise InputError(f"{src}: every row's count is empty ({listed}); fill in the counts "
+                         f"that were published.", source=src, key="count")
+    k = len(gaps)
+    note = (f"{k:,} row{'s' if k != 1 else ''} with an empty count ({listed}) "
+            f"{'were' if k != 1 else 'was'} left out: a count left empty was not published, "
+            f"so the attacker has {'those statistics' if k != 1 else 'that statistic'} "
+            f"fewer; it is never read as 0")
+    entry = {"empty_cells": k, "columns": 1, "records_read": len(rows), "records_left_out": k,
+             "per_column": [{"column": "count", "empty_cells": k, "action": "drop_rows"}],
+             "sentence": note + "."}
+    return entry, set(gaps)
+
+
+def published_gaps(path: str | Path, missing: str = "drop_rows") -> dict | None:
+    """The empty counts of the published table at ``path`` per column (result.json's
+    inputs[].missing_values), or the sentence of ``missing="error"``: what
+    :func:`load_published_rows` does with them, read before any work (it needs no domain)."""
+    src = str(path)
+    header, rows = _csv_rows(_read_text(path, sniff=True), src)
+    entry = _gap_entry(src, header, rows, missing)[0]
+    if entry:                   # in read_as and the run's warnings, as the loader says it
+        add_read_note(src, entry["sentence"].rstrip("."))
+    return entry
+
+
+def load_published_table(path: str | Path, domain: Domain, missing: str = "drop_rows"
                          ) -> tuple[list[CountingQuery], np.ndarray]:
     """An already-published table: condition columns plus a ``count`` column.
 
     Each row is one released statistic (paper 003 §2.1): its condition cells use the syntax of
     :func:`load_queries_file`; ``count`` must be a whole number ≥ 0. Two rows with the same
-    conditions are an error (the same cell published twice). :func:`load_published_rows`
-    also returns each row's line in the file.
+    conditions are an error (the same cell published twice). A row whose count is empty is
+    left out, or with ``missing="error"`` refused (:func:`_gap_entry`).
+    :func:`load_published_rows` also returns each row's line in the file.
     """
-    rows = load_published_rows(path, domain)
+    rows = load_published_rows(path, domain, missing)
     return rows.queries, rows.counts
 
 
-def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
+def load_published_rows(path: str | Path, domain: Domain, missing: str = "drop_rows"
+                        ) -> PublishedRows:
     """:func:`load_published_table` with the CSV row number of every query (header = row 1)."""
     src = str(path)
     header, rows = _csv_rows(_read_text(path, sniff=True), src)
+    gaps, left_out = _gap_entry(src, header, rows, missing)
+    if gaps:
+        add_read_note(src, gaps["sentence"].rstrip("."))
+        rows = [(line, cells) for line, cells in rows if line not in left_out]
     if "count" not in header:
         raise InputError(f"{src}: has no 'count' column; add a column named 'count' with the "
                          f"published number of each row.", source=src, key="count")
@@ -885,7 +954,7 @@ def load_published_rows(path: str | Path, domain: Domain) -> PublishedRows:
         queries.append(q)
         counts.append(int(value))
         lines.append(line)
-    return PublishedRows(queries, np.asarray(counts, dtype=np.int64), tuple(lines), src)
+    return PublishedRows(queries, np.asarray(counts, dtype=np.int64), tuple(lines), src, gaps)
 
 
 def write_published_csv(queries: Sequence[CountingQuery], counts, domain: Domain,

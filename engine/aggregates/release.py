@@ -320,10 +320,10 @@ def candidate_queries(spec: ReleaseSpec, domain: Domain) -> list[CountingQuery]:
             "white_label")))
     if spec.kind == "marginals":
         return marginals(domain, **_known(opt, ("ways", "buckets", "columns")))
-    path = _path(opt)
     if spec.kind == "custom":
-        return load_queries_file(path, domain)
-    return load_published_table(path, domain)[0]
+        return load_queries_file(_path(opt), domain)
+    return load_published_table(_path(opt, ("missing",)), domain,
+                                opt.get("missing", "drop_rows"))[0]
 
 
 def _known(opt: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
@@ -334,11 +334,13 @@ def _known(opt: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return dict(opt)
 
 
-def _path(opt: Mapping[str, Any]) -> Path:
+def _path(opt: Mapping[str, Any], extra: tuple[str, ...] = ()) -> Path:
+    """The file option; ``extra``: the kind's other options (a published table's
+    ``missing``: what to do with an empty count)."""
     if not opt.get("path"):
         raise InputError("This release kind reads a file: set the option 'path' to the CSV or "
                          "TOML file.", key="path")
-    _known(opt, ("path",))
+    _known(opt, ("path", *extra))
     return Path(str(opt["path"]))
 
 
@@ -351,7 +353,8 @@ def build_release(spec: ReleaseSpec, domain: Domain, codes,
     """
     arr = domain.check_codes(codes)
     if spec.kind == "published":
-        queries, counts = load_published_table(_path(spec.options), domain)
+        queries, counts = load_published_table(_path(spec.options, ("missing",)), domain,
+                                               spec.options.get("missing", "drop_rows"))
         truth = answers(queries, arr)
         sens, exact = release_sensitivity(domain, queries)
         return Release(tuple(queries), truth, counts, sens, release_noise_scale(spec, sens),

@@ -25,6 +25,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from engine.aggregates.queries import published_gaps
 from engine.aggregates.release import BUDGETS, KINDS, MECHANISMS, ReleaseSpec
 from engine.attacks.aggregates import (
     ATTRIBUTE_ATTACKS,
@@ -82,7 +83,7 @@ from engine.runtime import (
     Stopwatch,
     device,
 )
-from engine.wording import plain_name
+from engine.wording import BEST_GUESS_SCALE, BEST_GUESS_SCORE, plain_name
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BLOCK = ROOT / "resources" / "aggregates" / "sample_block.csv"
@@ -272,9 +273,11 @@ class AggregatesConfig:
 
 
 #: The verdict's reason for the attribute game: its accuracy rescaled so a blind guess is
-#: 50 % (chance_corrected_accuracy), said as a score, not as a second "right … of the time".
-AIA_SCORE_WORDS = ("On a scale where a blind guess scores 50 % and a sure answer 100 %, the "
-                   "attacker scores {:.1%}")
+#: 50 % (chance_corrected_accuracy), said as a score, not as a second "right … of the time",
+#: and by the name the results table, the summary and the report give it
+#: (engine.wording.BEST_GUESS_SCORE: the table's "Balanced accuracy" is another measure).
+AIA_SCORE_WORDS = (f"The attacker's {BEST_GUESS_SCORE.lower()} is {{:.1%}}, on a scale where "
+                   f"{BEST_GUESS_SCALE}")
 
 
 def _determined_sentence(determined: int, targets: int) -> str:
@@ -454,8 +457,13 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     if has_sweeps:
         aia_end *= 0.7
     if config.release == "published":
-        inputs.append(input_entry(resolve_path(str(config.release_options["path"])),
-                                  role="published_table"))
+        table = resolve_path(str(config.release_options["path"]))
+        # Empty counts first (left out, or the file refused, before any solve), so that the
+        # input's entry lists them per column as microdata's does (issue 21).
+        gaps = published_gaps(table, config.release_options.get("missing", "drop_rows"))
+        inputs.append(input_entry(table, role="published_table"))
+        if gaps:
+            inputs[-1]["missing_values"] = gaps
         published, exposed = published_findings(config, data, progress=progress.span(0.0, 0.1),
                                                  cancel=cancel)
         published["note"] = PUBLISHED_NOTE
@@ -530,11 +538,14 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     of_release = [a for a in attacks if a["name"] not in RELEASE_FREE] or attacks
     baseline = next((a for a in attacks if a["name"] in RELEASE_FREE), None)
     verdict_head = headline(of_release + mia_attacks, policy, accuracy_of=balanced)
+    membership_decides = verdict_head.name in {a["name"] for a in mia_attacks}
     level, reasons = policy.level(
         verdict_head.verdict_tpr_measured, verdict_head.verdict_accuracy,
         # Not "right … of the time": the summary's "right 17 %" is the raw share, and this
-        # rescaled score read as a second, contradicting one (walk-through 2026-11-26).
-        AIA_SCORE_WORDS)
+        # rescaled score read as a second, contradicting one (walk-through 2026-11-26). A
+        # membership attack's accuracy is a plain balanced accuracy, said as such.
+        "The membership attacker is right {:.1%} of the time" if membership_decides
+        else AIA_SCORE_WORDS)
     n_exposed = len(exposed)
     if n_exposed and config.release != "published":
         reasons.append(f"{n_exposed} of {det['targets']} targets are provably determined by the "
@@ -555,11 +566,15 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
             f"{best['details']['top1_accuracy']:.1%}"
             + (", no better than without them." if
                best["details"]["top1_accuracy"] <= without else "."))
-    summary = (f"From these {theory['release']['queries']:,} released counts, an attacker who "
-               f"knows a person's {', '.join(domain.columns[:s])} and the number of people in "
-               f"the data guesses their '{domain.columns[s]}' right "
+    # The same names as the results table and the report (engine.wording: best guess right,
+    # best-guess score), so the summary's two figures read as two measures of one attack.
+    score = chance_corrected_accuracy(best["details"]["top1_accuracy"], chance)
+    summary = (f"From these {theory['release']['queries']:,} released counts, the best guess "
+               f"of a person's '{domain.columns[s]}' by an attacker who knows their "
+               f"{', '.join(domain.columns[:s])} and the number of people in the data is right "
                f"{whole_percent(best['details']['top1_accuracy'])} of the time with "
-               f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; AUC "
+               f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; "
+               f"{BEST_GUESS_SCORE.lower()} {score:.1%}, where {BEST_GUESS_SCALE}; AUC "
                f"{best['auc']:.2f}). ")
     if baseline is not None and baseline is not best:
         summary += (f"Without the tables, a guess from similar people's records is right "

@@ -53,9 +53,11 @@ from engine.data.city import generate_city
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
 from engine.data.traces import (
+    RELEASE_MISSING,
+    Release,
     clip_per_epoch,
     find_user,
-    load_release_csv,
+    load_release,
     load_traces_csv,
     validate_audit_sizes,
 )
@@ -103,6 +105,9 @@ class LocationConfig:
     epoch_unit: str = ""              # "" (integers) | "hour" | "day" (timestamps binned)
     release: str = ""                 # a published release CSV (site, epoch, count) to attack;
     #                                   the traces are then the attacker's auxiliary data
+    release_missing: str = "drop_rows"  # a release row with an empty cell: drop_rows (its
+    #                                   count is unknown; the run stops if an attack needs
+    #                                   it) | error (refuse the file) — never read as 0
     city_users: int = 16_000          # synthetic city: people ...
     city_epochs: int = 800            # ... and hourly epochs (12 × 8 grid of sites)
     target: str = "most_exposed"      # most_exposed | observations | random | id
@@ -160,7 +165,7 @@ class LocationConfig:
                 v[key] = str(d[key])[:1000]
         choices = {"epoch_unit": ("", "hour", "day"), "target": TARGET_RULES,
                    "attacker": ATTACKERS, "mechanism": MECHANISMS,
-                   "threshold_rule": THRESHOLD_RULES}
+                   "threshold_rule": THRESHOLD_RULES, "release_missing": RELEASE_MISSING}
         for key, allowed in choices.items():
             if key in d:
                 v[key] = as_choice(source, key, d[key], allowed)
@@ -252,16 +257,19 @@ def load_population(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     return traces, []
 
 
-def load_published(config: LocationConfig, traces) -> tuple[np.ndarray, dict]:
-    """(flat E·S values, input record) of the published release, on the traces' grid."""
+def load_published(config: LocationConfig, traces) -> tuple[Release, dict]:
+    """(release, input record) of the published release, on the traces' grid; the record
+    lists the release's empty cells per column (issue 21), as the traces' record does."""
     path = resolve_path(config.release)
-    values, _, _ = load_release_csv(path, sites=traces.site_labels, epochs=traces.epoch_labels,
-                                    integer_counts=config.mechanism in ("none",
-                                                                        "discrete_laplace",
-                                                                        "discrete_gaussian"),
-                                    allow_negative=config.mechanism != "none",
-                                    fill_missing=True)
-    return values.ravel(), input_entry(path, rows=int(values.size))
+    release = load_release(path, sites=traces.site_labels, epochs=traces.epoch_labels,
+                           integer_counts=config.mechanism in ("none", "discrete_laplace",
+                                                               "discrete_gaussian"),
+                           allow_negative=config.mechanism != "none", fill_missing=True,
+                           missing=config.release_missing)
+    entry = input_entry(path, rows=int(release.values.size))
+    if release.missing_values:
+        entry["missing_values"] = release.missing_values
+    return release, entry
 
 
 def sampling_device(dev: str) -> str:
@@ -314,11 +322,12 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
                    release_rows: np.ndarray, aux_rows: np.ndarray, scale: float | None,
                    g_seed: tuple, *, n_test: int, with_reference: bool, with_large: bool,
                    progress: Progress, cancel: CancelToken,
-                   published: np.ndarray | None = None,
+                   published: Release | None = None,
                    sampling_device: str = "numpy") -> Scenario:
     """Shadow and test aggregates for one target.
 
-    ``published``: the flat (E·S) values of a published release. Then nobody is known to be
+    ``published``: a published release (engine.data.traces.Release); a count it left empty
+    that the attacks read stops the run with one sentence. Then nobody is known to be
     released (``release_rows`` is empty): the test aggregates are the attacker's own validation
     draws from its auxiliary pool, and the published release's read cells are appended as the
     last test row (label False, a placeholder: :func:`split_published` takes it off)."""
@@ -339,6 +348,10 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
         extra = np.setdiff1d(np.flatnonzero(ref_mean), target_cells)
         cells = np.r_[target_cells, extra]
         ref_vector = ref_mean[cells].astype(np.float32)
+    if published is not None:
+        # An empty released count is unknown, never scored as 0: stop before any shadow
+        # release is drawn if an attack reads one.
+        published.require(cells)
     z = np.zeros(cells.size, dtype=np.float32)
     z[:k] = 1.0
     on_cells = clipped[:, cells]
@@ -359,7 +372,7 @@ def build_scenario(config: LocationConfig, traces, clipped: sp.csr_matrix, targe
     test = play(z, release_pool, unknown, n_test, mech, sc, rng(config.seed, "test", *g_seed),
                 device=sampling_device, progress=progress.span(0.6, 1.0), cancel=cancel)
     if published is not None:
-        row = np.asarray(published, dtype=np.float32)[cells][None, :]
+        row = np.asarray(published.values, dtype=np.float32).ravel()[cells][None, :]
         test = AggregateSet(x=np.vstack([test.x, row]), labels=np.r_[test.labels, False],
                             unknown=None)
     data = AttackData(k=k, target=z, shadow=shadow, test=test, mechanism=mech, scale=sc,

@@ -218,10 +218,12 @@ def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.G
 
 
 def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
-              numeric: set[str] = frozenset()) -> tuple[pd.DataFrame, dict | None]:
+              numeric: set[str] = frozenset(), *, leave_out_gaps: bool = True
+              ) -> tuple[pd.DataFrame, dict | None]:
     """Read the ``wanted`` columns (role → column name) as text, or raise a sentence; rows
     with a gap are left out (:func:`_leave_out_gaps`, which returns what was done, or None;
-    ``numeric`` names the number and time columns).
+    ``numeric`` names the number and time columns) unless ``leave_out_gaps`` is False (a
+    release's gaps are not observations: :func:`_release_gaps`).
 
     Everything is read as ``str`` so that messages can quote the value exactly as written and
     ids like "007" keep their zeros. Blank lines are kept while reading (so row numbers match
@@ -271,6 +273,8 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
     if df.empty:
         raise InputError(f"{p}: has a header but no data rows; add one row per observation "
                          f"below the header.", source=p)
+    if not leave_out_gaps:
+        return df, None
     df, gaps = _leave_out_gaps(p, df, list(dict.fromkeys(wanted.values())), numeric)
     return df, gaps
 
@@ -583,23 +587,84 @@ def _grid_sites(p: str, df: pd.DataFrame, lat_col: str, lon_col: str, n_rows: in
 
 # --------------------------------------------------------------------------- release loader
 
+RELEASE_MISSING = ("drop_rows", "error")   # what to do with a release's empty cells
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A published site × epoch release as read (:func:`load_release`).
+
+    ``values`` is (E, S); a cell whose released count was empty (or a missing-value mark such
+    as 'NA') is NaN there — unknown, never 0 (issue 21: such a row was left out and its cell
+    then read as 0, as an absent cell is with ``fill_missing``). ``gap_rows`` maps each such
+    cell (epoch · S + site) to its row in the file, so that an attack that needs the count can
+    name it (:meth:`require`). ``missing_values`` is result.json's per-column entry
+    (``inputs[].missing_values``), None without gaps."""
+
+    values: np.ndarray
+    site_labels: tuple[str, ...]
+    epoch_labels: tuple[str, ...]
+    source: str
+    count_col: str
+    gap_rows: dict[int, int]
+    missing_values: dict | None = None
+    gap_words: dict[int, str] | None = None     # cell → "is empty" / "holds 'NA' (…)"
+
+    def require(self, cells) -> None:
+        """Stop with one sentence if any of the flat ``cells`` is a count that was empty."""
+        n_s = len(self.site_labels)
+        for cell in np.asarray(cells, dtype=np.int64).tolist():
+            row = self.gap_rows.get(int(cell))
+            if row is not None:
+                e, s = divmod(int(cell), n_s)
+                words = (self.gap_words or {}).get(int(cell), "is empty")
+                raise InputError(
+                    f"{self.source}: row {row}, column '{self.count_col}' {words}, and the "
+                    f"attack needs that count (site {self.site_labels[s]!r} at epoch "
+                    f"{self.epoch_labels[e]!r}); fill in the number that was published — an "
+                    f"empty count is unknown, not 0.", source=self.source, key=self.count_col)
+
+
 def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str = "epoch",
                      count_col: str = "count", integer_counts: bool = True,
                      sites: Sequence[str] | None = None, epochs: Sequence[str] | None = None,
                      fill_missing: bool = False, allow_negative: bool = False,
+                     missing: str = "drop_rows",
                      ) -> tuple[np.ndarray, tuple[str, ...], tuple[str, ...]]:
+    """:func:`load_release` as ``(values, site_labels, epoch_labels)``; an empty count is NaN
+    in ``values``."""
+    r = load_release(path, site_col=site_col, epoch_col=epoch_col, count_col=count_col,
+                     integer_counts=integer_counts, sites=sites, epochs=epochs,
+                     fill_missing=fill_missing, allow_negative=allow_negative, missing=missing)
+    return r.values, r.site_labels, r.epoch_labels
+
+
+def load_release(path: str | Path, *, site_col: str = "site", epoch_col: str = "epoch",
+                 count_col: str = "count", integer_counts: bool = True,
+                 sites: Sequence[str] | None = None, epochs: Sequence[str] | None = None,
+                 fill_missing: bool = False, allow_negative: bool = False,
+                 missing: str = "drop_rows") -> Release:
     """Load a published site × epoch release (paper 000 §2.1.2 aggregate, maybe noised, §2.2.2).
 
-    Returns ``(values, site_labels, epoch_labels)`` with ``values`` of shape (E, S), float.
-    ``sites``/``epochs`` fix the expected labels and their order (e.g. those of the traces);
-    otherwise they come from the file: sites sorted naturally, integer epochs as 0..max, other
-    epoch labels sorted naturally (ISO times sort chronologically). Every (site, epoch) cell must
-    appear exactly once; ``fill_missing=True`` reads absent cells as 0 (some releases drop zero
-    cells). ``integer_counts`` requires whole numbers (true counts, or discrete noise);
-    ``allow_negative`` accepts values below 0, as unclamped Laplace or Gaussian noise produces.
+    ``values`` has shape (E, S), float. ``sites``/``epochs`` fix the expected labels and their
+    order (e.g. those of the traces); otherwise they come from the file: sites sorted
+    naturally, integer epochs as 0..max, other epoch labels sorted naturally (ISO times sort
+    chronologically). Every (site, epoch) cell must appear exactly once; ``fill_missing=True``
+    reads absent cells as 0 (some releases drop zero cells). ``integer_counts`` requires whole
+    numbers (true counts, or discrete noise); ``allow_negative`` accepts values below 0, as
+    unclamped Laplace or Gaussian noise produces.
+
+    Empty cells (:func:`_release_gaps`): every column's count is listed at once; with
+    ``missing="drop_rows"`` a row with an empty count is left out and its cell is unknown
+    (NaN), with ``missing="error"`` the file is refused with one sentence.
     """
     p = str(path)
-    df, _ = _read_csv(path, {"site": site_col, "epoch": epoch_col, "count": count_col}, None)
+    if missing not in RELEASE_MISSING:
+        raise InputError(f"what to do with a release's empty cells must be one of "
+                         f"{', '.join(RELEASE_MISSING)}, got {missing!r}.", key="release_missing")
+    df, _ = _read_csv(path, {"site": site_col, "epoch": epoch_col, "count": count_col}, None,
+                      leave_out_gaps=False)
+    df, gap_df, gaps = _release_gaps(p, df, site_col, epoch_col, count_col, missing)
 
     raw = df[count_col]
     val = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
@@ -624,28 +689,106 @@ def load_release_csv(path: str | Path, *, site_col: str = "site", epoch_col: str
             raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{count_col}': "
                              f"{cell_text(raw.iloc[i])} {what}; {fix}.", source=p, key=count_col)
 
-    s_idx, site_labels = _release_axis(p, df, site_col, sites, "site", numeric_range=False)
-    e_idx, epoch_labels = _release_axis(p, df, epoch_col, epochs, "epoch", numeric_range=True)
+    # The rows with an empty count are placed too: their cell is known to be published (so
+    # neither absent nor read as 0), and a second row for it is still a duplicate.
+    placed = pd.concat([df, gap_df])
+    s_idx, site_labels = _release_axis(p, placed, site_col, sites, "site", numeric_range=False)
+    e_idx, epoch_labels = _release_axis(p, placed, epoch_col, epochs, "epoch",
+                                        numeric_range=True)
     n_s, n_e = len(site_labels), len(epoch_labels)
     key = e_idx * n_s + s_idx
     dup = _first_duplicate(key)
     if dup is not None:
-        a, b = (spreadsheet_row(df.index[i]) for i in dup)
+        a, b = sorted(spreadsheet_row(placed.index[i]) for i in dup)
         raise InputError(f"{p}: rows {a} and {b} give the same site and epoch; keep one row "
                          f"per cell.",
                          source=p, key=site_col)
     values = np.zeros(n_e * n_s, dtype=float)
-    values[key] = val
+    n_val = len(df)
+    values[key[:n_val]] = val
+    values[key[n_val:]] = np.nan
+    gap_rows = {int(k): spreadsheet_row(i) for k, i in zip(key[n_val:], gap_df.index,
+                                                            strict=True)}
+    gap_words = {int(k): _gap_words(v) for k, v in zip(key[n_val:], gap_df[count_col],
+                                                        strict=True)}
     if not fill_missing and key.size < n_e * n_s:
         seen = np.zeros(n_e * n_s, dtype=bool)
         seen[key] = True
-        missing = np.flatnonzero(~seen)
-        e0, s0 = divmod(int(missing[0]), n_s)
-        raise InputError(f"{p}: {missing.size} of {n_e * n_s} site × epoch cells are missing, "
+        absent = np.flatnonzero(~seen)
+        e0, s0 = divmod(int(absent[0]), n_s)
+        raise InputError(f"{p}: {absent.size} of {n_e * n_s} site × epoch cells are missing, "
                          f"e.g. site {site_labels[s0]!r} at epoch {epoch_labels[e0]!r}; add them "
                          f"or set fill_missing to true to read absent cells as 0.",
                          source=p, key=epoch_col)
-    return values.reshape(n_e, n_s), site_labels, epoch_labels
+    return Release(values.reshape(n_e, n_s), site_labels, epoch_labels, p, count_col,
+                   gap_rows, gaps, gap_words)
+
+
+def _gap_words(cell: str) -> str:
+    """How a sentence says what a gap cell holds: nothing, or a missing-value mark."""
+    return "is empty" if cell == "" else f"holds {cell_text(cell)}, a mark for a missing value"
+
+
+def _release_gaps(p: str, df: pd.DataFrame, site_col: str, epoch_col: str, count_col: str,
+                  missing: str) -> tuple[pd.DataFrame, pd.DataFrame, dict | None]:
+    """A release's empty cells, every column at once with its count (issue 21, "the same
+    choices for count-table microdata and location traces, where they make sense").
+
+    Returns (rows with a count, rows whose count is empty, result.json's per-column entry or
+    None). A gap is an empty cell, or in the epoch and count columns a missing-value mark such
+    as 'NA' (engine.data.text_input.MISSING_MARKERS; a site keeps such text as its name).
+
+    What makes sense for a released count: it cannot be filled in (any number would be made
+    up) and is not 0, so with ``missing="drop_rows"`` its row is left out and its cell kept as
+    unknown — the audit stops only if an attack needs that count — and with ``"error"`` the
+    file is refused. A row without its site or epoch cannot be placed; left out, the cell it
+    counts would read as absent (0 with ``fill_missing``), so it is left out only when its
+    count is 0, and otherwise refused."""
+    masks = {}
+    for name in dict.fromkeys((site_col, epoch_col, count_col)):
+        col = df[name]
+        gap = (col == "").to_numpy()
+        if name != site_col:
+            gap = gap | col.str.lower().isin(MISSING_MARKERS).to_numpy()
+        masks[name] = gap
+    counts = {n: int(m.sum()) for n, m in masks.items() if m.any()}
+    if not counts:
+        return df, df.iloc[:0], None
+    listed = gap_list(counts, first_rows({n: masks[n] for n in counts}, df.index))
+    first_col = min(counts, key=lambda n: int(np.flatnonzero(masks[n])[0]))
+    first = spreadsheet_row(df.index[int(np.flatnonzero(masks[first_col])[0])])
+    if missing == "error":
+        words = _gap_words(df[first_col].iloc[int(np.flatnonzero(masks[first_col])[0])])
+        raise InputError(f"{p}: row {first}, column '{first_col}' {words} (empty cells: "
+                         f"{listed}); fill in what was published — an empty count is unknown, "
+                         f"not 0 — or let the audit leave those rows out.", source=p,
+                         key=first_col)
+    unplaced = masks[site_col] | masks[epoch_col]
+    count_gap = masks[count_col]
+    zero = pd.to_numeric(df[count_col], errors="coerce").to_numpy(dtype=float) == 0
+    lost = unplaced & ~zero
+    if lost.any():
+        i = int(np.flatnonzero(lost)[0])
+        col = site_col if masks[site_col][i] else epoch_col
+        raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}' is empty, "
+                         f"so the count of that row cannot be placed (empty cells: {listed}); "
+                         f"fill in its {'site' if col == site_col else 'epoch'} or delete the "
+                         f"row.", source=p, key=col)
+    keep = ~(unplaced | count_gap)
+    if not keep.any():
+        raise InputError(f"{p}: every row has an empty cell ({listed}); fill in the counts "
+                         f"that were published.", source=p, key=first_col)
+    k = int((~keep).sum())
+    note = (f"{k:,} row{'s' if k != 1 else ''} with an empty cell ({listed}) "
+            f"{'were' if k != 1 else 'was'} left out; an empty count is read as unknown, not "
+            f"as 0, and the audit stops if an attack needs it")
+    add_read_note(p, note)
+    report = {"empty_cells": sum(counts.values()), "columns": len(counts),
+              "records_read": len(df), "records_left_out": k,
+              "per_column": [{"column": n, "empty_cells": c, "action": "drop_rows"}
+                             for n, c in counts.items()],
+              "sentence": note + "."}
+    return df[keep], df[count_gap & ~unplaced], report
 
 
 def _release_axis(p: str, df: pd.DataFrame, col: str, expected: Sequence[str] | None, what: str,

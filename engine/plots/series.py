@@ -833,8 +833,8 @@ def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06, intervals: bool =
     """Axis ranges around the drawn points with the limit in view (issue 21: settings sat in
     a blob at the left of a 0–1 axis), rounded out to a 1-2-5 step and padded so edge markers
     keep room for their labels; rates never leave [0, 1] (ε only ≥ 0). With ``intervals``
-    the points' 95 % intervals are in range too, as on the report's axes (the screen opens on
-    the points, which wide intervals would squeeze, and may be zoomed out to these)."""
+    the points' 95 % intervals are in range too: the screen's chart opens on these, as the
+    report's axes hold them."""
     pts = series.points()
     curves = (*series.curves, *([series.baseline] if series.baseline is not None else []))
 

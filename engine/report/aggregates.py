@@ -49,6 +49,12 @@ from engine.report.sections import (
     two_lines,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
+from engine.wording import (
+    BEST_GUESS_RIGHT,
+    BEST_GUESS_SCALE,
+    BEST_GUESS_SCORE,
+    VALUE_CHECKS_RIGHT,
+)
 
 RELEASE_WORDS = {
     "p_tables": "Census-style contingency tables (the P-tables of paper 003 Table 1: sex by age, "
@@ -494,12 +500,17 @@ class AggregatesSections(AuditSections):
             "attack is confident, and right, about a few people. Its interval allows for the "
             "uncertain FPR of a threshold read off the data (docs/methods/intervals.md)."))
         out.append(para(
-            "<b>Top-1 accuracy</b> is the share of targets whose highest-scored value is the "
-            f"true one, with an exact Clopper–Pearson {conf} interval, read against chance "
-            "1/|V|. The verdict uses the <b>chance-corrected accuracy</b> "
-            "0.5 + (top-1 − chance) / (2·(1 − chance)): 0.5 at chance and 1 when always "
-            "right, on the same scale as a balanced accuracy. It makes the policy's accuracy "
-            "lines mean the same for a yes/no attribute and for one with many values."))
+            f"<b>{BEST_GUESS_RIGHT}</b> (top-1 accuracy) is the share of targets whose "
+            f"highest-scored value is the true one, with an exact Clopper–Pearson {conf} "
+            f"interval, read against chance 1/|V|. The verdict reads the "
+            f"<b>{BEST_GUESS_SCORE.lower()}</b> (chance-corrected top-1 accuracy) "
+            "0.5 + (top-1 − chance) / (2·(1 − chance)): on this scale "
+            f"{BEST_GUESS_SCALE}, as on a balanced accuracy's. It makes the policy's accuracy "
+            "lines mean the same for a yes/no attribute and for one with many values. "
+            f"<b>{VALUE_CHECKS_RIGHT}</b> is a third measure: the balanced accuracy of the "
+            "one-vs-rest yes/no decisions on every pair, at a threshold chosen on pairs it is "
+            "not scored on. It judges every value, not only the best guess, so it differs "
+            f"from the {BEST_GUESS_SCORE.lower()}."))
         if mia_attacks(result):
             out.append(para(
                 "The membership attacks are measured like any membership game: AUC, balanced "
@@ -542,9 +553,10 @@ class AggregatesSections(AuditSections):
             right = (f"for {fmt_count(round(top1 * n))} of the {fmt_count(n)} targets "
                      if _ok(n) and n > 0 else "")
             text += (f"The strongest attack, <b>{_label(best)}</b>, named the right value of "
-                     f"{sens} {right}(<b>{fmt_pct(top1)}</b>), against {fmt_pct(chance)} by blind "
-                     f"guessing: a chance-corrected accuracy of {fmt3(cc)}, where 0.5 is chance "
-                     "and 1 is always right. ")
+                     f"{sens} {right}(<b>{fmt_pct(top1)}</b>, its {BEST_GUESS_RIGHT.lower()}), "
+                     f"against {fmt_pct(chance)} by blind guessing: a "
+                     f"{BEST_GUESS_SCORE.lower()} of <b>{fmt_pct(cc)}</b>, where "
+                     f"{BEST_GUESS_SCALE} (the verdict's figure). ")
         best_auc = max((a for a in attacks if _ok(a.get("auc"))), key=lambda a: a["auc"],
                        default=None)
         if best_auc is not None:
@@ -563,10 +575,12 @@ class AggregatesSections(AuditSections):
 
     def _ranking_table(self, result: dict, attacks: list[dict]) -> list[Flowable]:
         targets = fpr_targets(attacks)
-        rows = [["Attack", "AUC (0.5 = guessing)"]
+        rows = [["Attack", "AUC (0.5 = guessing)",
+                 f"{VALUE_CHECKS_RIGHT} (50% = blind guess)"]
                 + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
         for a in attacks:
-            rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci")))]
+            rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
+                         two_lines(fmt_pct(a.get("accuracy")), _pct_ci(a.get("accuracy_ci")))]
                         + [tpr_cell(a, t, "wrong-value pairs") for t in targets])
         first = 5.2 * cm
         rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
@@ -576,13 +590,15 @@ class AggregatesSections(AuditSections):
                  "pairs." if _ok(n_pos) and _ok(n_neg) else "")
         return [keep([
             sub("How well each attack ranks the true value"),
-            para("AUC and TPR at low FPR over the pooled (target, value) pairs, with 95% "
-                 "intervals below each value." + pairs, "small"),
+            para("AUC, the yes/no decisions' balanced accuracy and TPR at low FPR over the "
+                 "pooled (target, value) pairs, with 95% intervals below each value." + pairs,
+                 "small"),
             table(rows, [first] + [rest] * (len(rows[0]) - 1))]), Spacer(1, 6)]
 
     def _top1_table(self, result: dict, attacks: list[dict]) -> list[Flowable]:
-        rows = [["Attack", "Top-1 accuracy (right value named first)", "Chance 1/|V|",
-                 "Corrected for chance (verdict)", "AUC without the proved targets"]]
+        rows = [["Attack", f"{BEST_GUESS_RIGHT} (top-1 accuracy)", "Chance 1/|V|",
+                 f"{BEST_GUESS_SCORE} (the verdict's; 50% = blind guess)",
+                 "AUC without the proved targets"]]
         for a in attacks:
             top1, ci, chance = _top1(a)
             cc = chance_corrected(top1, chance)
@@ -597,14 +613,15 @@ class AggregatesSections(AuditSections):
             else:
                 ex_cell = self._excluded_none(result)
             rows.append([_label(a), two_lines(fmt_pct(top1), _pct_ci(ci)), fmt_pct(chance),
-                         two_lines(fmt3(cc), fmt_ci(cc_ci)), ex_cell])
+                         two_lines(fmt_pct(cc), _pct_ci(cc_ci)), ex_cell])
         first = 5.2 * cm
         rest = (TEXT_WIDTH - first) / 4
         return [keep([
             sub("How often each attack names the right value"),
             table(rows, [first] + [rest] * 4), Spacer(1, 3),
-            para("Corrected for chance: 0.5 + (top-1 − chance)/(2·(1 − chance)), 0.5 at chance "
-                 "(or below it) and 1 when always right (section 4). The last column repeats "
+            para(f"{BEST_GUESS_SCORE}: 0.5 + (top-1 − chance)/(2·(1 − chance)), 50% at "
+                 "chance (or below it) and 100% when always right (section 4). The last "
+                 "column repeats "
                  "the AUC on the targets the deterministic module could not prove (paper 003 "
                  "Fig. 5): how the attack fares where the tables "
                  "leave room for doubt.", "small")]), Spacer(1, 6)]

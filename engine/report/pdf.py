@@ -64,7 +64,7 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     story += [sub("What this audit cannot tell")] + bullets(hooks.limitations(result))
     story += [heading(9), *hooks.exposed(result, include_records)]  # 9
     story += reproducibility(result)                                  # 10
-    story += glossary()                                  # the terms in plain words (issue 20)
+    story += glossary(result.get("audit_type"))          # the terms in plain words (issue 20)
     return story
 
 

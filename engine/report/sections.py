@@ -44,7 +44,7 @@ from engine.numbers import distinguishing_digits
 from engine.report import styles as st
 from engine.report.charts import roc_chart, short_label
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
-from engine.wording import GLOSSARY, attack_words, first_time_notes
+from engine.wording import attack_words, first_time_notes, glossary_for
 
 TEXT_WIDTH = 17 * cm                      # A4 (21 cm) minus two 2 cm margins
 
@@ -707,10 +707,11 @@ def first_time_paragraphs(attacks: Iterable[dict]) -> list[Flowable]:
     return [sub("Reading these tables")] + bullets(markup(n) for n in notes)
 
 
-def glossary() -> list[Flowable]:
-    """The glossary page (engine.wording.GLOSSARY): every term of the results in plain words."""
+def glossary(audit_type: str | None = None) -> list[Flowable]:
+    """The glossary page (engine.wording.glossary_for): every term of the results of that
+    audit type in plain words, the same terms as the results page's "?" strip."""
     out: list[Flowable] = [PageBreak(), para("Glossary", "h1")]
-    for term, words in GLOSSARY.items():
+    for term, words in glossary_for(audit_type).items():
         out.append(para(f"<b>{markup(term)}</b> — {markup(words)}"))
     return out
 

@@ -101,6 +101,17 @@ THRESHOLD_RULE_TIP = (
     "keeps the one that guesses best (the default). “Halfway between the averages” takes the "
     "middle between that count's average with and without the person, as the paper "
     "describes it. The report says which one was used.")
+# What to do with a published release's empty counts (issue 21): an empty count is unknown,
+# never 0 (engine.data.traces.load_release).
+RELEASE_MISSING_CHOICES = (
+    ("drop_rows", "Leave the row out (stop if an attack needs that count)"),
+    ("error", "Refuse the file until every count is filled in"))
+RELEASE_MISSING_TIP = (
+    "What to do when a row of the published release has no count (an empty cell, or a mark "
+    "such as NA). An empty count is not a zero: the row is left out and its count treated as "
+    "unknown, and the audit stops and names the row if an attack needs that count. Or the "
+    "file is refused, naming the first empty row. Either way the report lists the empty "
+    "cells of each column.")
 ATTACK_TEXTS = {
     "one_threshold": ("One-threshold attack",
                       "Adds up the counts where the target was seen and compares the sum with "
@@ -232,7 +243,8 @@ KEY_STEPS = {"name": STEP_DATA, "epoch_unit": STEP_DATA, "audit_type": STEP_DATA
              "epoch": STEP_DATA, "count": STEP_DATA, "mechanism": STEP_RELEASE,
              "target": STEP_ATTACKER, "attacker": STEP_ATTACKER, "attacks": STEP_RUN,
              "list_exposed_ids": STEP_RUN, "fpr_targets": STEP_RUN, "policy": STEP_RUN,
-             "threshold_rule": STEP_RUN, "per_cell_fpr": STEP_RUN, "compute": STEP_RUN}
+             "threshold_rule": STEP_RUN, "per_cell_fpr": STEP_RUN, "compute": STEP_RUN,
+             "release_missing": STEP_ATTACKER}
 
 
 # ====================================================================== data preview
@@ -411,6 +423,8 @@ class LocationPage(AuditPage):
         release, _status = self.path_row(form, "release", "Choose a published release "
                                          "(site, hour, count)", self.browse_release)
         self.browse_release_button = release.browse_button
+        self.release_missing_combo = choice_combo(RELEASE_MISSING_CHOICES, RELEASE_MISSING_TIP)
+        form.addRow("If a released count is empty:", self.release_missing_combo)
         layout.addLayout(form)
 
     def _build_run_step(self, layout: QVBoxLayout) -> None:
@@ -458,6 +472,7 @@ class LocationPage(AuditPage):
         d["target"] = self.target_combo.currentData()
         d["attacker"] = self.attacker_combo.currentData()
         d["threshold_rule"] = self.threshold_rule_combo.currentData()
+        d["release_missing"] = self.release_missing_combo.currentData()
         d["attacks"] = [name for name, box in self.attack_boxes.items() if box.isChecked()]
         d["list_exposed_ids"] = self.list_ids_box.isChecked()
         self.apply_fields(d)
@@ -478,6 +493,8 @@ class LocationPage(AuditPage):
         select_data(self.attacker_combo, config.get("attacker"))
         select_data(self.threshold_rule_combo,
                     config.get("threshold_rule", LocationConfig.threshold_rule))
+        select_data(self.release_missing_combo,
+                    config.get("release_missing", LocationConfig.release_missing))
         chosen = config.get("attacks")
         chosen = set(DEFAULT_ATTACKS if not isinstance(chosen, (list, tuple)) else chosen)
         for name, box in self.attack_boxes.items():

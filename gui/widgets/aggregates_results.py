@@ -20,7 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.audits.aggregates import chance_corrected_accuracy
 from engine.plots import series
+from engine.wording import (
+    BEST_GUESS_RIGHT,
+    BEST_GUESS_SCORE,
+    COUNT_TABLE_TERMS,
+    VALUE_CHECKS_RIGHT,
+)
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.plot_view import PlotView
@@ -55,13 +62,18 @@ def _theory(result: dict | None) -> dict:
 # ====================================================================== AIA metrics
 
 class AiaMetricsTable(MetricsTable):
-    """The shared metrics of the attribute-inference attacks, plus top-1 accuracy beside the
-    chance level 1/|V| and the AUC on the targets the tables do not determine (paper 003
-    Fig. 5). The ε lower-bound column is hidden: pooled (target, value) pairs are not a DP
-    distinguishing game, so no ε can be read off them (the DP bound is given below)."""
+    """The shared metrics of the attribute-inference attacks, plus how often the best guess is
+    right beside the chance level 1/|V|, the verdict's best-guess score and the AUC on the
+    targets the tables do not determine (paper 003 Fig. 5). The three accuracies carry the
+    names the summary and the report use (engine.wording.COUNT_TABLE_TERMS), their technical
+    names in the tooltips: the shared "Balanced accuracy" beside the verdict's score read as
+    one measure with two values. The ε lower-bound column is hidden: pooled (target, value)
+    pairs are not a DP distinguishing game, so no ε can be read off them (the DP bound is
+    given below)."""
 
-    TOP1_TIP = ("How often the attack's best guess is the target's true value, with its "
-                "Clopper–Pearson interval; chance is 1 / the number of values.")
+    TOP1_TIP = (COUNT_TABLE_TERMS[BEST_GUESS_RIGHT] + " With its Clopper–Pearson interval.")
+    SCORE_TIP = (COUNT_TABLE_TERMS[BEST_GUESS_SCORE] + " With the interval of the best "
+                 "guess's hit rate put on the same scale.")
     REST_TIP = ("The same attack on the targets the tables do not pin down: what is left once "
                 "the provably exposed records are set aside (paper 003 Fig. 5).")
 
@@ -71,13 +83,20 @@ class AiaMetricsTable(MetricsTable):
         chances = {round(float((a.get("details") or {}).get("chance") or 0), 9)
                    for a in attacks} - {0.0}
         chance = f"\n(chance {pct(next(iter(chances)))})" if len(chances) == 1 else ""
-        for offset, (title, tip) in enumerate(((f"Top-1 accuracy{chance}", self.TOP1_TIP),
+        for offset, (title, tip) in enumerate(((f"{BEST_GUESS_RIGHT}{chance}", self.TOP1_TIP),
+                                               (f"{BEST_GUESS_SCORE}\n(the verdict's)",
+                                                self.SCORE_TIP),
                                                ("AUC, targets not\ndetermined",
                                                 self.REST_TIP))):
             self.insertColumn(1 + offset)
             item = QTableWidgetItem(title)
             item.setToolTip(tip)
             self.setHorizontalHeaderItem(1 + offset, item)
+        for col in range(self.columnCount()):
+            item = self.horizontalHeaderItem(col)
+            if item is not None and item.text() == "Balanced\naccuracy":
+                item.setText(VALUE_CHECKS_RIGHT)   # its scale and meaning: the tooltip
+                item.setToolTip(COUNT_TABLE_TERMS[VALUE_CHECKS_RIGHT])
         self.setColumnHidden(self.columnCount() - 1, True)
         shorten_unmeasurable(self)
         if not result:
@@ -92,9 +111,10 @@ class AiaMetricsTable(MetricsTable):
 
 
 def aia_cells(attack: dict, determined=None, chance_in_header: bool = False
-              ) -> tuple[str, str]:
-    """Top-1 accuracy with its interval (and chance, unless the header gives it), and the AUC
-    without the determined targets."""
+              ) -> tuple[str, str, str]:
+    """Top-1 accuracy with its interval (and chance, unless the header gives it), the
+    verdict's best-guess score with its interval, and the AUC without the determined
+    targets."""
     details = attack.get("details") or {}
     top1_text = pct(details.get("top1_accuracy"))
     if not chance_in_header and is_number(details.get("chance")):
@@ -102,6 +122,17 @@ def aia_cells(attack: dict, determined=None, chance_in_header: bool = False
     ci = interval(details.get("top1_accuracy_ci"), lambda v: pct(v).replace(" %", ""))
     if ci:
         top1_text += f"\n{ci}"
+    score_text = "—"
+    chance = details.get("chance")
+    if is_number(details.get("top1_accuracy")) and is_number(chance) and 0 < chance < 1:
+        # The verdict's figure (engine.audits.aggregates.chance_corrected_accuracy), in
+        # percent as the verdict writes it; its interval is the top-1 interval rescaled.
+        score_text = pct(chance_corrected_accuracy(details["top1_accuracy"], chance))
+        top1_ci = details.get("top1_accuracy_ci")
+        if isinstance(top1_ci, (list, tuple)) and len(top1_ci) == 2 and \
+                all(is_number(v) for v in top1_ci):
+            score_ci = [chance_corrected_accuracy(v, chance) for v in top1_ci]
+            score_text += "\n" + interval(score_ci, lambda v: pct(v).replace(" %", ""))
     rest = details.get("excluding_determined")
     if rest:
         rest_text = f"{number(rest.get('auc'))} {interval(rest.get('auc_ci'))}".strip()
@@ -111,7 +142,7 @@ def aia_cells(attack: dict, determined=None, chance_in_header: bool = False
         rest_text = "same as\nAUC"             # no target is determined: nothing set aside
     else:
         rest_text = "—\ntoo few left"
-    return top1_text, rest_text
+    return top1_text, score_text, rest_text
 
 
 # ====================================================================== exposed records

@@ -128,10 +128,11 @@ class TradeoffChart(QWidget):
     """Test accuracy against the strongest attack, every defence a curve (module docstring).
 
     What is drawn comes from engine.plots.series.tradeoff_series (the report's chart draws
-    the same): axes ranged to the points with the limit in view; each point's setting written
-    beside it where the label covers no other label or point (engine.plots.series
-    .place_labels, laid out again on every zoom and resize; hovering names the rest); where
-    five or more settings crowd, a close-up panel under the chart shows them apart."""
+    the same): axes ranged to the points and their 95 % intervals with the limit in view, as
+    the report's are; each point's setting written beside it where the label covers no other
+    label or point (engine.plots.series.place_labels, laid out again on every zoom and resize;
+    hovering names the rest); where five or more settings crowd, a close-up panel under the
+    chart shows them apart."""
 
     point_clicked = Signal(int)        # the row's index in the block
 
@@ -226,11 +227,13 @@ class TradeoffChart(QWidget):
                                    "measure above.")
             return
         self.view.show_message(None)
-        x_range, y_range = series.tradeoff_ranges(tradeoff)
-        # Zooming out may reach the whole 95 % intervals (the report's axes hold them).
-        x_bounds, y_bounds = series.tradeoff_ranges(tradeoff, intervals=True)
-        self._draw(0, tradeoff, x_bounds, legend=True)
-        self.view.set_home(x_range, y_range, x_bounds=x_bounds, y_bounds=y_bounds)
+        # Open on the points' whole 95 % intervals and the limit, as the report's axes are
+        # ranged (issue 21: opened on the points alone, wide intervals ran past the edges
+        # until the reader zoomed out); crowds are found on that view, as the report finds
+        # them, and the close-up below shows them apart.
+        x_range, y_range = series.tradeoff_ranges(tradeoff, intervals=True)
+        self._draw(0, tradeoff, x_range, legend=True)
+        self.view.set_home(x_range, y_range)
         box = self.view.view_box.sceneBoundingRect()
         crowd = series.tradeoff_crowd(tradeoff, x_range, y_range,
                                       width=max(box.width(), 400.0),

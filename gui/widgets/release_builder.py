@@ -63,8 +63,17 @@ OPTION_KEYS = {
                  "white_label"),
     "marginals": ("ways", "buckets", "columns"),
     "custom": ("path",),
-    "published": ("path",),
+    "published": ("path", "missing"),
 }
+# What to do with a published table's empty counts (issue 21; release_options.missing): a
+# count left empty was not published, so it is never read as 0.
+MISSING_CHOICES = (("drop_rows", "Leave the row out (that count was not published)"),
+                   ("error", "Refuse the file until every count is filled in"))
+MISSING_TIP = ("What to do when a row of the published table has no count (an empty cell, or "
+               "a mark such as NA). An empty count is not a zero: by default the row is left "
+               "out, as a count that was not published, so the attacker has that count "
+               "fewer. Or the file is refused, naming the first such row. The report lists "
+               "how many counts were empty.")
 # P12H and P12I of the Census (engine option names and the census sample's labels).
 HISPANIC_TABLES = {"hispanic_col": "hispanic", "hispanic_label": "Hispanic",
                    "white_label": "White"}
@@ -143,6 +152,9 @@ class ReleaseOptionRows:
         row.addWidget(self.browse_button)
         self.path_label = field_label(field_specs["release_options.path"])
         self._path_row = self._row(self.path_label, path)
+        self.missing_combo = choice_combo(MISSING_CHOICES, MISSING_TIP)
+        self.missing_combo.currentIndexChanged.connect(lambda _i: on_change())
+        self.missing_row = self._row("If a published count is empty:", self.missing_combo)
         self._custom_bins = None
         self._kind_changed()
 
@@ -203,6 +215,10 @@ class ReleaseOptionRows:
             self.bucket_edit.setText("")
         self.path_edit.setText(str(options.get("path", "")) if kind in ("custom", "published")
                                else "")
+        self.missing_combo.blockSignals(True)
+        select_data(self.missing_combo, options.get("missing", "drop_rows")
+                    if kind == "published" else "drop_rows")
+        self.missing_combo.blockSignals(False)
         self._kind_changed()
 
     def options(self, base: dict | None) -> dict:
@@ -241,6 +257,9 @@ class ReleaseOptionRows:
                 out.pop("buckets", None)
         else:
             out["path"] = self.path_edit.text().strip()
+            missing = self.missing_combo.currentData()
+            if kind == "published" and (missing != "drop_rows" or "missing" in out):
+                out["missing"] = missing
         return out
 
     def _kind_changed(self, _index: int = 0) -> None:
@@ -250,6 +269,7 @@ class ReleaseOptionRows:
         self.form.setRowVisible(self._ways_row, kind == "marginals")
         self.form.setRowVisible(self._bucket_row, kind == "marginals")
         self.form.setRowVisible(self._path_row, kind in ("custom", "published"))
+        self.form.setRowVisible(self.missing_row, kind == "published")
         self.path_label.setText("Published table:" if kind == "published" else "Query file:")
         self.browse_button.setToolTip("Choose the published table (CSV)." if kind == "published"
                                       else "Choose the query file (CSV or TOML).")

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolTip, QVBoxLayout, QWidget
 
-from engine.wording import GLOSSARY
+from engine.wording import GLOSSARY, glossary_for
 from gui.widgets.steps import step_title
 
 EXPORT_TEXT = "Export PDF report…"
@@ -64,6 +64,8 @@ class GlossaryStrip(QLabel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.terms: dict[str, str] = dict(GLOSSARY)
+        self._colour: str | None = None
         self.set_colour(None)
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
@@ -76,21 +78,29 @@ class GlossaryStrip(QLabel):
     def set_colour(self, colour: str | None) -> None:
         """Draw the terms in ``colour`` (the banner's text colour: the default link blue is
         unreadable on the red and green banners); None: the default."""
+        self._colour = colour
         style = "text-decoration:none" + (f"; color:{colour}" if colour else "")
         links = " · ".join(f"<a href='{i}' style='{style}'>{escape(term)} <b>?</b></a>"
-                           for i, term in enumerate(GLOSSARY))
+                           for i, term in enumerate(self.terms))
         self.setText(f"What the terms mean (point at a ?): {links}")
 
-    @staticmethod
-    def tip(term: str) -> str:
+    def set_audit_type(self, audit_type: str | None) -> None:
+        """The terms of that audit's results (engine.wording.glossary_for: the count tables
+        add their three measures of an attribute attack), as the report's glossary prints."""
+        terms = glossary_for(audit_type)
+        if terms != self.terms:
+            self.terms = terms
+            self.set_colour(self._colour)
+
+    def tip(self, term: str) -> str:
         """The tooltip of ``term``'s "?"."""
-        return f"<b>{escape(term)}</b><br>{escape(GLOSSARY[term])}"
+        return f"<b>{escape(term)}</b><br>{escape(self.terms[term])}"
 
     def _show(self, link: str) -> None:
         if not link:
             QToolTip.hideText()
             return
-        term = list(GLOSSARY)[int(link)]
+        term = list(self.terms)[int(link)]
         QToolTip.showText(QCursor.pos(), self.tip(term), self)
 
 

@@ -118,7 +118,8 @@ class ResultsView(QWidget):
         self._result = result
         shown = result or None
         result = result or {}
-        self.verdict_banner.set_verdict(result.get("verdict"), result.get("summary", ""))
+        self.verdict_banner.set_verdict(result.get("verdict"), result.get("summary", ""),
+                                        result.get("audit_type"))
         steps = next_steps(result)
         self.next_steps_label.setText("<ul>" + "".join(
             f"<li><b>{escape(step.action)}.</b> {escape(step.effect)}</li>" for step in steps)

@@ -55,10 +55,13 @@ class VerdictBanner(QFrame):
         layout.addWidget(self.glossary)
         self.set_verdict(None, "")
 
-    def set_verdict(self, verdict: dict | None, summary: str) -> None:
-        """Show a result's ``verdict`` block (engine.audits.blocks.Verdict) and summary. A
-        block not of the app's form (results shown here passed
-        engine.audits.result.result_problem) shows as no verdict, never an exception."""
+    def set_verdict(self, verdict: dict | None, summary: str,
+                    audit_type: str | None = None) -> None:
+        """Show a result's ``verdict`` block (engine.audits.blocks.Verdict) and summary, with
+        the glossary of its ``audit_type``. A block not of the app's form (results shown here
+        passed engine.audits.result.result_problem) shows as no verdict, never an
+        exception."""
+        self.glossary.set_audit_type(audit_type)
         try:
             block = Verdict.from_dict(verdict) if verdict else None
         except BlockError:

@@ -298,7 +298,9 @@ def test_attack_tables_hold_auc_tpr_top1_and_chance(full):
         assert fmt_pct(d["top1_accuracy"]) in text
         lo, hi = d["top1_accuracy_ci"]
         assert f"[{fmt_pct(lo)}, {fmt_pct(hi)}]" in text
-        assert fmt3(chance_corrected(d["top1_accuracy"], d["chance"])) in text
+        # In percent, as the verdict quotes the best-guess score.
+        assert fmt_pct(chance_corrected(d["top1_accuracy"], d["chance"])) in text
+        assert fmt_pct(a["accuracy"]) in text       # the yes/no decisions' balanced accuracy
         assert fmt3(d["excluding_determined"]["auc"]) in text
         ten = next(r for r in a["tpr_at_fpr"] if r["fpr_target"] == 0.1)
         assert ten["measurable"] and fmt_pct(ten["tpr"]) in text

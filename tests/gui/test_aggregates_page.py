@@ -287,7 +287,7 @@ def test_a_real_tiny_run_renders_its_results(main_window, qtbot):
     assert view.metrics_table.rowCount() == 2
     table = view.metrics_table
     assert "chance 14.3 %" in table.horizontalHeaderItem(1).text()
-    assert "%" in table.cell_text(0, 1) and "none determined" not in table.cell_text(0, 2)
+    assert "%" in table.cell_text(0, 1) and "none determined" not in table.cell_text(0, 3)
     names = view.roc_plot.curve_names()
     assert all(legend_name(attack_label(a)) in names for a in result["attacks"])
     exposed = result["exposed_records"]
@@ -319,10 +319,29 @@ def test_membership_sweeps_and_wheel_over_every_plot(main_window, qtbot):
         names = [i.name() for i in plot.plot_item.listDataItems()]
         assert "DeSIA (measured, 95% interval)" in names
     assert "90.0 %" in view.release_view.dp_label.text()
-    assert view.metrics_table.cell_text(0, 2) == "0.7 [0.5, 0.9]\n8 targets"
+    assert view.metrics_table.cell_text(0, 3) == "0.7 [0.5, 0.9]\n8 targets"
 
     main_window.resize(1100, 700)
     page.step_list.setCurrentRow(STEP_RESULTS)
     qtbot.wait(20)
     for plot in view.plots().values():
         assert_wheel_scrolls_page(plot, qtbot)
+
+
+def test_empty_published_counts_are_a_choice_shown_for_a_published_table_only(page):
+    """Issue 21: a published table's empty count is a count not published (the row is left
+    out), or the file is refused; the choice shows for a published table only and reaches
+    release_options.missing, and a config read and written back is unchanged."""
+    rows = page.release_rows
+    rows.set_options("published", {"path": "t.csv"})
+    assert rows.form.isRowVisible(rows.missing_row)
+    assert rows.missing_combo.currentData() == "drop_rows"
+    assert "not a zero" in rows.missing_combo.toolTip()
+    assert "missing" not in page.form_dict()["release_options"]      # the default, unwritten
+    rows.missing_combo.setCurrentIndex(rows.missing_combo.findData("error"))
+    assert page.form_dict()["release_options"] == {"path": "t.csv", "missing": "error"}
+    rows.set_options("published", {"path": "t.csv", "missing": "error"})
+    assert rows.missing_combo.currentData() == "error"
+    rows.set_options("custom", {"path": "q.csv"})
+    assert not rows.form.isRowVisible(rows.missing_row)
+    assert page.form_dict()["release_options"] == {"path": "q.csv"}

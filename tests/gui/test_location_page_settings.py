@@ -52,3 +52,23 @@ def test_two_threshold_rule_choice_reaches_the_config_in_plain_words(main_window
     assert combo.currentData() == "best_accuracy"
     page.fill_form({**page.form_dict(), "threshold_rule": "midpoint"})
     assert combo.currentData() == "midpoint"
+
+
+def test_what_to_do_with_empty_released_counts_is_a_choice_in_plain_words(main_window):
+    """Issue 21: an empty count of a published release was read as 0. The page offers the
+    two choices that make sense for a released count — leave the row out (its count then
+    unknown) or refuse the file — in plain words, and they reach the config and come back
+    from a saved one."""
+    page = open_location(main_window)
+    combo = page.release_missing_combo
+    assert combo.currentData() == "drop_rows"
+    assert [combo.itemData(i) for i in range(combo.count())] == ["drop_rows", "error"]
+    tip = combo.toolTip()
+    assert "not a zero" in tip and "_" not in tip
+    page.fields["release"].setText("resources/location/some_release.csv")
+    page.attacker_combo.setCurrentIndex(page.attacker_combo.findData("auxiliary"))
+    combo.setCurrentIndex(combo.findData("error"))
+    assert page.validated_config().release_missing == "error"
+    page.fill_form({**page.form_dict(), "release_missing": "drop_rows"})
+    assert combo.currentData() == "drop_rows"
+    assert page.validated_config().release_missing == "drop_rows"

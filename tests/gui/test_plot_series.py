@@ -469,3 +469,50 @@ def test_empty_log_log_axes_open_where_a_result_would(qtbot):
     (x0, x1), (y0, y1) = plot.view._home
     low = np.log10(series.roc_log_floor({}))
     assert (x0, x1, y0, y1) == (low, 0.0, low, 0.0)
+
+
+def interval_ends(tradeoff: series.TradeoffSeries) -> tuple[list[float], list[float]]:
+    """Every end of every 95 % interval the chart draws, along x and along y."""
+    xs, ys = [], []
+    for curve in (*tradeoff.curves, *([tradeoff.baseline] if tradeoff.baseline else [])):
+        xs += [v for v in (*(curve.x_lower or ()), *(curve.x_upper or ())) if v is not None]
+        ys += [v for v in (*(curve.lower or ()), *(curve.upper or ())) if v is not None]
+    return xs, ys
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1600, 1000)])
+@pytest.mark.parametrize("sample", ["saved model", "fifteen settings with a limit"])
+def test_the_defences_chart_opens_with_the_whole_intervals_in_view(qtbot, size, sample):
+    """The screen opened zoomed to the points, so the 95 % intervals ran past its edges until
+    the reader zoomed out, while the report's axes hold them (issue 21). It now opens, as the
+    report does, on every interval end, every point and the limit line."""
+    from engine.report.defences import defences_chart
+    from gui.widgets.defences_results import DefencesView
+    from tests.gui.test_defences_chart_labels import demo_block
+
+    if sample == "saved model":
+        block = saved_result("model")["theory"]["defences"]
+    else:
+        block = demo_block()
+    view = DefencesView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_result({"theory": {"defences": block}})
+    tradeoff = view.chart.tradeoff_series()
+    xs, ys = interval_ends(tradeoff)
+    xs += [x for x, _ in tradeoff.points()] + ([tradeoff.limit] if tradeoff.limit else [])
+    ys += [y for _, y in tradeoff.points()]
+    # The sample is one whose intervals reach beyond the points, else nothing is checked.
+    px, py = zip(*tradeoff.points(), strict=True)
+    assert min(xs) < min(px) or max(xs) > max(px) or min(ys) < min(py) or max(ys) > max(py)
+    x0, x1, y0, y1 = view.chart.view.view_range()
+    assert x0 <= min(xs) and max(xs) <= x1, ((x0, x1), (min(xs), max(xs)))
+    assert y0 <= min(ys) and max(ys) <= y1, ((y0, y1), (min(ys), max(ys)))
+    # The report's axes hold the same ends (what "as the report does" means).
+    xa, ya = defences_chart(block)[0].plot_axes
+    assert xa.lo <= min(xs) and max(xs) <= xa.hi
+    assert ya.lo <= min(ys) and max(ys) <= ya.hi
+    if sample != "saved model":
+        assert tradeoff.limit is not None and x0 < tradeoff.limit < x1
