@@ -1,0 +1,165 @@
+"""The auditor's shortcuts for DeSIA's deterministic module (paper 003 §3.1, Alg. 1).
+
+Alg. 1 asks whether the released counts allow the target's sensitive value to be anything but
+v̂. The answer is a fact about the set of tables consistent with the release, so any sound way
+of deciding it gives the same answer as the published two solves. The auditor, unlike the
+attacker, holds the table the release was computed from (the *true table*), and that changes
+what is cheap:
+
+1. **The first solve is not needed.** The true table satisfies every constraint of Alg. 1 with
+   the target unique, so its value is a feasible v̂ (the attacker would need a solve to find
+   one; if the target is determined, it is the only feasible value anyway).
+2. **"Not determined" has a small certificate.** A *witness table* is another table that gives
+   every released count, has exactly one record with the target's quasi-identifiers, and gives
+   that record another value — i.e. a solution of the second solve (the null constraint). One
+   is searched for near the true table: the target's record changes its value from v̂ to w,
+   and other records change between v̂ and w only, each keeping its other columns (so every
+   count that does not read the sensitive column stays as it was). The unknowns are one
+   integer per record class (the columns other than the sensitive one); a small CP-SAT model
+   over the classes that hold a v̂ or a w record. A witness is then checked exactly against the
+   release (integer, non-negative, every released count equal, the target still unique, its
+   true record empty) before it is believed.
+3. **"Determined" sometimes needs no solve.** If every other record with the target's
+   quasi-identifiers lies in a released cell whose count is 0, nothing but the true record can
+   hold the target (bound propagation: the paper's own upper bounds, which are 0 there).
+
+Only a target for which neither shortcut settles the question goes to the full solve with the
+null constraint — then one solve instead of two. ``desia_deterministic.infer`` runs these when
+it is given the true table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.attacks.aggregates.solver import solve
+from engine.runtime import NEVER, CancelToken
+
+
+@dataclass(frozen=True)
+class ReleaseLayout:
+    """What every target's shortcuts read that does not depend on the target: the released
+    queries as one sparse 0/1 matrix, and the possible records arranged by class (the record's
+    codes without the sensitive column) and sensitive value. Built once per release design."""
+
+    matrix: sp.csc_matrix        # (m, T) 1 where query q counts possible record r
+    by_class: np.ndarray         # (K, V) index of the record of class k with value v
+    class_of: np.ndarray         # (T,) each record's class
+    value_of: np.ndarray         # (T,) each record's sensitive value
+
+    @classmethod
+    def of(cls, space, query_masks, sensitive_column: int) -> ReleaseLayout:
+        codes = space.codes
+        sizes = np.asarray(space.domain_sizes)
+        others = [c for c in range(codes.shape[1]) if c != sensitive_column]
+        class_of = (np.ravel_multi_index(tuple(codes[:, others].T), tuple(sizes[others]))
+                    if others else np.zeros(codes.shape[0], dtype=np.int64))
+        value_of = codes[:, sensitive_column].astype(np.int64)
+        by_class = np.zeros((int(np.prod(sizes[others])) if others else 1,
+                             int(sizes[sensitive_column])), dtype=np.int64)
+        by_class[class_of, value_of] = np.arange(codes.shape[0])
+        rows = [np.flatnonzero(mask) for mask in query_masks]
+        matrix = sp.csc_matrix(
+            (np.ones(sum(r.size for r in rows), dtype=np.int64),
+             (np.repeat(np.arange(len(rows)), [r.size for r in rows]),
+              np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64))),
+            shape=(len(rows), codes.shape[0]))
+        return cls(matrix, by_class, np.asarray(class_of, dtype=np.int64), value_of)
+
+
+def exact_answers(answers) -> np.ndarray | None:
+    """The released answers as integers, or None if any is not a whole number (a noisy
+    release: the true table is then not a solution, and no shortcut applies)."""
+    a = np.asarray(answers, dtype=float)
+    if not np.all(np.isfinite(a)) or not np.array_equal(a, np.round(a)):
+        return None
+    return a.astype(np.int64)
+
+
+def reproduces(layout: ReleaseLayout, table: np.ndarray, answers: np.ndarray,
+               n_records: int) -> bool:
+    """Does ``table`` (a count per possible record) give every released count and |D| exactly,
+    with no negative count?"""
+    table = np.asarray(table)
+    return bool(np.all(table >= 0) and int(table.sum()) == int(n_records)
+                and np.array_equal(layout.matrix @ table, answers))
+
+
+def is_witness(layout: ReleaseLayout, table: np.ndarray, answers: np.ndarray, n_records: int,
+               target_mask: np.ndarray, true_record: int) -> bool:
+    """The exact check of a witness table: it reproduces the release, exactly one record has
+    the target's quasi-identifiers (the uniqueness constraint), and it is not the true one
+    (the null constraint)."""
+    return (reproduces(layout, table, answers, n_records)
+            and int(np.asarray(table)[target_mask].sum()) == 1
+            and int(table[true_record]) == 0)
+
+
+def upper_bounds(layout: ReleaseLayout, answers: np.ndarray, n_records: int) -> np.ndarray:
+    """Paper 003 §3.1's bound on each x_r: the smallest answer of a released query that counts
+    r, and |D| (records no query counts)."""
+    m = layout.matrix
+    upper = np.full(m.shape[1], int(n_records), dtype=np.int64)
+    counted = np.flatnonzero(np.diff(m.indptr) > 0)
+    if counted.size:
+        smallest = np.minimum.reduceat(answers[m.indices], m.indptr[counted])
+        upper[counted] = np.minimum(upper[counted], smallest)
+    return upper
+
+
+def pinned_by_zeros(layout: ReleaseLayout, answers: np.ndarray, n_records: int,
+                    target_mask: np.ndarray, true_record: int) -> bool:
+    """True when every record with the target's quasi-identifiers other than the true one sits
+    in a released cell with count 0: with the target unique, it can only be the true record."""
+    upper = upper_bounds(layout, answers, n_records)
+    others = target_mask.copy()
+    others[true_record] = False
+    return not np.any(upper[others] > 0)
+
+
+def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarray,
+                    n_records: int, target_mask: np.ndarray, true_record: int, other: int, *,
+                    time_limit: float, workers: int = 2, seed: int = 0,
+                    cancel: CancelToken = NEVER) -> tuple[str, np.ndarray | None]:
+    """Search for a witness table in which the target's record has value ``other`` and every
+    record changes only between the true value and ``other`` within its class (module
+    docstring, 2). Returns (status, table): "found" with the checked table, "none" when no
+    such table exists (the neighbourhood is empty — the target may still be undetermined by a
+    larger change), "time_limit" when the search was cut short."""
+    from ortools.sat.python import cp_model
+
+    v = int(layout.value_of[true_record])
+    w = int(other)
+    at_v, at_w = layout.by_class[:, v], layout.by_class[:, w]
+    lose = truth[at_v]                     # class k can move at most this many records v → w
+    gain = truth[at_w]                     # … and at most this many w → v
+    live = np.flatnonzero((lose > 0) | (gain > 0))
+    target_class = int(layout.class_of[true_record])
+    # Moving e_k records of class k from v to w changes query q by e_k·(q(k, w) − q(k, v)).
+    change = (layout.matrix[:, at_w[live]] - layout.matrix[:, at_v[live]]).tocsr()
+    change.eliminate_zeros()
+    model = cp_model.CpModel()
+    e = [model.new_int_var(-int(gain[k]), int(lose[k]), f"e{k}") for k in live]
+    model.add(e[int(np.searchsorted(live, target_class))] == 1)
+    for q in np.flatnonzero(np.diff(change.indptr) > 0):
+        span = slice(change.indptr[q], change.indptr[q + 1])
+        model.add(cp_model.LinearExpr.weighted_sum(
+            [e[j] for j in change.indices[span]], [int(c) for c in change.data[span]]) == 0)
+    status, solver = solve(model, time_limit=time_limit, workers=workers, cancel=cancel,
+                           seed=seed)
+    if status == "INFEASIBLE":
+        return "none", None
+    if status not in ("OPTIMAL", "FEASIBLE"):
+        return "time_limit", None
+    moved = np.array([solver.value(x) for x in e], dtype=np.int64)
+    table = truth.astype(np.int64).copy()
+    table[at_v[live]] -= moved
+    table[at_w[live]] += moved
+    if not is_witness(layout, table, answers, n_records, target_mask, true_record):
+        # Never expected: the model encodes exactly these conditions. A table that fails the
+        # exact check is not evidence, so the caller goes on to the full solve.
+        return "unchecked", None
+    return "found", table
