@@ -212,14 +212,16 @@ def _infer_from_truth(space: RecordSpace, query_masks, answers, n_records: int,
 
     if dw.pinned_by_zeros(layout, exact, n_records, target_mask, true_record):
         return outcome("determined", "released zeros")
-    for other in range(space.domain_sizes[sensitive_column]):
-        if other == value:
-            continue
-        found, table = dw.relabel_witness(layout, truth, exact, n_records, target_mask,
-                                          true_record, other, time_limit=time_limit,
-                                          workers=workers, seed=seed, cancel=cancel)
-        if found == "found":
-            return outcome("not_unique", "witness table", table)
+    for near in dw.NEIGHBOURHOODS:
+        for other in range(space.domain_sizes[sensitive_column]):
+            if other == value:
+                continue
+            found, table = dw.relabel_witness(layout, truth, exact, n_records, target_mask,
+                                              true_record, other, near=near,
+                                              time_limit=time_limit, workers=workers,
+                                              seed=seed, cancel=cancel)
+            if found == "found":
+                return outcome("not_unique", "witness table", table)
     # No witness in the neighbourhood: Alg. 1's second solve (the null constraint) decides.
     model, x = build_model(space, query_masks, answers, n_records, target_mask)
     model.add(x[true_record] == 0)

