@@ -59,6 +59,7 @@ from engine.attacks.aggregates import (
     best_of,
 )
 from engine.attacks.aggregates import desia_deterministic as dd
+from engine.attacks.aggregates import desia_witness as dw
 from engine.attacks.aggregates.desia_stochastic import (
     membership_score_many_targets,
     score_many_targets,
@@ -361,6 +362,22 @@ class DeterministicInputs:
     options: tuple                    # the deterministic module's variants, as published first
     time_limit: float
     seed: int
+    # The auditor's shortcut (desia_deterministic, desia_witness): the protected table as a
+    # count per possible record, each target's record before and after its value is re-drawn
+    # ((T, 2) record indices), and the release design's layout, built once for every target.
+    table_counts: np.ndarray | None = None
+    target_records: np.ndarray | None = None
+    layout: object = None
+
+    def true_counts(self, index: int) -> np.ndarray | None:
+        """The table target ``index``'s release was computed from, as a count per record."""
+        if self.table_counts is None or self.target_records is None:
+            return None
+        counts = self.table_counts.copy()
+        before, after = self.target_records[index]
+        counts[before] -= 1
+        counts[after] += 1
+        return counts
 
 
 def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
@@ -368,14 +385,18 @@ def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
     """Target ``index``'s deterministic proofs (a unit of :mod:`engine.compute`): (value,
     status, seconds) per variant of ``shared.options``. The solver is seeded by the config's
     seed and reads only this target's release, so the proof is the same wherever it runs (a
-    proof cut short by the time limit depends on the computer's speed, wherever it runs)."""
+    proof cut short by the time limit depends on the computer's speed, wherever it runs).
+    The published variant takes the auditor's shortcut from the true table where the release
+    is exact (desia_deterministic); the fourth element says how it was settled."""
     qi = {c: int(v) for c, v in enumerate(shared.quasi_identifiers[index])}
+    truth = shared.true_counts(index)
     out = []
     for o in shared.options:
         got = dd.infer(shared.space, shared.masks, shared.released[index], shared.n, qi,
                        shared.sensitive_column, verify=o.verify, uniqueness=o.uniqueness,
-                       time_limit=shared.time_limit, seed=shared.seed, cancel=cancel)
-        out.append((got.value, got.status, got.seconds))
+                       time_limit=shared.time_limit, seed=shared.seed, cancel=cancel,
+                       true_counts=truth, layout=shared.layout)
+        out.append((got.value, got.status, got.seconds, got.settled_by))
     progress(1.0, f"Deterministic module: target {index + 1:,} of "
                   f"{shared.released.shape[0]:,}")
     return out
@@ -452,18 +473,28 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     det_value = np.full(targets.size, -1)
     det_seconds = np.zeros(targets.size)
     det_status = []
+    det_settled = []
     found = {o: np.full(targets.size, -1) for o in options}
     # Each target's proofs are an independent unit of engine.compute (issue 22 item 6).
-    proofs = DeterministicInputs(space, masks, released, n, codes[targets, :s], s,
-                                 tuple(options), config.solver_time_limit, config.seed)
+    record_of = np.ravel_multi_index(tuple(codes.T), domain.sizes)
+    redrawn = codes[targets].copy()
+    redrawn[:, s] = truth
+    proofs = DeterministicInputs(
+        space, masks, released, n, codes[targets, :s], s, tuple(options),
+        config.solver_time_limit, config.seed,
+        table_counts=np.bincount(record_of, minlength=space.codes.shape[0]),
+        target_records=np.column_stack([record_of[targets],
+                                        np.ravel_multi_index(tuple(redrawn.T), domain.sizes)]),
+        layout=dw.ReleaseLayout.of(space, masks, s))
     solved, where = run_units(cluster_of(config), prove_target, targets.size, proofs,
                               progress=progress.span(0.0, 0.35), cancel=cancel,
                               message="Deterministic module: targets")
     for i, per_option in enumerate(solved):
-        for o, (value, status, seconds) in zip(options, per_option, strict=True):
+        for o, (value, status, seconds, settled_by) in zip(options, per_option, strict=True):
             if o == AS_PUBLISHED:
                 det_seconds[i] = seconds
                 det_status.append(status)
+                det_settled.append(settled_by)
                 if status == "determined":
                     determined[i], det_value[i] = True, value
             else:
@@ -513,6 +544,7 @@ def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                                "deterministic_seconds": det_seconds,
                                "best_of_choices": choices,
                                "deterministic_status": det_status,
+                               "deterministic_settled_by": det_settled,
                                "deterministic_computed_on": where,
                                "released_preview": list(zip(
                                    [q.table for q in queries], [q.label for q in queries],

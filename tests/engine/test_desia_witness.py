@@ -155,3 +155,26 @@ def test_the_exact_check_rejects_a_table_that_changes_a_count():
     moved[a] -= 1
     moved[(a + 1) % moved.size if (a + 1) % moved.size != b else (a + 2) % moved.size] += 1
     assert not dw.reproduces(layout, moved, released, len(data))
+
+
+def test_the_game_takes_the_shortcut_from_each_targets_own_table(monkeypatch):
+    """The count-table game hands each target's true table (its value re-drawn) to the
+    deterministic module: the proofs equal the published path's, and the shortcut is taken
+    (a wrong table would not reproduce the release and silently fall back to two solves)."""
+    from engine.audits.aggregates import AggregatesConfig
+    from engine.games import aggregates as G
+
+    config = AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=8,
+                              fraction=0.6, n_shadow=100, membership=False,
+                              attacks=("desia_deterministic_only",), seed=3)
+    fast = G.play_aia(config)
+    monkeypatch.setattr(G.DeterministicInputs, "true_counts", lambda self, index: None)
+    published = G.play_aia(config)
+    assert fast.details["deterministic_status"] == published.details["deterministic_status"]
+    assert np.array_equal(fast.determined_value, published.determined_value)
+    assert {"determined", "not_unique"} <= set(fast.details["deterministic_status"])
+    assert set(published.details["deterministic_settled_by"]) <= {"solver", ""}
+    # Here every open target has a witness near its own table (7 of 8 targets).
+    settled = zip(fast.details["deterministic_status"], fast.details["deterministic_settled_by"],
+                  strict=True)
+    assert all(how == "witness table" for status, how in settled if status == "not_unique")
