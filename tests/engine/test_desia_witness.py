@@ -161,7 +161,7 @@ def test_the_game_takes_the_shortcut_from_each_targets_own_table(monkeypatch):
     """The count-table game hands each target's true table (its value re-drawn) to the
     deterministic module: the proofs equal the published path's, and the shortcut is taken
     (a wrong table would not reproduce the release and silently fall back to two solves)."""
-    from engine.audits.aggregates import AggregatesConfig
+    from engine.audits.aggregates import AggregatesConfig, deterministic_summary
     from engine.games import aggregates as G
 
     config = AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=8,
@@ -178,3 +178,7 @@ def test_the_game_takes_the_shortcut_from_each_targets_own_table(monkeypatch):
     settled = zip(fast.details["deterministic_status"], fast.details["deterministic_settled_by"],
                   strict=True)
     assert all(how == "witness table" for status, how in settled if status == "not_unique")
+    # result.json's summary counts them so (the report's "How each target was settled").
+    by = deterministic_summary(fast)["settled_by"]
+    assert by["witness table"] == fast.details["deterministic_status"].count("not_unique")
+    assert sum(by.values()) == fast.truth.size
