@@ -182,3 +182,17 @@ def test_the_game_takes_the_shortcut_from_each_targets_own_table(monkeypatch):
     by = deterministic_summary(fast)["settled_by"]
     assert by["witness table"] == fast.details["deterministic_status"].count("not_unique")
     assert sum(by.values()) == fast.truth.size
+
+
+def test_cancel_reaches_the_witness_search():
+    from engine.runtime import CancelToken, JobCancelled
+
+    space, data, _, masks, released = game(0, (1, 2), 40, SIZES)
+    i = next(i for i in unique_targets(data)
+             if dd.infer(space, masks, released, 40, {c: int(data[i, c]) for c in range(3)}, 3,
+                         true_counts=true_counts(space, data)).settled_by == "witness table")
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(JobCancelled):
+        dd.infer(space, masks, released, 40, {c: int(data[i, c]) for c in range(3)}, 3,
+                 true_counts=true_counts(space, data), cancel=token)
