@@ -196,3 +196,32 @@ def test_cancel_reaches_the_witness_search():
     with pytest.raises(JobCancelled):
         dd.infer(space, masks, released, 40, {c: int(data[i, c]) for c in range(3)}, 3,
                  true_counts=true_counts(space, data), cancel=token)
+
+
+MIA_CASES = ([(seed, (1, 2), 40, SIZES) for seed in range(6)]
+             + [(seed, (1, 2, 3), 150, WIDE) for seed in range(2)])
+
+
+@pytest.mark.parametrize(("seed", "ways", "n", "sizes"), MIA_CASES)
+def test_the_membership_shortcut_reaches_the_published_answer(seed, ways, n, sizes):
+    """DeSIA-MIA (§6.2) from the true table: for records in the data and records not in it,
+    the same status and value as the published two solves, and every witness flips the
+    record's membership while reproducing every released count."""
+    space, data, queries, masks, released = game(seed, ways, n, sizes)
+    truth = true_counts(space, data)
+    layout = dw.ReleaseLayout.of(space, masks, len(sizes) - 1)
+    absent = space.codes[truth == 0][:: max(1, int(np.sum(truth == 0)) // 8)]
+    records = list(data[:8]) + list(absent[:8])
+    for record in records:
+        published = dd.infer_membership(space, masks, released, n, record, time_limit=20)
+        if published.status == "time_limit":
+            continue
+        fast = dd.infer_membership(space, masks, released, n, record, time_limit=20,
+                                   true_counts=truth, layout=layout)
+        assert fast.details.get("shortcut") is True
+        assert (fast.status, fast.value) == (published.status, published.value), record
+        if fast.witness is not None:
+            rows = np.repeat(space.codes, fast.witness, axis=0)
+            assert np.array_equal(counts_of(queries, rows), released)
+            inside = bool(np.all(rows == record, axis=1).any())
+            assert inside != bool(np.all(data == record, axis=1).any())

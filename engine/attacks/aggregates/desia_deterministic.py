@@ -233,21 +233,75 @@ def _infer_from_truth(space: RecordSpace, query_masks, answers, n_records: int,
     return outcome("time_limit", "", n_vars=len(x))
 
 
+def _membership_from_truth(space: RecordSpace, query_masks, answers, n_records: int,
+                           r: int, truth: np.ndarray, layout: dw.ReleaseLayout | None, *,
+                           time_limit: float, workers: int, seed: int, cancel: CancelToken,
+                           start: float) -> DeterministicOutcome | None:
+    """DeSIA-MIA from the true table (:func:`infer_membership`); None when the shortcut does
+    not apply (a noisy release, or a table that does not reproduce it)."""
+    exact = dw.exact_answers(answers)
+    if exact is None or truth.shape != (space.codes.shape[0],):
+        return None
+    last = space.codes.shape[1] - 1
+    if layout is None:
+        layout = dw.ReleaseLayout.of(space, query_masks, last)
+    if not dw.reproduces(layout, truth, exact, n_records):
+        return None
+    present = int(truth[r] > 0)
+
+    def outcome(status: str, settled_by: str, witness=None, n_vars: int = 0):
+        return DeterministicOutcome(present if status == "determined" else None, status,
+                                    present, time.perf_counter() - start, n_vars,
+                                    {"shortcut": True, "settled_by": settled_by}, witness)
+
+    if not present and dw.upper_bounds(layout, exact, n_records)[r] == 0:
+        return outcome("determined", "released zeros")
+    for near in dw.NEIGHBOURHOODS:
+        for other in range(space.domain_sizes[last]):
+            if other == int(space.codes[r, last]):
+                continue
+            found, table = dw.membership_witness(layout, truth, exact, n_records, r, other,
+                                                 near=near, time_limit=time_limit,
+                                                 workers=workers, seed=seed, cancel=cancel)
+            if found == "found":
+                return outcome("not_unique", "witness table", table)
+    model, x = build_model(space, query_masks, answers, n_records, None)
+    model.add(x[r] == 0 if present else x[r] >= 1)     # the modified null constraint
+    status, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
+    if status == "INFEASIBLE":
+        return outcome("determined", "solver", n_vars=len(x))
+    if status in ("OPTIMAL", "FEASIBLE"):
+        return outcome("not_unique", "solver", n_vars=len(x))
+    return outcome("time_limit", "", n_vars=len(x))
+
+
 def infer_membership(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
                      n_records: int, target_record: np.ndarray, *, time_limit: float = 10.0,
-                     workers: int = 2, seed: int = 0,
-                     cancel: CancelToken = NEVER) -> DeterministicOutcome:
+                     workers: int = 2, seed: int = 0, cancel: CancelToken = NEVER,
+                     true_counts: np.ndarray | None = None,
+                     layout: dw.ReleaseLayout | None = None) -> DeterministicOutcome:
     """DeSIA-MIA's deterministic module (paper 003 §6.2): no uniqueness constraint; find a
     feasible multiplicity of the target's record, then forbid its answer — x = 0 if a copy was
     found, x ≥ 1 if none — and re-solve. Infeasible: membership is certain. ``value`` is then
-    1 (the record is in the data) or 0 (it is not); None when the tables do not decide."""
+    1 (the record is in the data) or 0 (it is not); None when the tables do not decide.
+
+    ``true_counts``: the auditor's shortcut as in :func:`infer` — the true table's membership
+    for the first solve, a witness table (records relabelled in the last column,
+    desia_witness.membership_witness) or else one solve for the second; ``layout`` built with
+    the last column."""
     start = time.perf_counter()
-    model, x = build_model(space, query_masks, answers, n_records, None)
     r = int(np.flatnonzero(np.all(space.codes == np.asarray(target_record)[None, :],
                                   axis=1))[0])
+    if true_counts is not None:
+        fast = _membership_from_truth(space, query_masks, answers, n_records, r,
+                                      np.asarray(true_counts), layout, time_limit=time_limit,
+                                      workers=workers, seed=seed, cancel=cancel, start=start)
+        if fast is not None:
+            return fast
+    model, x = build_model(space, query_masks, answers, n_records, None)
     if r not in x:                           # forced to 0 by the tables: certainly absent
         return DeterministicOutcome(0, "determined", 0, time.perf_counter() - start, len(x),
-                                    {"forced_zero": True})
+                                    {"forced_zero": True, "settled_by": "released zeros"})
     status, solver = solve(model, time_limit=time_limit, workers=workers, cancel=cancel,
                            seed=seed)
     if status == "INFEASIBLE":

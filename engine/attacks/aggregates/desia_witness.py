@@ -140,8 +140,39 @@ def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarra
     docstring, 2). Returns (status, table): "found" with the checked table, "none" when no
     such table exists (the neighbourhood is empty — the target may still be undetermined by a
     larger change), "time_limit" when the search was cut short."""
+    return _relabel(layout, truth, answers, n_records, true_record, other, (1, 1),
+                    lambda t: is_witness(layout, t, answers, n_records, target_mask,
+                                         true_record),
+                    near=near, time_limit=time_limit, workers=workers, seed=seed,
+                    cancel=cancel)
+
+
+def membership_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarray,
+                       n_records: int, record: int, other: int, *, near: int | None = None,
+                       time_limit: float, workers: int = 2, seed: int = 0,
+                       cancel: CancelToken = NEVER) -> tuple[str, np.ndarray | None]:
+    """The same search for DeSIA-MIA (paper 003 §6.2): a table that reproduces the release and
+    flips the record's membership — every copy of it moved to value ``other`` if it is in the
+    true table, at least one record of its class moved from ``other`` onto it if not."""
+    present = int(truth[record])
+    moves = (present, present) if present else (-int(n_records), -1)
+    return _relabel(layout, truth, answers, n_records, record, other, moves,
+                    lambda t: reproduces(layout, t, answers, n_records)
+                    and (int(t[record]) == 0) == bool(present),
+                    near=near, time_limit=time_limit, workers=workers, seed=seed,
+                    cancel=cancel)
+
+
+def _relabel(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarray, n_records: int,
+             record: int, other: int, moves: tuple[int, int], accept, *, near: int | None,
+             time_limit: float, workers: int, seed: int,
+             cancel: CancelToken) -> tuple[str, np.ndarray | None]:
+    """The relabelling search: e_k records of class k move from ``record``'s value to
+    ``other`` (negative: back), e for ``record``'s own class within ``moves``; ``accept`` is
+    the exact check of the table found."""
     from ortools.sat.python import cp_model
 
+    true_record = record
     v = int(layout.value_of[true_record])
     w = int(other)
     at_v, at_w = layout.by_class[:, v], layout.by_class[:, w]
@@ -149,6 +180,7 @@ def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarra
     gain = truth[at_w]                     # … and at most this many w → v
     target_class = int(layout.class_of[true_record])
     movable = (lose > 0) | (gain > 0)
+    movable[target_class] = True
     if near is not None:      # only classes that differ from the target's in ≤ near columns
         differ = np.sum(layout.class_codes != layout.class_codes[target_class], axis=1)
         movable &= differ <= near
@@ -158,7 +190,9 @@ def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarra
     change.eliminate_zeros()
     model = cp_model.CpModel()
     e = [model.new_int_var(-int(gain[k]), int(lose[k]), f"e{k}") for k in live]
-    model.add(e[int(np.searchsorted(live, target_class))] == 1)
+    mine = e[int(np.searchsorted(live, target_class))]
+    model.add(mine >= moves[0])
+    model.add(mine <= moves[1])
     for q in np.flatnonzero(np.diff(change.indptr) > 0):
         span = slice(change.indptr[q], change.indptr[q + 1])
         model.add(cp_model.LinearExpr.weighted_sum(
@@ -173,7 +207,7 @@ def relabel_witness(layout: ReleaseLayout, truth: np.ndarray, answers: np.ndarra
     table = truth.astype(np.int64).copy()
     table[at_v[live]] -= moved
     table[at_w[live]] += moved
-    if not is_witness(layout, table, answers, n_records, target_mask, true_record):
+    if not accept(table):
         # Never expected: the model encodes exactly these conditions. A table that fails the
         # exact check is not evidence, so the caller goes on to the full solve.
         return "unchecked", None
