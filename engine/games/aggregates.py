@@ -575,6 +575,7 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                          key="membership")
     space = record_space(domain)
     masks = [space.matches(q.conditions) for q in queries]
+    layout = dw.ReleaseLayout.of(space, masks, codes.shape[1] - 1)   # the auditor's shortcut
     member = g.integers(0, 2, targets.size).astype(bool)
     if min(member.sum(), (~member).sum()) < 2:
         # Each target is a member with probability ½ (Fig. 9); the metric layer needs two of
@@ -605,7 +606,10 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                                     rng(config.seed, "aggregates-mia-noise", i))
         det = dd.infer_membership(space, masks, released[i], n, codes[t],
                                   time_limit=config.solver_time_limit, seed=config.seed,
-                                  cancel=cancel)
+                                  cancel=cancel, layout=layout,
+                                  true_counts=np.bincount(
+                                      np.ravel_multi_index(tuple(data_i.T), domain.sizes),
+                                      minlength=space.codes.shape[0]))
         if det.status == "determined":
             determined[i], det_value[i] = True, det.value
         for kind in kinds:

@@ -225,3 +225,30 @@ def test_the_membership_shortcut_reaches_the_published_answer(seed, ways, n, siz
             assert np.array_equal(counts_of(queries, rows), released)
             inside = bool(np.all(rows == record, axis=1).any())
             assert inside != bool(np.all(data == record, axis=1).any())
+
+
+def test_the_membership_game_takes_the_shortcut_with_the_same_answers(monkeypatch):
+    from engine.audits.aggregates import AggregatesConfig
+    from engine.games import aggregates as G
+
+    config = AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=8,
+                              fraction=0.6, n_shadow=100, mia_attacks=("desia_mia",), seed=3)
+    original = dd.infer_membership
+    seen: list = []
+
+    def recording(*args, drop_truth=False, **kwargs):
+        if drop_truth:
+            kwargs.pop("true_counts")
+        out = original(*args, **kwargs)
+        seen.append((out.status, out.value, out.settled_by))
+        return out
+
+    monkeypatch.setattr(G.dd, "infer_membership", recording)
+    G.play_mia(config)
+    fast, seen[:] = list(seen), []
+    monkeypatch.setattr(G.dd, "infer_membership",
+                        lambda *a, **k: recording(*a, drop_truth=True, **k))
+    G.play_mia(config)
+    assert [f[:2] for f in fast] == [p[:2] for p in seen]
+    assert any(how == "witness table" for *_, how in fast)
+    assert all(how != "witness table" for *_, how in seen)
