@@ -37,10 +37,10 @@ import numpy as np
 # DeSIA's exact attack at tract scale, measured (not a cost model: the auditor's shortcut is
 # newer than the calibration): ``python -m bench.bench_tract --deterministic`` on the
 # 29,500-record tract table (14,280 possible records, 592 cells), every one of its 542 unique
-# targets, 2 shared cores, 27 Nov 2026 — the mean seconds per target (the sum of the units
-# is what a projection needs; the median was 0.10 s, the largest 0.19 s) and the share of the
-# tract's records that are unique.
-TRACT_TARGET_SECONDS = 56.5 / 542
+# targets, 2 shared cores at load ≈ 3.5, 27 Nov 2026 — the mean seconds per target (the sum
+# of the units is what a projection needs; the median was 0.06 s, the largest 0.12 s; at load
+# ≈ 10 the mean was 0.104 s) and the share of the tract's records that are unique.
+TRACT_TARGET_SECONDS = 32.1 / 542
 TRACT_UNIQUE_SHARE = 542 / 29_500
 
 

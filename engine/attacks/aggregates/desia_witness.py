@@ -26,7 +26,13 @@ what is cheap:
 
 Only a target for which neither shortcut settles the question goes to the full solve with the
 null constraint — then one solve instead of two. ``desia_deterministic.infer`` runs these when
-it is given the true table.
+it is given the true table; ``infer_membership`` the same for DeSIA-MIA (§6.2), where the
+witness flips the record's membership instead of its value (:func:`membership_witness`).
+
+Measured and not taken: the LP relaxation (scipy's HiGHS) of the full model with the null
+constraint, as a proof of "determined" when infeasible, took 2–20 s per target on the tract
+table of bench/bench_tract.py (busy 2 cores) and was feasible and fractional for all 20
+targets tried — slower than the witness search, which settled them.
 """
 
 from __future__ import annotations
