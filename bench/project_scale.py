@@ -34,6 +34,15 @@ from datetime import date
 
 import numpy as np
 
+# DeSIA's exact attack at tract scale, measured (not a cost model: the auditor's shortcut is
+# newer than the calibration): ``python -m bench.bench_tract --deterministic`` on the
+# 29,500-record tract table (14,280 possible records, 592 cells), every one of its 542 unique
+# targets, 2 shared cores at load ≈ 3.5, 27 Nov 2026 — the mean seconds per target (the sum
+# of the units is what a projection needs; the median was 0.06 s, the largest 0.12 s; at load
+# ≈ 10 the mean was 0.104 s) and the share of the tract's records that are unique.
+TRACT_TARGET_SECONDS = 32.1 / 542
+TRACT_UNIQUE_SHARE = 542 / 29_500
+
 
 @dataclass(frozen=True)
 class Assumptions:
@@ -50,6 +59,9 @@ class Assumptions:
     records_per_block: int = 50
     unique_share: float = 0.4           # records unique on their quasi-identifiers
     census_shadows: int = 20_000        # shadow releases per block (DeSIA's default)
+    # The same people's tract tables (bench/bench_tract.py's stand-in): unique on the tract's
+    # quasi-identifiers, DeSIA's exact attack with the auditor's shortcut.
+    tract_unique_share: float = TRACT_UNIQUE_SHARE
     # LiRA: 256 reference models of a 1-million-record model.
     lira_records: int = 1_000_000
     lira_features: int = 600
@@ -102,6 +114,27 @@ def _census_shape(a: Assumptions):
     return sh, m
 
 
+def _tract_cells() -> int:
+    from bench.bench_tract import SIZES
+
+    return sum(SIZES) + sum(SIZES[i] * SIZES[j] for i in range(len(SIZES))
+                            for j in range(i + 1, len(SIZES)))
+
+
+def _tract_shape():
+    """The tract table of bench/bench_tract.py as a cost-model shape (for the memory of one
+    unit: the full model the shortcut falls back to)."""
+    from bench.bench_tract import N_RECORDS, SIZES
+    from engine.estimates.aggregates import Shape
+
+    m = _tract_cells()
+    per_record = len(SIZES) + len(SIZES) * (len(SIZES) - 1) // 2
+    return Shape(n=N_RECORDS, n_aux=9 * N_RECORDS, columns=len(SIZES),
+                 record_space=float(np.prod(SIZES)), domain_total=sum(SIZES), k=SIZES[-1],
+                 qi_cells=float(np.prod(SIZES[:-1])), candidates=SIZES[-1],
+                 tables_per_query=per_record / m, cover_per_query=per_record / m)
+
+
 def census_jobs(a: Assumptions) -> list[Job]:
     from engine.estimates import aggregates as est
 
@@ -112,6 +145,11 @@ def census_jobs(a: Assumptions) -> list[Job]:
     return [
         Job("Census: DeSIA's exact attack on every unique record", "unique record", unique,
             est.infer_seconds(sh, m, limit), est._solver_bytes(sh, m), None,
+            "no GPU path (integer-programming solver)"),
+        Job("Census tracts: DeSIA's exact attack on every unique record (the auditor's "
+            "shortcut; measured at tract scale)", "unique record of a tract",
+            a.blocks * a.records_per_block * a.tract_unique_share, TRACT_TARGET_SECONDS,
+            est._solver_bytes(_tract_shape(), _tract_cells()), None,
             "no GPU path (integer-programming solver)"),
         Job(f"Census: {a.census_shadows:,} shadow releases per block", "block", a.blocks,
             est.shadow_seconds(sh, a.census_shadows, m),

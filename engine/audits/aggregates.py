@@ -366,10 +366,14 @@ def release_summary(config: AggregatesConfig, outcome: AiaOutcome) -> dict:
 def deterministic_summary(outcome: AiaOutcome) -> dict:
     sec = np.asarray(outcome.details["deterministic_seconds"])
     status = outcome.details["deterministic_status"]
+    settled = outcome.details.get("deterministic_settled_by", [])
     correct = outcome.determined & (outcome.determined_value == outcome.truth)
     return {"targets": int(outcome.truth.size), "determined": int(outcome.determined.sum()),
             "correct": int(correct.sum()),
             "time_limited": int(sum(st == "time_limit" for st in status)),
+            # How each answer was reached (desia_deterministic: the auditor's shortcut).
+            "settled_by": {how: int(sum(h == how for h in settled))
+                           for how in ("witness table", "released zeros", "solver")},
             "median_s": float(np.median(sec)) if sec.size else 0.0,
             "p95_s": float(np.quantile(sec, 0.95)) if sec.size else 0.0,
             "computed_on": outcome.details.get("deterministic_computed_on")}

@@ -60,6 +60,7 @@ from engine.attacks.aggregates import (
     best_of,
 )
 from engine.attacks.aggregates import desia_deterministic as dd
+from engine.attacks.aggregates import desia_witness as dw
 from engine.attacks.aggregates.desia_stochastic import (
     membership_score_many_targets,
     score_many_targets,
@@ -462,6 +463,22 @@ class DeterministicInputs:
     time_limit: float
     seed: int
     step: str = "Deterministic module: target"     # what the progress bar says per unit
+    # The auditor's shortcut (desia_deterministic, desia_witness): the protected table as a
+    # count per possible record, each target's record before and after its value is re-drawn
+    # ((T, 2) record indices), and the release design's layout, built once for every target.
+    table_counts: np.ndarray | None = None
+    target_records: np.ndarray | None = None
+    layout: object = None
+
+    def true_counts(self, index: int) -> np.ndarray | None:
+        """The table target ``index``'s release was computed from, as a count per record."""
+        if self.table_counts is None or self.target_records is None:
+            return None
+        counts = self.table_counts.copy()
+        before, after = self.target_records[index]
+        counts[before] -= 1
+        counts[after] += 1
+        return counts
 
 
 def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
@@ -469,14 +486,18 @@ def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
     """Target ``index``'s deterministic proofs (a unit of :mod:`engine.compute`): (value,
     status, seconds) per variant of ``shared.options``. The solver is seeded by the config's
     seed and reads only this target's release, so the proof is the same wherever it runs (a
-    proof cut short by the time limit depends on the computer's speed, wherever it runs)."""
+    proof cut short by the time limit depends on the computer's speed, wherever it runs).
+    The published variant takes the auditor's shortcut from the true table where the release
+    is exact (desia_deterministic); the fourth element says how it was settled."""
     qi = {c: int(v) for c, v in enumerate(shared.quasi_identifiers[index])}
+    truth = shared.true_counts(index)
     out = []
     for o in shared.options:
         got = dd.infer(shared.space, shared.masks, shared.released[index], shared.n, qi,
                        shared.sensitive_column, verify=o.verify, uniqueness=o.uniqueness,
-                       time_limit=shared.time_limit, seed=shared.seed, cancel=cancel)
-        out.append((got.value, got.status, got.seconds))
+                       time_limit=shared.time_limit, seed=shared.seed, cancel=cancel,
+                       true_counts=truth, layout=shared.layout)
+        out.append((got.value, got.status, got.seconds, got.settled_by))
     progress(1.0, f"{shared.step} {index + 1:,} of {shared.released.shape[0]:,}")
     return out
 
@@ -503,7 +524,7 @@ def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view:
             progress=progress.span(0.0, 0.2), cancel=cancel,
             message="Choosing the combination on a shadow game: proofs")
         proved = np.array([value if status == "determined" else -1
-                           for ((value, status, _seconds),) in solved], dtype=np.int64)
+                           for ((value, status, _seconds, _settled),) in solved], dtype=np.int64)
         scores = {}
         for c in attack.candidates:
             a = ATTRIBUTE_ATTACKS[c]
@@ -563,17 +584,27 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
     det_value = np.full(targets.size, -1)
     det_seconds = np.zeros(targets.size)
     det_status = []
+    det_settled = []
     found = {o: np.full(targets.size, -1) for o in options}
     # Each target's proofs are an independent unit of engine.compute (issue 22 item 6).
-    proofs = DeterministicInputs(space, masks, released, n, codes[targets, :s], s,
-                                 tuple(options), config.solver_time_limit, config.seed)
+    record_of = np.ravel_multi_index(tuple(codes.T), domain.sizes)
+    redrawn = codes[targets].copy()
+    redrawn[:, s] = truth
+    proofs = DeterministicInputs(
+        space, masks, released, n, codes[targets, :s], s, tuple(options),
+        config.solver_time_limit, config.seed,
+        table_counts=np.bincount(record_of, minlength=space.codes.shape[0]),
+        target_records=np.column_stack([record_of[targets],
+                                        np.ravel_multi_index(tuple(redrawn.T), domain.sizes)]),
+        layout=dw.ReleaseLayout.of(space, masks, s))
     solved = units.map(prove_target, targets.size, proofs, progress=progress.span(0.0, 0.35),
                        cancel=cancel, message="Deterministic module: targets")
     for i, per_option in enumerate(solved):
-        for o, (value, status, seconds) in zip(options, per_option, strict=True):
+        for o, (value, status, seconds, settled_by) in zip(options, per_option, strict=True):
             if o == AS_PUBLISHED:
                 det_seconds[i] = seconds
                 det_status.append(status)
+                det_settled.append(settled_by)
                 if status == "determined":
                     determined[i], det_value[i] = True, value
             else:
@@ -622,6 +653,7 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
                                "deterministic_seconds": det_seconds,
                                "best_of_choices": choices,
                                "deterministic_status": det_status,
+                               "deterministic_settled_by": det_settled,
                                "deterministic_computed_on": units.where,
                                "released_preview": list(zip(
                                    [q.table for q in queries], [q.label for q in queries],
@@ -649,6 +681,19 @@ class MembershipProofInputs:
     target_records: np.ndarray        # (T, c) the targets' records
     time_limit: float
     seed: int
+    # The auditor's shortcut (desia_witness): the whole table as a count per possible record,
+    # the record left out of each target's release, and the release design's layout.
+    table_counts: np.ndarray | None = None
+    dropped_records: np.ndarray | None = None
+    layout: object = None
+
+    def true_counts(self, index: int) -> np.ndarray | None:
+        """The table target ``index``'s release was computed from, as a count per record."""
+        if self.table_counts is None or self.dropped_records is None:
+            return None
+        counts = self.table_counts.copy()
+        counts[self.dropped_records[index]] -= 1
+        return counts
 
 
 def prove_membership(index: int, shared: MembershipProofInputs, progress: Progress,
@@ -658,7 +703,8 @@ def prove_membership(index: int, shared: MembershipProofInputs, progress: Progre
     this target's release."""
     det = dd.infer_membership(shared.space, shared.masks, shared.released[index], shared.n,
                               shared.target_records[index], time_limit=shared.time_limit,
-                              seed=shared.seed, cancel=cancel)
+                              seed=shared.seed, cancel=cancel, layout=shared.layout,
+                              true_counts=shared.true_counts(index))
     progress(1.0, f"Membership game: target {index + 1:,} of {shared.released.shape[0]:,}")
     return det.status, det.value
 
@@ -681,6 +727,7 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                          key="membership")
     space = record_space(domain)
     masks = [space.matches(q.conditions) for q in queries]
+    layout = dw.ReleaseLayout.of(space, masks, codes.shape[1] - 1)   # the auditor's shortcut
     member = g.integers(0, 2, targets.size).astype(bool)
     if min(member.sum(), (~member).sum()) < 2:
         # Each target is a member with probability ½ (Fig. 9); the metric layer needs two of
@@ -700,16 +747,20 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     # game's one stream, so it is drawn here, before the units (each target's noise has its
     # own stream).
     released = np.zeros((targets.size, len(queries)))
+    dropped = np.zeros(targets.size, dtype=np.int64)       # the row left out of each release
+    record_of = np.ravel_multi_index(tuple(codes.T), domain.sizes)
     for i, t in enumerate(targets):
         cancel.check()
         drop = int(g.choice(targets[targets != t])) if member[i] else int(t)
+        dropped[i] = drop
         released[i] = noisy_answers(answers(queries, np.delete(codes, drop, axis=0)), spec,
                                     base.sensitivity,
                                     rng(config.seed, "aggregates-mia-noise", i))
     with units_of(config, executor) as units:
         proofs = units.map(prove_membership, targets.size, MembershipProofInputs(
             space, masks, released, n, codes[targets], config.solver_time_limit,
-            config.seed), progress=progress.span(0.0, 0.3), cancel=cancel,
+            config.seed, table_counts=np.bincount(record_of, minlength=space.codes.shape[0]),
+            dropped_records=record_of[dropped], layout=layout), progress=progress.span(0.0, 0.3), cancel=cancel,
             message="Membership game: proofs")
         for i, (status, value) in enumerate(proofs):
             if status == "determined":
@@ -820,7 +871,7 @@ def published_findings(config: AggregatesGameSettings, data: AuditData, *, progr
             progress=progress, cancel=cancel, message="Published table: combinations")
         where = units.where
     exposed = []
-    for combo, ((value, status, _seconds),) in zip(combos, solved, strict=True):
+    for combo, ((value, status, _seconds, _settled),) in zip(combos, solved, strict=True):
         if status == "determined":
             cells = [q for q in queries
                      if all(combo[c] in allowed for c, allowed in q.conditions if c != s)]

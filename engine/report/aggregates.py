@@ -254,6 +254,17 @@ def release_words(result: dict) -> str:
     return text
 
 
+def _settled_words(settled) -> str:
+    """The deterministic summary's ``settled_by`` counts in words (a dash for results made
+    before the count was kept)."""
+    if not isinstance(settled, dict) or not settled:
+        return st.DASH
+    words = {"witness table": "left open by a witness table",
+             "released zeros": "proved by counts of zero",
+             "solver": "settled by the solver"}
+    return "; ".join(f"{fmt_count(settled.get(k, 0))} {w}" for k, w in words.items())
+
+
 # --------------------------------------------------------------------------- the hooks
 
 class AggregatesSections(AuditSections):
@@ -449,7 +460,14 @@ class AggregatesSections(AuditSections):
                  "uniqueness constraint). The solver finds one consistent value of the "
                  "sensitive attribute, then checks whether any other value is consistent too "
                  "(verification). If none is, the value is <b>proved</b>: the tables allow "
-                 "only one possibility, and the target is <i>deterministically vulnerable</i>."),
+                 "only one possibility, and the target is <i>deterministically vulnerable</i>. "
+                 "The audit holds the real data, so it starts from the real value (an attacker "
+                 "would need one solve to find a consistent value) and answers the second "
+                 "question the quickest sound way: another table with the same counts that "
+                 "gives the target another value (a <i>witness table</i>, checked count by "
+                 "count) shows the value is not determined; released counts of zero that "
+                 "leave one value prove it; otherwise the solver decides. The answer is the "
+                 "same as with two solves; only the time differs."),
             para("<b>Stochastic module</b> (Alg. 2). Where no proof exists, the attacker "
                  f"simulates N = {fmt_count(cfg.get('n_shadow'))} shadow datasets from its "
                  "auxiliary sample (|D| − 1 people plus the target with a random value), "
@@ -647,6 +665,7 @@ class AggregatesSections(AuditSections):
                 ("Proved by the tables", f"{fmt_count(d)} ({fmt_pct(share)})"),
                 ("Of which right", fmt_count(c)),
                 ("Solves cut by the time limit", fmt_count(det.get("time_limited"))),
+                ("How each target was settled", _settled_words(det.get("settled_by"))),
                 ("Time per target", f"median {fmt_num(det.get('median_s'))} s, 95th "
                  f"percentile {fmt_num(det.get('p95_s'))} s")]
         words = ("A proved value is the only one consistent with the released counts and the "

@@ -79,7 +79,7 @@ def test_the_table_prints_without_a_gpu(capsys, monkeypatch):
     assert "hours on 10 CPU nodes" in out and "- core_hour_price = 0.1" in out
     header = next(line for line in out.splitlines() if line.startswith("| job"))
     rows = [line for line in out.splitlines() if line.startswith("| ") and line != header]
-    assert len(rows) == 4
+    assert len(rows) == 5
     assert all(line.count("|") == header.count("|") for line in rows)
     with pytest.raises(SystemExit, match="Unknown assumption"):
         ps.parse(["--cores", "3"])

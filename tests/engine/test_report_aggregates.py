@@ -158,6 +158,8 @@ def contract_result(*, membership: bool = True, sweeps: bool = True, published: 
                                 for i in range(20)]},
         "dp": _dp_block(SENS * EPS) if noise else None,
         "deterministic": {"targets": T, "determined": 3, "correct": 2, "time_limited": 1,
+                          "settled_by": {"witness table": 36, "released zeros": 2,
+                                         "solver": 1},
                           "median_s": 0.042, "p95_s": 0.31},
         "membership": None,
         "sweeps": {},
@@ -318,6 +320,8 @@ def test_deterministic_membership_and_dp_comparison(full):
     th = result["theory"]
     assert "Proved by the tables 3 (7.5%)" in text
     assert "Of which right 2" in text and "Solves cut by the time limit 1" in text
+    assert ("How each target was settled 36 left open by a witness table; 2 proved by counts "
+            "of zero; 1 settled by the solver") in text
     assert "median 0.042 s, 95th percentile 0.31 s" in text
     assert "1 proved value(s) were wrong" in text
     assert "The tables alone proved 6 of the memberships (all of them right)" in text

@@ -14,6 +14,17 @@ that is infeasible, v̂ is the only possibility: the target is **deterministical
 Speed-ups of the paper, kept: each x_r is bounded by the smallest answer of a released query
 containing r (and |D|), and records forced to 0 (bound 0) are removed before the model is
 built. Records that no released query covers keep the bound |D|.
+
+**The auditor's shortcut** (``true_counts``; engine.attacks.aggregates.desia_witness): the
+auditor holds the table the release was computed from, which satisfies every constraint with
+the target unique, so its value stands in for the first solve's v̂ (an attacker would need that
+solve; the answer is the same, since a determined target has only one feasible value). The
+second question — is any other value feasible? — is then settled by a witness table found near
+the true table and checked exactly ("not determined"), by the released zeros ("determined"),
+or else by the published second solve. The answer is the mathematical one of Alg. 1 either
+way; only the time differs. The published two-solve path stays for the Table 3 ablations
+(``verify=False``, ``uniqueness=False``), for noisy releases (the true table is then not a
+solution) and where no true table is given (a published table).
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.attacks.aggregates import desia_witness as dw
 from engine.attacks.aggregates.solver import solve
 from engine.data.errors import InputError
 from engine.runtime import NEVER, CancelToken
@@ -88,6 +100,15 @@ class DeterministicOutcome:
     seconds: float
     n_variables: int
     details: dict = field(default_factory=dict)
+    witness: np.ndarray | None = None   # a table proving "not determined", when one was found
+
+    @property
+    def settled_by(self) -> str:
+        """How the answer was reached: "witness table" (another consistent table gives the
+        target another value), "released zeros" (the zero cells leave only one value),
+        "solver" (CP-SAT proved or found it), or "" (no answer: time limit, inconsistent)."""
+        return str(self.details.get("settled_by", "solver" if self.status in
+                                    ("determined", "not_unique") else ""))
 
 
 def build_model(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
@@ -116,12 +137,26 @@ def build_model(space: RecordSpace, query_masks: list[np.ndarray], answers: np.n
 def infer(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
           n_records: int, target_qi: dict[int, int], sensitive_column: int, *,
           uniqueness: bool = True, verify: bool = True, time_limit: float = 10.0,
-          workers: int = 2, seed: int = 0, cancel: CancelToken = NEVER) -> DeterministicOutcome:
+          workers: int = 2, seed: int = 0, cancel: CancelToken = NEVER,
+          true_counts: np.ndarray | None = None,
+          layout: dw.ReleaseLayout | None = None) -> DeterministicOutcome:
     """Alg. 1 for one target. ``target_qi`` maps column → code for the target's
     quasi-identifiers; the ablations of Table 3 switch off the uniqueness constraint or the
-    verification step (then the first feasible value is returned as if it were certain)."""
+    verification step (then the first feasible value is returned as if it were certain).
+
+    ``true_counts`` (the auditor's table: a count per possible record) takes the auditor's
+    shortcut (module docstring) when the release is exact and the table reproduces it with the
+    target unique; ``layout`` (desia_witness.ReleaseLayout of these masks) is built once by a
+    caller that proves many targets on one release design."""
     start = time.perf_counter()
     target_mask = space.matches([(c, {v}) for c, v in target_qi.items()])
+    if true_counts is not None and uniqueness and verify:
+        fast = _infer_from_truth(space, query_masks, answers, n_records, target_mask,
+                                 sensitive_column, np.asarray(true_counts), layout,
+                                 time_limit=time_limit, workers=workers, seed=seed,
+                                 cancel=cancel, start=start)
+        if fast is not None:
+            return fast
     model, x = build_model(space, query_masks, answers, n_records,
                            target_mask if uniqueness else None)
     status, solver = solve(model, time_limit=time_limit, workers=workers, cancel=cancel,
@@ -153,21 +188,120 @@ def infer(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray
     return DeterministicOutcome(None, "time_limit", value, seconds, n_vars)
 
 
+def _infer_from_truth(space: RecordSpace, query_masks, answers, n_records: int,
+                      target_mask: np.ndarray, sensitive_column: int, truth: np.ndarray,
+                      layout: dw.ReleaseLayout | None, *, time_limit: float, workers: int,
+                      seed: int, cancel: CancelToken, start: float) -> DeterministicOutcome | None:
+    """Alg. 1 from the true table (module docstring); None when the shortcut does not apply
+    (a noisy release, a table that does not reproduce it, or a target not unique in it)."""
+    exact = dw.exact_answers(answers)
+    if exact is None or truth.shape != (space.codes.shape[0],):
+        return None
+    if layout is None:
+        layout = dw.ReleaseLayout.of(space, query_masks, sensitive_column)
+    if int(truth[target_mask].sum()) != 1 or not dw.reproduces(layout, truth, exact, n_records):
+        return None
+    true_record = int(np.flatnonzero(target_mask & (truth > 0))[0])
+    value = int(space.codes[true_record, sensitive_column])
+
+    def outcome(status: str, settled_by: str, witness=None, n_vars: int = 0):
+        return DeterministicOutcome(value if status == "determined" else None, status, value,
+                                    time.perf_counter() - start, n_vars,
+                                    {"verified": status == "determined", "shortcut": True,
+                                     "settled_by": settled_by}, witness)
+
+    if dw.pinned_by_zeros(layout, exact, n_records, target_mask, true_record):
+        return outcome("determined", "released zeros")
+    for near in dw.NEIGHBOURHOODS:
+        for other in range(space.domain_sizes[sensitive_column]):
+            if other == value:
+                continue
+            found, table = dw.relabel_witness(layout, truth, exact, n_records, target_mask,
+                                              true_record, other, near=near,
+                                              time_limit=time_limit, workers=workers,
+                                              seed=seed, cancel=cancel)
+            if found == "found":
+                return outcome("not_unique", "witness table", table)
+    # No witness in the neighbourhood: Alg. 1's second solve (the null constraint) decides.
+    model, x = build_model(space, query_masks, answers, n_records, target_mask)
+    model.add(x[true_record] == 0)
+    status, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
+    if status == "INFEASIBLE":
+        return outcome("determined", "solver", n_vars=len(x))
+    if status in ("OPTIMAL", "FEASIBLE"):
+        return outcome("not_unique", "solver", n_vars=len(x))
+    return outcome("time_limit", "", n_vars=len(x))
+
+
+def _membership_from_truth(space: RecordSpace, query_masks, answers, n_records: int,
+                           r: int, truth: np.ndarray, layout: dw.ReleaseLayout | None, *,
+                           time_limit: float, workers: int, seed: int, cancel: CancelToken,
+                           start: float) -> DeterministicOutcome | None:
+    """DeSIA-MIA from the true table (:func:`infer_membership`); None when the shortcut does
+    not apply (a noisy release, or a table that does not reproduce it)."""
+    exact = dw.exact_answers(answers)
+    if exact is None or truth.shape != (space.codes.shape[0],):
+        return None
+    last = space.codes.shape[1] - 1
+    if layout is None:
+        layout = dw.ReleaseLayout.of(space, query_masks, last)
+    if not dw.reproduces(layout, truth, exact, n_records):
+        return None
+    present = int(truth[r] > 0)
+
+    def outcome(status: str, settled_by: str, witness=None, n_vars: int = 0):
+        return DeterministicOutcome(present if status == "determined" else None, status,
+                                    present, time.perf_counter() - start, n_vars,
+                                    {"shortcut": True, "settled_by": settled_by}, witness)
+
+    if not present and dw.upper_bounds(layout, exact, n_records)[r] == 0:
+        return outcome("determined", "released zeros")
+    for near in dw.NEIGHBOURHOODS:
+        for other in range(space.domain_sizes[last]):
+            if other == int(space.codes[r, last]):
+                continue
+            found, table = dw.membership_witness(layout, truth, exact, n_records, r, other,
+                                                 near=near, time_limit=time_limit,
+                                                 workers=workers, seed=seed, cancel=cancel)
+            if found == "found":
+                return outcome("not_unique", "witness table", table)
+    model, x = build_model(space, query_masks, answers, n_records, None)
+    model.add(x[r] == 0 if present else x[r] >= 1)     # the modified null constraint
+    status, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
+    if status == "INFEASIBLE":
+        return outcome("determined", "solver", n_vars=len(x))
+    if status in ("OPTIMAL", "FEASIBLE"):
+        return outcome("not_unique", "solver", n_vars=len(x))
+    return outcome("time_limit", "", n_vars=len(x))
+
+
 def infer_membership(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
                      n_records: int, target_record: np.ndarray, *, time_limit: float = 10.0,
-                     workers: int = 2, seed: int = 0,
-                     cancel: CancelToken = NEVER) -> DeterministicOutcome:
+                     workers: int = 2, seed: int = 0, cancel: CancelToken = NEVER,
+                     true_counts: np.ndarray | None = None,
+                     layout: dw.ReleaseLayout | None = None) -> DeterministicOutcome:
     """DeSIA-MIA's deterministic module (paper 003 §6.2): no uniqueness constraint; find a
     feasible multiplicity of the target's record, then forbid its answer — x = 0 if a copy was
     found, x ≥ 1 if none — and re-solve. Infeasible: membership is certain. ``value`` is then
-    1 (the record is in the data) or 0 (it is not); None when the tables do not decide."""
+    1 (the record is in the data) or 0 (it is not); None when the tables do not decide.
+
+    ``true_counts``: the auditor's shortcut as in :func:`infer` — the true table's membership
+    for the first solve, a witness table (records relabelled in the last column,
+    desia_witness.membership_witness) or else one solve for the second; ``layout`` built with
+    the last column."""
     start = time.perf_counter()
-    model, x = build_model(space, query_masks, answers, n_records, None)
     r = int(np.flatnonzero(np.all(space.codes == np.asarray(target_record)[None, :],
                                   axis=1))[0])
+    if true_counts is not None:
+        fast = _membership_from_truth(space, query_masks, answers, n_records, r,
+                                      np.asarray(true_counts), layout, time_limit=time_limit,
+                                      workers=workers, seed=seed, cancel=cancel, start=start)
+        if fast is not None:
+            return fast
+    model, x = build_model(space, query_masks, answers, n_records, None)
     if r not in x:                           # forced to 0 by the tables: certainly absent
         return DeterministicOutcome(0, "determined", 0, time.perf_counter() - start, len(x),
-                                    {"forced_zero": True})
+                                    {"forced_zero": True, "settled_by": "released zeros"})
     status, solver = solve(model, time_limit=time_limit, workers=workers, cancel=cancel,
                            seed=seed)
     if status == "INFEASIBLE":
