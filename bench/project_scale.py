@@ -143,8 +143,9 @@ def census_jobs(a: Assumptions) -> list[Job]:
     cal = est.constants("aggregates")
     unique = a.blocks * a.records_per_block * a.unique_share
     return [
-        Job("Census: DeSIA's exact attack on every unique record", "unique record", unique,
-            est.infer_seconds(sh, m, limit), est._solver_bytes(sh, m), None,
+        Job("Census: DeSIA's exact attack on every unique record (the auditor's shortcut)",
+            "unique record", unique,
+            est.infer_seconds(sh, m, limit, exact=True), est._solver_bytes(sh, m), None,
             "no GPU path (integer-programming solver)"),
         Job("Census tracts: DeSIA's exact attack on every unique record (the auditor's "
             "shortcut; measured at tract scale)", "unique record of a tract",

@@ -176,3 +176,23 @@ def test_the_command_line_prints_the_warning_before_the_run(demo, tmp_path, monk
     err = capsys.readouterr().err
     assert "warning: Column 'zip' has 2,000 different values" in err and "bins" in err
     assert not (tmp_path / "out").exists()
+
+
+def _deterministic(cost) -> float:
+    return sum(p.seconds for p in cost.parts if p.name == "deterministic")
+
+
+def test_an_exact_release_is_estimated_with_the_shortcuts_costs_and_a_noisy_one_without(
+        demo, monkeypatch):
+    # An exact release's targets take the auditor's shortcut from the true table (its own
+    # measured table, witness_seconds); a noisy release solves as published (det_seconds).
+    from engine.estimates import calibration
+
+    exact = _synthetic(demo, mechanism="none", attacks=["desia"])
+    noisy = _synthetic(demo, mechanism="laplace", epsilon=1.0, attacks=["desia"])
+    before = _deterministic(estimate(exact)), _deterministic(estimate(noisy))
+    monkeypatch.setitem(calibration.AGGREGATES, "witness_seconds",
+                        [[w, 3.0 * t] for w, t in calibration.AGGREGATES["witness_seconds"]])
+    after = _deterministic(estimate(exact)), _deterministic(estimate(noisy))
+    assert after[0] == pytest.approx(3.0 * before[0], rel=1e-9)
+    assert after[1] == before[1]
