@@ -7,10 +7,11 @@ Why a choice at all. Paper 003 (§5.1, §5.6) finds DeSIA's stochastic module ah
 reconstruction attacks (CIP, RAP), most of all under noise. On real census-like tables the
 order can reverse (docs/methods/aggregates_audit.md, "Real census-like tables"): when the
 released marginals leave few datasets consistent with them, CIP's reconstructions agree with
-the truth and its neighbourhood vote is sharp, while the stochastic module's classifier, trained
-on shadow datasets whose sensitive values are all random, has to learn the target's value from
-counts where it is one record among many. Which scorer is better depends on the table, the
-release and the noise, so the attacker measures it — on data it can simulate:
+the truth and its neighbourhood vote is sharp, while the published stochastic module's
+classifier, trained on shadow datasets whose sensitive values are all random, learned the
+wrong background. Its shadows now keep the other records' values, which put it ahead of
+CIP-rand under noise on the tables measured, but neither is guaranteed to win on every
+table, release and noise, so the attacker measures it — on data it can simulate:
 
 1. :func:`shadow_game`: the attacker draws datasets of |D| records from its auxiliary sample,
    takes records unique on their quasi-identifiers there as stand-in targets, re-draws each
