@@ -148,3 +148,46 @@ def test_same_seed_same_combination_and_its_choice_is_reported():
     assert chosen in ATTRIBUTE_ATTACKS["best_of"].candidates
     # Only the attacks asked for are returned, though the candidates were played.
     assert set(a.scores) == {"desia", "best_of"}
+
+
+# --------------------------------------------------------------------------- membership game
+
+def test_membership_stand_ins_are_seeded_and_each_release_leaves_one_record_out():
+    """The membership shadow game (Fig. 9 on the attacker's records): both bits drawn, each
+    release exact counts on |D| records (one of the |D| + 1 drawn left out), the stand-ins records of
+    the auxiliary sample, the same with the same seed; it reads neither the targets' records
+    nor their releases (other ones give the same game)."""
+    config, game, truth = _shadow_game_inputs()
+    n = game.codes.shape[0] - 1
+    view = _view(config, game, released_per_target(config, game, truth), n)
+    one = best_of.membership_shadow_game(view, None, 12, config.seed)
+    two = best_of.membership_shadow_game(
+        replace(view, released=view.released[::-1] + 1, target_codes=view.target_codes[::-1]),
+        None, 12, config.seed)
+    assert one is not None and one.truth.size == 12 and 0 < one.truth.sum() < 12
+    assert np.array_equal(one.view.released, two.view.released)
+    assert np.array_equal(one.truth, two.truth)
+    # Exact counts on |D| records: whole numbers, none above |D|.
+    released = one.view.released
+    assert np.array_equal(released, np.round(released)) and released.max() <= n
+    aux_rows = {tuple(r) for r in view.aux_codes}
+    assert all(tuple(r) in aux_rows for r in one.view.target_codes)
+
+
+def test_membership_choice_takes_the_higher_auc_on_the_open_stand_ins():
+    member = np.array([1, 0, 1, 0, 1, 0])
+    right, wrong = member.astype(float), 1.0 - member
+    # "a" is right on the two proved stand-ins only, "b" on the four open ones.
+    a = np.where([1, 1, 0, 0, 0, 0], right, wrong)
+    b = np.where([1, 1, 0, 0, 0, 0], wrong, right)
+    proved = np.array([1, 0, -1, -1, -1, -1])
+    choice = best_of.choose_membership({"a": a, "b": b}, member, proved)
+    assert choice.name == "b" and choice.shadow_auc["b"] == 1.0 > choice.shadow_auc["a"]
+    assert (choice.judged_targets, choice.proved_targets) == (4, 2)
+    tie = best_of.choose_membership({"b": right, "a": right.copy()}, member, np.full(6, -1))
+    assert tie.name == "b"
+
+
+def test_membership_combination_is_certain_where_proved():
+    out = best_of.combine_membership(np.array([1, -1, 0]), np.array([0.2, 0.7, 0.9]))
+    assert out.tolist() == [1.0, 0.7, 0.0]

@@ -41,8 +41,10 @@ def _run(game, columns, **kw):
     dom, s, codes, aux, targets = game
     qs = contingency_table(dom, columns)
     released = answers(qs, codes)
+    # This block's race is re-randomised for everyone (the paper's game), so the shadows
+    # re-draw every record's value too: Alg. 2 as published.
     res = ds.score_many_targets(qs, released, codes[targets], "race", aux, len(codes), dom,
-                                n_shadow=N_SHADOW, seed=1, **kw)
+                                n_shadow=N_SHADOW, seed=1, other_values="uniform", **kw)
     return res, codes[targets, s]
 
 

@@ -7,10 +7,11 @@ Why a choice at all. Paper 003 (§5.1, §5.6) finds DeSIA's stochastic module ah
 reconstruction attacks (CIP, RAP), most of all under noise. On real census-like tables the
 order can reverse (docs/methods/aggregates_audit.md, "Real census-like tables"): when the
 released marginals leave few datasets consistent with them, CIP's reconstructions agree with
-the truth and its neighbourhood vote is sharp, while the stochastic module's classifier, trained
-on shadow datasets whose sensitive values are all random, has to learn the target's value from
-counts where it is one record among many. Which scorer is better depends on the table, the
-release and the noise, so the attacker measures it — on data it can simulate:
+the truth and its neighbourhood vote is sharp, while the published stochastic module's
+classifier, trained on shadow datasets whose sensitive values are all random, learned the
+wrong background. Its shadows now keep the other records' values, which put it ahead of
+CIP-rand under noise on the tables measured, but neither is guaranteed to win on every
+table, release and noise, so the attacker measures it — on data it can simulate:
 
 1. :func:`shadow_game`: the attacker draws datasets of |D| records from its auxiliary sample,
    takes records unique on their quasi-identifiers there as stand-in targets, re-draws each
@@ -156,3 +157,81 @@ def combine(proved: np.ndarray, chosen_scores: np.ndarray) -> np.ndarray:
     out[hit] = 0.0
     out[np.flatnonzero(hit), np.asarray(proved)[hit]] = 1.0
     return out
+
+
+# --------------------------------------------------------------------------- membership game
+# The same combination for the membership game (paper 003 §6.1, Fig. 9): the deterministic
+# membership check's proofs, then the better of DeSIA-MIA's stochastic module (§6.2) and the
+# CIP-rand reconstruction MIA (§6.3: the share of reconstructions holding the record), chosen
+# on the attacker's own stand-in targets. These are the attack's parts; the membership game
+# (engine.games.aggregates.play_mia) does not play them yet (docs/methods/aggregates_audit.md,
+# "Real census-like tables").
+
+def membership_shadow_game(view, noise: Noise | None, n_targets: int,
+                           seed: int) -> ShadowGame | None:
+    """The membership game of Fig. 9 played on the attacker's own records: datasets of
+    ``view.n_records + 1`` records drawn without replacement from the auxiliary sample (at
+    most :data:`MAX_SHADOW_DATASETS`); in each, stand-in targets among its records unique on
+    their quasi-identifiers (the real game's targets); per stand-in a bit b (uniform): its release is the dataset without another
+    unique record (b = 1, the stand-in is in) or without the stand-in (b = 0), so
+    ``view.n_records`` records either way, as in the real game. ``truth`` holds the bits.
+    Reads only the auxiliary sample, the queries and the sizes of ``view``. None when no
+    drawn dataset has two unique records."""
+    aux = np.asarray(view.aux_codes)
+    n, s = int(view.n_records) + 1, int(view.sensitive_column)
+    g = rng(seed, "best-of-membership-shadow-game")
+    rows, bits, unique_total = [], [], 0
+    for _ in range(MAX_SHADOW_DATASETS):
+        if len(bits) >= n_targets:
+            break
+        data = aux[np.sort(g.choice(aux.shape[0], min(n, aux.shape[0]), replace=False))]
+        _, inverse, counts = np.unique(data[:, :s], axis=0, return_inverse=True,
+                                       return_counts=True)
+        unique = np.flatnonzero(counts[np.ravel(inverse)] == 1)
+        unique_total += int(unique.size)
+        if unique.size < 2:
+            continue
+        picked = np.sort(g.choice(unique, min(int(n_targets) - len(bits), unique.size),
+                                  replace=False))
+        for row in picked:
+            member = int(g.integers(0, 2))
+            drop = int(g.choice(unique[unique != row])) if member else int(row)
+            counts_j = answers(view.queries, np.delete(data, drop, axis=0))
+            rows.append((counts_j if noise is None else noise(
+                counts_j, rng(seed, "best-of-membership-noise", len(bits))), data[row]))
+            bits.append(member)
+    if not bits:
+        return None
+    released = np.array([r for r, _ in rows], dtype=float)
+    codes = np.array([c for _, c in rows])
+    return ShadowGame(replace(view, released=released, target_codes=codes),
+                      np.array(bits), unique_total)
+
+
+def choose_membership(candidate_scores: Mapping[str, np.ndarray], member: np.ndarray,
+                      proved: np.ndarray) -> Choice:
+    """:func:`choose` for the membership game: each candidate's AUC of its score of "in the
+    data" against the stand-ins' bits, on the stand-ins the proofs left open (``proved`` < 0)
+    or on all when fewer than :data:`MIN_OPEN_TARGETS` are open, or when the open ones hold
+    one bit only (no AUC). Ties keep the earlier candidate."""
+    names = list(candidate_scores)
+    member = np.asarray(member).astype(bool)
+    proved = np.asarray(proved)
+    judged = proved < 0
+    if judged.sum() < MIN_OPEN_TARGETS or member[judged].all() or not member[judged].any():
+        judged = np.ones(member.size, dtype=bool)
+    if member[judged].all() or not member[judged].any():
+        return Choice(names[0], {}, int(member.size), 0, int((proved >= 0).sum()))
+    aucs = {name: auc_score(np.asarray(sc, dtype=float)[judged], member[judged])
+            for name, sc in candidate_scores.items()}
+    best = names[0]
+    for name in names[1:]:
+        if aucs[name] > aucs[best]:
+            best = name
+    return Choice(best, aucs, int(member.size), int(judged.sum()), int((proved >= 0).sum()))
+
+
+def combine_membership(proved: np.ndarray, chosen_scores: np.ndarray) -> np.ndarray:
+    """(T,) the chosen candidate's scores, 1 or 0 where the proofs settled membership."""
+    proved = np.asarray(proved)
+    return np.where(proved >= 0, proved, np.asarray(chosen_scores, dtype=float)).astype(float)
