@@ -449,18 +449,22 @@ def held_out(*, calibrate: bool = True, busy_wait_s: float = 120.0) -> int:
                   f"{os.getloadavg()[0]:.1f}): " + ", ".join(
                       f"{k} × {v:.2f}" for k, v in sorted(measured.factors.items())), flush=True)
         quiet = _held_out_lines("quiet")
-        before = os.getloadavg()[0]
+        import engine.estimates as est
         burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(2)]
         for b in burners:
             b.start()
         try:
-            # The estimate reads the 1-minute load average, which takes a minute to show
-            # programs that have just started: wait until it has (or busy_wait_s passed).
+            # The estimate reads the programs running now (engine.estimates.programs_running):
+            # wait until it sees the two (a few seconds at most).
             start = time.monotonic()
-            while os.getloadavg()[0] < before + 1.5 and time.monotonic() - start < busy_wait_s:
-                time.sleep(2)
-            print(f"two busy processes started; load average {before:.1f} → "
-                  f"{os.getloadavg()[0]:.1f} after {time.monotonic() - start:.0f} s", flush=True)
+            while time.monotonic() - start < busy_wait_s:
+                est._last_reading = None
+                if (est.programs_running() or 0.0) >= 1.5:
+                    break
+                time.sleep(1)
+            print(f"two busy processes started; {est.programs_running():.1f} programs "
+                  f"running after {time.monotonic() - start:.0f} s (load average "
+                  f"{os.getloadavg()[0]:.1f})", flush=True)
             busy = _held_out_lines("busy")
         finally:
             for b in burners:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 from dataclasses import dataclass, field, replace
 
 from engine.audits.registry import AUDIT_TYPES
@@ -155,7 +156,7 @@ def machine_slowdown(load: float | None = None, cores: int | None = None) -> flo
     """How much slower than on a quiet machine a run started now is expected to go.
 
     The run's threads share the processors with the programs already running: with ``load``
-    runnable programs on average (the 1-minute load average) and ``cores`` processors, a run
+    programs running on average (:func:`programs_running`) and ``cores`` processors, a run
     that would use every core gets about cores / (load + cores) of them, so it takes
     (load + cores) / cores as long — 1 on a quiet machine, 8.5 with 15 busy programs on 2
     cores (issue 21 saw 3-18 times the quiet estimate there). Where the load cannot be read
@@ -166,11 +167,53 @@ def machine_slowdown(load: float | None = None, cores: int | None = None) -> flo
         except (AttributeError, OSError):
             cores = os.cpu_count() or 1
     if load is None:
-        try:
-            load = os.getloadavg()[0]
-        except (AttributeError, OSError):
+        load = programs_running()
+        if load is None:
             return 1.0
     return max(1.0, (max(load, 0.0) + cores) / max(cores, 1))
+
+
+# How long one reading of the programs running is used (estimates follow every keystroke), and
+# how it is sampled.
+RUNNING_READING_SECONDS = 5.0
+RUNNING_SAMPLES, RUNNING_SAMPLE_GAP = 20, 0.01
+_last_reading: tuple[float, float] | None = None
+
+
+def programs_running(*, clock=time.monotonic, sleep=time.sleep) -> float | None:
+    """How many programs other than this one are running now: Linux's count of running
+    threads (/proc/loadavg's fourth field; the reading thread itself taken off), averaged over
+    a fifth of a second and reused for five seconds. Where that cannot be read, the 1-minute
+    load average; where neither can (Windows), None.
+
+    Not the load average first: it follows programs that start or stop a minute late. Measured
+    on 2 cores (bench/bench_estimates.py --held-out): a minute after two busy programs had
+    ended it still read 2.0, so "Measure this machine" divided its runs by a slowdown of 2 on
+    a quiet machine and fitted speed factors of 0.45–0.66 — the next count-table run then took
+    1.5 (quiet) to 2.1 (busy) times its estimate."""
+    global _last_reading
+    now = clock()
+    if _last_reading is not None and now - _last_reading[0] < RUNNING_READING_SECONDS:
+        return _last_reading[1]
+    counts = []
+    for i in range(RUNNING_SAMPLES):
+        try:
+            with open("/proc/loadavg", encoding="ascii") as fh:
+                running = int(fh.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            break
+        counts.append(max(running - 1, 0))
+        if i + 1 < RUNNING_SAMPLES:
+            sleep(RUNNING_SAMPLE_GAP)
+    if counts:
+        value = sum(counts) / len(counts)
+    else:
+        try:
+            value = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return None
+    _last_reading = (clock(), value)
+    return value
 
 
 # --------------------------------------------------------------------------- the checks

@@ -9,6 +9,7 @@ memory for held-out configs; the ratios are in docs/dev/hardening_status.md)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -260,3 +261,47 @@ def test_each_model_attack_is_estimated_by_its_own_measured_cost(monkeypatch):
     # an attack the table lacks falls back on the shared per-cell constant
     assert cost.attack_seconds("entropy", 1000, 2, 0) == pytest.approx(
         table["attack_seconds_per_cell"] * 2000)
+
+
+def _spin(seconds: float) -> None:        # a busy program: one core at 100 %
+    import time as _time
+    end = _time.monotonic() + seconds
+    while _time.monotonic() < end:
+        pass
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="Linux's running count")
+def test_programs_that_have_just_started_are_counted_at_once(monkeypatch):
+    # The 1-minute load average shows them a minute late (and programs that have ended a
+    # minute late too); the running count sees two busy programs within a second.
+    import multiprocessing
+
+    monkeypatch.setattr(est, "_last_reading", None)
+    busy = [multiprocessing.Process(target=_spin, args=(5.0,), daemon=True) for _ in range(2)]
+    for b in busy:
+        b.start()
+    try:
+        import time as _time
+        _time.sleep(0.5)
+        assert est.programs_running() >= 1.5
+    finally:
+        for b in busy:
+            b.terminate()
+            b.join()
+
+
+def test_one_reading_of_the_programs_running_serves_five_seconds(monkeypatch):
+    # Estimates follow every keystroke: the fifth of a second the reading takes is paid at most
+    # once every five seconds.
+    now = [100.0]
+    slept = []
+    monkeypatch.setattr(est, "_last_reading", None)
+    clock = lambda: now[0]                                       # noqa: E731
+    first = est.programs_running(clock=clock, sleep=slept.append)
+    assert first is not None and len(slept) == est.RUNNING_SAMPLES - 1
+    now[0] += 4.9
+    assert est.programs_running(clock=clock, sleep=slept.append) == first
+    assert len(slept) == est.RUNNING_SAMPLES - 1                 # not read again
+    now[0] += 0.2
+    est.programs_running(clock=clock, sleep=slept.append)
+    assert len(slept) == 2 * (est.RUNNING_SAMPLES - 1)          # read again after 5 s
