@@ -109,11 +109,12 @@ def _wide_game() -> dict:
             "targets": [{c: int(codes[t, c]) for c in range(s + 1)} for t in unique]}
 
 
-def deterministic_tables(games: dict, shapes: dict, ms: dict) -> dict:
+def deterministic_tables(games: dict, shapes: dict, ms: dict, big: dict) -> dict:
     """The deterministic module's seconds per target over the model's terms W, two ways on the
     same targets: ``det_seconds`` as published (two CP-SAT solves: what a noisy release, the
     ablations and a published table take) and ``witness_seconds`` with the auditor's shortcut
-    from the true table (desia_witness: what an exact release's targets take)."""
+    from the true table (desia_witness: what an exact release's targets take); ``big`` is
+    :func:`_wide_game`'s block, which the CIP table reads too."""
     from engine.attacks.aggregates import desia_deterministic as dd
     from engine.attacks.aggregates import desia_witness as dw
     from engine.estimates import aggregates as est
@@ -134,7 +135,6 @@ def deterministic_tables(games: dict, shapes: dict, ms: dict) -> dict:
         cases.append((name, space, masks, game.base.released_answers, game.codes, s,
                       [{c: int(game.codes[t, c]) for c in range(s)} for t in game.targets[:8]],
                       est._work(shapes[name], ms[name])))
-    big = _wide_game()
     cases.append(("8 zones", big["space"], big["masks"], big["released"], big["codes"],
                   big["s"], big["targets"],
                   est._work(replace(shapes["450 m=112"],
@@ -238,8 +238,8 @@ def calibrate() -> dict:
     for name, (game, _, _) in games.items():
         assert ms[name] == len(game.queries), (name, ms[name], len(game.queries))
 
-    table.update(deterministic_tables(games, shapes, ms))
     big = _wide_game()
+    table.update(deterministic_tables(games, shapes, ms, big))
     w_big = est._work(replace(shapes["450 m=112"], record_space=big["space"].codes.shape[0]),
                       ms["450 m=112"])
 
