@@ -162,6 +162,19 @@ def torch_generator(seed: int, *stream: int | str, device_name: str = "cpu"):
     return g
 
 
+def load_torch() -> None:
+    """Import torch and its compiler package, which torch's optimisers load the first time one
+    is made (2 s on an idle 2-core machine, 5–16 s under load, once per process). The app does
+    it when its window opens (gui.app.preload_torch) and "Measure this machine" before it
+    times its probes, so no job's time holds it. A failed import is left to the job that needs
+    torch, which says what is wrong."""
+    try:
+        import torch  # noqa: F401
+        import torch._dynamo  # noqa: F401
+    except Exception:  # noqa: BLE001 - the job that needs torch will say what is wrong
+        pass
+
+
 @contextmanager
 def torch_threads(n: int | None):
     """Run torch CPU operations on ``n`` threads inside the block (``None``: leave as is).

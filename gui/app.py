@@ -80,14 +80,9 @@ def preload_torch() -> None:
     first training would take anyway)."""
     import threading
 
-    def load() -> None:
-        try:
-            import torch  # noqa: F401
-            import torch._dynamo  # noqa: F401
-        except Exception:  # noqa: BLE001 - the job that needs torch will say what is wrong
-            pass
+    from engine.runtime import load_torch
 
-    threading.Thread(target=load, name="preload-torch", daemon=True).start()
+    threading.Thread(target=load_torch, name="preload-torch", daemon=True).start()
 
 
 def configure_plots(pg) -> None:

@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.data.census import RACES
+from engine.data.columns import dropped_rows_entry
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
 from engine.data.text_input import (
@@ -861,9 +862,7 @@ def _gap_entry(src: str, header, rows, missing: str) -> tuple[dict | None, set[i
             f"{'were' if k != 1 else 'was'} left out: a count left empty was not published, "
             f"so the attacker has {'those statistics' if k != 1 else 'that statistic'} "
             f"fewer; it is never read as 0")
-    entry = {"empty_cells": k, "columns": 1, "records_read": len(rows), "records_left_out": k,
-             "per_column": [{"column": "count", "empty_cells": k, "action": "drop_rows"}],
-             "sentence": note + "."}
+    entry = dropped_rows_entry({"count": k}, len(rows), k, note + ".")
     return entry, set(gaps)
 
 

@@ -176,6 +176,17 @@ def gap_list(counts: Mapping[str, int], first_rows: Mapping[str, int] | None = N
                      for name, n in counts.items() if n)
 
 
+def dropped_rows_entry(counts: Mapping[str, int], records_read: int, left_out: int,
+                       sentence: str) -> dict:
+    """A file's ``inputs[].missing_values`` entry (ARCHITECTURE §4) when the rows with empty
+    cells were left out: the counts per column, the rows read and left out, the sentence."""
+    return {"empty_cells": sum(counts.values()), "columns": len(counts),
+            "records_read": records_read, "records_left_out": left_out,
+            "per_column": [{"column": n, "empty_cells": c, "action": "drop_rows"}
+                           for n, c in counts.items()],
+            "sentence": sentence}
+
+
 def first_rows(masks: Mapping[str, np.ndarray], index) -> dict[str, int]:
     """Each column's first True row in ``masks``, as a spreadsheet numbers it."""
     index = np.asarray(index)

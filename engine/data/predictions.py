@@ -39,6 +39,7 @@ from engine.data.columns import (
     code_member,
     column_names,
     did_you_mean,
+    dropped_rows_entry,
     first_rows,
     gap_list,
     natural_key,
@@ -372,16 +373,12 @@ def _handle_gaps(p: str, df: pd.DataFrame, used: Sequence[str], label_col: str,
                          f"again with every cell filled in.", source=p, key=next(iter(counts)))
     left = int(drop.sum())
     name = Path(p).name
-    report = {"empty_cells": cells, "columns": len(counts), "records_read": len(df),
-              "records_left_out": left,
-              "per_column": [{"column": n, "empty_cells": k, "action": "drop_rows"}
-                             for n, k in counts.items()]}
-    report["sentence"] = (
+    sentence = (
         f"{plural(left, 'record')} of {name} with an empty cell ({gap_list(counts)}) "
         f"{'were' if left != 1 else 'was'} left out, since a model output without its "
         f"record's label, membership or score cannot be scored: the attacks are measured on "
         f"the other {len(df) - left:,}.")
-    return df[~drop], report
+    return df[~drop], dropped_rows_entry(counts, len(df), left, sentence)
 
 
 def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from engine.data.columns import (
+    dropped_rows_entry,
     first_rows,
     gap_list,
     natural_key,
@@ -322,11 +323,7 @@ def _leave_out_gaps(p: str, df: pd.DataFrame, names: Sequence[str], numeric: set
     # In read_as and the run's warnings (engine.data.text_input.read_notes) as before, and
     # per column in missing_values.
     add_read_note(p, note)
-    report = {"empty_cells": sum(counts.values()), "columns": len(counts),
-              "records_read": len(df), "records_left_out": k,
-              "per_column": [{"column": n, "empty_cells": c, "action": "drop_rows"}
-                             for n, c in counts.items()],
-              "sentence": note + "."}
+    report = dropped_rows_entry(counts, len(df), k, note + ".")
     return df[~gap_rows], report
 
 
@@ -783,11 +780,7 @@ def _release_gaps(p: str, df: pd.DataFrame, site_col: str, epoch_col: str, count
             f"{'were' if k != 1 else 'was'} left out; an empty count is read as unknown, not "
             f"as 0, and the audit stops if an attack needs it")
     add_read_note(p, note)
-    report = {"empty_cells": sum(counts.values()), "columns": len(counts),
-              "records_read": len(df), "records_left_out": k,
-              "per_column": [{"column": n, "empty_cells": c, "action": "drop_rows"}
-                             for n, c in counts.items()],
-              "sentence": note + "."}
+    report = dropped_rows_entry(counts, len(df), k, note + ".")
     return df[keep], df[count_gap & ~unplaced], report
 
 

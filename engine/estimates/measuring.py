@@ -21,7 +21,7 @@ from engine.estimates.machine import (
     constants_path,
     load,
 )
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, load_torch
 
 
 def _probe_configs(scale: float) -> dict[str, list[dict]]:
@@ -47,14 +47,6 @@ def _probe_configs(scale: float) -> dict[str, list[dict]]:
             "model": [model]}
 
 
-def _load_torch() -> None:
-    try:
-        import torch  # noqa: F401
-        import torch._dynamo  # noqa: F401
-    except Exception:  # noqa: BLE001 - an audit that needs torch will say what is wrong
-        pass
-
-
 def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER, *,
                     types: tuple[str, ...] = ("mechanism", "location", "aggregates", "model"),
                     scale: float = 1.0, path: Path | None = None,
@@ -67,7 +59,7 @@ def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVE
     # opens (gui.app.preload_torch): their one-time 2–5 s would otherwise land on whichever
     # probe trains a network first (the location probe's meta-classifier), whose estimate has
     # no such part, and inflate its factor (measured: 1.63 in a fresh process, 0.8 warm).
-    _load_torch()
+    load_torch()
     slowdown = machine_slowdown()
     probes = _probe_configs(scale)
     jobs = [(t, d) for t in types for d in probes[t]]

@@ -58,6 +58,14 @@ class ShadowGame:
     unique_records: int           # records unique on their quasi-identifiers, all datasets
 
 
+def _draw_dataset(aux: np.ndarray, n: int, s: int, g: np.random.Generator):
+    """One shadow dataset: ``n`` records drawn without replacement from the auxiliary sample
+    (in sample order), and the rows of it unique on their quasi-identifiers (columns < s)."""
+    data = aux[np.sort(g.choice(aux.shape[0], min(n, aux.shape[0]), replace=False))]
+    _, inverse, counts = np.unique(data[:, :s], axis=0, return_inverse=True, return_counts=True)
+    return data, np.flatnonzero(counts[np.ravel(inverse)] == 1)
+
+
 def shadow_game(view, noise: Noise | None, n_targets: int, seed: int) -> ShadowGame | None:
     """Step 1 of the module docstring: datasets of ``view.n_records`` records drawn without
     replacement from the auxiliary sample, one after another (at most
@@ -77,10 +85,7 @@ def shadow_game(view, noise: Noise | None, n_targets: int, seed: int) -> ShadowG
     for _ in range(MAX_SHADOW_DATASETS):
         if len(truths) >= n_targets:
             break
-        data = aux[np.sort(g.choice(aux.shape[0], min(n, aux.shape[0]), replace=False))]
-        _, inverse, counts = np.unique(data[:, :s], axis=0, return_inverse=True,
-                                       return_counts=True)
-        unique = np.flatnonzero(counts[np.ravel(inverse)] == 1)
+        data, unique = _draw_dataset(aux, n, s, g)
         unique_total += int(unique.size)
         if unique.size == 0:
             continue
@@ -184,10 +189,7 @@ def membership_shadow_game(view, noise: Noise | None, n_targets: int,
     for _ in range(MAX_SHADOW_DATASETS):
         if len(bits) >= n_targets:
             break
-        data = aux[np.sort(g.choice(aux.shape[0], min(n, aux.shape[0]), replace=False))]
-        _, inverse, counts = np.unique(data[:, :s], axis=0, return_inverse=True,
-                                       return_counts=True)
-        unique = np.flatnonzero(counts[np.ravel(inverse)] == 1)
+        data, unique = _draw_dataset(aux, n, s, g)
         unique_total += int(unique.size)
         if unique.size < 2:
             continue

@@ -225,6 +225,14 @@ def _infer_from_truth(space: RecordSpace, query_masks, answers, n_records: int,
     # No witness in the neighbourhood: Alg. 1's second solve (the null constraint) decides.
     model, x = build_model(space, query_masks, answers, n_records, target_mask)
     model.add(x[true_record] == 0)
+    return _null_solve(model, x, outcome, time_limit=time_limit, workers=workers, seed=seed,
+                       cancel=cancel)
+
+
+def _null_solve(model, x, outcome, *, time_limit: float, workers: int, seed: int,
+                cancel: CancelToken) -> DeterministicOutcome:
+    """The shortcut's last resort: the model with its null constraint already added, solved
+    once; infeasible — the answer is certain; feasible — it is not; else the time limit."""
     status, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
     if status == "INFEASIBLE":
         return outcome("determined", "solver", n_vars=len(x))
@@ -267,12 +275,8 @@ def _membership_from_truth(space: RecordSpace, query_masks, answers, n_records: 
                 return outcome("not_unique", "witness table", table)
     model, x = build_model(space, query_masks, answers, n_records, None)
     model.add(x[r] == 0 if present else x[r] >= 1)     # the modified null constraint
-    status, _ = solve(model, time_limit=time_limit, workers=workers, cancel=cancel, seed=seed)
-    if status == "INFEASIBLE":
-        return outcome("determined", "solver", n_vars=len(x))
-    if status in ("OPTIMAL", "FEASIBLE"):
-        return outcome("not_unique", "solver", n_vars=len(x))
-    return outcome("time_limit", "", n_vars=len(x))
+    return _null_solve(model, x, outcome, time_limit=time_limit, workers=workers, seed=seed,
+                       cancel=cancel)
 
 
 def infer_membership(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
