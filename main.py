@@ -137,20 +137,33 @@ class _StderrProgress:
         if self.quiet or (now - self.last < 0.5 and fraction < 1.0):
             return
         self.last = now
-        print(f"\r[{fraction:6.1%}] {message[:70]:<70}", end="", file=sys.stderr, flush=True)
+        print(f"\r[{fraction:6.1%}] {_fit(message, 70):<70}", end="", file=sys.stderr, flush=True)
         _StderrProgress.open_line = True
         if fraction >= 1.0:
             _StderrProgress.end_line()
 
 
+def _fit(message: str, width: int) -> str:
+    """``message`` in at most ``width`` characters. A long step line keeps its start (which
+    step) and its end (the count that moves: "…: epoch 1164 (at most 2000)"); cutting the end
+    off left a bar that looked stuck."""
+    if len(message) <= width:
+        return message
+    head = width // 2 - 1
+    return message[:head] + "…" + message[len(message) - (width - head - 1):]
+
+
 def _estimate_failure(exc: Exception) -> str:
     """Why the estimate failed, as a sentence: a bad input's own sentence (the run will
     meet it too), else the unexpected error without the values its message quotes."""
-    from engine.data.errors import InputError, internal_error_text
+    from engine.data.errors import InputError, internal_error_text, missing_package_text
 
     if isinstance(exc, InputError):
         text = exc.one_line()
         return text if text.endswith(".") else text + "."
+    missing = missing_package_text(exc)
+    if missing:
+        return missing
     return f"the estimate itself failed ({internal_error_text(exc)}), which is a bug to report."
 
 
@@ -257,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         from gui.app import main as gui_main
         return gui_main(argv, open_sample=args.sample, open_path=project_path)
 
-    from engine.data.errors import InputError, internal_error_text
+    from engine.data.errors import InputError, internal_error_text, missing_package_text
     from engine.runtime import JobCancelled
 
     try:
@@ -286,6 +299,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
         _StderrProgress.end_line()
+        missing = missing_package_text(exc)
+        if missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return 1
         print(f"internal error: {internal_error_text(exc)}. Please report it with the config "
               "file.", file=sys.stderr)
         return 1

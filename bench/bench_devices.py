@@ -75,8 +75,9 @@ def _sampling(device):
     return lambda: unknown_counts(pool, 500, 20_000, rng(0, "bench"), device=sampler)
 
 
-def _location_mlp(device):
-    from engine.attacks.location import meta_classifier
+def location_data():
+    """The location case's attack data: 20,000 shadow and 2,000 test aggregates of 50 cells,
+    members' counts one higher in every cell (tests/engine/test_on_gpu.py reads its labels)."""
     from engine.attacks.location.base import AttackData
     from engine.games.location import AggregateSet
 
@@ -88,8 +89,16 @@ def _location_mlp(device):
         x = (g.poisson(5.0, size=(count, k)) + labels[:, None]).astype(np.float32)
         return AggregateSet(x=x, labels=labels, unknown=None)
 
-    data = AttackData(k=k, target=np.ones(k, dtype=np.float32), shadow=aggregates(20_000),
-                      test=aggregates(2_000), mechanism="none", scale=0.0)
+    shadow = aggregates(20_000)
+    test = aggregates(2_000)
+    return AttackData(k=k, target=np.ones(k, dtype=np.float32), shadow=shadow, test=test,
+                      mechanism="none", scale=0.0)
+
+
+def _location_mlp(device):
+    from engine.attacks.location import meta_classifier
+
+    data = location_data()
 
     def run():
         saved = meta_classifier.MAX_STEPS

@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from engine.data.errors import InputError, internal_error_text, internal_traceback
+from engine.data.errors import (
+    InputError,
+    internal_error_text,
+    internal_traceback,
+    missing_package_text,
+)
 from engine.runtime import CancelToken, JobCancelled, Progress
 
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second
@@ -93,6 +98,9 @@ def describe_exception(exc: BaseException) -> JobError:
     if isinstance(exc, InputError):
         return JobError(message=exc.one_line(), details="", is_input_error=True,
                         key=exc.key or "")
+    missing = missing_package_text(exc)
+    if missing:
+        return JobError(message=missing, details=internal_traceback(exc))
     # Neither the sentence nor the details quote the values an exception's message may carry
     # (a cell, an id): the details are meant to be sent to support (engine.data.errors).
     message = (f"The audit stopped because of an internal error ({internal_error_text(exc)}). "

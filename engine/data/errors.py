@@ -24,6 +24,10 @@ import traceback
 _QUOTED = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
 
 
+# A module's dotted name, as Python spells it (nothing else is shown unquoted).
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
 class InputError(ValueError):
     """Bad input (config file, data file, parameter) described in plain language."""
 
@@ -40,6 +44,21 @@ class InputError(ValueError):
 def without_quoted_values(text: str) -> str:
     """``text`` with every quoted value replaced by '…' (a cell, an id, a key of a record)."""
     return _QUOTED.sub("'…'", text)
+
+
+def missing_package_text(exc: BaseException) -> str | None:
+    """The sentence for a package the audit needs that is not installed, else None.
+
+    A missing package is an installation fault, not a bug, and its name is no one's data: the
+    sentence names it and says how to put it back (seen on a machine whose Python lacked
+    opacus: "internal error: No module named '…'" told nobody what to install)."""
+    if not (isinstance(exc, ModuleNotFoundError) and exc.name
+            and _MODULE_NAME.fullmatch(exc.name)):
+        return None
+    package = exc.name.split(".")[0]
+    return (f"The Python package '{package}' that this audit needs is not installed. Install "
+            "the app's requirements again (make install, or the installer you used), then run "
+            "the audit again; your settings are unchanged.")
 
 
 def internal_error_text(exc: BaseException) -> str:
