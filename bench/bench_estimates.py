@@ -268,20 +268,25 @@ def calibrate_model() -> dict:
     fixed, per_cell = nnls(np.array(rows_m), np.array(secs_m))[0]
     table["tradeoff_measure_seconds"] = [float(fixed), float(max(per_cell, 1e-9))]
     _say(f"model trade-off measuring: {secs_m} s at 1,000 and 4,000 records")
-    # Distilled students train until they converge: their epochs against the recipe's, from
-    # the defences of an audit (what the rest of its estimate does not explain).
-    table["student_epochs"] = 1.0
-    d = _model(synthetic_records=3000, defences={"enabled": True})
-    config = config_from_dict(d, "bench")
-    est = estimate(config)
-    with_one = est.seconds
-    table["student_epochs"] = 2.0
-    per_unit = estimate(config).seconds - with_one            # students' time at factor 1
-    r = measure(d)
-    table["student_epochs"] = float(max(1.0, 1.0 + (r["wall_s"] - with_one) / max(per_unit,
-                                                                                    1e-9)))
-    _say(f"model defences: {r['wall_s']:.1f} s measured, students train "
-         f"{table['student_epochs']:.1f} times the recipe's epochs")
+    # Distilled students train until they converge: each stack as long as its slowest student
+    # (engine.estimates.model.student_epochs). Their epochs are counted in two runs (not fitted
+    # from their time): per α and per temperature, ÷ the recipe's epochs, at the records the
+    # students train on (KCD: the members; DMP: the held-out reference records).
+    kcd, dmp = [], []
+    for records in (3000, 8000):
+        d = _model(synthetic_records=records, attacks=["confidence", "btta"],
+                   defences={"enabled": True, "l2_weight_decays": [],
+                             "dpsgd_noise_multipliers": [], "dpsgd_target_epsilons": []})
+        universe = records - d["attacker_fraction"] * records
+        members = d["train_fraction"] * universe
+        r = measure(d)
+        for rows, out, size in ((r["students"].get("kcd", []), kcd, members),
+                                (r["students"].get("dmp", []), dmp, universe - members)):
+            out.append([round(size), [[knob, round(epochs / d["epochs"], 4)]
+                                      for knob, epochs in sorted(rows)]])
+        _say(f"model defences at {records:,} records: students' epochs {r['students']}")
+    table["kcd_student_epochs"], table["dmp_student_epochs"] = kcd, dmp
+    table.pop("student_epochs", None)
     # Memory: peak = fixed + factor × the arrays the model names (what torch, numpy or
     # scikit-learn allocate besides them, and their scratch space), no calibration run
     # underestimated (bench.measured_run.peak_line).

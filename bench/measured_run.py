@@ -74,11 +74,27 @@ def _child() -> None:
     config = config_from_dict(config_dict, "bench")
     baseline = _rss_bytes()
     t0 = time.perf_counter()
-    run_audit(config)
+    result = run_audit(config)
     wall = time.perf_counter() - t0
     peak = _peak_bytes()
     print(json.dumps({"wall_s": wall, "peak_bytes": max(0, peak - baseline),
-                      "baseline_bytes": baseline}))
+                      "baseline_bytes": baseline, "students": _student_epochs(result)}))
+
+
+def _student_epochs(result) -> dict:
+    """{"kcd": [[α, epochs]…], "dmp": [[T, epochs]…]}: how long each distilled student of a
+    model audit's defences trained until it converged (the rows' ``student_epochs``); empty
+    for other audits. The cost model's student tables are read from these counts."""
+    data = result.to_dict() if hasattr(result, "to_dict") else result
+    rows = (((data or {}).get("theory") or {}).get("defences") or {}).get("rows") or []
+    out: dict = {}
+    for row in rows:
+        epochs = (row.get("defence_details") or {}).get("student_epochs")
+        knob = {"kcd": "alpha", "dmp": "temperature"}.get(row.get("defence"))
+        if epochs is not None and knob:
+            out.setdefault(row["defence"], []).append([float(row["knobs"][knob]),
+                                                       float(epochs)])
+    return out
 
 
 if __name__ == "__main__":

@@ -117,7 +117,15 @@ MODEL = {'attack_costs': {'btta': [0.0005831673285380626, 7.925326693415022e-09]
                   [734003200, 0.03201439532499535],
                   [2693791744, 0.12124441989999468],
                   [8081375232, 0.3597580298750017]],
- 'student_epochs': 25.008604501032977,
+ # Distilled students' epochs ÷ the recipe's, per α / temperature, at two sizes (records each
+ # student trains on): counted in `bench.bench_estimates --calibrate model` runs of 3,000 and
+ # 8,000 synthetic purchase records (27 Nov 2026).
+ 'kcd_student_epochs': [[750, [[0.0, 1.0], [0.25, 1.0], [0.5, 1.4667], [0.75, 3.5667],
+                               [1.0, 30.9333]]],
+                        [2000, [[0.0, 1.0], [0.25, 1.6], [0.5, 3.8], [0.75, 37.2333],
+                                [1.0, 37.5]]]],
+ 'dmp_student_epochs': [[750, [[1.0, 2.6667], [2.0, 1.1667], [4.0, 1.0]]],
+                        [2000, [[1.0, 2.2333], [2.0, 1.0], [4.0, 1.0]]]],
  'tradeoff_measure_seconds': [0.17813210499995571, 2.858128800001699e-07],
  'training_call_seconds': 0.002287178998813033}
 

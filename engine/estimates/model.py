@@ -20,7 +20,8 @@ population, the audit universe, the audited model's members); the architecture's
 * **Defences** (issue 9): the trade-off trains, per defence, the stacks of
   engine.defences.tradeoff._train_all (KCD: n teachers on (n−1)/n of the members, then one
   student per α; DMP: one student per temperature on the reference records — students train
-  until they converge, ``student_epochs`` times the recipe's epochs on average; L2: one per
+  until the stack's slowest has converged, :func:`student_epochs` times the recipe's epochs
+  (by its α or temperature); L2: one per
   strength; early stopping: one; DP-SGD: one per setting at ``dpsgd_factor`` times a plain
   model, per-sample gradients being its cost) and attacks each setting with the 8 supervised
   attacks. When the audit runs LiRA or RMIA, every setting is also trained again as
@@ -46,6 +47,8 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import replace
+
+import numpy as np
 
 from engine.audits.model import NEEDS_REFERENCE
 from engine.data.paths import resolve_path
@@ -270,19 +273,17 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
     # The reference models of a setting train on balanced halves of the audit universe —
     # about as many records as the audited model's members — under the same defence.
     copies = 1 + n_ref
-    # Distilled students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2
-    # step 6; engine.models.mlp.Convergence): on average ``student_epochs`` times the recipe's
-    # epochs, measured.
-    students = CAL["student_epochs"]
     out = {"none": copies * one + attack}
     if dc.kcd_alphas:
         t = dc.kcd_teachers
+        students = student_epochs("kcd", dc.kcd_alphas, members)
         out["kcd"] = (copies * (training_seconds(t, members * (t - 1) / t, e, b, macs)
                                 + training_seconds(len(dc.kcd_alphas), members, e, b, macs)
                                 * students)
                       + len(dc.kcd_alphas) * attack)
     if dc.dmp_temperatures:
         ref = dc.dmp_reference_size or held_out
+        students = student_epochs("dmp", dc.dmp_temperatures, ref)
         out["dmp"] = (copies * training_seconds(len(dc.dmp_temperatures), ref, e, b, macs)
                       * students + len(dc.dmp_temperatures) * attack)
     if dc.l2_weight_decays:
@@ -299,6 +300,37 @@ def defence_seconds(config, members: float | None = None, held_out: float | None
         out["dp_sgd"] = n_dp * (copies * (CAL.get("dpsgd_fixed_seconds", 0.0)
                                           + CAL["dpsgd_factor"] * one) + attack)
     return out
+
+
+def student_epochs(defence: str, knobs, records: float) -> float:
+    """How many times the recipe's epochs a defence's stack of distilled students trains.
+
+    Students train "until the training converges" (paper 004 Alg. 1 step 3, Alg. 2 step 6;
+    engine.models.mlp.Convergence), all of a defence's students as one stack that steps until
+    the last of them has converged — so the stack costs its slowest student's epochs. How long
+    a student takes depends on its knob — KCD's α, the weight of the soft labels (α = 1 fits
+    the teachers' soft labels to the tolerance: 31 to 38 times the recipe's epochs in the
+    calibration's runs; α ≤ 0.25 about the recipe's), DMP's temperature T — and on the
+    ``records`` it trains on. ``CAL["kcd_student_epochs"]`` / ``["dmp_student_epochs"]`` are
+    ``[[records, [[knob, epochs ÷ recipe epochs], …]], …]``: counted (not timed) in the
+    calibration's runs at two sizes; linear between knobs, log-linear between sizes, the
+    nearest outside both.
+    """
+    CAL = constants("model")
+    tables = CAL.get(f"{defence}_student_epochs")
+    if not tables:                              # constants from before the tables
+        return float(CAL.get("student_epochs", 1.0))
+
+    def at_size(table) -> float:
+        knob = np.array([row[0] for row in table], dtype=float)
+        factor = np.array([row[1] for row in table], dtype=float)
+        order = np.argsort(knob)
+        return max(float(np.interp(float(v), knob[order], factor[order])) for v in knobs)
+
+    sizes = np.log(np.array([float(size) for size, _ in tables]))
+    factors = np.array([at_size(table) for _, table in tables])
+    order = np.argsort(sizes)
+    return float(np.interp(math.log(max(float(records), 1.0)), sizes[order], factors[order]))
 
 
 def _defences_part(config, members: float, held_out: float, d: int, k: int) -> CostPart:

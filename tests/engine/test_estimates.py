@@ -305,3 +305,37 @@ def test_one_reading_of_the_programs_running_serves_five_seconds(monkeypatch):
     now[0] += 0.2
     est.programs_running(clock=clock, sleep=slept.append)
     assert len(slept) == 2 * (est.RUNNING_SAMPLES - 1)          # read again after 5 s
+
+
+def test_a_stack_of_distilled_students_costs_its_slowest_students_epochs(monkeypatch):
+    """KCD's and DMP's students train as one stack until the last has converged (engine.models
+    .mlp.Convergence), so the stack's epochs are its slowest knob's: on the sample audit α = 1
+    trained 1,309 epochs where α ≤ 0.25 stopped at the recipe's 30. The factors are counted
+    per knob at two sizes (engine.estimates.calibration), log-linear between the sizes."""
+    from engine.estimates import model as est_model
+
+    tables = {"kcd_student_epochs": [[100, [[0.0, 1.0], [1.0, 20.0]]],
+                                     [1000, [[0.0, 1.0], [1.0, 40.0]]]],
+              "dmp_student_epochs": [[100, [[1.0, 3.0], [4.0, 1.0]]]]}
+    monkeypatch.setattr(est_model, "constants", lambda kind: tables)
+    kcd = est_model.student_epochs
+    assert kcd("kcd", (0.0, 0.5, 1.0), 100) == 20.0          # the slowest α, not the mean
+    assert kcd("kcd", (0.0, 0.5), 100) == 10.5               # linear between two α
+    assert kcd("kcd", (1.0,), 1000) == 40.0
+    assert kcd("kcd", (1.0,), 10 ** 1.5 * 10) == pytest.approx(30.0)   # half-way in log size
+    assert kcd("kcd", (1.0,), 10) == 20.0 and kcd("kcd", (1.0,), 10 ** 6) == 40.0
+    assert kcd("dmp", (2.0, 4.0), 5000) == pytest.approx(1 + 2 * (4 - 2) / 3)
+    monkeypatch.setattr(est_model, "constants", lambda kind: {"student_epochs": 7.0})
+    assert kcd("kcd", (1.0,), 100) == 7.0                     # constants from before the tables
+
+
+def test_the_sample_audits_students_are_estimated_by_the_slowest_alpha():
+    """With the shipped constants, a sweep whose largest α is 1 costs far more KCD time than
+    one that stops at α = 0.5 with as many students (the sample audit's α = 1 student alone
+    trained 44 times the recipe's epochs)."""
+    from engine.estimates.model import defence_seconds
+
+    model = demo_config("model")
+    slow = replace(model, defences=replace(model.defences, kcd_alphas=(0.0, 0.25, 1.0)))
+    quick = replace(model, defences=replace(model.defences, kcd_alphas=(0.0, 0.25, 0.5)))
+    assert defence_seconds(slow)["kcd"] > 3 * defence_seconds(quick)["kcd"]
