@@ -108,15 +108,18 @@ MODEL = {'attack_costs': {'btta': [0.0005831673285380626, 7.925326693415022e-09]
  'predict_seconds_per_mac': 4.5170851771755444e-11,
  'reference_attack_seconds_per_cell': 3.1064738940053075e-07,
  'startup_seconds': 2.0407265719986754,
- 'step_seconds': [[425984, 0.0005151776249817886],
-                  [1703936, 0.0008752550500048528],
-                  [11468800, 0.001054264850006348],
-                  [45875200, 0.0019721490750043815],
-                  [183500800, 0.007867117575005977],
-                  [673447936, 0.026608456924998337],
-                  [734003200, 0.03201439532499535],
-                  [2693791744, 0.12124441989999468],
-                  [8081375232, 0.3597580298750017]],
+ # Seconds per stacked training step by its multiply-adds: medians of three runs of
+ # bench.bench_estimates._step_time each, 27 Nov 2026, the engine's current trainer, other
+ # programs stopped (1.6–2.7 times the 25 Nov table, which predated the trainer's changes).
+ 'step_seconds': [[425984, 0.000853399],
+                  [1703936, 0.0023315],
+                  [11468800, 0.00179068],
+                  [45875200, 0.00534759],
+                  [183500800, 0.0148792],
+                  [673447936, 0.0486616],
+                  [734003200, 0.0578614],
+                  [2693791744, 0.211322],
+                  [8081375232, 0.61971]],
  # Distilled students' epochs ÷ the recipe's, per α / temperature, at two sizes (records each
  # student trains on): counted in `bench.bench_estimates --calibrate model` runs of 3,000 and
  # 8,000 synthetic purchase records (27 Nov 2026).
