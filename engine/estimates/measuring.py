@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine.atomic_write import write_text
 from engine.audits.registry import config_from_dict, demo_config, run_audit
-from engine.estimates import estimate, machine_slowdown
+from engine.estimates import OthersRunning, estimate, machine_slowdown
 from engine.estimates.machine import (
     FACTOR_RANGE,
     KIND_WORDS,
@@ -68,7 +68,6 @@ def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVE
     # probe trains a network first (the location probe's meta-classifier), whose estimate has
     # no such part, and inflate its factor (measured: 1.63 in a fresh process, 0.8 warm).
     load_torch()
-    slowdown = machine_slowdown()
     probes = _probe_configs(scale)
     jobs = [(t, d) for t in types for d in probes[t]]
     factors: dict[str, float] = {}
@@ -80,9 +79,13 @@ def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVE
                   f"({KIND_WORDS.get(audit_type, audit_type)})")
         config = config_from_dict(d, "measuring this machine")
         built_in = estimate(config, slowdown=1.0, machine=False).seconds
-        start = clock()
-        run_audit(config, progress=part.span(0.0, 1.0), cancel=cancel)
-        took = (clock() - start) / slowdown
+        with OthersRunning() as beside:
+            start = clock()
+            run_audit(config, progress=part.span(0.0, 1.0), cancel=cancel)
+            took = clock() - start
+        # What ran beside this probe, sampled throughout it (not one reading before).
+        took /= machine_slowdown(load=beside.mean) if beside.mean is not None \
+            else machine_slowdown()
         sums = measured.setdefault(audit_type, [0.0, 0.0])
         sums[0] += took
         sums[1] += built_in
