@@ -331,3 +331,31 @@ def test_the_membership_choice_is_in_result_json_and_said_in_the_report(tmp_path
     assert "never the real targets" in sentence
     assert build_story(result, False)
     assert sentence in story_text(result)
+
+
+def test_the_membership_rehearsal_runs_on_the_games_executor_in_any_order():
+    """The rehearsal's proofs, stochastic modules and reconstructions are units on the
+    executor the game is given (each seeded by the config's seed and its own index): run last
+    first on pickled copies they give the in-process numbers and the same choice."""
+    from engine.games.aggregates import play_mia
+    from tests.engine.test_compute_units import ShuffledExecutor
+
+    class Recording(ShuffledExecutor):
+        def __init__(self):
+            self.messages = []
+
+        def map(self, unit, count, shared, **kwargs):
+            self.messages.append(kwargs.get("message", ""))
+            return super().map(unit, count, shared, **kwargs)
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
+    executor = Recording()
+    here, there = play_mia(config), play_mia(config, executor=executor)
+    assert np.array_equal(here.scores["best_of_mia"], there.scores["best_of_mia"])
+    assert here.details == there.details and there.computed_on == "a test executor"
+    rehearsal = [m for m in executor.messages if "stand-ins" in m]
+    assert rehearsal == ["Rehearsal on the attacker's own stand-ins: proofs"]
+    # After the stand-ins' proofs, both candidates' units (stochastic, reconstructions).
+    start = executor.messages.index(rehearsal[0])
+    assert executor.messages[start + 1:] == ["Stochastic module: targets",
+                                             "Reconstructions: targets"]
