@@ -618,7 +618,9 @@ class AggregatesSections(AuditSections):
             para("AUC, the yes/no decisions' balanced accuracy and TPR at low FPR over the "
                  "pooled (target, value) pairs, with 95% intervals below each value." + pairs,
                  "small"),
-            table(rows, [first] + [rest] * (len(rows[0]) - 1))]), Spacer(1, 6)]
+            table(rows, [first] + [rest] * (len(rows[0]) - 1))]
+            + [para(markup(w), "small") for w in map(shadow_choice_sentence, attacks) if w]),
+            Spacer(1, 6)]
 
     def _top1_table(self, result: dict, attacks: list[dict]) -> list[Flowable]:
         rows = [["Attack", f"{BEST_GUESS_RIGHT} (top-1 accuracy)", "Chance 1/|V|",

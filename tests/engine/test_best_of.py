@@ -359,3 +359,20 @@ def test_the_membership_rehearsal_runs_on_the_games_executor_in_any_order():
     start = executor.messages.index(rehearsal[0])
     assert executor.messages[start + 1:] == ["Stochastic module: targets",
                                              "Reconstructions: targets"]
+
+
+def test_the_attribute_combinations_choice_is_said_in_the_report_too():
+    """The attribute game's best_of kept its choice in result.json only; the report now says
+    it under the ranking table, in the same words as the membership one."""
+    from tests.engine.test_report_aggregates import contract_result, story_text
+
+    result = contract_result()
+    entry = result["attacks"][0]
+    entry["name"] = "best_of"
+    entry["details"]["shadow_choice"] = {
+        "chosen": "cip_rand", "shadow_auc": {"desia_stochastic_only": 0.6, "cip_rand": 0.7},
+        "shadow_targets": 30, "judged_targets": 25, "proved_targets": 5}
+    assert ("The best of proofs, rebuilding and learning chose the table rebuilder because it "
+            "scored an AUC of 0.70 on 25 of the attacker's own stand-ins (people from its own "
+            "sample, never the real targets), against 0.60 for the learned guesser from the "
+            "counts.") in story_text(result)
