@@ -138,6 +138,15 @@ ATTACKS: dict[str, AttackWords] = {
         "Deterministic proofs, then the better of DeSIA's stochastic module and CIP-rand, "
         "chosen on a shadow game",
         "Beyond paper 003: combination of §3 and §2.5 (issue 22)"),
+    "best_of_mia": _W(
+        "Best of the presence checks",
+        "Takes what the counts prove about whether the person is in the data, and for the "
+        "rest uses whichever of table rebuilding or learning from similar public records did "
+        "better when it rehearsed on stand-ins from its own public records, never on the "
+        "real people",
+        "Deterministic membership check, then the better of DeSIA-MIA's stochastic module "
+        "and the CIP-rand reconstruction MIA, chosen by AUC on a shadow game",
+        "Beyond paper 003: combination of §6.2 and §6.3 (issue 22)"),
     "cip_rand_mia": _W(
         "Presence check by table rebuilding",
         "Rebuilds the whole table from the counts several times and counts how often the "
@@ -304,6 +313,27 @@ def describe(attack: dict | str | None) -> str:
     if isinstance(attack, dict):
         return attack_words(attack.get("name"), attack.get("label")).description
     return attack_words(attack).description
+
+
+def shadow_choice_sentence(attack: dict) -> str | None:
+    """One plain sentence on what a best-of attack chose, from its result entry's
+    ``details.shadow_choice`` (engine.attacks.aggregates.best_of: the candidate with the
+    higher AUC on the attacker's own stand-in targets); None for any other attack. The report
+    and the results page both say it, in these words."""
+    choice = (attack.get("details") or {}).get("shadow_choice")
+    if not isinstance(choice, dict) or not choice.get("chosen"):
+        return None
+    combination, chosen = plain_name(attack), plain_name(choice["chosen"]).lower()
+    aucs = {k: v for k, v in (choice.get("shadow_auc") or {}).items() if _finite(v)}
+    if choice["chosen"] not in aucs:
+        return (f"The {combination.lower()} used the {chosen}: its rehearsal found no "
+                "stand-ins to compare the two on, so it kept the first.")
+    others = " and ".join(f"{aucs[k]:.2f} for the {plain_name(k).lower()}"
+                          for k in aucs if k != choice["chosen"])
+    return (f"The {combination.lower()} chose the {chosen} because it scored an AUC of "
+            f"{aucs[choice['chosen']]:.2f} on {choice.get('judged_targets', 0):,} of the "
+            "attacker's own stand-ins (people from its own sample, never the real targets)"
+            + (f", against {others}." if others else "."))
 
 
 def tooltip(attack: dict) -> str:

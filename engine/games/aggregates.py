@@ -668,6 +668,8 @@ class MiaOutcome:
     determined: np.ndarray            # (T,) membership proved by the tables
     determined_value: np.ndarray      # (T,) 1 / 0 where proved, -1 elsewhere
     computed_on: str = ""             # where the targets' units ran, in words
+    # best_of_choices: per combination, what its rehearsal on the stand-ins chose and measured
+    details: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -686,6 +688,7 @@ class MembershipProofInputs:
     table_counts: np.ndarray | None = None
     dropped_records: np.ndarray | None = None
     layout: object = None
+    step: str = "Membership game: target"     # what the progress bar says per unit
 
     def true_counts(self, index: int) -> np.ndarray | None:
         """The table target ``index``'s release was computed from, as a count per record."""
@@ -705,8 +708,76 @@ def prove_membership(index: int, shared: MembershipProofInputs, progress: Progre
                               shared.target_records[index], time_limit=shared.time_limit,
                               seed=shared.seed, cancel=cancel, layout=shared.layout,
                               true_counts=shared.true_counts(index))
-    progress(1.0, f"Membership game: target {index + 1:,} of {shared.released.shape[0]:,}")
+    progress(1.0, f"{shared.step} {index + 1:,} of {shared.released.shape[0]:,}")
     return det.status, det.value
+
+
+def released_per_member(config: AggregatesGameSettings, game: GameSetup, member: np.ndarray,
+                        g: np.random.Generator, cancel: CancelToken = NEVER
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(T, m) the release each target's membership game publishes (Fig. 9) and (T,) the row
+    left out of it: the target itself (b = 0) or another target drawn from ``g`` (b = 1), so
+    |D| − 1 records either way; each release noised from its own stream. Drawn in target
+    order from the game's one stream, before any unit runs."""
+    codes, targets = game.codes, game.targets
+    released = np.zeros((targets.size, len(game.queries)))
+    dropped = np.zeros(targets.size, dtype=np.int64)
+    for i, t in enumerate(targets):
+        cancel.check()
+        drop = int(g.choice(targets[targets != t])) if member[i] else int(t)
+        dropped[i] = drop
+        released[i] = noisy_answers(answers(game.queries, np.delete(codes, drop, axis=0)),
+                                    game.spec, game.base.sensitivity,
+                                    rng(config.seed, "aggregates-mia-noise", i))
+    return released, dropped
+
+
+def choose_membership_on_shadow_game(config: AggregatesGameSettings, game: GameSetup,
+                                     view: GameView, attack: BestOf, space, masks, layout, *,
+                                     progress: Progress = NO_PROGRESS,
+                                     cancel: CancelToken = NEVER,
+                                     executor: Executor | None = None) -> best_of.Choice:
+    """:func:`choose_on_shadow_game` for the membership game: the attacker's own membership
+    game on its auxiliary sample (best_of.membership_shadow_game), the membership proofs and
+    each candidate of ``attack`` run on its stand-in targets as :func:`play_mia` runs them on
+    the real ones (the same units), and the better candidate by AUC on the stand-ins the
+    proofs leave open (best_of.choose_membership). Reads neither the targets' bits nor their
+    releases: only the auxiliary sample, the queries and |D| of ``view``."""
+    shadow = best_of.membership_shadow_game(
+        view, shadow_noise(game.spec, game.base.sensitivity), attack.shadow_targets,
+        config.seed)
+    if shadow is None:
+        return best_of.no_shadow_targets(attack.candidates)
+    sview, t = shadow.view, shadow.truth.size
+    with units_of(config, executor) as units:
+        # No shortcut from the true table: the attacker holds only its own stand-in's
+        # release, as in the attribute game's rehearsal.
+        solved = units.map(prove_membership, t, MembershipProofInputs(
+            space, masks, sview.released, sview.n_records, sview.target_codes,
+            config.solver_time_limit, config.seed, layout=layout,
+            step="Rehearsal on the attacker's own stand-ins: stand-in"),
+            progress=progress.span(0.0, 0.2), cancel=cancel,
+            message="Rehearsal on the attacker's own stand-ins: proofs")
+        proved = np.array([value if status == "determined" else -1
+                           for status, value in solved], dtype=np.int64)
+        scores = {}
+        for c in attack.candidates:
+            a = MEMBERSHIP_ATTACKS[c]
+            if isinstance(a, DesiaMembership) and not a.deterministic:
+                scores[c] = stochastic_scores(StochasticInputs(
+                    game.queries, sview.released, sview.target_codes, sview.sensitive_column,
+                    sview.aux_codes, sview.n_records + 1, game.domain, config.n_shadow,
+                    config.model, game.spec, float(game.base.sensitivity), config.seed,
+                    membership=True), executor=units, progress=progress.span(0.2, 0.6),
+                    cancel=cancel)
+            elif isinstance(a, FromReconstructions):
+                scores[c] = _reconstruction_reads({c: a}, sview, executor=units,
+                                                  progress=progress.span(0.6, 1.0),
+                                                  cancel=cancel)[c]
+            else:
+                raise ValueError(f"{c}: the combination's candidates are scorers without "
+                                 "proofs (the stochastic module or a reconstruction share)")
+    return best_of.choose_membership(scores, shadow.truth, proved)
 
 
 def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
@@ -715,9 +786,12 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     """The MIA game of paper 003 §6.1 (Fig. 9): per target, a secret bit b; the release is
     computed on D without the target (b = 0) or without another target (b = 1), so |D| − 1
     records either way; the attacks of engine.attacks.aggregates.MEMBERSHIP_ATTACKS —
-    DeSIA-MIA (§6.2) and the CIP / RAP reconstruction MIAs (§6.3). The releases are drawn
-    here, in target order from the game's one stream; each target's proof, reconstructions
-    and stochastic module are then units on ``executor`` (:func:`units_of`)."""
+    DeSIA-MIA (§6.2), the CIP / RAP reconstruction MIAs (§6.3) and the combination
+    (best_of_mia, issue 22: the proofs, then the better candidate as chosen on the attacker's
+    own stand-ins, as :func:`play_aia` plays best_of). The releases are drawn here, in target
+    order from the game's one stream (:func:`released_per_member`); each target's proof,
+    reconstructions and stochastic module, and the combination's rehearsal, are then units on
+    ``executor`` (:func:`units_of`)."""
     game, g = setup_game(config, "aggregates-mia", data)
     domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
     spec, base, queries = game.spec, game.base, game.queries
@@ -741,46 +815,52 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     names = ([a for a in config.mia_attacks if a in MEMBERSHIP_ATTACKS]
              or list(DEFAULT_MIA_ATTACKS))
     wanted = {name: MEMBERSHIP_ATTACKS[name] for name in names}
+    combined = {name: a for name, a in wanted.items() if isinstance(a, BestOf)}
+    for a in combined.values():               # the combination reads its candidates' scores
+        for c in a.candidates:
+            wanted.setdefault(c, MEMBERSHIP_ATTACKS[c])
+    # The combination's rehearsal takes the last fifth of the game's progress.
+    end = 0.8 if combined else 1.0
     determined = np.zeros(targets.size, dtype=bool)
     det_value = np.full(targets.size, -1)
-    # The releases, in target order: who is left out in a member's place comes from the
-    # game's one stream, so it is drawn here, before the units (each target's noise has its
-    # own stream).
-    released = np.zeros((targets.size, len(queries)))
-    dropped = np.zeros(targets.size, dtype=np.int64)       # the row left out of each release
+    released, dropped = released_per_member(config, game, member, g, cancel)
     record_of = np.ravel_multi_index(tuple(codes.T), domain.sizes)
-    for i, t in enumerate(targets):
-        cancel.check()
-        drop = int(g.choice(targets[targets != t])) if member[i] else int(t)
-        dropped[i] = drop
-        released[i] = noisy_answers(answers(queries, np.delete(codes, drop, axis=0)), spec,
-                                    base.sensitivity,
-                                    rng(config.seed, "aggregates-mia-noise", i))
+    choices = {}
     with units_of(config, executor) as units:
         proofs = units.map(prove_membership, targets.size, MembershipProofInputs(
             space, masks, released, n, codes[targets], config.solver_time_limit,
             config.seed, table_counts=np.bincount(record_of, minlength=space.codes.shape[0]),
-            dropped_records=record_of[dropped], layout=layout), progress=progress.span(0.0, 0.3), cancel=cancel,
+            dropped_records=record_of[dropped], layout=layout),
+            progress=progress.span(0.0, 0.3 * end), cancel=cancel,
             message="Membership game: proofs")
         for i, (status, value) in enumerate(proofs):
             if status == "determined":
                 determined[i], det_value[i] = True, value
         view = _view(config, game, released, n)
-        scores = {name: np.zeros(targets.size) for name in wanted}
+        scores = {name: np.zeros(targets.size) for name in wanted if name not in combined}
         scores.update(_reconstruction_reads(wanted, view, executor=units,
-                                            progress=progress.span(0.3, 0.6), cancel=cancel))
+                                            progress=progress.span(0.3 * end, 0.6 * end),
+                                            cancel=cancel))
         desias = {name: a for name, a in wanted.items() if isinstance(a, DesiaMembership)}
         if desias:
             stoch = stochastic_scores(StochasticInputs(
                 queries, released, codes[targets], codes.shape[1] - 1, aux_codes, n + 1, domain,
                 config.n_shadow, config.model, spec, float(base.sensitivity), config.seed,
-                membership=True), executor=units, progress=progress.span(0.6, 1.0),
+                membership=True), executor=units, progress=progress.span(0.6 * end, end),
                 cancel=cancel)
             for name, a in desias.items():
                 scores[name] = (np.where(determined, det_value, stoch).astype(float)
                                 if a.deterministic else stoch)
+        for name, a in combined.items():
+            choice = choose_membership_on_shadow_game(
+                config, game, view, a, space, masks, layout, progress=progress.span(end, 1.0),
+                cancel=cancel, executor=units)
+            scores[name] = best_of.combine_membership(det_value, scores[choice.name])
+            choices[name] = choice.to_dict()
         where = units.where
-    return MiaOutcome(scores, member, determined, det_value, where)
+    scores = {name: scores[name] for name in names}     # the candidates only when asked for
+    return MiaOutcome(scores, member, determined, det_value, where,
+                      details={"best_of_choices": choices})
 
 
 # --------------------------------------------------------------------------- exposed records
@@ -947,11 +1027,16 @@ def evaluate(config: AggregatesGameSettings, outcome: AiaOutcome) -> list[dict]:
 
 
 def evaluate_mia(config: AggregatesGameSettings, outcome: MiaOutcome) -> list[dict]:
-    """The membership attacks through the shared metric layer (one trial per target)."""
+    """The membership attacks through the shared metric layer (one trial per target); the
+    combination's entry keeps what its rehearsal chose (``shadow_choice``, as in
+    :func:`evaluate`)."""
     out = []
+    choices = outcome.details.get("best_of_choices", {})
     for name, sc in outcome.scores.items():
+        details = {"game": "mia", "paper": "003"}
+        if name in choices:
+            details["shadow_choice"] = choices[name]
         out.append(evaluate_attack(name, LABELS[name], sc, outcome.member, delta=0.0,
                                    confidence=config.confidence,
-                                   fpr_targets=config.fpr_targets,
-                                   details={"game": "mia", "paper": "003"}))
+                                   fpr_targets=config.fpr_targets, details=details))
     return out

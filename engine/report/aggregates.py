@@ -54,6 +54,7 @@ from engine.wording import (
     BEST_GUESS_SCALE,
     BEST_GUESS_SCORE,
     VALUE_CHECKS_RIGHT,
+    shadow_choice_sentence,
 )
 
 RELEASE_WORDS = {
@@ -122,6 +123,12 @@ ATTACK_WORDS = {
                  "elsewhere the stochastic module's probability that the target is in.",
     "desia_mia_stochastic_only": "The stochastic module alone, trained on shadow datasets "
                                  "with and without the target.",
+    "best_of_mia": "Where the tables prove the target in or out, that answer (certain); for "
+                   "every other target, the stochastic module's probability or the share of "
+                   "CIP-rand reconstructions holding the record, whichever separated members "
+                   "from non-members better (AUC) on a rehearsal of the membership game the "
+                   "attacker plays on stand-ins from its own auxiliary sample (never on the "
+                   "targets).",
     "cip_rand_mia": "The share of K solver reconstructions that contain the target's record.",
     "rap_rand_mia": "The share of K relaxed reconstructions that contain the target's record.",
 }
@@ -611,7 +618,9 @@ class AggregatesSections(AuditSections):
             para("AUC, the yes/no decisions' balanced accuracy and TPR at low FPR over the "
                  "pooled (target, value) pairs, with 95% intervals below each value." + pairs,
                  "small"),
-            table(rows, [first] + [rest] * (len(rows[0]) - 1))]), Spacer(1, 6)]
+            table(rows, [first] + [rest] * (len(rows[0]) - 1))]
+            + [para(markup(w), "small") for w in map(shadow_choice_sentence, attacks) if w]),
+            Spacer(1, 6)]
 
     def _top1_table(self, result: dict, attacks: list[dict]) -> list[Flowable]:
         rows = [["Attack", f"{BEST_GUESS_RIGHT} (top-1 accuracy)", "Chance 1/|V|",
@@ -737,7 +746,11 @@ class AggregatesSections(AuditSections):
                         + [tpr_cell(a, t, "non-members") for t in targets])
         first = 5.0 * cm
         rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
-        out.append(KeepTogether(head + [table(rows, [first] + [rest] * (len(rows[0]) - 1))]))
+        # What each best-of attack chose on its rehearsal, so the reader sees which score
+        # stands behind its row (engine.wording.shadow_choice_sentence).
+        chose = [para(markup(w), "small") for w in map(shadow_choice_sentence, attacks) if w]
+        out.append(KeepTogether(head + [table(rows, [first] + [rest] * (len(rows[0]) - 1))]
+                                + chose))
         dp = _block(result, "dp")
         shown, left = _chart_attacks(attacks)
         theory = {"dp_region": dp["dp_region"]} if isinstance(dp.get("dp_region"), dict) else {}

@@ -27,6 +27,7 @@ from engine.wording import (
     BEST_GUESS_SCORE,
     COUNT_TABLE_TERMS,
     VALUE_CHECKS_RIGHT,
+    shadow_choice_sentence,
 )
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.metrics_table import MetricsTable
@@ -300,6 +301,10 @@ class MembershipView(QWidget):
                      f"targets</b> ({membership.get('proved_correct', 0):,} proofs right).")
         if not dp.get("dp_region"):
             html += " Without noise there is no DP region to compare with."
+        for attack in sub["attacks"]:         # what a best-of attack chose, and why
+            chose = shadow_choice_sentence(attack)
+            if chose:
+                html += f"<br>{escape(chose)}"
         self.roc_plot.hint_label.setText(MIA_HINT if dp.get("dp_region") else MIA_NO_DP_HINT)
         self.summary_label.setText(html)
         return True

@@ -191,3 +191,188 @@ def test_membership_choice_takes_the_higher_auc_on_the_open_stand_ins():
 def test_membership_combination_is_certain_where_proved():
     out = best_of.combine_membership(np.array([1, -1, 0]), np.array([0.2, 0.7, 0.9]))
     assert out.tolist() == [1.0, 0.7, 0.0]
+
+
+# --------------------------------------------------------------------------- membership game, played
+# best_of_mia in play_mia (issue 22 item 3): the proofs, then the better of DeSIA-MIA's
+# stochastic module and CIP-rand's reconstruction share, chosen on the attacker's stand-ins.
+
+MIA_SMALL = dict(census_records=80, census_auxiliary=600, n_shadow=300, reconstructions=2,
+                 solver_time_limit=2.0)
+MIA_CANDIDATES = ("desia_mia_stochastic_only", "cip_rand_mia")
+
+
+def test_the_membership_combination_is_registered_named_and_offered():
+    from engine.attacks.aggregates import MEMBERSHIP_ATTACKS
+    from engine.audits import aggregates
+
+    entry = MEMBERSHIP_ATTACKS["best_of_mia"]
+    assert isinstance(entry, BestOf) and entry.candidates == MIA_CANDIDATES
+    assert "best_of_mia" in aggregates.MIA_ATTACKS
+    assert WORDS["best_of_mia"].plain_name == "Best of the presence checks"
+    config = AggregatesConfig.from_dict({"mia_attacks": ["best_of_mia"]})
+    assert config.mia_attacks == ("best_of_mia",)
+
+
+def test_the_membership_combination_played_is_never_below_its_weaker_candidate():
+    """Played end to end on a small table with both candidates beside it: its scores are the
+    chosen candidate's with the proofs certain, its AUC on the targets is at least the chosen
+    candidate's (the auditor's proofs are right, so they can only help) and so never below
+    the weaker candidate's by more than its interval, and the entry keeps what it chose."""
+    from engine.games.aggregates import evaluate_mia, play_mia
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=24, fraction=1.0,
+                              mia_attacks=("best_of_mia", *MIA_CANDIDATES))
+    outcome = play_mia(config)
+    entries = {e["name"]: e for e in evaluate_mia(config, outcome)}
+    choice = entries["best_of_mia"]["details"]["shadow_choice"]
+    assert choice == outcome.details["best_of_choices"]["best_of_mia"]
+    assert choice["chosen"] in MIA_CANDIDATES and set(choice["shadow_auc"]) == set(MIA_CANDIDATES)
+    assert choice["shadow_targets"] == 30
+    assert np.array_equal(outcome.scores["best_of_mia"], best_of.combine_membership(
+        outcome.determined_value, outcome.scores[choice["chosen"]]))
+    assert outcome.determined.any()          # the proofs settle some targets here
+    best = entries["best_of_mia"]
+    assert best["auc"] >= entries[choice["chosen"]]["auc"]
+    weaker = min(entries[c]["auc"] for c in MIA_CANDIDATES)
+    assert best["auc"] >= weaker - (best["auc_ci"][1] - best["auc_ci"][0]) / 2
+
+
+def test_the_membership_choice_never_reads_the_targets_bits():
+    """Shuffling the real targets' secret bits (so who is left out of each release changes)
+    leaves the rehearsal's choice and everything it measured unchanged."""
+    from engine.attacks.aggregates import MEMBERSHIP_ATTACKS
+    from engine.attacks.aggregates import desia_witness as dw
+    from engine.games.aggregates import choose_membership_on_shadow_game, released_per_member
+    from engine.runtime import rng
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
+    game, g = setup_game(config, "aggregates-mia")
+    member = g.integers(0, 2, game.targets.size).astype(bool)
+    shuffled = rng(99, "test-shuffle").permutation(member)
+    assert not np.array_equal(member, shuffled)
+    attack = replace(MEMBERSHIP_ATTACKS["best_of_mia"], shadow_targets=10)
+    space = record_space(game.domain)
+    masks = [space.matches(q.conditions) for q in game.queries]
+    layout = dw.ReleaseLayout.of(space, masks, game.codes.shape[1] - 1)
+    n = game.codes.shape[0] - 1
+    choices, releases = [], []
+    for bits in (member, shuffled):
+        released, _ = released_per_member(config, game, bits, rng(config.seed, "test-drops"))
+        releases.append(released)
+        view = _view(config, game, released, n)
+        choices.append(choose_membership_on_shadow_game(config, game, view, attack, space,
+                                                        masks, layout).to_dict())
+    assert not np.array_equal(releases[0], releases[1])
+    assert choices[0] == choices[1]
+    assert choices[0]["shadow_targets"] == 10 and choices[0]["shadow_auc"]
+
+
+def test_same_config_and_seed_give_the_same_membership_combination():
+    from engine.games.aggregates import play_mia
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
+    a, b = play_mia(config), play_mia(config)
+    assert np.array_equal(a.scores["best_of_mia"], b.scores["best_of_mia"])
+    assert a.details["best_of_choices"] == b.details["best_of_choices"]
+    assert a.details["best_of_choices"]["best_of_mia"]["shadow_auc"]
+    # Only the attacks asked for are returned, though the candidates were played.
+    assert set(a.scores) == {"best_of_mia"}
+
+
+def test_cancel_stops_the_membership_rehearsal():
+    """Cancel pressed while the combination rehearses on its stand-ins stops the game there:
+    no later step of the rehearsal reports progress."""
+    import pytest
+
+    from engine.games.aggregates import play_mia
+    from engine.runtime import CancelToken, JobCancelled, Progress
+
+    token = CancelToken()
+    after: list[str] = []
+
+    def seen(_fraction, message):
+        if token.cancelled:
+            after.append(message)
+        elif "stand-ins" in message:
+            token.cancel()
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
+    with pytest.raises(JobCancelled):
+        play_mia(config, progress=Progress(seen), cancel=token)
+    assert token.cancelled
+    assert not any("Stochastic" in m or "CIP" in m for m in after)
+
+
+def test_the_membership_choice_is_in_result_json_and_said_in_the_report(tmp_path):
+    """A real tiny audit with the combination: its result.json entry (under the membership
+    game) keeps the choice and the stand-ins' AUCs, and the report says in one plain sentence
+    which candidate it chose and why."""
+    import json
+
+    from engine.audits.aggregates import run
+    from engine.report.pdf import build_story
+    from engine.wording import shadow_choice_sentence
+    from tests.engine.test_report_aggregates import story_text
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=12, attacks=("desia_deterministic_only",),
+                              mia_attacks=("best_of_mia", "desia_mia"))
+    result = json.loads(json.dumps(run(config).to_dict()))
+    entries = {a["name"]: a for a in result["theory"]["membership"]["attacks"]}
+    choice = entries["best_of_mia"]["details"]["shadow_choice"]
+    assert choice["chosen"] in MIA_CANDIDATES
+    assert set(choice["shadow_auc"]) == set(MIA_CANDIDATES)
+    assert "shadow_choice" not in entries["desia_mia"]["details"]
+    sentence = shadow_choice_sentence(entries["best_of_mia"])
+    chosen_words = WORDS[choice["chosen"]].plain_name.lower()
+    assert sentence.startswith(f"The best of the presence checks chose the {chosen_words} "
+                               "because it scored an AUC of")
+    assert f"{choice['shadow_auc'][choice['chosen']]:.2f}" in sentence
+    assert "never the real targets" in sentence
+    assert build_story(result, False)
+    assert sentence in story_text(result)
+
+
+def test_the_membership_rehearsal_runs_on_the_games_executor_in_any_order():
+    """The rehearsal's proofs, stochastic modules and reconstructions are units on the
+    executor the game is given (each seeded by the config's seed and its own index): run last
+    first on pickled copies they give the in-process numbers and the same choice."""
+    from engine.games.aggregates import play_mia
+    from tests.engine.test_compute_units import ShuffledExecutor
+
+    class Recording(ShuffledExecutor):
+        def __init__(self):
+            self.messages = []
+
+        def map(self, unit, count, shared, **kwargs):
+            self.messages.append(kwargs.get("message", ""))
+            return super().map(unit, count, shared, **kwargs)
+
+    config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
+    executor = Recording()
+    here, there = play_mia(config), play_mia(config, executor=executor)
+    assert np.array_equal(here.scores["best_of_mia"], there.scores["best_of_mia"])
+    assert here.details == there.details and there.computed_on == "a test executor"
+    rehearsal = [m for m in executor.messages if "stand-ins" in m]
+    assert rehearsal == ["Rehearsal on the attacker's own stand-ins: proofs"]
+    # After the stand-ins' proofs, both candidates' units (stochastic, reconstructions).
+    start = executor.messages.index(rehearsal[0])
+    assert executor.messages[start + 1:] == ["Stochastic module: targets",
+                                             "Reconstructions: targets"]
+
+
+def test_the_attribute_combinations_choice_is_said_in_the_report_too():
+    """The attribute game's best_of kept its choice in result.json only; the report now says
+    it under the ranking table, in the same words as the membership one."""
+    from tests.engine.test_report_aggregates import contract_result, story_text
+
+    result = contract_result()
+    entry = result["attacks"][0]
+    entry["name"] = "best_of"
+    entry["details"]["shadow_choice"] = {
+        "chosen": "cip_rand", "shadow_auc": {"desia_stochastic_only": 0.6, "cip_rand": 0.7},
+        "shadow_targets": 30, "judged_targets": 25, "proved_targets": 5}
+    assert ("The best of proofs, rebuilding and learning chose the table rebuilder because it "
+            "scored an AUC of 0.70 on 25 of the attacker's own stand-ins (people from its own "
+            "sample, never the real targets), against 0.60 for the learned guesser from the "
+            "counts.") in story_text(result)

@@ -345,3 +345,33 @@ def test_empty_published_counts_are_a_choice_shown_for_a_published_table_only(pa
     rows.set_options("custom", {"path": "q.csv"})
     assert not rows.form.isRowVisible(rows.missing_row)
     assert page.form_dict()["release_options"] == {"path": "q.csv"}
+
+
+def test_the_membership_combination_is_a_choice_and_its_choice_a_sentence(page, qtbot):
+    """The best-of membership attack is offered among the membership choices by its plain
+    name, round-trips through the form, and the results page says what it chose on the
+    attacker's own stand-ins."""
+    from gui.widgets.aggregates_results import MembershipView
+
+    box = page.mia_boxes["best_of_mia"]
+    assert box.text().startswith("Best of the presence checks")
+    page.set_config(config(mia_attacks=["best_of_mia"]))
+    assert box.isChecked() and page.form_dict()["mia_attacks"] == ["best_of_mia"]
+
+    result = contract_result()
+    member = np.arange(40) % 2 == 0
+    best = evaluate_attack(
+        "best_of_mia", "Best of the membership attacks", np.random.default_rng(1).random(40)
+        + member, member, delta=0.0,
+        details={"game": "mia", "shadow_choice": {
+            "chosen": "cip_rand_mia", "shadow_targets": 30, "judged_targets": 27,
+            "proved_targets": 3,
+            "shadow_auc": {"desia_mia_stochastic_only": 0.52, "cip_rand_mia": 0.58}}})
+    result["theory"]["membership"]["attacks"].append(best)
+    view = MembershipView()
+    qtbot.addWidget(view)
+    assert view.set_result(result)
+    text = view.summary_label.text()
+    assert ("The best of the presence checks chose the presence check by table rebuilding "
+            "because it scored an AUC of 0.58 on 27 of the attacker") in text
+    assert "against 0.52 for the learned presence check from the counts." in text

@@ -161,8 +161,9 @@ class Scored:
 class BestOf:
     """The combination (engine.attacks.aggregates.best_of, issue 22): the deterministic
     module's proofs, then for the targets they leave open the better of ``candidates`` (names
-    of this table), chosen on a shadow game of ``shadow_targets`` stand-in targets the attacker
-    plays on its auxiliary sample."""
+    of the same game's table: :data:`ATTRIBUTE_ATTACKS` or :data:`MEMBERSHIP_ATTACKS`), chosen
+    on a shadow game of ``shadow_targets`` stand-in targets the attacker plays on its
+    auxiliary sample."""
 
     label: str
     candidates: tuple[str, ...]
@@ -245,7 +246,7 @@ class DesiaMembership:
     deterministic: bool
 
 
-MEMBERSHIP_ATTACKS: dict[str, DesiaMembership | FromReconstructions] = {
+MEMBERSHIP_ATTACKS: dict[str, DesiaMembership | FromReconstructions | BestOf] = {
     "desia_mia": DesiaMembership(
         "DeSIA-MIA: deterministic membership check, then the stochastic module (§6.2)", True),
     "desia_mia_stochastic_only": DesiaMembership("DeSIA-MIA stochastic module only (§6.2)",
@@ -256,6 +257,11 @@ MEMBERSHIP_ATTACKS: dict[str, DesiaMembership | FromReconstructions] = {
     "rap_rand_mia": FromReconstructions(
         "RAP-rand reconstruction MIA: share of reconstructions holding the record (§6.3)",
         "rap_rand", holds_record),
+    "best_of_mia": BestOf(
+        "Best of the membership attacks: the deterministic membership check, then the better "
+        "of DeSIA-MIA's stochastic module and the CIP-rand reconstruction MIA, chosen on a "
+        "shadow game (issue 22)",
+        ("desia_mia_stochastic_only", "cip_rand_mia")),
 }
 
 LABELS = {name: attack.label

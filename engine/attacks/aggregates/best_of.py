@@ -169,8 +169,8 @@ def combine(proved: np.ndarray, chosen_scores: np.ndarray) -> np.ndarray:
 # membership check's proofs, then the better of DeSIA-MIA's stochastic module (§6.2) and the
 # CIP-rand reconstruction MIA (§6.3: the share of reconstructions holding the record), chosen
 # on the attacker's own stand-in targets. These are the attack's parts; the membership game
-# (engine.games.aggregates.play_mia) does not play them yet (docs/methods/aggregates_audit.md,
-# "Real census-like tables").
+# plays them as "best_of_mia" (engine.games.aggregates.play_mia and
+# choose_membership_on_shadow_game; docs/methods/aggregates_audit.md, "The membership game").
 
 def membership_shadow_game(view, noise: Noise | None, n_targets: int,
                            seed: int) -> ShadowGame | None:
