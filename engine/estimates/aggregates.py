@@ -59,7 +59,7 @@ import pandas as pd
 
 from engine.aggregates.queries import Domain
 from engine.aggregates.release import ReleaseSpec, candidate_queries
-from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
+from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, MEMBERSHIP_ATTACKS
 from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
 from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
 from engine.data.census import census_schema
@@ -406,13 +406,25 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
     return parts
 
 
-def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool) -> list[CostPart]:
-    """The membership game (engine.games.aggregates.play_mia)."""
+def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool, attacks=None,
+              label: str = "", rehearsal: bool = False) -> list[CostPart]:
+    """The membership game (engine.games.aggregates.play_mia) with ``attacks`` (default the
+    config's). ``rehearsal``: best_of_mia's game on the attacker's own stand-ins, whose proofs
+    take no shortcut from the true table (the attacker does not hold it)."""
     CAL = constants("aggregates")
-    wanted = set(config.mia_attacks) or {"desia_mia"}
+    wanted = set(config.mia_attacks if attacks is None else attacks) or {"desia_mia"}
     lim, K, N = float(config.solver_time_limit), int(config.reconstructions), \
         int(config.n_shadow)
-    seconds = n_targets * infer_seconds(sh, m, lim, exact=not noisy)
+    rehearsed: list[CostPart] = []
+    if "best_of_mia" in wanted:
+        # The combination plays its candidates on the targets and, first, the membership
+        # check and the candidates on its own shadow game's stand-ins (best_of.py).
+        entry = MEMBERSHIP_ATTACKS["best_of_mia"]
+        wanted |= set(entry.candidates)
+        rehearsed = mia_parts(config, sh, attacks=entry.candidates,
+                              n_targets=entry.shadow_targets, m=m, noisy=noisy,
+                              label=f"{label}Best-of rehearsal: ", rehearsal=True)
+    seconds = n_targets * infer_seconds(sh, m, lim, exact=not noisy and not rehearsal)
     memory = _solver_bytes(sh, m)
     what = "the membership check"
     setting = "max_targets"
@@ -425,12 +437,13 @@ def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool) -> list
         memory = max(memory, _rap_bytes(sh, K, m))
         what += f", {K:,} RAP reconstructions"
         setting = "reconstructions"
-    parts = [CostPart(f"Membership game: {what} per target ({n_targets:,} targets)", seconds,
-                      memory, setting, "membership")]
+    parts = rehearsed + [CostPart(f"{label}Membership game: {what} per target "
+                                  f"({n_targets:,} targets)", seconds, memory, setting,
+                                  "membership")]
     if wanted & {"desia_mia", "desia_mia_stochastic_only"}:
         f_mia = max(1.0, sh.tables_per_query * m)    # the target's own cell of each table
         parts.append(CostPart(
-            f"Membership game: {N:,} shadow datasets and a classifier for each of "
+            f"{label}Membership game: {N:,} shadow datasets and a classifier for each of "
             f"{n_targets:,} targets, on the released counts that include the target",
             n_targets * (signal_shadow_seconds(sh, N, f_mia, 1)
                          + fit_seconds(config.model, N * 2 / 3, f_mia, 2)

@@ -196,3 +196,17 @@ def test_an_exact_release_is_estimated_with_the_shortcuts_costs_and_a_noisy_one_
     after = _deterministic(estimate(exact)), _deterministic(estimate(noisy))
     assert after[0] == pytest.approx(3.0 * before[0], rel=1e-9)
     assert after[1] == before[1]
+
+
+def test_the_membership_best_of_counts_its_rehearsal_on_the_attackers_stand_ins():
+    """best_of_mia plays its two candidates on the targets and, first, the membership check
+    and both candidates on 30 stand-ins of the attacker's own (engine.games.aggregates
+    .choose_membership_on_shadow_game): the estimate names that rehearsal and costs more than
+    the candidates alone."""
+    config = demo_config("aggregates")
+    candidates = replace(config, mia_attacks=("desia_mia_stochastic_only", "cip_rand_mia"))
+    combined = replace(config, mia_attacks=("best_of_mia",))
+    plain = estimate(candidates, slowdown=1.0, machine=False)
+    best = estimate(combined, slowdown=1.0, machine=False)
+    assert best.seconds > plain.seconds
+    assert any(p.what.startswith("Best-of rehearsal: Membership game") for p in best.parts)
