@@ -628,7 +628,7 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
     for j, (name, a) in enumerate(scorers.items()):
         scores[name] = a.score(view, progress=progress.span(0.6 + 0.1 * j / len(scorers),
                                                             0.6 + 0.1 * (j + 1) / len(scorers)),
-                               cancel=cancel)
+                               cancel=cancel, executor=units)
     scores.update(_reconstruction_reads(wanted, view, executor=units,
                                         progress=progress.span(0.7, 0.9), cancel=cancel))
     choices = {}

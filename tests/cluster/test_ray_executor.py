@@ -127,16 +127,19 @@ def _count_tables(**more):
     # stochastic module, CIP and a sweep of each kind.
     tiny = dict(census_records=60, census_auxiliary=400, max_targets=6, fraction=0.0,
                 n_shadow=100, reconstructions=1,
-                attacks=("desia", "desia_no_verification", "cip_rand", "data_only"),
-                mia_attacks=("desia_mia", "desia_mia_stochastic_only", "cip_rand_mia"),
+                attacks=("desia", "desia_no_verification", "cip_rand", "data_only",
+                         "likelihood"),
+                mia_attacks=("desia_mia", "desia_mia_stochastic_only", "cip_rand_mia",
+                             "best_of_mia"),
                 sweep_fractions=(0.5,), sweep_epsilons=(1.0,), sweep_targets=5,
                 sweep_attacks=("desia", "cip_rand", "data_only"), seed=3)
     return A.AggregatesConfig(**{**tiny, **more})
 
 
 def test_count_tables_units_on_ray_equal_the_in_process_run(ray_cluster):
-    """The deterministic proofs, each target's stochastic module and CIP reconstructions in
-    both games, the membership proofs and the sweep points, on Ray: the in-process numbers."""
+    """The deterministic proofs, each target's stochastic module, likelihood attack and CIP
+    reconstructions in both games, the membership proofs, the membership best-of's rehearsal
+    and the sweep points, on Ray: the in-process numbers."""
     import engine.audits.aggregates as A
     here = A.run(_count_tables()).to_dict()
     there = A.run(_count_tables(compute=ComputeSettings(LOCAL))).to_dict()
@@ -145,7 +148,8 @@ def test_count_tables_units_on_ray_equal_the_in_process_run(ray_cluster):
     assert theory["deterministic"]["targets"] == 6
     assert theory["deterministic"]["determined"] > 0
     assert theory["membership"]["targets"] == 6
-    assert {a["name"] for a in there["attacks"]} >= {"desia", "cip_rand"}
+    assert {a["name"] for a in there["attacks"]} >= {"desia", "cip_rand", "likelihood"}
+    assert {a["name"] for a in theory["membership"]["attacks"]} >= {"best_of_mia"}
     assert len(theory["sweeps"]["fraction"]["values"]) == 1
     assert len(theory["sweeps"]["noise"]["values"]) == 1
     for part in (theory["deterministic"], theory["membership"], theory["sweeps"]):

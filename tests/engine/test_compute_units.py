@@ -273,3 +273,36 @@ def test_published_table_checks_in_any_order_give_the_same_findings():
         {k: v for k, v in there[0].items() if k != "computed_on"}
     assert "this computer" in here[0]["computed_on"]
     assert there[0]["computed_on"] == "a test executor"
+
+
+def test_the_likelihood_attacks_targets_as_units_give_the_loop_numbers():
+    """The likelihood attack (paper 003 §7.2) per target is a unit (issue 22 item 6): last
+    target first on pickled copies, through the game, the numbers of the loop over targets
+    it replaced; the game sends it to the executor it is given."""
+    from engine.attacks.aggregates import likelihood_scores
+    from engine.attacks.aggregates.likelihood import likelihood_attack
+
+    config = AggregatesConfig(**{**COUNT_TABLES, "attacks": ("likelihood",), "n_shadow": 200})
+    game, _ = G.setup_game(config, "aggregates-aia")
+    released = G.released_per_target(config, game, game.codes[game.targets, -1])
+    view = G._view(config, game, released, game.codes.shape[0])
+    loop = np.array([likelihood_attack(view.queries, view.released[i], view.target_codes[i],
+                                       view.sensitive_column, view.aux_codes, view.n_records,
+                                       view.domain, n_shadow=view.n_shadow,
+                                       seed=view.seed)["probabilities"]
+                     for i in range(view.target_codes.shape[0])])
+    split = likelihood_scores(view, progress=NO_PROGRESS, cancel=NEVER,
+                              executor=ShuffledExecutor())
+    assert split.shape == loop.shape and np.array_equal(split, loop)
+    sent = []
+
+    class Recording(ShuffledExecutor):
+        def map(self, unit, count, shared, **kw):
+            sent.append(unit.__name__)
+            return super().map(unit, count, shared, **kw)
+
+    here = G.play_aia(config)
+    there = G.play_aia(config, executor=Recording())
+    assert "likelihood_target" in sent
+    assert np.array_equal(here.scores["likelihood"], there.scores["likelihood"])
+    assert np.unique(here.scores["likelihood"]).size > 1

@@ -150,8 +150,8 @@ class FromReconstructions:
 
 @dataclass(frozen=True)
 class Scored:
-    """An attack that scores every target itself: ``score(view, progress=, cancel=)`` gives
-    the (T, |V|) scores."""
+    """An attack that scores every target itself: ``score(view, progress=, cancel=,
+    executor=)`` gives the (T, |V|) scores (``executor``: where its per-target units run)."""
 
     label: str
     score: Callable[..., np.ndarray]
@@ -170,22 +170,35 @@ class BestOf:
     shadow_targets: int = 30
 
 
-def likelihood_scores(view: GameView, *, progress: Progress,
+def likelihood_target(index: int, view: GameView, progress: Progress,
                       cancel: CancelToken) -> np.ndarray:
-    """Paper 003 §7.2 per target (engine.attacks.aggregates.likelihood)."""
+    """Target ``index``'s scores by paper 003 §7.2 (engine.attacks.aggregates.likelihood): a
+    unit of engine.compute (issue 22 item 6), from the target's own release; its shadows are
+    seeded by the config's seed, as every target's are."""
+    return likelihood_attack(view.queries, view.released[index], view.target_codes[index],
+                             view.sensitive_column, view.aux_codes, view.n_records,
+                             view.domain, n_shadow=view.n_shadow, seed=view.seed,
+                             cancel=cancel)["probabilities"]
+
+
+def likelihood_scores(view: GameView, *, progress: Progress, cancel: CancelToken,
+                      executor=None) -> np.ndarray:
+    """Paper 003 §7.2 per target, each target a unit on ``executor`` (default: this
+    process, one after another)."""
+    from engine.compute import InProcessExecutor
+
     t = view.target_codes.shape[0]
-    out = np.zeros((t, view.n_values))
-    for i in range(t):
-        out[i] = likelihood_attack(view.queries, view.released[i], view.target_codes[i],
-                                   view.sensitive_column, view.aux_codes, view.n_records,
-                                   view.domain, n_shadow=view.n_shadow, seed=view.seed,
-                                   cancel=cancel)["probabilities"]
-        progress((i + 1) / t, f"Likelihood attack: target {i + 1:,} of {t:,}")
-    return out
+    rows = (executor or InProcessExecutor()).map(
+        likelihood_target, t, view, progress=progress, cancel=cancel,
+        message="Likelihood attack: targets")
+    return np.array(rows, dtype=float).reshape(t, view.n_values)
 
 
-def data_only(view: GameView, *, progress: Progress, cancel: CancelToken) -> np.ndarray:
-    """The data-only guess (engine.attacks.aggregates.data_only): the release is not read."""
+def data_only(view: GameView, *, progress: Progress, cancel: CancelToken,
+              executor=None) -> np.ndarray:
+    """The data-only guess (engine.attacks.aggregates.data_only): the release is not read.
+    One vectorised count over the auxiliary sample (milliseconds), so it stays in this
+    process whatever ``executor`` is."""
     return data_only_scores(view.aux_codes, view.target_codes, view.sensitive_column,
                             view.n_values)
 
