@@ -111,6 +111,15 @@ class AiaMetricsTable(MetricsTable):
                 self.setItem(first + r, 1 + offset, cell)
 
 
+    @staticmethod
+    def notes(result: dict | None) -> list[str]:
+        """The shared notes, then what the attribute game's best-of chose on the attacker's
+        own stand-ins (the sentence the report prints under its table)."""
+        attacks = (result or {}).get("attacks") or []
+        return MetricsTable.notes(result) + [w for w in map(shadow_choice_sentence, attacks)
+                                             if w]
+
+
 def aia_cells(attack: dict, determined=None, chance_in_header: bool = False
               ) -> tuple[str, str, str]:
     """Top-1 accuracy with its interval (and chance, unless the header gives it), the

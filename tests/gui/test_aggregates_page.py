@@ -375,3 +375,25 @@ def test_the_membership_combination_is_a_choice_and_its_choice_a_sentence(page, 
     assert ("The best of the presence checks chose the presence check by table rebuilding "
             "because it scored an AUC of 0.58 on 27 of the attacker") in text
     assert "against 0.52 for the learned presence check from the counts." in text
+
+
+def test_the_attribute_combinations_choice_is_a_sentence_under_its_table(qtbot):
+    """The attribute game's best-of says on the results page what it chose on the attacker's
+    own stand-ins, under the attacks' table — the sentence the report prints there."""
+    from engine.wording import shadow_choice_sentence
+    from gui.widgets.aggregates_results import AggregatesResultsView
+
+    result = contract_result()
+    best = dict(result["attacks"][0], name="best_of", label="Best of the attacks")
+    best["details"] = {**(best.get("details") or {}), "shadow_choice": {
+        "chosen": "desia_stochastic_only", "shadow_targets": 30, "judged_targets": 24,
+        "proved_targets": 6, "shadow_auc": {"desia_stochastic_only": 0.71, "cip_rand": 0.6}}}
+    result["attacks"].append(best)
+    sentence = shadow_choice_sentence(best)
+    assert sentence and "0.71 on 24 of the attacker" in sentence
+    view = AggregatesResultsView()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    assert view.table_notes.isVisibleTo(view)
+    assert sentence.replace("'", "&#x27;") in view.table_notes.text() \
+        or sentence in view.table_notes.text()
