@@ -40,7 +40,9 @@ The neighbourhood vote is shared with the RAP baselines (``engine.attacks.aggreg
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -262,12 +264,78 @@ def _extract(solver, x: dict[int, object], codes: np.ndarray) -> np.ndarray:
     return np.repeat(codes[idx], mult, axis=0)
 
 
+# Reconstructions solved at once by default: each solve stays single-threaded (so it is
+# deterministic) and the K solves of one release, which do not depend on one another, share
+# the two cores the app plans a job for (the deterministic module runs CP-SAT on 2 workers).
+SOLVES_AT_ONCE = 2
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """What reconstruction j draws from the seeded stream, in the order it always drew it."""
+
+    perm: np.ndarray                  # order of the variables (a permutation of the records)
+    order: np.ndarray                 # order of the constraints
+    solve_seed: int
+    sample: np.ndarray | None         # CIP-init's hint: |D| auxiliary records
+
+
+def _solve_one(draw: _Draw, design: ReleaseDesign, released: np.ndarray, n: int, *,
+               use_l1: bool, exact_then_l1: bool, max_deviation: int | None,
+               time_limit: float, workers: int, cancel: CancelToken
+               ) -> tuple[list[str], np.ndarray | None, bool]:
+    """One tentative reconstruction (paper 003 §2.5 (a)) from its draw: the exact model
+    unless ``use_l1``; when that is infeasible and ``exact_then_l1``, the L1 model of §5.6.
+    Returns (solver statuses, the records or None, whether the L1 model is now in use); a
+    status ends in "_WALL_CLOCK" when the wall-clock backstop, not the deterministic limit,
+    stopped the search (then the result may differ from run to run)."""
+    sizes = design.space.domain_sizes
+    perm = draw.perm
+    space = RecordSpace(sizes, design.space.codes[perm])
+    position = np.empty_like(perm)
+    position[perm] = np.arange(perm.size)
+    members = design.members(position, draw.order)   # records renumbered as in ``space``
+    qa = released[draw.order]
+    statuses: list[str] = []
+    result = None
+    if not use_l1:
+        model, x = _exact_model_fast(perm.size, members, qa, n)
+        if draw.sample is not None:
+            _hint(model, x, perm, draw.sample, sizes)
+        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
+                                            cancel=cancel, seed=draw.solve_seed)
+        if status in ("OPTIMAL", "FEASIBLE"):
+            result = _extract(solver, x, space.codes)
+        elif status == "INFEASIBLE" and exact_then_l1:
+            use_l1 = True
+        statuses.append(status + _wall_clock_mark(status, solver, time_limit))
+    if use_l1 and result is None:
+        model, x = _l1_model_fast(perm.size, members, qa, n, max_deviation)
+        if draw.sample is not None:
+            _hint(model, x, perm, draw.sample, sizes)
+        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
+                                            cancel=cancel, seed=draw.solve_seed)
+        if status in ("OPTIMAL", "FEASIBLE"):
+            result = _extract(solver, x, space.codes)
+        statuses.append("L1_" + status + _wall_clock_mark(status, solver, time_limit))
+    return statuses, result, use_l1
+
+
+def _wall_clock_mark(status: str, solver, time_limit: float) -> str:
+    """"_WALL_CLOCK" when a search that did not finish stopped before its deterministic
+    limit: the wall-clock backstop of ``solve_reproducibly`` cut it (a very busy machine)."""
+    if status in ("FEASIBLE", "UNKNOWN") and solver.deterministic_time < 0.99 * time_limit:
+        return "_WALL_CLOCK"
+    return ""
+
+
 def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery],
                     released, n_records: int, *, k: int = 100, mode: str = "rand",
                     auxiliary=None, noisy: bool | None = None,
                     max_deviation: int | None = None, time_limit: float = 10.0,
                     workers: int = 1, seed: int = 0, progress: Progress = NO_PROGRESS,
-                    cancel: CancelToken = NEVER) -> Reconstructions:
+                    cancel: CancelToken = NEVER,
+                    solves_at_once: int = SOLVES_AT_ONCE) -> Reconstructions:
     """K CIP reconstructions (paper 003 §2.5, "CIP-rand" / "CIP-init").
 
     ``domain_sizes``: values per column (the possible records are their product);
@@ -280,10 +348,15 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     solve that finds no solution within the limit is left out (``details["failed"]``); if
     every one fails the result has K = 0.
 
-    Deterministic per ``seed`` with ``workers=1`` (CP-SAT single-threaded, deterministic time
-    limit), even when the limit binds. Progress is reported and ``cancel`` honoured after every
-    solve; a solve in progress is stopped by the solver's cancel watchdog and raises
-    JobCancelled.
+    ``solves_at_once``: the K solves are independent once the first has settled which model
+    the release needs (exact, or L1 when the exact one is infeasible), so up to this many run
+    in threads at the same time (CP-SAT releases the interpreter while it searches); each
+    draws its seed, orders and hint from the seeded stream in the order of the one-by-one
+    loop, so the reconstructions do not depend on it. ``workers`` is CP-SAT's own threads per
+    solve: deterministic per ``seed`` with ``workers=1`` (the default; single-threaded search,
+    deterministic time limit), even when the limit binds. Progress is reported and ``cancel``
+    honoured after every solve; a solve in progress is stopped by the solver's cancel watchdog
+    and raises JobCancelled.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -292,7 +365,6 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     start = time.perf_counter()
     sizes = tuple(int(s) for s in domain_sizes)
     design = release_design(sizes, tuple(queries))
-    base = design.space
     released = np.asarray(released)
     if released.dtype.kind == "f":
         released = np.rint(released)
@@ -304,49 +376,58 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
             raise ValueError("CIP-init needs auxiliary records to sample the hints from")
         aux = np.asarray(auxiliary, dtype=np.int64)
     g = rng(seed, "cip", mode)
-    use_l1 = bool(noisy)
-    statuses: list[str] = []
-    out: list[np.ndarray] = []
-    failed = 0
-    for j in range(int(k)):
-        cancel.check()
-        perm = g.permutation(base.codes.shape[0])        # order of the variables
-        order = g.permutation(design.n_queries)           # order of the constraints
+    n_space = design.space.codes.shape[0]
+    k = int(k)
+
+    def draw() -> _Draw:
+        perm = g.permutation(n_space)
+        order = g.permutation(design.n_queries)
         solve_seed = int(g.integers(0, 2**31 - 1))
         sample = aux[g.integers(0, aux.shape[0], n)] if aux is not None else None
-        space = RecordSpace(sizes, base.codes[perm])
-        position = np.empty_like(perm)
-        position[perm] = np.arange(perm.size)
-        members = design.members(position, order)         # records renumbered as in space
-        qa = released[order]
-        result = None
-        if not use_l1:
-            model, x = _exact_model_fast(perm.size, members, qa, n)
-            if sample is not None:
-                _hint(model, x, perm, sample, sizes)
-            status, solver = solve_reproducibly(model, time_limit=time_limit,
-                                                workers=workers, cancel=cancel,
-                                                seed=solve_seed)
-            if status in ("OPTIMAL", "FEASIBLE"):
-                result = _extract(solver, x, space.codes)
-            elif status == "INFEASIBLE" and noisy is None:
-                use_l1 = True
-            statuses.append(status)
-        if use_l1 and result is None:
-            model, x = _l1_model_fast(perm.size, members, qa, n, max_deviation)
-            if sample is not None:
-                _hint(model, x, perm, sample, sizes)
-            status, solver = solve_reproducibly(model, time_limit=time_limit,
-                                                workers=workers, cancel=cancel,
-                                                seed=solve_seed)
-            if status in ("OPTIMAL", "FEASIBLE"):
-                result = _extract(solver, x, space.codes)
-            statuses.append("L1_" + status)
-        if result is None:
-            failed += 1
-        else:
-            out.append(result.astype(np.int32))
-        progress((j + 1) / int(k), f"CIP-{mode}: reconstruction {j + 1} of {k}")
+        return _Draw(perm, order, solve_seed, sample)
+
+    use_l1 = bool(noisy)
+    settled = noisy is not None        # which model every solve uses is known
+    statuses: list[str] = []
+    results: list[np.ndarray | None] = []
+
+    def done(j: int, got_statuses: list[str], result) -> None:
+        statuses.extend(got_statuses)
+        results.append(result)
+        progress((j + 1) / k, f"CIP-{mode}: reconstruction {j + 1} of {k}")
+
+    solve_kw = dict(exact_then_l1=noisy is None, max_deviation=max_deviation,
+                    time_limit=time_limit, workers=workers, cancel=cancel)
+    j = 0
+    # One by one until the model is settled: an exact solve that finds a dataset shows the
+    # exact model feasible (for every order: the orders only rename it), an infeasible one
+    # switches to L1 for good; a solve cut short by its limit settles nothing.
+    while j < k and not settled:
+        cancel.check()
+        got, result, use_l1 = _solve_one(draw(), design, released, n, use_l1=use_l1,
+                                         **solve_kw)
+        settled = use_l1 or result is not None
+        done(j, got, result)
+        j += 1
+    if j < k:
+        threads = max(1, min(int(solves_at_once), k - j))
+        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cip-solve")
+        try:
+            pending: deque = deque()
+            while j < k or pending:
+                # Draw in the main thread, in j order, with at most ``threads`` in flight.
+                while j < k and len(pending) < threads:
+                    cancel.check()
+                    pending.append((j, pool.submit(_solve_one, draw(), design, released, n,
+                                                   use_l1=use_l1, **solve_kw)))
+                    j += 1
+                i, future = pending.popleft()
+                got, result, _ = future.result()
+                done(i, got, result)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    out = [r.astype(np.int32) for r in results if r is not None]
+    failed = sum(r is None for r in results)
     records = (np.stack(out) if out else np.zeros((0, n, len(sizes)), dtype=np.int32))
     return Reconstructions(records, f"cip-{mode}", time.perf_counter() - start,
                            {"statuses": statuses, "failed": failed, "l1": use_l1})
