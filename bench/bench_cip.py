@@ -139,7 +139,7 @@ def main(argv=None) -> int:
             for eps in (float(e) for e in args.epsilons.split(",")):
                 view = game_view(frame, sensitive, block, eps, Path(tmp))
                 cip.release_design.cache_clear()     # the first target pays for the design
-                before, now, same, limited = [], [], [], 0
+                before, now, same, limited, wall_cut = [], [], [], 0, 0
                 for i in range(min(args.targets, view.target_codes.shape[0])):
                     common = dict(k=3, seed=view.seed + i, time_limit=2.0)
                     t0 = time.perf_counter()
@@ -154,11 +154,13 @@ def main(argv=None) -> int:
                     same.append(np.array_equal(old, new.records))
                     limited += sum(s.startswith(("FEASIBLE", "L1_FEASIBLE"))
                                    for s in new.details["statuses"])
+                    wall_cut += sum(s.endswith("_WALL_CLOCK") for s in new.details["statuses"])
                 b, a = float(np.median(before)), float(np.median(now))
                 print(f"{name} {'exact' if eps == 0 else f'eps={eps:g}'}: {len(now)} targets, "
                       f"median {b:.2f} s before, {a:.2f} s now per target (x{b / a:.2f}; "
                       f"totals {sum(before):.1f} s / {sum(now):.1f} s); solves stopped by "
-                      f"the limit: {limited} of {3 * len(now)}; same reconstructions: "
+                      f"the limit: {limited} of {3 * len(now)} ({wall_cut} by the wall clock); "
+                      f"same reconstructions: "
                       f"{sum(same)} of {len(same)}", flush=True)
     return 0
 

@@ -30,6 +30,15 @@ Reproducibility: every solve's limit is CP-SAT's *deterministic* time (``max_det
 :func:`solve_reproducibly`) on one worker by default, so a limit that binds cuts the search at
 the same point on every run: a seed always gives the same reconstructions.
 
+Cost (bench/bench_cip.py): the records each query counts are found once per release design
+(:func:`release_design`, cached: a game asks for the same one for every target) and every
+reconstruction's model is built from index lists — the very model the mask builders give
+(a test compares the protos). The K solves are independent once the first has shown which
+model the release needs, so they run up to :data:`SOLVES_AT_ONCE` at a time in threads, each
+single-threaded with its draws taken in the one-by-one order: the same reconstructions. Under
+noise each L1 solve usually runs to its limit (on the GSS 3-way marginals: objective about
+twice the proven bound at 2 units, hardly better at 10), so the limit sets the cost.
+
 The membership variant of §6.3 (:func:`membership_scores`) counts the reconstructions that hold
 the target record itself (its 0-neighbourhood including the sensitive value); the paper predicts
 "member" when that share exceeds ½.
