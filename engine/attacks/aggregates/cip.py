@@ -30,6 +30,15 @@ Reproducibility: every solve's limit is CP-SAT's *deterministic* time (``max_det
 :func:`solve_reproducibly`) on one worker by default, so a limit that binds cuts the search at
 the same point on every run: a seed always gives the same reconstructions.
 
+Cost (bench/bench_cip.py): the records each query counts are found once per release design
+(:func:`release_design`, cached: a game asks for the same one for every target) and every
+reconstruction's model is built from index lists — the very model the mask builders give
+(a test compares the protos). The K solves are independent once the first has shown which
+model the release needs, so they run up to :data:`SOLVES_AT_ONCE` at a time in threads, each
+single-threaded with its draws taken in the one-by-one order: the same reconstructions. Under
+noise each L1 solve usually runs to its limit (on the GSS 3-way marginals: objective about
+twice the proven bound at 2 units, hardly better at 10), so the limit sets the cost.
+
 The membership variant of §6.3 (:func:`membership_scores`) counts the reconstructions that hold
 the target record itself (its 0-neighbourhood including the sensitive value); the paper predicts
 "member" when that share exceeds ½.
@@ -40,13 +49,16 @@ The neighbourhood vote is shared with the RAP baselines (``engine.attacks.aggreg
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from engine.aggregates.queries import CountingQuery, query_matrix
-from engine.attacks.aggregates.desia_deterministic import RecordSpace, build_model
+from engine.attacks.aggregates.desia_deterministic import RecordSpace
 from engine.attacks.aggregates.solver import solve
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
@@ -84,6 +96,111 @@ def _masks(space: RecordSpace, queries: Sequence[CountingQuery]) -> list[np.ndar
         mask[mat.indices[mat.indptr[i]:mat.indptr[i + 1]]] = True
         out.append(mask)
     return out
+
+
+@dataclass(frozen=True)
+class ReleaseDesign:
+    """Which possible records each released query counts, found once per release design.
+
+    The K reconstructions of a target, and every target of a game, read the same queries over
+    the same record space; only the answers and the random orders change. Finding the records
+    of 1,538 queries over 3,200 possible records (the GSS study's 3-way marginals) took 0.39 s
+    a target before, against 0.34 s for its three exact solves, so it is done once
+    (:func:`release_design`) and each reconstruction only renumbers the records.
+    ``indices[indptr[q]:indptr[q + 1]]`` are query q's records (ascending indices of
+    ``space.codes``)."""
+
+    space: RecordSpace
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.indptr.size - 1)
+
+    def members(self, position: np.ndarray, order: np.ndarray) -> list[np.ndarray]:
+        """For each query of ``order`` (in that order), its records renumbered by
+        ``position`` (record index → place in the permuted record space), ascending — what
+        ``np.flatnonzero(mask[perm])`` gives for the query's mask."""
+        return [np.sort(position[self.indices[self.indptr[q]:self.indptr[q + 1]]])
+                for q in order]
+
+
+@lru_cache(maxsize=2)
+def release_design(sizes: tuple[int, ...], queries: tuple[CountingQuery, ...]) -> ReleaseDesign:
+    """:class:`ReleaseDesign` of ``queries`` over the product of ``sizes``, cached for the
+    last two designs (a game asks for the same one for every target)."""
+    space = RecordSpace.of(sizes)
+    if not queries:
+        return ReleaseDesign(space, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    mat = query_matrix(list(queries), space.codes).tocsr()
+    mat.sort_indices()
+    return ReleaseDesign(space, mat.indptr.astype(np.int64), mat.indices.astype(np.int64))
+
+
+def _variables(model, upper: np.ndarray) -> tuple[dict[int, object], list]:
+    """One integer variable x_r in [0, upper[r]] per record with upper[r] > 0, created in
+    record order and named ``x{r}`` (as :func:`build_model` does); also a record-indexed list
+    holding each variable (None where the record is never built) for fast look-ups."""
+    keep = np.flatnonzero(upper > 0)
+    x = {}
+    slot: list = [None] * upper.size
+    for r, hi in zip(keep.tolist(), upper[keep].tolist(), strict=True):
+        slot[r] = x[r] = model.new_int_var(0, hi, f"x{r}")
+    return x, slot
+
+
+def _exact_model_fast(n_space: int, members: list[np.ndarray], answers: np.ndarray, n: int):
+    """The very model of ``desia_deterministic.build_model`` (no uniqueness constraint) for
+    the queries' records ``members``: the same variables, constraints and order, so CP-SAT
+    returns the same reconstruction; built with array operations instead of one Boolean mask
+    per query (a test compares the two models' protos)."""
+    from ortools.sat.python import cp_model
+
+    upper = np.full(n_space, n, dtype=np.int64)
+    if members:
+        lengths = np.array([m.size for m in members])
+        np.minimum.at(upper, np.concatenate(members), np.repeat(answers.astype(np.int64), lengths))
+    model = cp_model.CpModel()
+    x, slot = _variables(model, upper)
+    for m, answer in zip(members, answers.tolist(), strict=True):
+        built = [slot[r] for r in m[upper[m] > 0].tolist()]
+        if built:
+            model.add(cp_model.LinearExpr.sum(built) == int(answer))
+        elif int(answer) != 0:
+            model.add_bool_or([])          # a positive count over records forced to 0
+    model.add(cp_model.LinearExpr.sum(list(x.values())) == n)
+    return model, x
+
+
+def _l1_model_fast(n_space: int, members: list[np.ndarray], answers: np.ndarray, n: int,
+                   max_deviation: int | None):
+    """The very model of :func:`build_l1_model` for the queries' records ``members`` (same
+    variables, constraints and order; a test compares the protos), built with array
+    operations."""
+    from ortools.sat.python import cp_model
+
+    upper = np.full(n_space, n, dtype=np.int64)
+    if max_deviation is not None and members:
+        lengths = np.array([m.size for m in members])
+        caps = np.maximum(0, answers.astype(np.int64) + int(max_deviation))
+        np.minimum.at(upper, np.concatenate(members), np.repeat(caps, lengths))
+    model = cp_model.CpModel()
+    x, slot = _variables(model, upper)
+    deviations = []
+    for i, (m, a) in enumerate(zip(members, answers.tolist(), strict=True)):
+        built = [slot[r] for r in m[upper[m] > 0].tolist()]
+        a = int(a)
+        hi_over = max(0, n - a) if max_deviation is None else int(max_deviation)
+        hi_under = max(0, a) if max_deviation is None else min(max(0, a), int(max_deviation))
+        over = model.new_int_var(0, hi_over, f"p{i}")
+        under = model.new_int_var(0, hi_under, f"m{i}")
+        model.add(cp_model.LinearExpr.sum(built) - over + under == a if built
+                  else under - over == a)
+        deviations += [over, under]
+    model.add(cp_model.LinearExpr.sum(list(x.values())) == n)
+    model.minimize(cp_model.LinearExpr.sum(deviations))
+    return model, x
 
 
 def build_l1_model(space: RecordSpace, query_masks: list[np.ndarray], answers: np.ndarray,
@@ -156,12 +273,78 @@ def _extract(solver, x: dict[int, object], codes: np.ndarray) -> np.ndarray:
     return np.repeat(codes[idx], mult, axis=0)
 
 
+# Reconstructions solved at once by default: each solve stays single-threaded (so it is
+# deterministic) and the K solves of one release, which do not depend on one another, share
+# the two cores the app plans a job for (the deterministic module runs CP-SAT on 2 workers).
+SOLVES_AT_ONCE = 2
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """What reconstruction j draws from the seeded stream, in the order it always drew it."""
+
+    perm: np.ndarray                  # order of the variables (a permutation of the records)
+    order: np.ndarray                 # order of the constraints
+    solve_seed: int
+    sample: np.ndarray | None         # CIP-init's hint: |D| auxiliary records
+
+
+def _solve_one(draw: _Draw, design: ReleaseDesign, released: np.ndarray, n: int, *,
+               use_l1: bool, exact_then_l1: bool, max_deviation: int | None,
+               time_limit: float, workers: int, cancel: CancelToken
+               ) -> tuple[list[str], np.ndarray | None, bool]:
+    """One tentative reconstruction (paper 003 §2.5 (a)) from its draw: the exact model
+    unless ``use_l1``; when that is infeasible and ``exact_then_l1``, the L1 model of §5.6.
+    Returns (solver statuses, the records or None, whether the L1 model is now in use); a
+    status ends in "_WALL_CLOCK" when the wall-clock backstop, not the deterministic limit,
+    stopped the search (then the result may differ from run to run)."""
+    sizes = design.space.domain_sizes
+    perm = draw.perm
+    space = RecordSpace(sizes, design.space.codes[perm])
+    position = np.empty_like(perm)
+    position[perm] = np.arange(perm.size)
+    members = design.members(position, draw.order)   # records renumbered as in ``space``
+    qa = released[draw.order]
+    statuses: list[str] = []
+    result = None
+    if not use_l1:
+        model, x = _exact_model_fast(perm.size, members, qa, n)
+        if draw.sample is not None:
+            _hint(model, x, perm, draw.sample, sizes)
+        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
+                                            cancel=cancel, seed=draw.solve_seed)
+        if status in ("OPTIMAL", "FEASIBLE"):
+            result = _extract(solver, x, space.codes)
+        elif status == "INFEASIBLE" and exact_then_l1:
+            use_l1 = True
+        statuses.append(status + _wall_clock_mark(status, solver, time_limit))
+    if use_l1 and result is None:
+        model, x = _l1_model_fast(perm.size, members, qa, n, max_deviation)
+        if draw.sample is not None:
+            _hint(model, x, perm, draw.sample, sizes)
+        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
+                                            cancel=cancel, seed=draw.solve_seed)
+        if status in ("OPTIMAL", "FEASIBLE"):
+            result = _extract(solver, x, space.codes)
+        statuses.append("L1_" + status + _wall_clock_mark(status, solver, time_limit))
+    return statuses, result, use_l1
+
+
+def _wall_clock_mark(status: str, solver, time_limit: float) -> str:
+    """"_WALL_CLOCK" when a search that did not finish stopped before its deterministic
+    limit: the wall-clock backstop of ``solve_reproducibly`` cut it (a very busy machine)."""
+    if status in ("FEASIBLE", "UNKNOWN") and solver.deterministic_time < 0.99 * time_limit:
+        return "_WALL_CLOCK"
+    return ""
+
+
 def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery],
                     released, n_records: int, *, k: int = 100, mode: str = "rand",
                     auxiliary=None, noisy: bool | None = None,
                     max_deviation: int | None = None, time_limit: float = 10.0,
                     workers: int = 1, seed: int = 0, progress: Progress = NO_PROGRESS,
-                    cancel: CancelToken = NEVER) -> Reconstructions:
+                    cancel: CancelToken = NEVER,
+                    solves_at_once: int = SOLVES_AT_ONCE) -> Reconstructions:
     """K CIP reconstructions (paper 003 §2.5, "CIP-rand" / "CIP-init").
 
     ``domain_sizes``: values per column (the possible records are their product);
@@ -174,10 +357,15 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     solve that finds no solution within the limit is left out (``details["failed"]``); if
     every one fails the result has K = 0.
 
-    Deterministic per ``seed`` with ``workers=1`` (CP-SAT single-threaded, deterministic time
-    limit), even when the limit binds. Progress is reported and ``cancel`` honoured after every
-    solve; a solve in progress is stopped by the solver's cancel watchdog and raises
-    JobCancelled.
+    ``solves_at_once``: the K solves are independent once the first has settled which model
+    the release needs (exact, or L1 when the exact one is infeasible), so up to this many run
+    in threads at the same time (CP-SAT releases the interpreter while it searches); each
+    draws its seed, orders and hint from the seeded stream in the order of the one-by-one
+    loop, so the reconstructions do not depend on it. ``workers`` is CP-SAT's own threads per
+    solve: deterministic per ``seed`` with ``workers=1`` (the default; single-threaded search,
+    deterministic time limit), even when the limit binds. Progress is reported and ``cancel``
+    honoured after every solve; a solve in progress is stopped by the solver's cancel watchdog
+    and raises JobCancelled.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -185,8 +373,7 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
         raise ValueError(f"k must be at least 1, got {k!r}")
     start = time.perf_counter()
     sizes = tuple(int(s) for s in domain_sizes)
-    base = RecordSpace.of(sizes)
-    masks = _masks(base, queries)
+    design = release_design(sizes, tuple(queries))
     released = np.asarray(released)
     if released.dtype.kind == "f":
         released = np.rint(released)
@@ -198,47 +385,58 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
             raise ValueError("CIP-init needs auxiliary records to sample the hints from")
         aux = np.asarray(auxiliary, dtype=np.int64)
     g = rng(seed, "cip", mode)
-    use_l1 = bool(noisy)
-    statuses: list[str] = []
-    out: list[np.ndarray] = []
-    failed = 0
-    for j in range(int(k)):
-        cancel.check()
-        perm = g.permutation(base.codes.shape[0])        # order of the variables
-        order = g.permutation(len(masks))                 # order of the constraints
+    n_space = design.space.codes.shape[0]
+    k = int(k)
+
+    def draw() -> _Draw:
+        perm = g.permutation(n_space)
+        order = g.permutation(design.n_queries)
         solve_seed = int(g.integers(0, 2**31 - 1))
         sample = aux[g.integers(0, aux.shape[0], n)] if aux is not None else None
-        space = RecordSpace(sizes, base.codes[perm])
-        qm = [masks[i][perm] for i in order]
-        qa = released[order]
-        result = None
-        if not use_l1:
-            model, x = build_model(space, qm, qa, n, None)
-            if sample is not None:
-                _hint(model, x, perm, sample, sizes)
-            status, solver = solve_reproducibly(model, time_limit=time_limit,
-                                                workers=workers, cancel=cancel,
-                                                seed=solve_seed)
-            if status in ("OPTIMAL", "FEASIBLE"):
-                result = _extract(solver, x, space.codes)
-            elif status == "INFEASIBLE" and noisy is None:
-                use_l1 = True
-            statuses.append(status)
-        if use_l1 and result is None:
-            model, x = build_l1_model(space, qm, qa, n, max_deviation)
-            if sample is not None:
-                _hint(model, x, perm, sample, sizes)
-            status, solver = solve_reproducibly(model, time_limit=time_limit,
-                                                workers=workers, cancel=cancel,
-                                                seed=solve_seed)
-            if status in ("OPTIMAL", "FEASIBLE"):
-                result = _extract(solver, x, space.codes)
-            statuses.append("L1_" + status)
-        if result is None:
-            failed += 1
-        else:
-            out.append(result.astype(np.int32))
-        progress((j + 1) / int(k), f"CIP-{mode}: reconstruction {j + 1} of {k}")
+        return _Draw(perm, order, solve_seed, sample)
+
+    use_l1 = bool(noisy)
+    settled = noisy is not None        # which model every solve uses is known
+    statuses: list[str] = []
+    results: list[np.ndarray | None] = []
+
+    def done(j: int, got_statuses: list[str], result) -> None:
+        statuses.extend(got_statuses)
+        results.append(result)
+        progress((j + 1) / k, f"CIP-{mode}: reconstruction {j + 1} of {k}")
+
+    solve_kw = dict(exact_then_l1=noisy is None, max_deviation=max_deviation,
+                    time_limit=time_limit, workers=workers, cancel=cancel)
+    j = 0
+    # One by one until the model is settled: an exact solve that finds a dataset shows the
+    # exact model feasible (for every order: the orders only rename it), an infeasible one
+    # switches to L1 for good; a solve cut short by its limit settles nothing.
+    while j < k and not settled:
+        cancel.check()
+        got, result, use_l1 = _solve_one(draw(), design, released, n, use_l1=use_l1,
+                                         **solve_kw)
+        settled = use_l1 or result is not None
+        done(j, got, result)
+        j += 1
+    if j < k:
+        threads = max(1, min(int(solves_at_once), k - j))
+        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cip-solve")
+        try:
+            pending: deque = deque()
+            while j < k or pending:
+                # Draw in the main thread, in j order, with at most ``threads`` in flight.
+                while j < k and len(pending) < threads:
+                    cancel.check()
+                    pending.append((j, pool.submit(_solve_one, draw(), design, released, n,
+                                                   use_l1=use_l1, **solve_kw)))
+                    j += 1
+                i, future = pending.popleft()
+                got, result, _ = future.result()
+                done(i, got, result)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    out = [r.astype(np.int32) for r in results if r is not None]
+    failed = sum(r is None for r in results)
     records = (np.stack(out) if out else np.zeros((0, n, len(sizes)), dtype=np.int32))
     return Reconstructions(records, f"cip-{mode}", time.perf_counter() - start,
                            {"statuses": statuses, "failed": failed, "l1": use_l1})
