@@ -22,6 +22,7 @@ import numpy as np
 from engine.attacks.aggregates import cip, rap
 from engine.attacks.aggregates.data_only import data_only_scores
 from engine.attacks.aggregates.likelihood import likelihood_attack
+from engine.compute import InProcessExecutor
 from engine.runtime import CancelToken, Progress
 
 
@@ -185,8 +186,6 @@ def likelihood_scores(view: GameView, *, progress: Progress, cancel: CancelToken
                       executor=None) -> np.ndarray:
     """Paper 003 §7.2 per target, each target a unit on ``executor`` (default: this
     process, one after another)."""
-    from engine.compute import InProcessExecutor
-
     t = view.target_codes.shape[0]
     rows = (executor or InProcessExecutor()).map(
         likelihood_target, t, view, progress=progress, cancel=cancel,
