@@ -30,7 +30,7 @@ commands:
   demo NAME --out DIR    run a bundled example (NAME: mechanism, location, aggregates
                          or model)
   calibrate              measure how fast this computer runs each kind of audit (one
-                         small audit each, 1 to 2 minutes; close other programs first):
+                         small audit each, about 40 seconds; a quiet computer measures best):
                          the time estimates use it from then on
 
 config files (TOML): every key is documented in docs/config_reference.md; complete examples
@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     demo_p.add_argument("--yes", action="store_true", help="as for run")
     cal_p = sub.add_parser("calibrate", help="measure this computer's speed for the time "
-                                             "estimates (1 to 2 minutes)")
+                                             "estimates (about 40 seconds)")
     cal_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     # Tests only: a fraction of the probe audits' sizes, so that a test measures in seconds.
     cal_p.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)

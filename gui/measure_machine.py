@@ -17,8 +17,8 @@ from gui.job_runner import JobError, JobProgress, JobRunner
 
 STEPS = 1000
 INTRO = ("Measuring how fast this computer runs each kind of audit: one small audit of each "
-         "kind, about 1 to 2 minutes. Other programs slow the measurement down; close what "
-         "you can.")
+         "kind, about 40 seconds to a minute. Programs running meanwhile are counted and their "
+         "share taken off, but a quiet computer measures best.")
 
 
 class MachineMeasurer(QObject):

@@ -4,11 +4,11 @@ main.py calibrate``; issue 21, "Estimates that hold").
 The built-in constants (engine/estimates/calibration.py) were measured on the reference
 machine by ``python -m bench.bench_estimates --calibrate``, which runs dozens of whole audits
 in fresh processes and takes far longer than a user will wait. Measuring this machine instead
-runs one small audit of each type in this process (:data:`PROBES`, about 1 to 2 minutes in
-all on a 2-core computer) and re-fits one constant per audit type: how many times the
+runs one small audit of each type in this process (about 40 seconds in all on
+a 2-core computer) and re-fits one constant per audit type: how many times the
 reference machine's time this computer takes for that type's work (measured ÷ estimated with
-the built-in constants, the load at the start divided out as :func:`machine_slowdown` adds it
-back at estimate time). The estimates multiply every step's seconds by it
+the built-in constants, the programs running beside each probe — sampled while it runs —
+divided out as :func:`machine_slowdown` adds them back at estimate time). The estimates multiply every step's seconds by it
 (:func:`apply_speed`); memory is not re-fitted (it does not depend on the processor).
 
 The measuring itself is engine.estimates.measuring (it runs audits and reads the estimates,
