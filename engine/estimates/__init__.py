@@ -199,8 +199,7 @@ def programs_running(*, clock=time.monotonic, sleep=time.sleep) -> float | None:
     counts = []
     for i in range(RUNNING_SAMPLES):
         try:
-            with open("/proc/loadavg", encoding="ascii") as fh:
-                running = int(fh.read().split()[3].split("/")[0])
+            running = _threads_running()
         except (OSError, ValueError, IndexError):
             break
         counts.append(max(running - 1, 0))
@@ -256,10 +255,16 @@ class OthersRunning:
             self._stop.wait(self.every)
 
 
+def _threads_running() -> int:
+    """Linux's count of threads running now, this process's included (/proc/loadavg's
+    fourth field, "running/total"); OSError, ValueError or IndexError where it cannot be read."""
+    with open("/proc/loadavg", encoding="ascii") as fh:
+        return int(fh.read().split()[3].split("/")[0])
+
+
 def _others_running_now() -> int | None:
     try:
-        with open("/proc/loadavg", encoding="ascii") as fh:
-            running = int(fh.read().split()[3].split("/")[0])
+        running = _threads_running()
         own = 0
         for task in os.listdir("/proc/self/task"):
             try:

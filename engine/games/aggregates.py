@@ -525,23 +525,36 @@ def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view:
             message="Choosing the combination on a shadow game: proofs")
         proved = np.array([value if status == "determined" else -1
                            for ((value, status, _seconds, _settled),) in solved], dtype=np.int64)
-        scores = {}
-        for c in attack.candidates:
-            a = ATTRIBUTE_ATTACKS[c]
-            if isinstance(a, Desia) and a.deterministic is None and a.fallback == "stochastic":
-                scores[c] = stochastic_scores(StochasticInputs(
-                    game.queries, sview.released, sview.target_codes, s, sview.aux_codes,
-                    sview.n_records, game.domain, config.n_shadow, config.model, game.spec,
-                    float(game.base.sensitivity), config.seed), executor=units,
-                    progress=progress.span(0.2, 0.6), cancel=cancel)
-            elif isinstance(a, FromReconstructions):
-                scores[c] = _reconstruction_reads({c: a}, sview, executor=units,
-                                                  progress=progress.span(0.6, 1.0),
-                                                  cancel=cancel)[c]
-            else:
-                raise ValueError(f"{c}: the combination's candidates are scorers without "
-                                 "proofs (the stochastic module or a reconstruction vote)")
+        scores = _rehearsal_scores(
+            {c: ATTRIBUTE_ATTACKS[c] for c in attack.candidates}, sview, StochasticInputs(
+                game.queries, sview.released, sview.target_codes, s, sview.aux_codes,
+                sview.n_records, game.domain, config.n_shadow, config.model, game.spec,
+                float(game.base.sensitivity), config.seed),
+            units=units, progress=progress, cancel=cancel)
     return best_of.choose(scores, shadow.truth, proved)
+
+
+def _rehearsal_scores(candidates: dict, sview: GameView, stochastic: StochasticInputs, *,
+                      units: Executor, progress: Progress, cancel: CancelToken) -> dict:
+    """A best-of's candidates scored on its rehearsal's stand-ins (attribute or membership
+    game), as the game scores them on the real targets: the stochastic module alone from
+    ``stochastic``, or a reconstruction read; each as units on ``units``."""
+    scores = {}
+    for c, a in candidates.items():
+        stochastic_only = (isinstance(a, Desia) and a.deterministic is None
+                           and a.fallback == "stochastic") or \
+            (isinstance(a, DesiaMembership) and not a.deterministic)
+        if stochastic_only:
+            scores[c] = stochastic_scores(stochastic, executor=units,
+                                          progress=progress.span(0.2, 0.6), cancel=cancel)
+        elif isinstance(a, FromReconstructions):
+            scores[c] = _reconstruction_reads({c: a}, sview, executor=units,
+                                              progress=progress.span(0.6, 1.0),
+                                              cancel=cancel)[c]
+        else:
+            raise ValueError(f"{c}: the combination's candidates are scorers without proofs "
+                             "(the stochastic module or a reconstruction vote or share)")
+    return scores
 
 
 def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
@@ -760,23 +773,13 @@ def choose_membership_on_shadow_game(config: AggregatesGameSettings, game: GameS
             message="Rehearsal on the attacker's own stand-ins: proofs")
         proved = np.array([value if status == "determined" else -1
                            for status, value in solved], dtype=np.int64)
-        scores = {}
-        for c in attack.candidates:
-            a = MEMBERSHIP_ATTACKS[c]
-            if isinstance(a, DesiaMembership) and not a.deterministic:
-                scores[c] = stochastic_scores(StochasticInputs(
-                    game.queries, sview.released, sview.target_codes, sview.sensitive_column,
-                    sview.aux_codes, sview.n_records + 1, game.domain, config.n_shadow,
-                    config.model, game.spec, float(game.base.sensitivity), config.seed,
-                    membership=True), executor=units, progress=progress.span(0.2, 0.6),
-                    cancel=cancel)
-            elif isinstance(a, FromReconstructions):
-                scores[c] = _reconstruction_reads({c: a}, sview, executor=units,
-                                                  progress=progress.span(0.6, 1.0),
-                                                  cancel=cancel)[c]
-            else:
-                raise ValueError(f"{c}: the combination's candidates are scorers without "
-                                 "proofs (the stochastic module or a reconstruction share)")
+        scores = _rehearsal_scores(
+            {c: MEMBERSHIP_ATTACKS[c] for c in attack.candidates}, sview, StochasticInputs(
+                game.queries, sview.released, sview.target_codes, sview.sensitive_column,
+                sview.aux_codes, sview.n_records + 1, game.domain, config.n_shadow,
+                config.model, game.spec, float(game.base.sensitivity), config.seed,
+                membership=True),
+            units=units, progress=progress, cancel=cancel)
     return best_of.choose_membership(scores, shadow.truth, proved)
 
 

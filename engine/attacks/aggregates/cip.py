@@ -305,28 +305,28 @@ def _solve_one(draw: _Draw, design: ReleaseDesign, released: np.ndarray, n: int,
     position[perm] = np.arange(perm.size)
     members = design.members(position, draw.order)   # records renumbered as in ``space``
     qa = released[draw.order]
+    def solve(built):
+        """One solve of ``built`` (model, variables) with this draw's hint and seed: its
+        status, the status as recorded, and the records found (None when none was)."""
+        model, x = built
+        if draw.sample is not None:
+            _hint(model, x, perm, draw.sample, sizes)
+        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
+                                            cancel=cancel, seed=draw.solve_seed)
+        found = (_extract(solver, x, space.codes) if status in ("OPTIMAL", "FEASIBLE")
+                 else None)
+        return status, status + _wall_clock_mark(status, solver, time_limit), found
+
     statuses: list[str] = []
     result = None
     if not use_l1:
-        model, x = _exact_model_fast(perm.size, members, qa, n)
-        if draw.sample is not None:
-            _hint(model, x, perm, draw.sample, sizes)
-        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
-                                            cancel=cancel, seed=draw.solve_seed)
-        if status in ("OPTIMAL", "FEASIBLE"):
-            result = _extract(solver, x, space.codes)
-        elif status == "INFEASIBLE" and exact_then_l1:
+        status, recorded, result = solve(_exact_model_fast(perm.size, members, qa, n))
+        if status == "INFEASIBLE" and exact_then_l1:
             use_l1 = True
-        statuses.append(status + _wall_clock_mark(status, solver, time_limit))
+        statuses.append(recorded)
     if use_l1 and result is None:
-        model, x = _l1_model_fast(perm.size, members, qa, n, max_deviation)
-        if draw.sample is not None:
-            _hint(model, x, perm, draw.sample, sizes)
-        status, solver = solve_reproducibly(model, time_limit=time_limit, workers=workers,
-                                            cancel=cancel, seed=draw.solve_seed)
-        if status in ("OPTIMAL", "FEASIBLE"):
-            result = _extract(solver, x, space.codes)
-        statuses.append("L1_" + status + _wall_clock_mark(status, solver, time_limit))
+        _, recorded, result = solve(_l1_model_fast(perm.size, members, qa, n, max_deviation))
+        statuses.append("L1_" + recorded)
     return statuses, result, use_l1
 
 
