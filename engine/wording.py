@@ -137,7 +137,7 @@ ATTACKS: dict[str, AttackWords] = {
         "better when it rehearsed on its own public records",
         "Deterministic proofs, then the better of DeSIA's stochastic module and CIP-rand, "
         "chosen on a shadow game",
-        "Beyond paper 003: combination of §3 and §2.5 (issue 22)"),
+        "Beyond paper 003: this auditor's combination of §3 and §2.5"),
     "best_of_mia": _W(
         "Best of the presence checks",
         "Takes what the counts prove about whether the person is in the data, and for the "
@@ -146,7 +146,7 @@ ATTACKS: dict[str, AttackWords] = {
         "real people",
         "Deterministic membership check, then the better of DeSIA-MIA's stochastic module "
         "and the CIP-rand reconstruction MIA, chosen by AUC on a shadow game",
-        "Beyond paper 003: combination of §6.2 and §6.3 (issue 22)"),
+        "Beyond paper 003: this auditor's combination of §6.2 and §6.3"),
     "cip_rand_mia": _W(
         "Presence check by table rebuilding",
         "Rebuilds the whole table from the counts several times and counts how often the "

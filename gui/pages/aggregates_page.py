@@ -121,8 +121,7 @@ MIA_TEXTS = {
     "cip_rand_mia": "CIP-rand reconstruction MIA (paper 003 §6.3)",
     "rap_rand_mia": "RAP-rand relaxed reconstruction MIA (paper 003 §6.3)",
     "best_of_mia": "Best of the membership attacks: proofs, then the better of DeSIA-MIA's "
-                   "stochastic module and CIP-rand, chosen on the attacker's own stand-ins "
-                   "(issue 22)",
+                   "stochastic module and CIP-rand, chosen on the attacker's own stand-ins",
 }
 
 # Keys are AggregatesConfig fields ("policy.x" for the verdict policy, "release_options.x" for

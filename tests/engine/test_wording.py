@@ -284,3 +284,14 @@ def test_a_sentences_percentage_never_rounds_to_a_certainty():
     assert whole_percent(0.92) == "92%" and whole_percent(1.0) == "100%"
     assert whole_percent(0.004) == "0.4%" and whole_percent(0.0) == "0%"
     assert whole_percent(0.999999) == "over 99.99%"
+
+
+def test_no_attack_name_sends_the_reader_to_the_projects_issues():
+    """An attack's technical name and source are printed in the report's glossary and the
+    tooltips: "(issue 22)" there meant nothing to a privacy officer (seen in the count-table
+    report's glossary)."""
+    from engine.attacks.aggregates import LABELS as COUNT_TABLE_LABELS
+
+    texts = [w.technical for w in ATTACKS.values()] + [w.reference for w in ATTACKS.values()]
+    texts += list(COUNT_TABLE_LABELS.values())
+    assert not [t for t in texts if t and re.search(r"\bissue \d+", t, re.I)]

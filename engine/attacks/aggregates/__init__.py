@@ -234,7 +234,7 @@ ATTRIBUTE_ATTACKS: dict[str, Desia | FromReconstructions | Scored | BestOf] = {
         neighbourhood_vote),
     "best_of": BestOf(
         "Best of proofs, reconstruction and learning: proofs, then the better of DeSIA's "
-        "stochastic module and CIP-rand, chosen on a shadow game (issue 22)",
+        "stochastic module and CIP-rand, chosen on a shadow game",
         ("desia_stochastic_only", "cip_rand")),
     "data_only": Scored(
         "Data-only guess: the most frequent value among similar auxiliary records", data_only),
@@ -272,7 +272,7 @@ MEMBERSHIP_ATTACKS: dict[str, DesiaMembership | FromReconstructions | BestOf] = 
     "best_of_mia": BestOf(
         "Best of the membership attacks: the deterministic membership check, then the better "
         "of DeSIA-MIA's stochastic module and the CIP-rand reconstruction MIA, chosen on a "
-        "shadow game (issue 22)",
+        "shadow game",
         ("desia_mia_stochastic_only", "cip_rand_mia")),
 }
 
