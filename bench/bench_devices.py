@@ -11,12 +11,16 @@ One small case of each path, the same case on each device, one line per device:
 * location MLP — the Fig. 11(b) meta-classifier on 20,000 shadow aggregates of 50 cells, at
   most 2,000 steps (``engine.attacks.location.meta_classifier``);
 * RAP — K = 10 reconstructions of a 300-record, 3-column table from its 2-way marginals,
-  300 epochs (``engine.attacks.aggregates.rap.reconstruct_rap``).
+  300 epochs (``engine.attacks.aggregates.rap.reconstruct_rap``);
+* RAP for 16 targets — 16 releases (K = 3 each) one at a time against the same 16 trained as
+  one stack (``reconstruct_rap_many``: what the count-table game's GPU units do; the same
+  reconstructions). On a CPU the two take about the same time; on a GPU an epoch costs its
+  kernel launches, so the stack should take about the time of one release.
 
 Wall seconds after a warm-up of the same case (first calls on a GPU start CUDA and its
 libraries). On a machine without a GPU, one sentence says so and only the CPU lines print.
 ``python -m bench.bench_devices [--case NAME]`` (names: training, dpsgd, sampling, location_mlp,
-rap).
+rap, rap_one_at_a_time, rap_together).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import time
 
 import numpy as np
 
-CASES = ("training", "dpsgd", "sampling", "location_mlp", "rap")
+CASES = ("training", "dpsgd", "sampling", "location_mlp", "rap", "rap_one_at_a_time",
+         "rap_together")
 
 
 def _classification(n=5_000, d=100, k=10, seed=0):
@@ -110,19 +115,47 @@ def _location_mlp(device):
     return run
 
 
-def _rap(device):
+def _rap_releases(count: int):
+    """(sizes, 2-way marginal queries, (count, m) releases of 300-record datasets)."""
     from engine.aggregates.queries import CountingQuery, answers
-    from engine.attacks.aggregates.rap import reconstruct_rap
 
     sizes = (2, 18, 5)
     queries = [CountingQuery(((a, frozenset([u])), (b, frozenset([v]))))
                for a, b in itertools.combinations(range(3), 2)
                for u in range(sizes[a]) for v in range(sizes[b])]
-    g = np.random.default_rng(0)
-    data = np.column_stack([g.integers(0, s, 300) for s in sizes]).astype(np.int32)
-    released = answers(queries, data)
-    return lambda: reconstruct_rap(sizes, queries, released, 300, k=10, epochs=300,
+    released = []
+    for seed in range(count):
+        g = np.random.default_rng(seed)
+        data = np.column_stack([g.integers(0, s, 300) for s in sizes]).astype(np.int32)
+        released.append(answers(queries, data))
+    return sizes, queries, np.array(released, dtype=float)
+
+
+def _rap(device):
+    from engine.attacks.aggregates.rap import reconstruct_rap
+
+    sizes, queries, released = _rap_releases(1)
+    return lambda: reconstruct_rap(sizes, queries, released[0], 300, k=10, epochs=300,
                                    device_name=device)
+
+
+RAP_TARGETS = 16
+
+
+def _rap_one_at_a_time(device):
+    from engine.attacks.aggregates.rap import reconstruct_rap
+
+    sizes, queries, released = _rap_releases(RAP_TARGETS)
+    return lambda: [reconstruct_rap(sizes, queries, r, 300, k=3, epochs=300, seed=i,
+                                    device_name=device) for i, r in enumerate(released)]
+
+
+def _rap_together(device):
+    from engine.attacks.aggregates.rap import reconstruct_rap_many
+
+    sizes, queries, released = _rap_releases(RAP_TARGETS)
+    return lambda: reconstruct_rap_many(sizes, queries, released, 300, k=3, epochs=300,
+                                        seeds=range(RAP_TARGETS), device_name=device)
 
 
 BUILDERS = {"training": (_training, "batched training, 32 MLPs 100-64-10, 5,000 records, "
@@ -132,7 +165,11 @@ BUILDERS = {"training": (_training, "batched training, 32 MLPs 100-64-10, 5,000 
                                     "200 cells"),
             "location_mlp": (_location_mlp, "location MLP, Fig. 11(b) on 20,000 shadows of "
                                             "50 cells, at most 2,000 steps"),
-            "rap": (_rap, "RAP, K = 10 on 300 records, 2-way marginals, 300 epochs")}
+            "rap": (_rap, "RAP, K = 10 on 300 records, 2-way marginals, 300 epochs"),
+            "rap_one_at_a_time": (_rap_one_at_a_time, f"RAP, {RAP_TARGETS} targets' releases "
+                                  "one at a time, K = 3, 300 records, 300 epochs"),
+            "rap_together": (_rap_together, f"RAP, the same {RAP_TARGETS} releases trained "
+                             "together (the count-table game's GPU units)")}
 
 
 def gpu_device() -> str | None:

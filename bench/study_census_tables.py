@@ -34,7 +34,10 @@ and RAP-rand in its own game on a few targets per repetition (``--rap-targets``;
 target on 2 cores, an earlier estimate: not yet run on these tables).
 
 Each repetition's per-target scores are appended to ``--trials FILE.jsonl`` as it ends, so a
-run cut short keeps what it did. ``--pool FILE[,FILE]`` pools them per table and noise: AUC
+run cut short keeps what it did. ``--rap-only`` plays RAP-rand alone on the very game of a
+repetition (same targets, secrets and releases: lines of kind "rap", paired with the main
+lines when pooled), so RAP can run where it is cheap (a GPU: bench/gpu_census_session.sh) or
+beside the rest; bench/census_campaign.py runs many repetitions at once on a bigger machine. ``--pool FILE[,FILE]`` pools them per table and noise: AUC
 (pooled one-vs-rest) and top-1, each with a 95 % percentile interval from resampling the
 distinct people attacked (2,000 resamples; a person attacked in several repetitions is one
 unit), the clustered DeLong interval of the audit beside it, and paired AUC gaps (the same
@@ -273,6 +276,11 @@ def main(argv=None) -> int:
                     help="the targeted experiment: every person's sensitive value re-drawn "
                          "uniformly before the game (the stochastic module's own model of the "
                          "other people's values)")
+    ap.add_argument("--rap-only", action="store_true",
+                    help="play only RAP-rand, on the very targets, secrets and releases of "
+                         "the main game of each repetition (same --max-targets); its lines "
+                         "(kind 'rap') are paired with the main lines when pooled, so a "
+                         "machine with a GPU can play RAP while another plays the rest")
     ap.add_argument("--attacks", default=",".join(ATTACKS))
     ap.add_argument("--first-repetition", type=int, default=0,
                     help="repetition r uses seed 7 + r (and, for tables cut into blocks, "
@@ -316,6 +324,13 @@ def main(argv=None) -> int:
                 for r in range(args.first_repetition,
                                args.first_repetition + args.repetitions):
                     seed = 7 + r
+                    if args.rap_only:
+                        _append(args.trials, rap_line(frame, sensitive, block, eps, seed, r,
+                                                      key, args, Path(tmp)))
+                        print(f"  {key}: repetition {r}, RAP-rand, "
+                              f"{time.perf_counter() - t0:.0f} s", flush=True)
+                        t0 = time.perf_counter()
+                        continue
                     outcome, rows, config = play(
                         frame, sensitive, block, epsilon=eps, seed=seed,
                         n_shadow=args.n_shadow, reconstructions=args.reconstructions,
@@ -345,14 +360,82 @@ def main(argv=None) -> int:
                                        "truth": rap.truth.tolist(),
                                        "scores": {"rap_rand": rap.scores["rap_rand"].tolist()},
                                        "seconds": time.perf_counter() - t2}
-                    with open(args.trials, "a") as fh:
-                        fh.write(json.dumps(line) + "\n")
+                    _append(args.trials, line)
                     print(f"  {key}: repetition {r} ({len(outcome.targets)} unique targets, "
                           f"{line['proved']} proved; best_of chose "
                           f"{choice['chosen'] if choice else '-'}), "
                           f"{time.perf_counter() - t0:.0f} s", flush=True)
                     t0 = time.perf_counter()
     return 0
+
+
+def _append(path: str, line: dict) -> None:
+    with open(path, "a") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
+def rap_line(frame, sensitive, block, eps, seed, r, key, args, workdir: Path) -> dict:
+    """RAP-rand alone on repetition ``r``'s game: the same config as the main game but for
+    its attacks, so the game draws the same targets, secrets and releases (the draws do not
+    depend on the attacks asked for; :func:`report` checks people and truth before pairing).
+    RAP trains on ``engine.runtime.device()`` (``PRA_DEVICE``), recorded in the line."""
+    from engine.runtime import device
+
+    t0 = time.perf_counter()
+    rap, rows, _ = play(frame, sensitive, block, epsilon=eps, seed=seed,
+                        n_shadow=args.n_shadow, reconstructions=args.reconstructions,
+                        attacks=("rap_rand",), max_targets=args.max_targets, workdir=workdir)
+    return {"key": key, "table": str(key).split()[0], "epsilon": eps, "repetition": r,
+            "kind": "rap", "people": rows[rap.targets].tolist(), "truth": rap.truth.tolist(),
+            "scores": {"rap_rand": rap.scores["rap_rand"].tolist()},
+            "proved": int(rap.determined.sum()), "device": str(device()),
+            "seconds": {"game": time.perf_counter() - t0}}
+
+
+def _same_game(a: dict, b: dict) -> None:
+    """Two main lines of one repetition (played on two machines) must be one game: the same
+    people and secrets, and the same scores for every attack both played."""
+    if a["people"] != b["people"] or a["truth"] != b["truth"]:
+        raise ValueError(f"{a['key']} repetition {a['repetition']}: two main lines with "
+                         "different games")
+    for name in set(a["scores"]) & set(b["scores"]):
+        if not np.allclose(a["scores"][name], b["scores"][name], atol=1e-9):
+            print(f"  note: {a['key']} repetition {a['repetition']}: {name} differs between "
+                  "the two runs of this game", flush=True)
+
+
+def _merge_rap(lines: list[dict]) -> list[dict]:
+    """Main lines with the RAP-rand scores of their repetition's ``--rap-only`` line added
+    (same key and repetition, and the same people and truth, else an error: the games
+    differ); a RAP line without its main line stays a line of its own (RAP-rand only). A
+    repetition played twice (two machines) keeps the line with most attacks, after checking
+    the two agree (:func:`_same_game`)."""
+    out, by_key = [], {}
+    for x in lines:                  # one main line per repetition: the one with most attacks
+        if x.get("kind") == "rap":
+            continue
+        x = dict(x, scores=dict(x["scores"]))
+        seen = by_key.get((x["key"], x["repetition"]))
+        if seen is None:
+            by_key[(x["key"], x["repetition"])] = x
+            out.append(x)
+            continue
+        _same_game(seen, x)
+        if len(x["scores"]) > len(seen["scores"]):
+            seen.update(x)
+    for x in lines:
+        if x.get("kind") != "rap":
+            continue
+        m = by_key.get((x["key"], x["repetition"]))
+        if m is None:
+            out.append(x)
+            continue
+        if m["people"] != x["people"] or m["truth"] != x["truth"]:
+            raise ValueError(f"{x['key']} repetition {x['repetition']}: the RAP line's game "
+                             "differs from the main line's (people or secrets)")
+        m["scores"]["rap_rand"] = x["scores"]["rap_rand"]
+        m["rap_device"] = x.get("device")
+    return out
 
 
 # The attacks the report lists, in this order, with the words it prints.
@@ -362,22 +445,28 @@ REPORTED = (("desia", "DeSIA (proofs, then the stochastic module)"),
             ("cip_rand", "CIP-rand"), ("best_of", "best_of"), ("rap_rand", "RAP-rand"),
             ("data_only", "data only"))
 GAPS = (("desia_stochastic_only", "stochastic_uniform"), ("desia_stochastic_only", "cip_rand"),
-        ("stochastic_uniform", "cip_rand"), ("best_of", "cip_rand"), ("best_of", "desia"))
+        ("stochastic_uniform", "cip_rand"), ("best_of", "cip_rand"), ("best_of", "desia"),
+        ("desia", "rap_rand"), ("cip_rand", "rap_rand"), ("best_of", "rap_rand"))
 
 
 def report(paths: list[str], out: str = "") -> int:
     """Pool every repetition written to ``paths`` (JSON lines) per table and noise, print one
     line per attack and the paired gaps, and write them as JSON to ``out``."""
-    lines = [json.loads(x) for p in paths for x in Path(p).read_text().splitlines() if x]
+    lines = _merge_rap([json.loads(x) for p in paths for x in Path(p).read_text().splitlines()
+                        if x])
     results: dict = {}
     for key in dict.fromkeys(line["key"] for line in lines):
         mine = [x for x in lines if x["key"] == key]
         rap = [x["rap"] for x in mine if "rap" in x]
-        res: dict = {"repetitions": len(mine), "proved": sum(x["proved"] for x in mine),
-                     "best_of_chose": [x["best_of"]["chosen"] if x["best_of"] else None
-                                       for x in mine]}
+        games = [x for x in mine if x.get("kind") != "rap"]
+        res: dict = {"repetitions": len(games), "proved": sum(x["proved"] for x in games),
+                     "best_of_chose": [x["best_of"]["chosen"] if x.get("best_of") else None
+                                       for x in games],
+                     "rap_devices": sorted({str(x.get("rap_device", x.get("device")))
+                                            for x in mine if "rap_rand" in x["scores"]})}
         for name, words in REPORTED:
-            got = rap if name == "rap_rand" else [x for x in mine if name in x["scores"]]
+            got = (rap if name == "rap_rand" and rap
+                   else [x for x in mine if name in x["scores"]])
             if not got:
                 continue
             m = res[name] = pooled(got, name)
@@ -386,7 +475,7 @@ def report(paths: list[str], out: str = "") -> int:
                   f"{m['top1_ci'][1]:.3f}]  chance {m['chance']:.3f}  "
                   f"{m['trials']} trials / {m['people']} people", flush=True)
         for a, b in GAPS:
-            if all(a in x["scores"] and b in x["scores"] for x in mine):
+            if any(a in x["scores"] and b in x["scores"] for x in mine):
                 gap = res[f"{a} - {b}"] = paired_gap(mine, a, b)
                 print(f"{key:22s} AUC {a} - {b}: {gap['gap']:+.3f} [{gap['ci'][0]:+.3f}, "
                       f"{gap['ci'][1]:+.3f}]", flush=True)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -98,14 +99,21 @@ class RayExecutor:
                              key="compute.cluster") from exc
         self._ray = ray
         self._started_here = False
+        self._temp_dir: str | None = None
         # The workers import this app's engine: ship the package itself with the job, so a
         # cluster needs only Python and the locked libraries, not a copy of the app.
         runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)]}
         if cluster == LOCAL:
             if not ray.is_initialized():
-                ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False,
-                         log_to_driver=False, logging_level="ERROR",
-                         configure_logging=False, runtime_env=runtime_env)
+                self._temp_dir = _short_private_dir()
+                try:
+                    ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False,
+                             log_to_driver=False, logging_level="ERROR",
+                             configure_logging=False, runtime_env=runtime_env,
+                             _temp_dir=self._temp_dir)
+                except BaseException:
+                    self.close()
+                    raise
                 self._started_here = True
             self.where = (f"a private Ray instance on this computer "
                           f"({int(ray.cluster_resources().get('CPU', 0))} processors)")
@@ -164,6 +172,30 @@ class RayExecutor:
     def close(self) -> None:
         if self._started_here and self._ray.is_initialized():
             self._ray.shutdown()
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+            self._temp_dir = None
+
+
+# Ray's local instance keeps Unix sockets under its temp folder, and a socket's path may not
+# exceed 107 bytes: under the session's private folder (engine.private_tmp, in the system's
+# temp folder) with Ray's own session_<date>_<time>_<pid>/sockets/plasma_store below it, the
+# path passed 107 for a 5-digit process id or a longer user name, and the private instance
+# failed to start. So the instance gets its own short private folder in /tmp.
+_SOCKET_PATH_ROOM = 45
+
+
+def _short_private_dir() -> str:
+    """A new folder, readable by the user alone (mkdtemp: 0700), for the private Ray instance:
+    in the session's private temp folder when its path is short enough, else in /tmp (POSIX)
+    or the system's temp folder."""
+    import tempfile
+
+    base = tempfile.gettempdir()
+    if len(base) + len("/pra-ray-XXXXXXXX") > _SOCKET_PATH_ROOM and os.name != "nt" \
+            and os.path.isdir("/tmp"):
+        base = "/tmp"
+    return tempfile.mkdtemp(prefix="pra-ray-", dir=base)
 
 
 def _run_unit(unit: Unit, index: int, shared: Any) -> Any:

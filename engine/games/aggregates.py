@@ -79,14 +79,15 @@ from engine.data.microdata import (
 )
 from engine.data.paths import resolve_path
 from engine.metrics import clopper_pearson, clustered_auc_ci
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, device, rng
 
 # What runs as a unit of engine.compute here (issue 22 item 6; docs/methods/scale.md): each
 # target's deterministic proofs (:func:`prove_target`, :func:`prove_membership`), its
 # stochastic module — every seeded chunk of its shadow datasets and its classifier
-# (:func:`stochastic_target`) — and its reconstructions (:func:`reconstruct_target`), in both
-# games and in the combination's shadow game; the count-tables audit's sweep points are units
-# of engine.audits.aggregates.
+# (:func:`stochastic_target`) — and its reconstructions (:func:`reconstruct_target`; on a GPU
+# up to 64 targets' RAP reconstructions train as one unit, :func:`reconstruct_targets`), in
+# both games and in the combination's shadow game; the count-tables audit's sweep points are
+# units of engine.audits.aggregates.
 
 AUXILIARY_RATIO = 9      # paper 003 §5: D_aux is 9× the protected dataset (90 % / 10 %)
 # The membership attacks played when the settings name none of them.
@@ -346,6 +347,7 @@ class ReconstructionInputs:
 
     view: GameView
     readers: dict                     # attack name -> FromReconstructions
+    per_unit: int = 1                 # targets per unit (reconstruct_targets)
 
     @property
     def kinds(self) -> list[str]:
@@ -373,18 +375,75 @@ def reconstruct_target(index: int, shared: ReconstructionInputs, progress: Progr
     return out
 
 
+def reconstruct_targets(index: int, shared: ReconstructionInputs, progress: Progress,
+                        cancel: CancelToken) -> list[dict]:
+    """Targets ``index``·B … ``index``·B + B − 1 (B = ``shared.per_unit``; a unit of
+    :mod:`engine.compute`): each kind's reconstructions of them made in one go
+    (``Reconstruction.many``: the same reconstructions :func:`reconstruct_target` makes one by
+    one), then read per target as there."""
+    kinds, view = shared.kinds, shared.view
+    t = view.target_codes.shape[0]
+    mine = list(range(index * shared.per_unit, min(t, (index + 1) * shared.per_unit)))
+    out: list[dict] = [{} for _ in mine]
+    for j, kind in enumerate(kinds):
+        cancel.check()
+        made = RECONSTRUCTIONS[kind].many(view, mine, cancel)
+        for row, i, recon in zip(out, mine, made, strict=True):
+            for name, attack in shared.readers.items():
+                if attack.reconstruction == kind:
+                    row[name] = attack.read(recon, view, i)
+        progress((j + 1) / len(kinds), f"{RECONSTRUCTIONS[kind].short_label}: targets "
+                                       f"{mine[0] + 1:,}–{mine[-1] + 1:,} of {t:,}")
+    return out
+
+
+# Elements of one target's stack of RAP models (K·n'·m, the size of its largest tensors)
+# that one GPU unit may hold: 2·10^8 floats are 0.8 GB a tensor, a few GB with autograd's.
+_GPU_ELEMENTS = 200_000_000
+_MOST_PER_UNIT = 64
+
+
+def targets_per_unit(view: GameView) -> int:
+    """How many targets' RAP reconstructions one unit trains together: on a GPU an epoch of
+    small models costs its kernel launches, so up to 64 targets (as many as fit
+    ``_GPU_ELEMENTS``) train in about the time of one; on a CPU the work grows with the
+    targets, so each target stays its own unit (and its own task on a cluster)."""
+    if device() == "cpu":
+        return 1
+    one = view.reconstructions * view.n_records * max(len(view.queries), 1)
+    return int(max(1, min(_MOST_PER_UNIT, _GPU_ELEMENTS // max(one, 1))))
+
+
 def _reconstruction_reads(wanted: dict, view: GameView, *, executor: Executor,
                           progress: Progress, cancel: CancelToken) -> dict[str, np.ndarray]:
     """Per attack of ``wanted`` that reads reconstructions (FromReconstructions): its scores
     per target, one row each. Each target's reconstructions are one unit
-    (:func:`reconstruct_target`)."""
+    (:func:`reconstruct_target`), except those a method can make for several targets at once
+    (RAP) when :func:`targets_per_unit` says so: those go by :func:`reconstruct_targets`."""
     readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
     if not readers:
         return {}
-    per_target = executor.map(reconstruct_target, view.target_codes.shape[0],
-                              ReconstructionInputs(view, readers), progress=progress,
-                              cancel=cancel, message="Reconstructions: targets")
-    return {name: np.array([row[name] for row in per_target]) for name in readers}
+    t = view.target_codes.shape[0]
+    per_unit = targets_per_unit(view)
+    together = {name: a for name, a in readers.items()
+                if per_unit > 1 and RECONSTRUCTIONS[a.reconstruction].build_many is not None}
+    alone = {name: a for name, a in readers.items() if name not in together}
+    out: dict[str, np.ndarray] = {}
+    split = 0.5 if together and alone else (0.0 if together else 1.0)
+    if alone:
+        per_target = executor.map(reconstruct_target, t, ReconstructionInputs(view, alone),
+                                  progress=progress.span(0.0, split), cancel=cancel,
+                                  message="Reconstructions: targets")
+        out.update({name: np.array([row[name] for row in per_target]) for name in alone})
+    if together:
+        units = -(-t // per_unit)
+        per_batch = executor.map(reconstruct_targets, units,
+                                 ReconstructionInputs(view, together, per_unit),
+                                 progress=progress.span(split, 1.0), cancel=cancel,
+                                 message=f"Reconstructions: {per_unit} targets at a time")
+        rows = [row for batch in per_batch for row in batch]
+        out.update({name: np.array([row[name] for row in rows]) for name in together})
+    return {name: out[name] for name in readers}
 
 
 @dataclass(frozen=True)

@@ -170,3 +170,26 @@ def test_parts_outside_a_job_open_and_close_their_own_executor(counting_cluster)
         assert run_units(IN_PROCESS, draw, 1, 5)[1].startswith("this computer")
         assert job.where == "a counted cluster"
     assert (counting_cluster.started, counting_cluster.stopped) == (2, 2)
+
+
+def test_the_private_ray_instance_gets_a_short_private_folder(monkeypatch, tmp_path):
+    """Ray's local instance keeps Unix sockets under its temp folder (at most 107 bytes a path,
+    Ray's own session folder and socket name taking about 62): under a long private temp
+    folder the instance failed to start for a 5-digit process id. Its folder is now short,
+    readable by the user alone, and removed when the executor closes."""
+    import os
+    import stat
+    import tempfile
+
+    import engine.compute as C
+
+    deep = tmp_path / ("x" * 60)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    folder = C._short_private_dir()
+    try:
+        assert len(folder) + 1 + len("session_2026-11-27_10-30-37_826491_123456/sockets/"
+                                     "plasma_store") <= 107, folder
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    finally:
+        os.rmdir(folder)

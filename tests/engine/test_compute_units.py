@@ -239,6 +239,54 @@ def test_rap_reconstructions_as_units_give_the_loop_numbers():
     assert split.shape == (2, view.n_values) and np.array_equal(split, loop)
 
 
+def test_rap_targets_trained_together_give_the_numbers_of_one_target_per_unit(monkeypatch):
+    """On a GPU several targets' RAP reconstructions train as one unit
+    (G.targets_per_unit > 1, G.reconstruct_targets); forced here on the CPU, three targets a
+    unit (the last unit holding the rest), run last first on pickled copies, give the scores
+    of one target per unit — RAP-rand and the synthetic-data ablation that reads the same
+    reconstructions — while CIP-rand stays one target per unit beside them."""
+    from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
+
+    config = AggregatesConfig(**{**COUNT_TABLES, "reconstructions": 1, "max_targets": 5})
+    game, _ = G.setup_game(config, "aggregates-aia")
+    released = G.released_per_target(config, game, game.codes[game.targets, -1])
+    view = G._view(config, game, released, game.codes.shape[0])
+    assert view.target_codes.shape[0] == 5
+    readers = {n: ATTRIBUTE_ATTACKS[n] for n in ("rap_rand", "desia_synthetic", "cip_rand")}
+    one = G._reconstruction_reads(readers, view, executor=ShuffledExecutor(),
+                                  progress=NO_PROGRESS, cancel=NEVER)
+    seen = []
+
+    class Recording(ShuffledExecutor):
+        def map(self, unit, count, shared, **kw):
+            seen.append((unit.__name__, count, sorted(shared.readers)))
+            return super().map(unit, count, shared, **kw)
+
+    monkeypatch.setattr(G, "targets_per_unit", lambda view: 3)
+    together = G._reconstruction_reads(readers, view, executor=Recording(),
+                                       progress=NO_PROGRESS, cancel=NEVER)
+    assert seen == [("reconstruct_target", 5, ["cip_rand"]),
+                    ("reconstruct_targets", 2, ["desia_synthetic", "rap_rand"])]
+    assert list(together) == list(readers)
+    for name in readers:
+        assert np.array_equal(one[name], together[name]), name
+
+
+def test_one_target_per_unit_on_a_cpu_and_several_on_a_gpu(monkeypatch):
+    """The CPU keeps one target per unit (the work grows with the targets); a GPU takes up to
+    64, fewer when one target's stack of models is large."""
+    config = AggregatesConfig(**COUNT_TABLES)
+    game, _ = G.setup_game(config, "aggregates-aia")
+    view = G._view(config, game, np.zeros((1, len(game.queries))), game.codes.shape[0])
+    monkeypatch.setattr(G, "device", lambda: "cpu")
+    assert G.targets_per_unit(view) == 1
+    monkeypatch.setattr(G, "device", lambda: "cuda:0")
+    assert G.targets_per_unit(view) == 64
+    big = G.GameView(**{**view.__dict__, "n_records": 100_000, "reconstructions": 10})
+    per_target = 10 * 100_000 * len(game.queries)
+    assert G.targets_per_unit(big) == max(1, min(64, G._GPU_ELEMENTS // per_target)) < 64
+
+
 def test_sweep_points_in_any_order_give_the_same_sweep():
     import engine.audits.aggregates as A
 

@@ -142,3 +142,27 @@ def test_rap_repeats_on_the_gpu_and_fits_as_on_the_cpu():
     # 1 to 30, over seeds 0–2); on the GPU they must fit them too.
     assert np.median(cpu) < 1e-3, cpu
     assert np.median(loss1) < 1e-3, (loss1, cpu)
+
+
+def test_rap_targets_together_repeat_on_the_gpu_and_fit_as_alone():
+    """Several targets' RAP reconstructions as one stack on the GPU (what the count-table
+    game's GPU units do, engine.games.aggregates.targets_per_unit): the same numbers twice,
+    and each release fitted as well as when it trains alone on the GPU. (On the CPU the two
+    are equal bit for bit — tests/engine/test_reconstruction_baselines.py; a GPU's kernels for
+    a bigger stack may round differently, so here the fit is compared.)"""
+    from bench.bench_devices import _rap_releases
+    from engine.attacks.aggregates.rap import reconstruct_rap, reconstruct_rap_many
+
+    sizes, queries, released = _rap_releases(4)
+    kw = dict(k=3, epochs=300, device_name=GPU)
+    one = reconstruct_rap_many(sizes, queries, released, 300, seeds=[0, 1, 2, 3], **kw)
+    two = reconstruct_rap_many(sizes, queries, released, 300, seeds=[0, 1, 2, 3], **kw)
+    for a, b in zip(one, two, strict=True):
+        np.testing.assert_array_equal(a.records, b.records)
+    for i, together in enumerate(one):
+        alone = reconstruct_rap(sizes, queries, released[i], 300, seed=i, **kw)
+        assert together.details["device"].startswith("cuda")
+        # Alone, every reconstruction fits the marginals to ≈ 6e-6 (test above); together too.
+        assert np.median(together.details["loss"]) < 1e-3, (together.details["loss"],
+                                                            alone.details["loss"])
+        assert np.median(alone.details["loss"]) < 1e-3

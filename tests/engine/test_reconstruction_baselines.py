@@ -444,3 +444,34 @@ def test_solves_at_once_do_not_change_the_reconstructions(noisy):
     for other in runs[1:]:
         assert np.array_equal(other.records, runs[0].records)
         assert other.details["statuses"] == runs[0].details["statuses"]
+
+
+@pytest.mark.parametrize("mode", ["rand", "init"])
+def test_rap_many_releases_at_once_are_the_lone_reconstructions(mode):
+    """reconstruct_rap_many trains T releases' models as one stack (what a GPU unit does):
+    each release gets exactly the reconstructions reconstruct_rap makes for it alone with its
+    seed — records, per-model errors and loss curve — including a release that reaches the
+    tolerance and stops early (the full table of one dataset answered exactly) beside two
+    that do not (noisy marginals)."""
+    aux = dataset(97, 300)
+    g = np.random.default_rng(3)
+    exact_full = answers(FULL, dataset(5))
+    queries = FULL
+    releases = [exact_full,
+                answers(FULL, dataset(6)) + g.laplace(0, 1.0, len(FULL)),
+                answers(FULL, dataset(7)) + g.laplace(0, 1.0, len(FULL))]
+    seeds = [11, 12, 13]
+    kw = dict(k=2, mode=mode, auxiliary=aux, epochs=400, tol=1e-3, check_every=20,
+              device_name="cpu")
+    alone = [rap.reconstruct_rap(SIZES, queries, a, N, seed=s, **kw)
+             for a, s in zip(releases, seeds, strict=True)]
+    together = rap.reconstruct_rap_many(SIZES, queries, np.vstack(releases), N, seeds=seeds,
+                                        **kw)
+    assert len(alone[0].details["loss_curve"]) < len(alone[1].details["loss_curve"]), \
+        "the exact release must stop early for this test to check early stopping"
+    for one, many in zip(alone, together, strict=True):
+        assert np.array_equal(one.records, many.records)
+        assert np.allclose(one.details["loss"], many.details["loss"], rtol=1e-5, atol=1e-9)
+        assert np.allclose(one.details["loss_curve"], many.details["loss_curve"], rtol=1e-5)
+    with pytest.raises(ValueError, match="one seed per release"):
+        rap.reconstruct_rap_many(SIZES, queries, np.vstack(releases), N, seeds=[1], **kw)

@@ -14,7 +14,7 @@ results and the report show.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,17 +71,37 @@ def _rap(view: GameView, i: int, mode: str, cancel: CancelToken) -> cip.Reconstr
                                cancel=cancel)
 
 
+def _rap_many(view: GameView, indices: Sequence[int], mode: str, cancel: CancelToken
+              ) -> list[cip.Reconstructions]:
+    # The very reconstructions _rap makes one target at a time (rap.reconstruct_rap_many).
+    return rap.reconstruct_rap_many(view.domain.sizes, view.queries,
+                                    view.released[list(indices)], view.n_records,
+                                    seeds=[view.seed + i for i in indices],
+                                    k=view.reconstructions, mode=mode,
+                                    auxiliary=view.aux_codes if mode == "init" else None,
+                                    cancel=cancel)
+
+
 @dataclass(frozen=True)
 class Reconstruction:
     """K reconstructions of one target's release (paper 003 §2.5): the method and whether its
-    records start at random ("rand") or from the auxiliary sample ("init")."""
+    records start at random ("rand") or from the auxiliary sample ("init"). ``build_many``,
+    where the method has one, makes several targets' reconstructions in one go (the same
+    ones)."""
 
     short_label: str
     build: Callable[[GameView, int, str, CancelToken], cip.Reconstructions]
     mode: str
+    build_many: Callable[[GameView, Sequence[int], str, CancelToken],
+                         list[cip.Reconstructions]] | None = None
 
     def __call__(self, view: GameView, i: int, cancel: CancelToken):
         return self.build(view, i, self.mode, cancel)
+
+    def many(self, view: GameView, indices: Sequence[int], cancel: CancelToken):
+        if self.build_many is None:
+            return [self.build(view, i, self.mode, cancel) for i in indices]
+        return self.build_many(view, indices, self.mode, cancel)
 
 
 # Made once per target for all the attacks that read them (CIP-rand's reconstructions serve
@@ -89,8 +109,8 @@ class Reconstruction:
 RECONSTRUCTIONS = {
     "cip_rand": Reconstruction("CIP-rand", _cip, "rand"),
     "cip_init": Reconstruction("CIP-init", _cip, "init"),
-    "rap_rand": Reconstruction("RAP-rand", _rap, "rand"),
-    "rap_init": Reconstruction("RAP-init", _rap, "init"),
+    "rap_rand": Reconstruction("RAP-rand", _rap, "rand", _rap_many),
+    "rap_init": Reconstruction("RAP-init", _rap, "init", _rap_many),
 }
 
 

@@ -61,7 +61,7 @@ EPOCHS = 1500               # Adam epochs of a reconstruction (engine.estimates.
 _SMALL_WORK = 2_000_000     # K·n'·m below which CPU training runs on one thread
 
 __all__ = ["AttributeInference", "Reconstructions", "attribute_inference", "membership_scores",
-           "RelaxedPlan", "reconstruct_rap", "relaxed_answers"]
+           "RelaxedPlan", "reconstruct_rap", "reconstruct_rap_many", "relaxed_answers"]
 
 
 def _indicators(domain_sizes: Sequence[int], queries: Sequence[CountingQuery]
@@ -217,6 +217,34 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     Deterministic per ``seed`` on a given device. ``details["loss"]``: the final squared error
     of each model; ``details["loss_curve"]``: the mean loss at each checkpoint.
     """
+    return reconstruct_rap_many(
+        domain_sizes, queries, np.asarray(released, dtype=np.float64)[None, :], n_records,
+        seeds=[seed], k=k, mode=mode, auxiliary=auxiliary, n_rows=n_rows, epochs=epochs, lr=lr,
+        init_strength=init_strength, decode=decode, tol=tol, device_name=device_name,
+        check_every=check_every, progress=progress, cancel=cancel)[0]
+
+
+def reconstruct_rap_many(domain_sizes: Sequence[int], queries: Sequence[CountingQuery],
+                         released, n_records: int, *, seeds: Sequence[int], k: int = 100,
+                         mode: str = "rand", auxiliary=None, n_rows: int | None = None,
+                         epochs: int = EPOCHS, lr: float = 0.05, init_strength: float = 2.0,
+                         decode: str = "sample", tol: float = 1e-9,
+                         device_name: str | None = None, check_every: int = 50,
+                         progress: Progress = NO_PROGRESS,
+                         cancel: CancelToken = NEVER) -> list[Reconstructions]:
+    """:func:`reconstruct_rap` for T releases of the same queries at once: ``released`` is
+    (T, m), ``seeds`` one per release; the T·K models are trained as one stack of tensors.
+
+    Each release's models are exactly the models :func:`reconstruct_rap` trains alone with its
+    seed: their starts come from that seed's own generator, Adam is element-wise and each
+    model's error reads only its own logits, so stacking changes nothing but how many models
+    one kernel launch carries; a release whose K models all reach ``tol`` at a checkpoint is
+    kept as it was then (as the lone run would have stopped), and training ends when every
+    release has. On a GPU an epoch of small models costs the kernel launches, not the
+    arithmetic, so T releases train in about the time of one (the count-table game batches
+    its targets' RAP reconstructions there: engine.games.aggregates); on a CPU the work grows
+    with T and nothing is gained.
+    """
     import torch
 
     if mode not in MODES:
@@ -225,36 +253,52 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
         raise ValueError(f"decode must be one of {DECODES}, got {decode!r}")
     if int(k) < 1 or int(epochs) < 0:
         raise ValueError("k must be at least 1 and epochs non-negative")
+    released = np.asarray(released, dtype=np.float64)
+    if released.ndim != 2 or released.shape[0] != len(seeds) or released.shape[0] < 1:
+        raise ValueError("released must be (T, m) with T ≥ 1 and one seed per release")
     start = time.perf_counter()
     sizes = tuple(int(s) for s in domain_sizes)
-    kk = int(k)
+    kk, tt = int(k), released.shape[0]
     rows = int(n_rows if n_rows is not None else n_records)
     dev = torch.device(device_name or device())
     queries = list(queries)
-    target = torch.as_tensor(np.asarray(released, dtype=np.float64) / max(int(n_records), 1),
-                             dtype=torch.float32, device=dev)
+    target = torch.as_tensor(released / max(int(n_records), 1), dtype=torch.float32,
+                             device=dev)
+    if tt > 1:
+        target = target.repeat_interleave(kk, dim=0)                  # (T·K, m)
+    else:
+        target = target[0]                                             # (m,): as it always was
     plan = RelaxedPlan.build(_indicators(sizes, queries), device=dev)
 
-    gen = torch_generator(seed, "rap", mode)
+    gens = [torch_generator(int(sd), "rap", mode) for sd in seeds]
     if mode == "init":
         if auxiliary is None or len(auxiliary) == 0:
             raise ValueError("RAP-init needs auxiliary records to initialise from")
         aux = torch.as_tensor(np.asarray(auxiliary, dtype=np.int64))
-        pick = torch.randint(0, aux.shape[0], (kk, rows), generator=gen)
-        start_rows = aux[pick]                                     # (K, n', c)
+        start_rows = [aux[torch.randint(0, aux.shape[0], (kk, rows), generator=g)]
+                      for g in gens]                                   # each (K, n', c)
+    per_release: list[list] = []
+    for t, gen in enumerate(gens):
+        own = []
+        for j, d in enumerate(sizes):
+            if mode == "init":
+                base = torch.nn.functional.one_hot(start_rows[t][:, :, j], d).float() \
+                    * init_strength
+                base = base + 0.1 * torch.randn((kk, rows, d), generator=gen)
+            else:
+                base = torch.randn((kk, rows, d), generator=gen)
+            own.append(base)
+        per_release.append(own)
     logits = []
-    for j, d in enumerate(sizes):
-        if mode == "init":
-            base = torch.nn.functional.one_hot(start_rows[:, :, j], d).float() * init_strength
-            base = base + 0.1 * torch.randn((kk, rows, d), generator=gen)
-        else:
-            base = torch.randn((kk, rows, d), generator=gen)
-        logits.append(base.to(dev).requires_grad_(j in plan.columns))
+    for j in range(len(sizes)):
+        stacked = torch.cat([own[j] for own in per_release]) if tt > 1 else per_release[0][j]
+        logits.append(stacked.to(dev).requires_grad_(j in plan.columns))
     params = [logits[j] for j in plan.columns]
     opt = torch.optim.Adam(params, lr=float(lr), fused=dev.type in ("cpu", "cuda"))
-    curve: list[float] = []
+    curves: list[list[float]] = [[] for _ in range(tt)]
+    kept: list[list | None] = [None] * tt        # a release's logits when it reached tol
     step = max(1, int(check_every))
-    small = dev.type == "cpu" and kk * rows * max(len(queries), 1) < _SMALL_WORK
+    small = dev.type == "cpu" and tt * kk * rows * max(len(queries), 1) < _SMALL_WORK
     # Tiny tensors: thread hand-offs cost more than they save (engine.runtime.torch_threads).
     # deterministic_on_cuda: the relaxed answers' index_select has a backward pass that sums
     # with atomic additions on a GPU; without it the same seed gives other reconstructions.
@@ -262,28 +306,42 @@ def reconstruct_rap(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
         for epoch in range(int(epochs)):
             cancel.check()                  # K = 100 reconstructions: ~1 s an epoch on a CPU
             opt.zero_grad(set_to_none=True)
-            err = ((relaxed_answers(logits, plan) - target) ** 2).sum(dim=1)   # (K,)
+            err = ((relaxed_answers(logits, plan) - target) ** 2).sum(dim=1)   # (T·K,)
             err.sum().backward()
             opt.step()
             if (epoch + 1) % step == 0 or epoch + 1 == int(epochs):
-                curve.append(float(err.detach().mean()))
+                per = err.detach().reshape(tt, kk)
+                means, worst = per.mean(dim=1).tolist(), per.max(dim=1).values.tolist()
+                for t in range(tt):
+                    if kept[t] is None:
+                        curves[t].append(float(means[t]))
+                        if worst[t] <= tol:
+                            kept[t] = [x.detach()[t * kk:(t + 1) * kk].clone()
+                                       for x in logits]
                 cancel.check()
                 progress((epoch + 1) / max(int(epochs), 1),
                          f"RAP-{mode}: epoch {epoch + 1} of {epochs}")
-                if float(err.detach().max()) <= tol:
+                if all(x is not None for x in kept):
                     break
     cancel.check()
+    out = []
     with torch.no_grad():
-        per_model = ((relaxed_answers(logits, plan) - target) ** 2).sum(dim=1).cpu()
-        cols = []
-        for j, d in enumerate(sizes):
-            probs = torch.softmax(logits[j].detach(), dim=-1).cpu().reshape(kk * rows, d)
-            if decode == "argmax":
-                cols.append(probs.argmax(dim=1))
-            else:
-                cols.append(torch.multinomial(probs.double(), 1, generator=gen).reshape(-1))
-        records = torch.stack(cols, dim=1).reshape(kk, rows, len(sizes)).numpy()
+        for t, gen in enumerate(gens):
+            own = kept[t] or [x.detach()[t * kk:(t + 1) * kk] for x in logits]
+            answers = relaxed_answers(own, plan)
+            goal = target if tt == 1 else target[t * kk:(t + 1) * kk]
+            per_model = ((answers - goal) ** 2).sum(dim=1).cpu()
+            cols = []
+            for j, d in enumerate(sizes):
+                probs = torch.softmax(own[j], dim=-1).cpu().reshape(kk * rows, d)
+                if decode == "argmax":
+                    cols.append(probs.argmax(dim=1))
+                else:
+                    cols.append(torch.multinomial(probs.double(), 1, generator=gen).reshape(-1))
+            records = torch.stack(cols, dim=1).reshape(kk, rows, len(sizes)).numpy()
+            out.append(Reconstructions(
+                records.astype(np.int32), f"rap-{mode}", time.perf_counter() - start,
+                {"loss": per_model.numpy().astype(float), "loss_curve": curves[t],
+                 "device": str(dev), "epochs": int(epochs), "released_together": tt}))
     progress(1.0, f"RAP-{mode}: done")
-    return Reconstructions(records.astype(np.int32), f"rap-{mode}", time.perf_counter() - start,
-                           {"loss": per_model.numpy().astype(float), "loss_curve": curve,
-                            "device": str(dev), "epochs": int(epochs)})
+    return out
