@@ -37,7 +37,7 @@ nothing above it; it sits above engine.attacks, because it plays them (docs/dev/
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -360,19 +360,9 @@ def reconstruct_target(index: int, shared: ReconstructionInputs, progress: Progr
     """Target ``index``'s reconstructions (a unit of :mod:`engine.compute`): each kind asked
     for is made once (seeded by the config's seed and the target's index, from the target's
     own release: engine.attacks.aggregates.RECONSTRUCTIONS) and read by every attack that asks
-    for it; returns {attack name: the target's scores}."""
-    kinds, view = shared.kinds, shared.view
-    t = view.target_codes.shape[0]
-    out = {}
-    for j, kind in enumerate(kinds):
-        cancel.check()
-        recon = RECONSTRUCTIONS[kind](view, index, cancel)
-        for name, attack in shared.readers.items():
-            if attack.reconstruction == kind:
-                out[name] = attack.read(recon, view, index)
-        progress((j + 1) / len(kinds),
-                 f"{RECONSTRUCTIONS[kind].short_label}: target {index + 1:,} of {t:,}")
-    return out
+    for it; returns {attack name: the target's scores}. :func:`reconstruct_targets` with one
+    target a unit."""
+    return reconstruct_targets(index, replace(shared, per_unit=1), progress, cancel)[0]
 
 
 def reconstruct_targets(index: int, shared: ReconstructionInputs, progress: Progress,
@@ -392,8 +382,10 @@ def reconstruct_targets(index: int, shared: ReconstructionInputs, progress: Prog
             for name, attack in shared.readers.items():
                 if attack.reconstruction == kind:
                     row[name] = attack.read(recon, view, i)
-        progress((j + 1) / len(kinds), f"{RECONSTRUCTIONS[kind].short_label}: targets "
-                                       f"{mine[0] + 1:,}–{mine[-1] + 1:,} of {t:,}")
+        which = (f"target {mine[0] + 1:,}" if len(mine) == 1
+                 else f"targets {mine[0] + 1:,}–{mine[-1] + 1:,}")
+        progress((j + 1) / len(kinds),
+                 f"{RECONSTRUCTIONS[kind].short_label}: {which} of {t:,}")
     return out
 
 

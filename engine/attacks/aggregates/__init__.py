@@ -63,17 +63,13 @@ def _cip(view: GameView, i: int, mode: str, cancel: CancelToken) -> cip.Reconstr
 
 
 def _rap(view: GameView, i: int, mode: str, cancel: CancelToken) -> cip.Reconstructions:
-    # RAP is gradient descent, not a solver: no time limit to pass.
-    return rap.reconstruct_rap(view.domain.sizes, view.queries, view.released[i],
-                               view.n_records, k=view.reconstructions, mode=mode,
-                               seed=view.seed + i,
-                               auxiliary=view.aux_codes if mode == "init" else None,
-                               cancel=cancel)
+    return _rap_many(view, [i], mode, cancel)[0]
 
 
 def _rap_many(view: GameView, indices: Sequence[int], mode: str, cancel: CancelToken
               ) -> list[cip.Reconstructions]:
-    # The very reconstructions _rap makes one target at a time (rap.reconstruct_rap_many).
+    # RAP is gradient descent, not a solver: no time limit to pass. Each target's models are
+    # the ones it gets alone (rap.reconstruct_rap_many).
     return rap.reconstruct_rap_many(view.domain.sizes, view.queries,
                                     view.released[list(indices)], view.n_records,
                                     seeds=[view.seed + i for i in indices],
