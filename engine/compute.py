@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -188,14 +189,47 @@ _SOCKET_PATH_ROOM = 45
 def _short_private_dir() -> str:
     """A new folder, readable by the user alone (mkdtemp: 0700), for the private Ray instance:
     in the session's private temp folder when its path is short enough, else in /tmp (POSIX)
-    or the system's temp folder."""
+    or the system's temp folder. Its name carries this process's id, so a later start removes
+    the folders that a crashed session left (Ray spills task data there: the user's records)."""
     import tempfile
 
     base = tempfile.gettempdir()
-    if len(base) + len("/pra-ray-XXXXXXXX") > _SOCKET_PATH_ROOM and os.name != "nt" \
+    prefix = f"{RAY_DIR_PREFIX}{os.getpid()}-"
+    if len(base) + len(f"/{prefix}XXXXXXXX") > _SOCKET_PATH_ROOM and os.name != "nt" \
             and os.path.isdir("/tmp"):
         base = "/tmp"
-    return tempfile.mkdtemp(prefix="pra-ray-", dir=base)
+    remove_stale_ray_dirs(base)
+    return tempfile.mkdtemp(prefix=prefix, dir=base)
+
+
+RAY_DIR_PREFIX = "pra-ray-"
+
+
+def remove_stale_ray_dirs(base: str) -> list[str]:
+    """Remove the private Ray folders in ``base`` that this user's crashed sessions left: named
+    ``pra-ray-<pid>-…`` for a process that is gone, owned by this user, not a link (/tmp is
+    shared: another user's folder, or a live session's, is never touched). Returns them."""
+    from engine.private_tmp import _alive
+
+    removed = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return removed
+    for entry in entries:
+        pid_text, _, rest = entry.name.removeprefix(RAY_DIR_PREFIX).partition("-")
+        if not entry.name.startswith(RAY_DIR_PREFIX) or not rest or not pid_text.isdigit():
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or (os.name != "nt" and info.st_uid != os.getuid()):
+            continue
+        if not _alive(int(pid_text)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
 
 
 def _run_unit(unit: Unit, index: int, shared: Any) -> Any:

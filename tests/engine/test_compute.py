@@ -193,3 +193,33 @@ def test_the_private_ray_instance_gets_a_short_private_folder(monkeypatch, tmp_p
         assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     finally:
         os.rmdir(folder)
+
+
+def test_a_crashed_sessions_ray_folder_is_removed_on_the_next_start(tmp_path):
+    """Ray spills task data (the user's records) into the private instance's folder; a session
+    that crashed leaves it behind in /tmp. The next start removes this user's folders whose
+    process is gone, and never a live session's, another name's or a link's."""
+    import os
+    import subprocess
+    import sys
+
+    import engine.compute as C
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    crashed = tmp_path / f"pra-ray-{gone}-abcd1234"
+    (crashed / "session_x").mkdir(parents=True)
+    (crashed / "session_x" / "spilled").write_bytes(b"records")
+    live = tmp_path / f"pra-ray-{os.getpid()}-efgh5678"
+    live.mkdir()
+    other = tmp_path / "pra-ray-notapid"
+    other.mkdir()
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    link = tmp_path / f"pra-ray-{gone}-link0000"
+    link.symlink_to(target, target_is_directory=True)
+
+    assert C.remove_stale_ray_dirs(str(tmp_path)) == [str(crashed)]
+    assert not crashed.exists()
+    assert live.is_dir() and other.is_dir() and link.is_symlink() and target.is_dir()
+    assert C.remove_stale_ray_dirs(str(tmp_path / "missing")) == []
