@@ -348,6 +348,10 @@ def main(argv=None) -> int:
                             "people": rows[outcome.targets].tolist(),
                             "truth": outcome.truth.tolist(), "scores": scores,
                             "proved": int(outcome.determined.sum()), "best_of": choice,
+                            # CIP solves the wall-clock backstop cut (a busy machine): such a
+                            # line's CIP scores may differ from a quiet rerun's
+                            "solves_stopped_by_clock":
+                                outcome.details["solves_stopped_by_clock"],
                             "seconds": {"game": t1 - t0,
                                         "paper_stochastic": time.perf_counter() - t1}}
                     if args.rap_targets:

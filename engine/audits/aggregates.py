@@ -406,6 +406,7 @@ def sweep_point(index: int, shared: SweepInputs, progress: Progress,
     outcome = play_aia(sub, data=shared.data, cancel=cancel, progress=progress,
                        executor=InProcessExecutor())
     return {"queries": outcome.details["n_queries"],
+            "solves_stopped_by_clock": outcome.details["solves_stopped_by_clock"],
             "determined_share": float(outcome.determined.mean()),
             "noise_scale": outcome.details["noise_scale"],
             "attacks": {a["name"]: {"auc": a["auc"], "auc_ci": a["auc_ci"],
@@ -434,6 +435,7 @@ def sweep(config: AggregatesConfig, data: AuditData, parameter: str, values, *,
            "attacks": {a: [p["attacks"][a] for p in points if a in p["attacks"]]
                        for a in config.sweep_attacks},
            "labels": {a: LABELS[a] for a in config.sweep_attacks},
+           "solves_stopped_by_clock": sum(p["solves_stopped_by_clock"] for p in points),
            "computed_on": where}
     return out
 
@@ -480,6 +482,9 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     n_values = domain.sizes[s]
     chance = 1.0 / n_values
 
+    # Reconstruction solves that the wall-clock backstop stopped before their deterministic
+    # limit (a very busy computer): the one way a seed's numbers can differ on a rerun.
+    clock_cuts = outcome.details["solves_stopped_by_clock"]
     membership = None
     mia_attacks: list[dict] = []
     mia_end = aia_end
@@ -488,6 +493,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         mia = play_mia(config, data=data, progress=progress.span(aia_end, mia_end),
                        cancel=cancel)
         mia_attacks = evaluate_mia(config, mia)
+        clock_cuts += mia.details["solves_stopped_by_clock"]
         proved = mia.determined
         membership = {"attacks": mia_attacks, "targets": int(mia.member.size),
                       "proved": int(proved.sum()),
@@ -505,6 +511,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
             hi = mia_end + (0.97 - mia_end) * (j + 1) / len(parts)
             sweeps["fraction" if param == "fraction" else "noise"] = sweep(
                 config, data, param, values, progress=progress.span(lo, hi), cancel=cancel)
+        clock_cuts += sum(sw["solves_stopped_by_clock"] for sw in sweeps.values())
         if sweeps:      # every sweep ran on the job's one executor
             sweeps["computed_on"] = next(iter(sweeps.values()))["computed_on"]
 
@@ -518,7 +525,8 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
                  "auxiliary_records": outcome.details["n_auxiliary"],
                  "auxiliary_source": outcome.details["auxiliary_source"],
                  "unique_records": outcome.details["unique_records"],
-                 "targets": int(outcome.truth.size)},
+                 "targets": int(outcome.truth.size),
+                 "solves_stopped_by_clock": int(clock_cuts)},
         "release": release_summary(config, outcome),
         "dp": dp, "deterministic": det, "membership": membership, "sweeps": sweeps,
     }
@@ -627,6 +635,12 @@ def _warnings(config: AggregatesConfig, attacks: list[dict], theory: dict) -> li
         out.append(f"The solver hit its time limit for {theory['deterministic']['time_limited']} "
                    "targets; they count as undecided (raise 'solver_time_limit' to settle "
                    "them).")
+    if theory["game"].get("solves_stopped_by_clock"):
+        out.append(f"The computer was so busy that {theory['game']['solves_stopped_by_clock']} "
+                   "of the reconstruction attacks' solver runs were stopped by the clock before "
+                   "their fixed amount of work, so running this audit again with the same seed "
+                   "may give slightly different numbers for those attacks (CIP). Run it on a "
+                   "less busy computer for numbers that repeat exactly.")
     if theory["game"]["targets"] < 30:
         out.append(f"Only {theory['game']['targets']} targets were attacked: intervals are "
                    "wide; raise 'max_targets' if the data has more unique records.")

@@ -36,6 +36,7 @@ nothing above it; it sits above engine.attacks, because it plays them (docs/dev/
 
 from __future__ import annotations
 
+from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -341,6 +342,17 @@ def _saying(progress: Progress, message: str) -> Progress:
     return Progress(lambda fraction, _message: progress(fraction, message))
 
 
+# A unit's row holds, beside each attack's scores, how many of its solves the wall-clock
+# backstop stopped before their deterministic limit (engine.attacks.aggregates.solver): such a
+# solve may end elsewhere on a rerun, so the audit says so. Not a valid attack name.
+CLOCK_CUTS = "(solves stopped by the clock)"
+
+
+def _clock_cuts(recon) -> int:
+    statuses = getattr(recon, "details", None) or {}
+    return sum(str(s).endswith("_WALL_CLOCK") for s in statuses.get("statuses", ()))
+
+
 @dataclass(frozen=True)
 class ReconstructionInputs:
     """What every target's reconstructions read (one copy per cluster)."""
@@ -382,6 +394,7 @@ def reconstruct_targets(index: int, shared: ReconstructionInputs, progress: Prog
             for name, attack in shared.readers.items():
                 if attack.reconstruction == kind:
                     row[name] = attack.read(recon, view, i)
+            row[CLOCK_CUTS] = row.get(CLOCK_CUTS, 0) + _clock_cuts(recon)
         which = (f"target {mine[0] + 1:,}" if len(mine) == 1
                  else f"targets {mine[0] + 1:,}–{mine[-1] + 1:,}")
         progress((j + 1) / len(kinds),
@@ -407,11 +420,13 @@ def targets_per_unit(view: GameView) -> int:
 
 
 def _reconstruction_reads(wanted: dict, view: GameView, *, executor: Executor,
-                          progress: Progress, cancel: CancelToken) -> dict[str, np.ndarray]:
+                          progress: Progress, cancel: CancelToken,
+                          tally: Counter | None = None) -> dict[str, np.ndarray]:
     """Per attack of ``wanted`` that reads reconstructions (FromReconstructions): its scores
     per target, one row each. Each target's reconstructions are one unit
     (:func:`reconstruct_target`), except those a method can make for several targets at once
-    (RAP) when :func:`targets_per_unit` says so: those go by :func:`reconstruct_targets`."""
+    (RAP) when :func:`targets_per_unit` says so: those go by :func:`reconstruct_targets`.
+    ``tally[CLOCK_CUTS]`` gains the solves the wall-clock backstop stopped."""
     readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
     if not readers:
         return {}
@@ -427,6 +442,8 @@ def _reconstruction_reads(wanted: dict, view: GameView, *, executor: Executor,
                                   progress=progress.span(0.0, split), cancel=cancel,
                                   message="Reconstructions: targets")
         out.update({name: np.array([row[name] for row in per_target]) for name in alone})
+        if tally is not None:
+            tally[CLOCK_CUTS] += sum(row.get(CLOCK_CUTS, 0) for row in per_target)
     if together:
         units = -(-t // per_unit)
         per_batch = executor.map(reconstruct_targets, units,
@@ -435,6 +452,8 @@ def _reconstruction_reads(wanted: dict, view: GameView, *, executor: Executor,
                                  message=f"Reconstructions: {per_unit} targets at a time")
         rows = [row for batch in per_batch for row in batch]
         out.update({name: np.array([row[name] for row in rows]) for name in together})
+        if tally is not None:
+            tally[CLOCK_CUTS] += sum(row.get(CLOCK_CUTS, 0) for row in rows)
     return {name: out[name] for name in readers}
 
 
@@ -556,7 +575,8 @@ def prove_target(index: int, shared: DeterministicInputs, progress: Progress,
 def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view: GameView,
                           attack: BestOf, space, masks, *, progress: Progress = NO_PROGRESS,
                           cancel: CancelToken = NEVER,
-                          executor: Executor | None = None) -> best_of.Choice:
+                          executor: Executor | None = None,
+                          tally: Counter | None = None) -> best_of.Choice:
     """The combination's choice (engine.attacks.aggregates.best_of): the attacker's own game
     on its auxiliary sample, the proofs and every candidate run on its stand-in targets the way
     :func:`play_aia` runs them on the real ones (the same units), and the better candidate on
@@ -581,12 +601,13 @@ def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view:
                 game.queries, sview.released, sview.target_codes, s, sview.aux_codes,
                 sview.n_records, game.domain, config.n_shadow, config.model, game.spec,
                 float(game.base.sensitivity), config.seed),
-            units=units, progress=progress, cancel=cancel)
+            units=units, progress=progress, cancel=cancel, tally=tally)
     return best_of.choose(scores, shadow.truth, proved)
 
 
 def _rehearsal_scores(candidates: dict, sview: GameView, stochastic: StochasticInputs, *,
-                      units: Executor, progress: Progress, cancel: CancelToken) -> dict:
+                      units: Executor, progress: Progress, cancel: CancelToken,
+                      tally: Counter | None = None) -> dict:
     """A best-of's candidates scored on its rehearsal's stand-ins (attribute or membership
     game), as the game scores them on the real targets: the stochastic module alone from
     ``stochastic``, or a reconstruction read; each as units on ``units``."""
@@ -601,7 +622,7 @@ def _rehearsal_scores(candidates: dict, sview: GameView, stochastic: StochasticI
         elif isinstance(a, FromReconstructions):
             scores[c] = _reconstruction_reads({c: a}, sview, executor=units,
                                               progress=progress.span(0.6, 1.0),
-                                              cancel=cancel)[c]
+                                              cancel=cancel, tally=tally)[c]
         else:
             raise ValueError(f"{c}: the combination's candidates are scorers without proofs "
                              "(the stochastic module or a reconstruction vote or share)")
@@ -693,13 +714,15 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
         scores[name] = a.score(view, progress=progress.span(0.6 + 0.1 * j / len(scorers),
                                                             0.6 + 0.1 * (j + 1) / len(scorers)),
                                cancel=cancel, executor=units)
+    tally: Counter = Counter()
     scores.update(_reconstruction_reads(wanted, view, executor=units,
-                                        progress=progress.span(0.7, 0.9), cancel=cancel))
+                                        progress=progress.span(0.7, 0.9), cancel=cancel,
+                                        tally=tally))
     choices = {}
     for name, a in combined.items():
         choice = choose_on_shadow_game(config, game, view, a, space, masks,
                                        progress=progress.span(0.9, 0.97), cancel=cancel,
-                                       executor=units)
+                                       executor=units, tally=tally)
         scores[name] = best_of.combine(det_value, scores[choice.name])
         choices[name] = choice.to_dict()
     scores = {name: scores[name] for name in config.attacks if name in scores}
@@ -716,6 +739,7 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
                                "n_candidates": int(game.base.n_candidates),
                                "deterministic_seconds": det_seconds,
                                "best_of_choices": choices,
+                               "solves_stopped_by_clock": int(tally[CLOCK_CUTS]),
                                "deterministic_status": det_status,
                                "deterministic_settled_by": det_settled,
                                "deterministic_computed_on": units.where,
@@ -800,7 +824,8 @@ def choose_membership_on_shadow_game(config: AggregatesGameSettings, game: GameS
                                      view: GameView, attack: BestOf, space, masks, layout, *,
                                      progress: Progress = NO_PROGRESS,
                                      cancel: CancelToken = NEVER,
-                                     executor: Executor | None = None) -> best_of.Choice:
+                                     executor: Executor | None = None,
+                                     tally: Counter | None = None) -> best_of.Choice:
     """:func:`choose_on_shadow_game` for the membership game: the attacker's own membership
     game on its auxiliary sample (best_of.membership_shadow_game), the membership proofs and
     each candidate of ``attack`` run on its stand-in targets as :func:`play_mia` runs them on
@@ -830,7 +855,7 @@ def choose_membership_on_shadow_game(config: AggregatesGameSettings, game: GameS
                 sview.aux_codes, sview.n_records + 1, game.domain, config.n_shadow,
                 config.model, game.spec, float(game.base.sensitivity), config.seed,
                 membership=True),
-            units=units, progress=progress, cancel=cancel)
+            units=units, progress=progress, cancel=cancel, tally=tally)
     return best_of.choose_membership(scores, shadow.truth, proved)
 
 
@@ -892,9 +917,10 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
                 determined[i], det_value[i] = True, value
         view = _view(config, game, released, n)
         scores = {name: np.zeros(targets.size) for name in wanted if name not in combined}
+        tally: Counter = Counter()
         scores.update(_reconstruction_reads(wanted, view, executor=units,
                                             progress=progress.span(0.3 * end, 0.6 * end),
-                                            cancel=cancel))
+                                            cancel=cancel, tally=tally))
         desias = {name: a for name, a in wanted.items() if isinstance(a, DesiaMembership)}
         if desias:
             stoch = stochastic_scores(StochasticInputs(
@@ -908,13 +934,14 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
         for name, a in combined.items():
             choice = choose_membership_on_shadow_game(
                 config, game, view, a, space, masks, layout, progress=progress.span(end, 1.0),
-                cancel=cancel, executor=units)
+                cancel=cancel, executor=units, tally=tally)
             scores[name] = best_of.combine_membership(det_value, scores[choice.name])
             choices[name] = choice.to_dict()
         where = units.where
     scores = {name: scores[name] for name in names}     # the candidates only when asked for
     return MiaOutcome(scores, member, determined, det_value, where,
-                      details={"best_of_choices": choices})
+                      details={"best_of_choices": choices,
+                               "solves_stopped_by_clock": int(tally[CLOCK_CUTS])})
 
 
 # --------------------------------------------------------------------------- exposed records

@@ -175,7 +175,7 @@ def test_rap_reconstructions_on_ray_equal_the_in_process_run(ray_cluster):
     here = InProcessExecutor().map(G.reconstruct_target, 2, shared)
     there = RayExecutor(LOCAL).map(G.reconstruct_target, 2, shared)
     for a, b in zip(here, there, strict=True):
-        assert a.keys() == b.keys() == {"rap_rand", "desia_synthetic"}
+        assert a.keys() == b.keys() == {"rap_rand", "desia_synthetic", G.CLOCK_CUTS}
         for name in a:
             assert np.array_equal(a[name], b[name]), name
 

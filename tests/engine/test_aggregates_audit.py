@@ -283,3 +283,33 @@ def test_the_verdict_quotes_one_accuracy_and_says_none_for_zero(tiny_result):
     assert "For 0 of" not in tiny_result["summary"]
     det = tiny_result["theory"]["deterministic"]
     assert _determined_sentence(det["determined"], det["targets"]) in tiny_result["summary"]
+
+
+def test_the_audit_says_when_the_clock_stopped_reconstruction_solves(monkeypatch, tiny_result):
+    """A CIP solve that the wall-clock backstop stops before its deterministic limit (a very
+    busy computer) may end elsewhere on a rerun: the audit counts such solves, in the attribute
+    game, the membership game and the sweeps, and says in words that the numbers may not
+    repeat. Here every solve is marked as cut; on a quiet run none is and nothing is said."""
+    import engine.attacks.aggregates.cip as cip
+
+    solves = []
+    real = cip.solve_reproducibly
+
+    def counted(*args, **kwargs):
+        solves.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cip, "solve_reproducibly", counted)
+    monkeypatch.setattr(cip, "_wall_clock_mark", lambda status, solver, limit: "_WALL_CLOCK")
+    r = run(AggregatesConfig(**{**TINY, "attacks": ("cip_rand", "data_only"),
+                                "mia_attacks": ("cip_rand_mia",),
+                                "sweep_epsilons": (1.0,), "sweep_targets": 3,
+                                "sweep_attacks": ("cip_rand",)})).to_dict()
+    cut = r["theory"]["game"]["solves_stopped_by_clock"]
+    assert cut == len(solves) > 0
+    assert r["theory"]["sweeps"]["noise"]["solves_stopped_by_clock"] > 0
+    said = [w for w in r["warnings"] if "stopped by the clock" in w]
+    assert len(said) == 1 and f"{cut} of the reconstruction" in said[0]
+
+    assert tiny_result["theory"]["game"]["solves_stopped_by_clock"] == 0
+    assert not any("stopped by the clock" in w for w in tiny_result["warnings"])

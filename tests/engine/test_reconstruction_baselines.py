@@ -475,3 +475,17 @@ def test_rap_many_releases_at_once_are_the_lone_reconstructions(mode):
         assert np.allclose(one.details["loss_curve"], many.details["loss_curve"], rtol=1e-5)
     with pytest.raises(ValueError, match="one seed per release"):
         rap.reconstruct_rap_many(SIZES, queries, np.vstack(releases), N, seeds=[1], **kw)
+
+
+def test_the_wall_clock_backstop_is_ten_times_the_limit_unless_the_environment_says(
+        monkeypatch):
+    """The backstop only guards against a much slower machine (solver.WALL_BACKSTOP); the
+    suite raises it through PRA_SOLVER_WALL_BACKSTOP, and a value that is not a number ≥ 1
+    leaves the app's own."""
+    from engine.attacks.aggregates import solver
+
+    monkeypatch.delenv("PRA_SOLVER_WALL_BACKSTOP", raising=False)
+    assert solver.wall_backstop() == solver.WALL_BACKSTOP == 10.0
+    for text, factor in (("100", 100.0), ("0.5", 10.0), ("fast", 10.0), ("", 10.0)):
+        monkeypatch.setenv("PRA_SOLVER_WALL_BACKSTOP", text)
+        assert solver.wall_backstop() == factor, text
