@@ -414,10 +414,12 @@ def _merge_rap(lines: list[dict]) -> list[dict]:
     """Main lines with the RAP-rand scores of their repetition's ``--rap-only`` line added
     (same key and repetition, and the same people and truth, else an error: the games
     differ); a RAP line without its main line stays a line of its own (RAP-rand only). A
-    repetition played twice (two machines) keeps the line with most attacks, after checking
-    the two agree (:func:`_same_game`)."""
+    repetition played twice (two machines, or again to add an attack) keeps the first line's
+    scores and adds the attacks only the later one played (with its best_of choice), after
+    checking the two are one game (:func:`_same_game`: a score that differs is printed — CIP's
+    when the wall-clock backstop cut a solve on a busy machine)."""
     out, by_key = [], {}
-    for x in lines:                  # one main line per repetition: the one with most attacks
+    for x in lines:                  # one main line per repetition (the first), attacks added
         if x.get("kind") == "rap":
             continue
         x = dict(x, scores=dict(x["scores"]))
@@ -427,8 +429,10 @@ def _merge_rap(lines: list[dict]) -> list[dict]:
             out.append(x)
             continue
         _same_game(seen, x)
-        if len(x["scores"]) > len(seen["scores"]):
-            seen.update(x)
+        for name, scores in x["scores"].items():
+            seen["scores"].setdefault(name, scores)
+        if "best_of" in x["scores"] and not seen.get("best_of"):
+            seen["best_of"] = x.get("best_of")
     for x in lines:
         if x.get("kind") != "rap":
             continue
