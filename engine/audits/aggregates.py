@@ -637,10 +637,10 @@ def _warnings(config: AggregatesConfig, attacks: list[dict], theory: dict) -> li
                    "them).")
     if theory["game"].get("solves_stopped_by_clock"):
         out.append(f"The computer was so busy that {theory['game']['solves_stopped_by_clock']} "
-                   "of the reconstruction attacks' solver runs were stopped by the clock before "
-                   "their fixed amount of work, so running this audit again with the same seed "
-                   "may give slightly different numbers for those attacks (CIP). Run it on a "
-                   "less busy computer for numbers that repeat exactly.")
+                   "of the solver runs behind the table-rebuilding attacks were stopped by the "
+                   "clock before finishing their fixed amount of work, so running this audit "
+                   "again with the same seed may give slightly different numbers for those "
+                   "attacks. Run it on a less busy computer for numbers that repeat exactly.")
     if theory["game"]["targets"] < 30:
         out.append(f"Only {theory['game']['targets']} targets were attacked: intervals are "
                    "wide; raise 'max_targets' if the data has more unique records.")

@@ -309,7 +309,7 @@ def test_the_audit_says_when_the_clock_stopped_reconstruction_solves(monkeypatch
     assert cut == len(solves) > 0
     assert r["theory"]["sweeps"]["noise"]["solves_stopped_by_clock"] > 0
     said = [w for w in r["warnings"] if "stopped by the clock" in w]
-    assert len(said) == 1 and f"{cut} of the reconstruction" in said[0]
+    assert len(said) == 1 and f"{cut} of the solver runs" in said[0]
 
     assert tiny_result["theory"]["game"]["solves_stopped_by_clock"] == 0
     assert not any("stopped by the clock" in w for w in tiny_result["warnings"])
