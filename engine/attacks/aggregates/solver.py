@@ -17,7 +17,7 @@ POLL_SECONDS = 0.05
 # machine at load 6 (27 Nov 2026) cut 2-unit CIP solves at 11 s, and the same seed gave other
 # reconstructions. At 10× a solve keeps its deterministic limit up to a tenfold slowdown where
 # a unit is about a second of one core (the tests' noisy model); on the GSS table's L1 models
-# at load 5 on 2 cores a block still had 28 solves cut, so a cut solve is marked
+# at load 5 on 2 cores a block still had 28 of ~150–200 solves cut, so a cut solve is marked
 # (cip._wall_clock_mark) and the audit says so (games.aggregates.CLOCK_CUTS).
 # The environment variable PRA_SOLVER_WALL_BACKSTOP overrides it (read at every solve, so Ray
 # workers started here see it too): the tests set it high, since a test's numbers must not
