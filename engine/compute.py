@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.data.errors import InputError
+from engine.private_tmp import process_alive
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, JobCancelled, Progress
 
 Unit = Callable[[int, Any, Progress, CancelToken], Any]
@@ -209,8 +210,6 @@ def remove_stale_ray_dirs(base: str) -> list[str]:
     """Remove the private Ray folders in ``base`` that this user's crashed sessions left: named
     ``pra-ray-<pid>-…`` for a process that is gone, owned by this user, not a link (/tmp is
     shared: another user's folder, or a live session's, is never touched). Returns them."""
-    from engine.private_tmp import _alive
-
     removed = []
     try:
         entries = list(os.scandir(base))
@@ -226,7 +225,7 @@ def remove_stale_ray_dirs(base: str) -> list[str]:
             continue
         if not stat.S_ISDIR(info.st_mode) or (os.name != "nt" and info.st_uid != os.getuid()):
             continue
-        if not _alive(int(pid_text)):
+        if not process_alive(int(pid_text)):
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.path)
     return removed

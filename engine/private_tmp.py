@@ -32,7 +32,7 @@ def _user() -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name) or "user"
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether process ``pid`` still runs (a folder of a live session is never removed)."""
     if pid == os.getpid():
         return True
@@ -72,7 +72,7 @@ def remove_stale(root: Path) -> list[Path]:
             pid = int(folder.name[len(PREFIX):])
         except ValueError:
             continue
-        if not _alive(pid):
+        if not process_alive(pid):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
