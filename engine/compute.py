@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.data.errors import InputError
-from engine.private_tmp import process_alive
+from engine.private_tmp import remove_stale
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, JobCancelled, Progress
 
 Unit = Callable[[int, Any, Progress, CancelToken], Any]
@@ -204,31 +204,15 @@ def _short_private_dir() -> str:
 
 
 RAY_DIR_PREFIX = "pra-ray-"
+# mkdtemp's name: the prefix with the process id, then its own random part.
+_RAY_DIR_NAME = re.compile(re.escape(RAY_DIR_PREFIX) + r"(\d+)-.+")
 
 
 def remove_stale_ray_dirs(base: str) -> list[str]:
     """Remove the private Ray folders in ``base`` that this user's crashed sessions left: named
     ``pra-ray-<pid>-…`` for a process that is gone, owned by this user, not a link (/tmp is
     shared: another user's folder, or a live session's, is never touched). Returns them."""
-    removed = []
-    try:
-        entries = list(os.scandir(base))
-    except OSError:
-        return removed
-    for entry in entries:
-        pid_text, _, rest = entry.name.removeprefix(RAY_DIR_PREFIX).partition("-")
-        if not entry.name.startswith(RAY_DIR_PREFIX) or not rest or not pid_text.isdigit():
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or (os.name != "nt" and info.st_uid != os.getuid()):
-            continue
-        if not process_alive(int(pid_text)):
-            shutil.rmtree(entry.path, ignore_errors=True)
-            removed.append(entry.path)
-    return removed
+    return [str(folder) for folder in remove_stale(Path(base), _RAY_DIR_NAME)]
 
 
 def _run_unit(unit: Unit, index: int, shared: Any) -> Any:

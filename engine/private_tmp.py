@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import getpass
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -64,15 +65,27 @@ def _private_dir(path: Path) -> Path:
     return path
 
 
-def remove_stale(root: Path) -> list[Path]:
-    """Remove the session folders under ``root`` whose process is gone; returns them."""
+# A session folder's name: PREFIX and the process id (group 1).
+SESSION_NAME = re.compile(re.escape(PREFIX) + r"(\d+)")
+
+
+def remove_stale(root: Path, name: re.Pattern = SESSION_NAME) -> list[Path]:
+    """Remove the folders under ``root`` whose whole name matches ``name`` (group 1: the id of
+    the process that made it) and whose process is gone; returns them. Only this user's
+    folders, never a link: ``root`` may be a shared folder such as /tmp (the private Ray
+    instance's folders, engine.compute)."""
     removed = []
-    for folder in root.glob(PREFIX + "*"):
-        try:
-            pid = int(folder.name[len(PREFIX):])
-        except ValueError:
+    for folder in root.glob("*"):
+        match = name.fullmatch(folder.name)
+        if match is None:
             continue
-        if not process_alive(pid):
+        try:
+            info = folder.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or (os.name != "nt" and info.st_uid != os.getuid()):
+            continue
+        if not process_alive(int(match.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed

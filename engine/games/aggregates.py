@@ -349,8 +349,9 @@ CLOCK_CUTS = "(solves stopped by the clock)"
 
 
 def _clock_cuts(recon) -> int:
-    statuses = getattr(recon, "details", None) or {}
-    return sum(str(s).endswith("_WALL_CLOCK") for s in statuses.get("statuses", ()))
+    """CIP's solves of ``recon`` marked as cut by the clock (cip._wall_clock_mark); RAP has no
+    solver statuses."""
+    return sum(s.endswith("_WALL_CLOCK") for s in recon.details.get("statuses", ()))
 
 
 @dataclass(frozen=True)
