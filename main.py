@@ -8,13 +8,18 @@
     python main.py calibrate                measure this computer's speed for the estimates
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file, key or column and what
-to do), 1 internal error, 3 cancelled (Ctrl+C).
+to do), 1 internal error, 3 cancelled (Ctrl+C), 143 stopped by a termination signal (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -52,10 +57,15 @@ into the hidden folder DIR/.previous-run (so DIR never mixes two runs), and conf
 report.pdf (and recommended_model/ when a model audit exports one) are written, each under a
 hidden temporary name and renamed when complete. result.json comes last and lists every other
 file with its SHA-256: no result.json means the run did not finish (the earlier run is then
-still in DIR/.previous-run until the next run into DIR finishes). Other files are not touched.
+still in DIR/.previous-run until the next run into DIR finishes). A write stopped by Ctrl+C,
+SIGTERM or a full disk puts the earlier run back. Other files are not touched, and a file
+named like an output that this app did not write (your own config.toml, say) stops the run
+before it starts: move it, or choose another DIR. One run at a time writes into a folder: a
+second one exits 2 with a sentence.
 
 exit codes: 0 success; 2 bad input (one line on stderr says what to fix); 1 internal error;
-3 cancelled. Set PRA_DEVICE=cpu to keep torch off the GPU.
+3 cancelled (Ctrl+C); 143 stopped by a termination signal (SIGTERM). Set PRA_DEVICE=cpu to keep
+torch off the GPU.
 """
 
 
@@ -192,24 +202,93 @@ def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
     return None
 
 
+class _Stop:
+    """Ctrl+C and SIGTERM in a headless command (issue 31 item 9). Both raise
+    KeyboardInterrupt, the path Ctrl+C has always taken (the audit is cancelled, the folder's
+    write undone, one line on stderr); SIGTERM is remembered for its line and exit code 143.
+    While held (the earlier run being moved aside or back: renames that must not stop half-way,
+    engine.audits.run_folder.write_run's ``hold``) a signal waits, and is raised when the hold
+    ends. ``phase``: what an interruption stops — the audit ("audit": nothing written yet) or
+    the write ("write"); "done" once the files are written (a signal then changes nothing)."""
+
+    terminated = False
+    held = 0
+    pending = False
+    phase = "audit"
+
+    @classmethod
+    def install(cls) -> None:
+        # Only the main thread may set handlers (main() called from a test's thread: leave them).
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, cls.handler)
+            signal.signal(signal.SIGTERM, cls.handler)
+
+    @classmethod
+    def handler(cls, signum, frame) -> None:
+        if cls.phase == "done":
+            # The run's files are written and it is finishing: a signal now must not turn
+            # a finished run into a failure (hostile pass: exit 143 or 130 with no line,
+            # the folder holding the new run).
+            return
+        if signum == signal.SIGTERM:
+            cls.terminated = True
+        if cls.held:
+            cls.pending = True
+            return
+        raise KeyboardInterrupt
+
+    @classmethod
+    @contextlib.contextmanager
+    def hold(cls):
+        cls.held += 1
+        try:
+            yield
+        finally:
+            cls.held -= 1
+        if not cls.held and cls.pending:
+            cls.pending = False
+            raise KeyboardInterrupt
+
+    @classmethod
+    def message(cls, out: Path | None) -> str:
+        """The one line an interruption prints: what stopped the run, and where the last
+        finished run is."""
+        from engine.audits.run_folder import where_the_last_run_is
+
+        stopped = "stopped by a termination signal" if cls.terminated else "cancelled"
+        if out is None:
+            return stopped
+        if cls.phase == "audit":
+            return f"{stopped}; nothing was written into {out}."
+        return f"{stopped} while the run's files were written; {where_the_last_run_is(out)}."
+
+
 def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
                 include_records: bool = False, yes: bool = False) -> int:
     from engine.audits.registry import run_audit
-    from engine.audits.run_folder import MODEL, check_writable, write_run
+    from engine.audits.run_folder import MODEL, check_writable, locked, write_run
     from engine.project import config_to_toml
     from engine.runtime import Progress
 
-    refused = _check_cost(config, quiet=quiet, yes=yes)
-    if refused is not None:
-        return refused
-    check_writable(out)                 # before the audit: a long run is not wasted
-    result = run_audit(config, progress=Progress(_StderrProgress(quiet)))
-    defences = getattr(config, "defences", None)
-    export = bool(defences is not None and defences.enabled and defences.export_recommended)
-    # The earlier run in OUT is moved aside, every file is written under a temporary name and
-    # renamed, result.json last (engine.audits.run_folder: the folder's protocol).
-    outputs = write_run(out, result, config_toml=config_to_toml(config.to_dict()),
-                        report=report, include_records=include_records, export_model=export)
+    # One run at a time writes into OUT: the folder is locked from before the estimate until
+    # the write ends, and a second run gets a sentence before anything else (issue 31 item 7).
+    with locked(out):
+        refused = _check_cost(config, quiet=quiet, yes=yes)
+        if refused is not None:
+            return refused
+        check_writable(out)                 # before the audit: a long run is not wasted
+        result = run_audit(config, progress=Progress(_StderrProgress(quiet)))
+        _Stop.install()     # again: ray.init (a local Ray run) puts its own SIGTERM handler in
+        defences = getattr(config, "defences", None)
+        export = bool(defences is not None and defences.enabled and defences.export_recommended)
+        # The earlier run in OUT is moved aside, every file is written under a temporary name
+        # and renamed, result.json last (engine.audits.run_folder: the folder's protocol); a
+        # write stopped by Ctrl+C, SIGTERM or an error puts the earlier run back.
+        _Stop.phase = "write"
+        outputs = write_run(out, result, config_toml=config_to_toml(config.to_dict()),
+                            report=report, include_records=include_records,
+                            export_model=export, hold=_Stop.hold)
+        _Stop.phase = "done"
     exported = any(e["path"].startswith(MODEL + "/") for e in outputs)
     if export and not exported and not quiet:
         print("No setting met the defences' limit: no model exported.")
@@ -219,6 +298,29 @@ def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
         if exported:
             print(f"Wrote the recommended model to {out / MODEL}")
     return 0
+
+
+def _os_error_line(exc: OSError) -> str:
+    """An OS error outside the output folder's own sentences, as one line with what to do
+    (issue 31 item 9: "error: : No space left on device" named no file and said nothing)."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return (f"{where}the disk is full ({exc.strerror}); free some space on it (the app's "
+                "temporary files go to the system's temporary folder, or TMPDIR) and run again.")
+    if exc.errno == errno.EROFS:
+        return f"{where}is on a read-only disk; choose a place on a disk that can be written."
+    return f"{where}{exc.strerror or exc}; check that file or folder and run again."
+
+
+def unknown_command(word: str) -> str | None:
+    """The sentence for ``python main.py WORD`` where WORD is neither a command nor a project
+    file (issue 31 item 12: it printed the whole help and exited 0): None when WORD may be a
+    project to open — a file that exists, or a name with a dot or a folder in it."""
+    if word in COMMANDS or os.path.lexists(word) or "." in word or "/" in word or os.sep in word:
+        return None
+    return (f"{word!r} is not a command; the commands are {', '.join(COMMANDS[:-1])} and "
+            f"{COMMANDS[-1]} (or give a project file, FILE.praudit.json, to open it in the app). "
+            "python main.py --help lists them.")
 
 
 def split_project_path(argv: list[str]) -> tuple[list[str], str | None]:
@@ -261,6 +363,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     if args.command is None:
+        problem = unknown_command(project_path) if project_path else None
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
         if args.sample is not None:
             from engine.audits.registry import AUDIT_TYPES
             if args.sample not in AUDIT_TYPES:
@@ -271,8 +377,12 @@ def main(argv: list[str] | None = None) -> int:
         return gui_main(argv, open_sample=args.sample, open_path=project_path)
 
     from engine.data.errors import InputError, internal_error_text, missing_package_text
+    from engine.private_tmp import remove_private_tmp
     from engine.runtime import JobCancelled
 
+    _Stop.terminated, _Stop.pending, _Stop.phase = False, False, "audit"
+    _Stop.install()
+    out = Path(args.out) if getattr(args, "out", None) else None
     try:
         if args.command == "calibrate":
             return _calibrate(quiet=args.quiet, scale=args.scale)
@@ -289,13 +399,21 @@ def main(argv: list[str] | None = None) -> int:
         _StderrProgress.end_line()
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return 2
-    except (JobCancelled, KeyboardInterrupt):
+    except (JobCancelled, KeyboardInterrupt, SystemExit) as exc:
+        # ray.init replaces the SIGTERM handler with sys.exit(15): the same signal.
+        if isinstance(exc, SystemExit):
+            if exc.code != signal.SIGTERM:
+                raise
+            _Stop.terminated = True
         _StderrProgress.end_line()
-        print("cancelled", file=sys.stderr)
+        print(_Stop.message(out), file=sys.stderr)
+        if _Stop.terminated:
+            remove_private_tmp()     # also done at exit; here so that it is gone first
+            return 128 + signal.SIGTERM
         return 3
     except OSError as exc:
         _StderrProgress.end_line()
-        print(f"error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        print(f"error: {_os_error_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
         _StderrProgress.end_line()
@@ -308,5 +426,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def exit_code_kept(code: int) -> int:
+    """``code`` of a finished command, kept until the process has exited: Python's shutdown
+    puts the default handlers back, so a SIGTERM or Ctrl+C in the last moments ended a finished
+    run with 143 or 130 and no line (hostile pass, issue 31 item 9). After success both are
+    ignored (SIG_IGN survives the shutdown). Called by the script's entry alone, never inside
+    main(): tests call main() in their own process."""
+    if code == 0 and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_code_kept(main()))

@@ -23,6 +23,14 @@ dashboard) for the run and stops it afterwards; ``"ray://host:port"`` or ``"host
 connects to an existing cluster, which then receives the audit's data: it must sit on a trusted
 network (docs/methods/scale.md says how to turn on Ray's TLS).
 
+Private and local (issue 31 items 2 and 9): the private instance's folders lie in a 0700
+folder of this user (Ray makes its own folders 0777, so it gets a subfolder), its token in a
+0600 file there (not ~/.ray/auth_token), its node on 127.0.0.1 so every Ray process listens on
+the loopback address only, and a watchdog process ends Ray's processes and removes the folder
+when the app ends, even by kill -9. A cluster named by address is checked first, each step
+bounded (:func:`check_cluster_answers`): an unknown host, a refused or silent port, a missing
+or wrong token each get their own sentence within 30 s (issue 31 item 3).
+
 One job, one executor (issue 22 item 6: starting a private Ray instance costs 20–30 s, and it
 was paid once per part of a job). An audit's ``run`` is wrapped in :func:`one_executor_per_job`:
 the job's executor is opened on first use, every part of the job that asks
@@ -35,9 +43,17 @@ Ray is imported only when a cluster is named: the in-process default never loads
 from __future__ import annotations
 
 import functools
+import ipaddress
 import os
 import re
+import secrets
 import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -92,6 +108,13 @@ class RayExecutor:
     """Runs each unit as a Ray task (module docstring)."""
 
     def __init__(self, cluster: str, *, cpus: int | None = None) -> None:
+        self._started_here = False
+        self._temp_dir: str | None = None
+        self._saved_env: dict[str, str | None] | None = None
+        self._watchdog: subprocess.Popen | None = None
+        # A cluster named by address is checked before Ray is asked to connect: Ray 2.60 waits
+        # minutes on an address that refuses, stays silent or names no host (issue 31 item 3).
+        answer = None if cluster == LOCAL else check_cluster_answers(cluster)
         try:
             import ray  # heavy and optional: only loaded when the user names a cluster
         except ImportError as exc:   # pragma: no cover - ray is in the lock
@@ -100,37 +123,76 @@ class RayExecutor:
                              "(make install), or leave the cluster setting empty.",
                              key="compute.cluster") from exc
         self._ray = ray
-        self._started_here = False
-        self._temp_dir: str | None = None
         # The workers import this app's engine: ship the package itself with the job, so a
         # cluster needs only Python and the locked libraries, not a copy of the app.
         runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)]}
         if cluster == LOCAL:
             if not ray.is_initialized():
-                self._temp_dir = _short_private_dir()
                 try:
-                    ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False,
-                             log_to_driver=False, logging_level="ERROR",
-                             configure_logging=False, runtime_env=runtime_env,
-                             _temp_dir=self._temp_dir)
+                    self._start_private(ray, cpus or os.cpu_count() or 1, runtime_env)
                 except BaseException:
                     self.close()
                     raise
-                self._started_here = True
             self.where = (f"a private Ray instance on this computer "
                           f"({int(ray.cluster_resources().get('CPU', 0))} processors)")
         else:
+            # The token goes only to a cluster that asked for it (the check above), and Ray
+            # sends it only in token mode: an address never turns that mode on by itself.
+            self._saved_env = _set_environment(
+                {"RAY_AUTH_MODE": "token"} if answer.needs_token else {})
+            _forget_ray_token()
+            # A loopback address stays one when the cluster's node is there (Ray would put
+            # this computer's network address in its place, where such a cluster is not).
+            loopback = _is_loopback(_host_of(cluster)) and (
+                answer.nodes is None or LOOPBACK in answer.nodes)
             try:
-                ray.init(address=cluster, log_to_driver=False, logging_level="ERROR",
-                         configure_logging=False, runtime_env=runtime_env)
+                with _loopback_node(loopback):
+                    ray.init(address=cluster, log_to_driver=False, logging_level="ERROR",
+                             configure_logging=False, runtime_env=runtime_env)
             except Exception as exc:  # noqa: BLE001 - any failure to connect is one sentence
-                raise InputError(f"Could not connect to the Ray cluster at '{cluster}' ({exc}). "
-                                 "Check the address and that the cluster is running, or "
-                                 "leave the cluster setting empty to run on this computer.",
-                                 key="compute.cluster") from exc
+                self.close()
+                raise InputError(f"Could not connect to the Ray cluster at '{cluster}' "
+                                 f"({exc}). Check the address and that the cluster is "
+                                 "running, or leave the cluster setting empty to run on this "
+                                 "computer.", key="compute.cluster") from exc
             self._started_here = True
             self.where = (f"the Ray cluster at {cluster} "
                           f"({int(ray.cluster_resources().get('CPU', 0))} processors)")
+
+    @property
+    def folder(self) -> str | None:
+        """The private instance's folder (0700; Ray's own below it), None for a cluster
+        named by address or an instance this executor did not start."""
+        return self._temp_dir
+
+    def _start_private(self, ray: Any, cpus: int, runtime_env: dict) -> None:
+        """Start the private instance ("local", issue 31 item 2): its folders under a 0700
+        folder of this user, its token in a 0600 file there, every process listening on the
+        loopback address only, and a watchdog that ends its processes with the app."""
+        self._temp_dir = _short_private_dir()
+        token_path = os.path.join(self._temp_dir, TOKEN_NAME)
+        _write_private(token_path, secrets.token_hex(32))
+        # Token mode even where the user turned it off for other clusters: the loopback ports
+        # are open to every user of this computer, the token is what keeps them out. The path
+        # variable keeps Ray from writing ~/.ray/auth_token (0644, readable by everyone).
+        self._saved_env = _set_environment({
+            "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": token_path,
+            "RAY_AUTH_TOKEN": None, LOOPBACK_VARIABLE: "0"})
+        _forget_ray_token()
+        self._watchdog = _start_watchdog(self._temp_dir)
+        with _loopback_node(True):
+            ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                     logging_level="ERROR", configure_logging=False,
+                     runtime_env=runtime_env,
+                     _temp_dir=os.path.join(self._temp_dir, RAY_SUBFOLDER),
+                     _node_ip_address=LOOPBACK)
+        self._started_here = True
+        node = ray.util.get_node_ip_address()
+        if not _is_loopback(node):
+            raise InputError(f"The private Ray instance would listen on {node}, not on this "
+                             "computer's loopback address only, so it was not started; leave "
+                             "the cluster setting empty to run in the app's own process.",
+                             key="compute.cluster")
 
     def map(self, unit: Unit, count: int, shared: Any, *, progress: Progress = NO_PROGRESS,
             cancel: CancelToken = NEVER, message: str = "",
@@ -172,19 +234,46 @@ class RayExecutor:
         return results
 
     def close(self) -> None:
+        """Shut Ray down (when this executor started or connected it), then the watchdog,
+        put the environment back, and remove the private folder (token and spilled data)."""
         if self._started_here and self._ray.is_initialized():
             self._ray.shutdown()
+        self._started_here = False
+        if self._watchdog is not None:
+            _stop_watchdog(self._watchdog)
+            self._watchdog = None
+        if self._saved_env is not None:
+            _restore_environment(self._saved_env)
+            self._saved_env = None
+            _forget_ray_token()
         if self._temp_dir is not None:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
 
 
+# --------------------------------------------------------------------------- the private instance
+
 # Ray's local instance keeps Unix sockets under its temp folder, and a socket's path may not
 # exceed 107 bytes: under the session's private folder (engine.private_tmp, in the system's
 # temp folder) with Ray's own session_<date>_<time>_<pid>/sockets/plasma_store below it, the
 # path passed 107 for a 5-digit process id or a longer user name, and the private instance
-# failed to start. So the instance gets its own short private folder in /tmp.
-_SOCKET_PATH_ROOM = 45
+# failed to start. So the instance gets its own short private folder in /tmp, and Ray its
+# subfolder RAY_SUBFOLDER there: "/r", then at most 64 bytes of Ray's own (a 7-digit process
+# id), leave 41 for the folder itself.
+_SOCKET_PATH_ROOM = 41
+# Ray makes its temp folder and every folder in it readable and writable by everyone (0777,
+# issue 31 item 2). It gets a subfolder of the app's 0700 folder, which it never changes: no
+# other user can enter the 0700 folder, so none reaches what lies below it.
+RAY_SUBFOLDER = "r"
+# The private instance's token (Ray 2.60 turns token authentication on for every instance it
+# starts), in a 0600 file in the private folder: Ray would write ~/.ray/auth_token, 0644.
+TOKEN_NAME = "auth_token"
+LOOPBACK = "127.0.0.1"
+# Ray reads this variable once, at import, to decide whether a node may take this computer's
+# network address (Linux: yes, it rewrites 127.0.0.1 to it); "0" keeps a node on 127.0.0.1,
+# and Ray's servers then listen on the loopback address only (ray._private.services
+# .get_node_ip_address). Set for the processes the private instance starts.
+LOOPBACK_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def _short_private_dir() -> str:
@@ -192,8 +281,6 @@ def _short_private_dir() -> str:
     in the session's private temp folder when its path is short enough, else in /tmp (POSIX)
     or the system's temp folder. Its name carries this process's id, so a later start removes
     the folders that a crashed session left (Ray spills task data there: the user's records)."""
-    import tempfile
-
     base = tempfile.gettempdir()
     prefix = f"{RAY_DIR_PREFIX}{os.getpid()}-"
     if len(base) + len(f"/{prefix}XXXXXXXX") > _SOCKET_PATH_ROOM and os.name != "nt" \
@@ -201,6 +288,160 @@ def _short_private_dir() -> str:
         base = "/tmp"
     remove_stale_ray_dirs(base)
     return tempfile.mkdtemp(prefix=prefix, dir=base)
+
+
+def _write_private(path: str, text: str) -> None:
+    """Write a new file readable by the user alone (0600 from its creation, never looser)."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(handle, "w", encoding="ascii") as out:
+        out.write(text)
+
+
+def _set_environment(changes: dict[str, str | None]) -> dict[str, str | None]:
+    """Set (or, for None, remove) environment variables; returns what they were before."""
+    saved = {name: os.environ.get(name) for name in changes}
+    for name, value in changes.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    return saved
+
+
+def _restore_environment(saved: dict[str, str | None]) -> None:
+    _set_environment(saved)
+
+
+def _forget_ray_token() -> None:
+    """Make Ray read its authentication settings again: it keeps the first token it read (and
+    ray.init leaves RAY_AUTH_MODE=token behind), so a private instance's token would be sent
+    to the next cluster named by address, or a cluster's to the next private instance. The
+    order is Ray's own (ray._private.authentication_test_utils): settings, then the token."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+    except ImportError:      # pragma: no cover - another Ray: it has no token cache to clear
+        return
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
+
+
+@contextmanager
+def _loopback_node(loopback: bool) -> Iterator[None]:
+    """Keep this process's Ray node on 127.0.0.1 while ``ray.init`` runs (see
+    LOOPBACK_VARIABLE; Ray read that variable when it was imported, so its value is set here
+    too). A private instance then listens on the loopback address only, and a cluster named by
+    a loopback address is reached there, not at this computer's network address."""
+    constants = sys.modules.get("ray._private.ray_constants")
+    before = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    if loopback and constants is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if loopback and constants is not None:
+            constants.ENABLE_RAY_CLUSTER = before
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# The watchdog (Linux): ends the private instance's processes when the app ends, however it
+# ends (issue 31 item 9). Ray's own processes die with the app (Ray asks Linux to kill them
+# when their parent dies), but the two agents the raylet starts (ray::DashboardAgent,
+# ray::RuntimeEnvAgent) only notice the raylet has gone, then wait 60 s on the dead cluster to
+# report it (ray._private.utils.publish_error_to_driver) before they exit. The watchdog reads
+# its stdin, a pipe from the app: end of file means the app closed the instance or died. It
+# notes, every 0.5 s, the app's processes whose command line names the private folder
+# (gcs_server, raylet, …) and all they started; at the end it kills those still alive (the
+# same process: same start time) and removes the folder, where Ray may have spilled the
+# audit's records. It runs in
+# its own session, so the Ctrl-C meant for the app does not end it first.
+_WATCHDOG = r"""
+import os, shutil, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+folder, me, app = sys.argv[1].encode(), os.getpid(), os.getppid()
+seen = {}
+def look():
+    parents, starts, named = {}, {}, set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                command = f.read()
+        except (OSError, IndexError):
+            continue
+        pid = int(name)
+        parents[pid], starts[pid] = int(fields[1]), int(fields[19])
+        if pid != me and folder in command:
+            named.add(pid)
+    children = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    # Walk down from the app: a process that names the folder is Ray's, and so is all below.
+    todo = [(pid, False) for pid in children.get(app, [])]
+    while todo:
+        pid, ray = todo.pop()
+        ray = ray or pid in named
+        if ray:
+            seen.setdefault(pid, starts[pid])
+        todo.extend((child, ray) for child in children.get(pid, []))
+def start_time(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return None if fields[0] == b"Z" else int(fields[19])
+    except (OSError, IndexError):
+        return None
+def watch():
+    while True:
+        look()
+        time.sleep(0.5)
+threading.Thread(target=watch, daemon=True).start()
+while sys.stdin.buffer.read(4096):
+    pass
+look()
+for attempt in range(100):
+    alive = [pid for pid, start in list(seen.items()) if start_time(pid) == start]
+    if not alive:
+        break
+    for pid in alive:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    time.sleep(0.1)
+shutil.rmtree(folder, ignore_errors=True)
+"""
+_WATCHDOG_STOP_SECONDS = 30.0      # hang guard: it needs well under a second
+
+
+def _start_watchdog(folder: str) -> subprocess.Popen | None:
+    """The private instance's watchdog (see _WATCHDOG), or None where there is no /proc."""
+    if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"):
+        return None
+    return subprocess.Popen([sys.executable, "-I", "-c", _WATCHDOG, folder],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _stop_watchdog(watchdog: subprocess.Popen) -> None:
+    """Close the watchdog's pipe (the instance has been shut down) and wait for it to end
+    whatever Ray left and remove the folder."""
+    try:
+        watchdog.stdin.close()
+        watchdog.wait(_WATCHDOG_STOP_SECONDS)
+    except (OSError, subprocess.TimeoutExpired):
+        watchdog.kill()
+        watchdog.wait()
 
 
 RAY_DIR_PREFIX = "pra-ray-"
@@ -239,6 +480,212 @@ def _edges(count: int, weights: Sequence[float] | None) -> list[float]:
 
 def _step(message: str, done: int, count: int) -> str:
     return f"{message} ({done} of {count})" if message else ""
+
+
+# --------------------------------------------------------------------------- a cluster by address
+
+# Each step of the check before Ray connects to an address is bounded, so an address that
+# names no host, refuses or stays silent gets its sentence in under 30 s (issue 31 item 3):
+# Ray 2.60 itself waited minutes with no sentence. At most 8 + 5 + 3 × 5 = 28 s: the name,
+# the connection, then up to three questions (without the token, with it, the nodes).
+NAME_SECONDS = 8.0          # the name service's answer
+CONNECT_SECONDS = 5.0       # a TCP connection to the port
+ANSWER_SECONDS = 5.0        # a Ray server's answer to each question once connected
+# What the check asks (gRPC, the protocol of both ports; the requests are hand-encoded so the
+# check needs no Ray): the GCS of "host:port" for its cluster id, the client server of
+# "ray://host:port" for a ping (ClusterInfoRequest, type PING = 6).
+_GCS_QUESTION = ("/ray.rpc.NodeInfoGcsService/GetClusterId", b"")
+_CLIENT_QUESTION = ("/ray.rpc.RayletDriver/ClusterInfo", b"\x08\x06")
+# Where Ray 2.60 reads a cluster's token, first found first (ray.exceptions
+# .AuthenticationError's help): the RAY_AUTH_TOKEN variable, the file RAY_AUTH_TOKEN_PATH
+# names, ~/.ray/auth_token.
+TOKEN_HELP = ("put the cluster's token (on its head node: `ray get-auth-token`) in the "
+              "RAY_AUTH_TOKEN environment variable or in the file ~/.ray/auth_token (or the "
+              "file RAY_AUTH_TOKEN_PATH names), readable by you alone, and run again")
+
+
+def _host_of(cluster: str) -> str:
+    return cluster.removeprefix("ray://").rpartition(":")[0].strip("[]")
+
+
+def cluster_token() -> tuple[str | None, str]:
+    """The token Ray would send to a cluster, and where it is, in words (or where it was
+    looked for, when there is none)."""
+    token = os.environ.get("RAY_AUTH_TOKEN", "").strip()
+    if token:
+        return token, "the RAY_AUTH_TOKEN environment variable"
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH", "").strip()
+    path = Path(named).expanduser() if named else Path.home() / ".ray" / "auth_token"
+    where = f"the file {path}" + (" (RAY_AUTH_TOKEN_PATH)" if named else "")
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None, where
+    return (token or None), where
+
+
+def _resolve(host: str, port: int, cluster: str) -> list:
+    """The addresses of ``host``, asked of the name service in a thread that is given up on
+    after NAME_SECONDS (a lookup cannot be cancelled)."""
+    answer: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            answer["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            answer["error"] = exc
+
+    thread = threading.Thread(target=lookup, daemon=True)
+    thread.start()
+    thread.join(NAME_SECONDS)
+    if thread.is_alive():
+        raise InputError(f"The Ray cluster address '{cluster}' names the computer '{host}', "
+                         f"and the name service did not answer about it within "
+                         f"{NAME_SECONDS:.0f} s; check the network, or write the cluster's IP "
+                         "address instead of its name.", key="compute.cluster")
+    if "error" in answer:
+        raise InputError(f"The Ray cluster address '{cluster}' names the computer '{host}', "
+                         "which the name service does not know; check the spelling of the "
+                         "name, or leave the cluster setting empty to run on this computer.",
+                         key="compute.cluster")
+    return answer["infos"]
+
+
+def _reach(infos: list, host: str, port: int, cluster: str) -> str:
+    """Open (and close) a TCP connection to the first address of ``host`` that accepts one,
+    all of them within CONNECT_SECONDS; returns this computer's address on that connection
+    (the one Ray's driver would take as its node's)."""
+    refused = silent = None
+    deadline = time.monotonic() + CONNECT_SECONDS
+    for family, kind, proto, _, address in infos:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            with socket.socket(family, kind, proto) as sock:
+                sock.settimeout(left)
+                sock.connect(address)
+                return str(sock.getsockname()[0])
+        except ConnectionRefusedError as exc:
+            refused = exc
+        except TimeoutError as exc:
+            silent = exc
+        except OSError as exc:   # no route, network down: nothing answers either
+            silent = silent or exc
+    if refused is not None:
+        raise InputError(f"The computer at '{host}' refused the connection to port {port} "
+                         f"(the Ray cluster address '{cluster}'): no Ray cluster listens "
+                         "there. Start the cluster (`ray start --head`) or correct the port — "
+                         "'host:6379' for the cluster itself, 'ray://host:10001' for its "
+                         "client server.", key="compute.cluster")
+    reason = ("" if isinstance(silent, TimeoutError) or silent is None
+              else f" ({silent.strerror or silent})")
+    raise InputError(f"The Ray cluster address '{cluster}' did not answer within "
+                     f"{CONNECT_SECONDS:.0f} s{reason}: the computer is off or unreachable "
+                     "from here, or a firewall drops the connection; check the address and "
+                     "the network, or leave the cluster setting empty to run on this "
+                     "computer.", key="compute.cluster")
+
+
+def _ask(target: str, question: tuple[str, bytes], token: str | None) -> Any:
+    """Ask a Ray server one question over gRPC; returns the answer's status code."""
+    import grpc  # Ray's own dependency, loaded only when a cluster is named
+
+    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+    channel = grpc.insecure_channel(target)
+    try:
+        call = channel.unary_unary(question[0])
+        call(question[1], timeout=ANSWER_SECONDS, metadata=metadata)
+        return grpc.StatusCode.OK
+    except grpc.RpcError as exc:
+        return exc.code()
+    finally:
+        channel.close()
+
+
+def _node_addresses(target: str, token: str | None) -> frozenset[str] | None:
+    """The addresses of the cluster's live nodes, as its GCS lists them (None when it does
+    not say)."""
+    import grpc  # see _ask
+    from ray.core.generated.gcs_service_pb2 import GetAllNodeInfoReply
+
+    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+    channel = grpc.insecure_channel(target)
+    try:
+        ask = channel.unary_unary("/ray.rpc.NodeInfoGcsService/GetAllNodeInfo",
+                                  response_deserializer=GetAllNodeInfoReply.FromString)
+        reply = ask(b"", timeout=ANSWER_SECONDS, metadata=metadata)
+    except grpc.RpcError:
+        return None
+    finally:
+        channel.close()
+    return frozenset(node.node_manager_address for node in reply.node_info_list
+                     if node.state == 0)          # GcsNodeInfo.ALIVE
+
+
+@dataclass(frozen=True)
+class ClusterAnswer:
+    """What :func:`check_cluster_answers` learnt: whether the cluster asked for the token (Ray
+    must then be told to send it) and, for "host:port", the addresses of its live nodes."""
+
+    needs_token: bool
+    nodes: frozenset[str] | None = None
+
+
+def check_cluster_answers(cluster: str) -> ClusterAnswer:
+    """Check, in under 30 s, that a Ray cluster answers at ``cluster`` ("host:port" or
+    "ray://host:port"): the host is known, the port accepts a connection, a Ray server answers
+    there and accepts this computer's token if it asks for one, and, for "host:port", this
+    computer is one of the cluster's nodes (Ray's driver needs a node of its own there and
+    waited a minute for one). Each failure is its own InputError sentence (issue 31 item 3)."""
+    client = cluster.startswith("ray://")
+    address = cluster.removeprefix("ray://")
+    host, _, port_text = address.rpartition(":")
+    host, port = host.strip("[]"), int(port_text)
+    here = _reach(_resolve(host, port, cluster), host, port, cluster)
+    if os.environ.get("RAY_USE_TLS", "").strip().lower() in ("1", "true"):
+        # The question would go unencrypted to a TLS server: Ray's own connection checks it.
+        return ClusterAnswer(needs_token=cluster_token()[0] is not None)
+    question = _CLIENT_QUESTION if client else _GCS_QUESTION
+    import grpc  # see _ask
+
+    target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    token = None
+    code = _ask(target, question, None)
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        token, where = cluster_token()
+        if token is None:
+            raise InputError(f"The Ray cluster at '{cluster}' asks for its authentication "
+                             f"token, and this computer has none (looked in the "
+                             f"RAY_AUTH_TOKEN environment variable and {where}): "
+                             f"{TOKEN_HELP}.", key="compute.cluster")
+        code = _ask(target, question, token)
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            raise InputError(f"The Ray cluster at '{cluster}' rejected the authentication "
+                             f"token in {where}: it is not this cluster's token; "
+                             f"{TOKEN_HELP}.", key="compute.cluster")
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        raise InputError(f"The Ray cluster address '{cluster}' accepts connections but no Ray "
+                         f"server answered there within {ANSWER_SECONDS:.0f} s: the port "
+                         "belongs to another program, or the cluster is stuck; check the "
+                         "port ('host:6379' for the cluster itself, 'ray://host:10001' for "
+                         "its client server).", key="compute.cluster")
+    if code != grpc.StatusCode.OK:
+        other = ("'host:6379' (the cluster itself)" if client
+                 else "'ray://host:10001' (its client server)")
+        raise InputError(f"The Ray cluster address '{cluster}' answers, but not as a Ray "
+                         f"{'client server' if client else 'cluster'} ({code.name}): the port "
+                         f"belongs to another program, or the address needs the other form, "
+                         f"{other}.", key="compute.cluster")
+    if client:
+        return ClusterAnswer(needs_token=token is not None)
+    nodes = _node_addresses(target, token)
+    if nodes is not None and not _is_loopback(host) and here not in nodes:
+        raise InputError(f"'{cluster}' reaches the Ray cluster, but this computer ({here}) is "
+                         "not one of its nodes, and the 'host:port' form works only on a "
+                         f"node; from here, use its client server: 'ray://{target.rpartition(':')[0]}"
+                         ":10001' (started by `ray start --head`).", key="compute.cluster")
+    return ClusterAnswer(needs_token=token is not None, nodes=nodes)
 
 
 def check_cluster(value: Any, source: str = "config") -> str:

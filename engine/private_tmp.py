@@ -106,3 +106,11 @@ def use_private_tmp(base: str | Path | None = None) -> Path:
     atexit.register(shutil.rmtree, session, True)
     _active = session
     return session
+
+
+def remove_private_tmp() -> None:
+    """Remove this session's private temp folder now (a headless run stopped by SIGTERM, issue
+    31 item 9: the folder must be gone when the process has gone; atexit does it too, but only
+    after every other exit handler)."""
+    if _active is not None:
+        shutil.rmtree(_active, ignore_errors=True)

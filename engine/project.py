@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
+import os
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from engine.config_file import read_config_file
 from engine.data.errors import InputError
 from engine.data.paths import require_regular_file, resolve_path
 from engine.data.text_input import read_text
+from engine.private_tmp import process_alive
 
 PROJECT_SCHEMA_VERSION = 1
 PROJECT_SUFFIX = ".praudit.json"
@@ -106,6 +109,87 @@ def last_good_project(path) -> tuple[Project, Path] | None:
         return load_project(b), b
     except InputError:
         return None
+
+
+# ----------------------------------------------------------------------- recovery copies
+
+RECOVERY_SUFFIX = ".recovery.json"
+
+
+def recovery_path(folder, audit_type: str, pid: int | None = None) -> Path:
+    """The recovery copy of one audit page of the session ``pid`` (default: this process):
+    ``<pid>-<audit type>.recovery.json`` in ``folder`` — one per page, so two pages never
+    share a copy, and the session's process id tells a crashed session's copy (its process is
+    gone) from that of an app still open."""
+    return Path(folder) / f"{os.getpid() if pid is None else pid}-{audit_type}{RECOVERY_SUFFIX}"
+
+
+def save_recovery(folder, project: Project, project_path: str | None = None) -> Path:
+    """Keep what a page holds, unsaved, in its recovery copy (issue 31, item 1).
+
+    Autosave writes here and never into a project file: a project file is written only when
+    the officer saves it. ``project_path`` is the project file the page's work belongs to
+    (None: not saved yet), so a restored copy is saved back there — when the officer saves.
+    The folder is made readable by the user alone (0700) and the copy is written atomically,
+    readable by the user alone (0600, engine.atomic_write), as a project file is."""
+    where = Path(folder)
+    where.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if stat.S_IMODE(where.stat().st_mode) != 0o700:
+        os.chmod(where, 0o700)
+    project.saved = _now()
+    data = {**asdict(project), "recovers": str(project_path) if project_path else None}
+    target = recovery_path(where, project.audit_type)
+    with atomic_path(target) as tmp:
+        tmp.write_bytes((json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+    return target
+
+
+def remove_recovery(folder, audit_type: str | None = None, pid: int | None = None) -> None:
+    """Remove the recovery copy of ``audit_type`` (None: every page) of session ``pid``
+    (default: this process) — after a clean save of that page, or a clean quit."""
+    folder = Path(folder)
+    if audit_type is not None:
+        targets = [recovery_path(folder, audit_type, pid)]
+    else:
+        prefix = f"{os.getpid() if pid is None else pid}-"
+        targets = [p for p in _recovery_files(folder) if p.name.startswith(prefix)]
+    for target in targets:
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A recovery copy left by a session that did not quit cleanly."""
+
+    file: Path                       # the recovery copy
+    project: Project                 # what the page held
+    project_path: str | None         # the project file that work belongs to (None: not saved)
+
+
+def orphaned_recoveries(folder) -> list[Recovery]:
+    """The recovery copies of sessions whose process is gone (the app closed unexpectedly),
+    newest first. A copy of a session still running (another window of the app) is never
+    offered; a copy that no longer reads as a project is left out (and left as it is)."""
+    found = []
+    for file in _recovery_files(Path(folder)):
+        pid = file.name.split("-", 1)[0]
+        if not pid.isdigit() or process_alive(int(pid)) or file.is_symlink():
+            continue
+        try:
+            project = load_project(file)
+            recovers = json.loads(file.read_text(encoding="utf-8")).get("recovers")
+        except (InputError, OSError, ValueError, RecursionError):
+            continue
+        found.append(Recovery(file, project, recovers if isinstance(recovers, str) else None))
+    return sorted(found, key=lambda r: r.project.saved, reverse=True)
+
+
+def _recovery_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.name.endswith(RECOVERY_SUFFIX))
+    except OSError:                       # no folder yet: nothing kept
+        return []
 
 
 def load_project(path) -> Project:

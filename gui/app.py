@@ -62,6 +62,7 @@ def start_window(app, open_sample: str | None = None, open_path: str | None = No
     if open_sample:
         window.open_sample(open_sample)
     window.show()
+    window.offer_recovery()       # unsaved work of a session that closed unexpectedly
     if open_path:
         window.open_project(open_path)
     return window

@@ -6,12 +6,24 @@ a running job keeps reporting and tests are never stuck behind an unseen dialog.
 :class:`InternalErrorReporter` is the last line of defence (issue 18): an exception nobody
 caught — in a slot, a paint event, a timer or a background thread — is written to the error
 log and shown in the same box, and the window stays open with everything the user typed.
+
+What the box and the log say of an unexpected error (issue 31 item 11): its type, where it
+happened (files, lines, code) and its message masked by
+:func:`engine.data.errors.without_record_values` — every quoted value, every number, date, id or
+e-mail address and every word outside the vocabulary of error messages becomes '…', whether a
+library quoted it or not. The rule needs no knowledge of the data, so it also holds for an error
+raised while a file is half-read, in a background thread or with no page open. errors.log is the
+user's alone: the file is created 0600 and its ``logs`` folder 0700, and a log or folder found
+with looser modes (written by an earlier version) is tightened before anything is appended
+(:func:`private_log_file`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import os
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -25,6 +37,8 @@ from gui.job_runner import JobError
 
 LOG_NAME = "errors.log"
 LOG_LIMIT_BYTES = 1_000_000          # the log starts again past this: it must never fill a disk
+LOG_FILE_MODE = 0o600                # the log is the user's alone (issue 31 item 11) …
+LOG_FOLDER_MODE = 0o700              # … and so is its folder
 
 
 def show_job_error(parent: QWidget | None, title: str, error: JobError) -> QMessageBox:
@@ -70,9 +84,35 @@ def log_folder() -> Path:
     return Path(base or Path.home() / ".privacy-risk-auditor") / "logs"
 
 
+def private_log_file(path: Path, *, restart: bool = False) -> int:
+    """Open ``path`` for appending (emptied first when ``restart``) as a file only its owner may
+    read: its folder is made (or tightened to) :data:`LOG_FOLDER_MODE` and the file created (or
+    tightened to) :data:`LOG_FILE_MODE` — an errors.log an earlier version left 0644 is fixed
+    before a line is added. Returns the descriptor; raises OSError. A link at ``path`` is not
+    followed and anything but a regular file (a FIFO would block) is refused. On Windows the
+    modes mean little and the folder under %APPDATA% is already the user's."""
+    folder = path.parent
+    folder.mkdir(mode=LOG_FOLDER_MODE, parents=True, exist_ok=True)
+    if os.name == "posix" and stat.S_IMODE(folder.stat().st_mode) != LOG_FOLDER_MODE:
+        os.chmod(folder, LOG_FOLDER_MODE)
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_TRUNC if restart else 0)
+             | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    fd = os.open(path, flags, LOG_FILE_MODE)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if os.name == "posix" and stat.S_IMODE(info.st_mode) != LOG_FILE_MODE:
+            os.fchmod(fd, LOG_FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def internal_error_message(exc: BaseException, log: Path | None) -> str:
-    """The box's sentence for an unexpected error: what it was (without quoted values, as
-    :func:`internal_error_text` writes it), that nothing typed is lost, and where the log is."""
+    """The box's sentence for an unexpected error: what it was (without record values, quoted
+    or not, as :func:`internal_error_text` writes it), that nothing typed is lost, and where the log is."""
     where = (f"The details were written to {log}; please send that file with your report."
              if log is not None else "The details could not be written to the error log; "
                                      "copy them from “Show Details…” for your report.")
@@ -138,7 +178,8 @@ class InternalErrorReporter(QObject):
             sys.__excepthook__(type(exc), exc, exc.__traceback__)
 
     def report(self, exc: BaseException) -> None:
-        """Log ``exc`` and show it in a box (from any thread)."""
+        """Log ``exc`` and show it in a box (from any thread); neither shows a record's value
+        (module docstring)."""
         details = internal_traceback(exc)
         log = self._write_log(details)
         self._report.emit(internal_error_message(exc, log), details)
@@ -153,12 +194,10 @@ class InternalErrorReporter(QObject):
         stamp = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
         try:
             with self._lock:
-                self.log_path.parent.mkdir(parents=True, exist_ok=True)
-                mode = "a"
-                if (self.log_path.exists()
-                        and self.log_path.stat().st_size > LOG_LIMIT_BYTES):
-                    mode = "w"
-                with open(self.log_path, mode, encoding="utf-8") as fh:
+                restart = (self.log_path.is_file()
+                           and self.log_path.stat().st_size > LOG_LIMIT_BYTES)
+                fd = private_log_file(self.log_path, restart=restart)
+                with open(fd, "a", encoding="utf-8") as fh:
                     fh.write(f"--- {stamp}\n{details}\n")
         except OSError:
             return None

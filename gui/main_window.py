@@ -2,20 +2,29 @@
 
 The window owns the single :class:`JobRunner` and the project files. Each audit page has its own
 project file (a page's project holds that page's audit only), and the page shown is the one
-Save writes. A page's finished run or decision-log note autosaves *that page's* project file if
-it has one — never the file of whichever page happens to be shown — so an officer never loses
-an audit they already saved once, and a mechanism project is never overwritten with a location
-audit. Closing while a job runs asks first, then
-cancels and waits for the worker: a half-finished thread must never outlive the window.
+Save writes.
+
+Issue 31, item 1 (a saved Titanic project was overwritten by a SLID run on the same page): a
+project file is written only when the officer saves it — Save, Save As, or a "save changes?"
+answered Save. Autosave keeps a page's unsaved work in a recovery copy of its own
+(engine.project.save_recovery, in the app-data folder), after every finished run and note, when
+a job starts and every :data:`AUTOSAVE_MS`; a copy left by a session that closed unexpectedly
+is offered at the next start (:meth:`MainWindow.offer_recovery`), and the copies are removed
+on a clean save and a clean quit. Choosing other data on a page that holds a saved project asks
+whether to start a new project (Cancel keeps everything as it was). Quitting, New, opening a
+project or a sample over unsaved work asks "save changes?" first. Closing while a job runs asks
+first, then cancels and waits for the worker: a half-finished thread must never outlive the
+window.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -26,12 +35,17 @@ from PySide6.QtWidgets import (
 )
 
 from engine.data.errors import InputError
+from engine.estimates.machine import app_data_folder
 from engine.project import (
     PROJECT_SUFFIX,
     Project,
+    Recovery,
     last_good_project,
     load_project,
+    orphaned_recoveries,
+    remove_recovery,
     save_project,
+    save_recovery,
 )
 from gui.error_dialog import exceptions_caught, show_message_error
 from gui.job_runner import JobRunner
@@ -44,6 +58,16 @@ from gui.recent_projects import add_recent_project, recent_projects
 APP_TITLE = "Privacy Risk Auditor"
 PROJECT_FILTER = f"Privacy audit projects (*{PROJECT_SUFFIX});;All files (*)"
 QUIT_WAIT_MS = 30_000
+#: How often unsaved work is copied to the recovery folder besides after runs and notes.
+AUTOSAVE_MS = 30_000
+#: The answers of the "save changes?" and "start a new project?" questions.
+SAVE, DISCARD, CANCEL, NEW = "save", "discard", "cancel", "new"
+
+
+def default_recovery_folder() -> Path:
+    """Where the recovery copies of unsaved work live: ``recovery`` in the app's per-user data
+    folder (engine.estimates.machine.app_data_folder; ``PRA_APP_DATA`` when set)."""
+    return app_data_folder() / "recovery"
 
 
 #: The window's preferred size; a smaller screen gets the window that fits it (initial_size).
@@ -69,8 +93,10 @@ def initial_size(screen) -> tuple[int, int]:
 class MainWindow(QMainWindow):
     """Home page and audit pages in a QStackedWidget; File menu; project handling."""
 
-    def __init__(self) -> None:
+    def __init__(self, recovery_folder: Path | None = None) -> None:
         super().__init__()
+        self.recovery_folder = (Path(recovery_folder) if recovery_folder
+                                else default_recovery_folder())
         # The offscreen platform (tests, screenshots) has no screen edge to fit.
         on_screen = QApplication.platformName() != "offscreen"
         self.resize(*initial_size(QApplication.primaryScreen() if on_screen else None))
@@ -86,8 +112,9 @@ class MainWindow(QMainWindow):
             self.audit_pages[entry.name] = page
             self.stack.addWidget(page)
             page.home_requested.connect(self.show_home)
-            page.result_ready.connect(lambda _result, p=page: self._autosave(p))
+            page.result_ready.connect(lambda _result, p=page: self._after_run(p))
             page.decision_logged.connect(lambda _entry, p=page: self._autosave(p))
+            page.confirm_other_data = lambda path, p=page: self.confirm_other_data(p, path)
             page.report_written.connect(
                 lambda path: self.statusBar().showMessage(f"Report written to {path}", 10_000))
         self.mechanism_page = self.audit_pages["mechanism"]
@@ -104,6 +131,15 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
         self._update_title()
         self.show_home()
+        # What each page holds as last saved or opened (None: never saved, so unsaved work).
+        self._clean_states: dict[str, str | None] = {}
+        for page in self.audit_pages.values():
+            self._mark_clean(page)
+        self.runner.busy_changed.connect(lambda busy: busy and self.autosave_all())
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setInterval(AUTOSAVE_MS)
+        self._autosave_timer.timeout.connect(self.autosave_all)
+        self._autosave_timer.start()
 
     # ------------------------------------------------------------------ project paths
 
@@ -191,10 +227,13 @@ class MainWindow(QMainWindow):
     def new_project(self) -> None:
         if self._refuse_while_busy():
             return
+        if not self.settle_unsaved(list(self.audit_pages.values()), "starting a new project"):
+            return
         self._project_paths.clear()
         for page in self.audit_pages.values():
             page.load_state(page.default_config(), None, [])
             page.status_label.setText("Ready.")
+            self._mark_clean(page)
         self._update_title()
         self.show_home()
 
@@ -210,9 +249,12 @@ class MainWindow(QMainWindow):
         except InputError as exc:
             show_message_error(self, "The sample could not be opened", exc.one_line())
             return
+        if not self.settle_unsaved([page], "opening the sample"):
+            return
         self._project_paths[audit_type] = None
         page.load_state(config, None, [])
         page.status_label.setText("Sample audit loaded. Press “Run audit”.")
+        self._mark_clean(page)
         self.show_audit(audit_type)
 
     def open_project_dialog(self) -> None:
@@ -235,6 +277,7 @@ class MainWindow(QMainWindow):
         beside the field."""
         if self._refuse_while_busy():
             return False
+        from_backup = False
         try:
             project = load_project(path)
             if project.audit_type not in self.audit_pages:
@@ -244,7 +287,10 @@ class MainWindow(QMainWindow):
             project = self._offer_last_good(path, exc)
             if project is None:
                 return False
+            from_backup = True
         page = self.audit_pages[project.audit_type]
+        if not self.settle_unsaved([page], f"opening {os.path.basename(path)}"):
+            return False
         if not self._restore_settings(page, project, path):
             return False
         notes = []
@@ -256,6 +302,8 @@ class MainWindow(QMainWindow):
                          "left out; the settings and the decision log were opened — run the "
                          "audit again to get its results.")
         self._project_paths[project.audit_type] = os.path.abspath(path)
+        # A last good version stands in for the damaged file until it is saved back there.
+        self._mark_clean(page, unsaved=from_backup)
         self.show_audit(project.audit_type)
         if project.config_problem is not None:
             notes.append(f"{project.config_problem.one_line()} The project was opened with "
@@ -361,8 +409,7 @@ class MainWindow(QMainWindow):
             path += PROJECT_SUFFIX
         return self._write_project(path)
 
-    def _write_project(self, path: str, *, quiet: bool = False,
-                       page: AuditPage | None = None) -> bool:
+    def _write_project(self, path: str, *, page: AuditPage | None = None) -> bool:
         page = page or self.audit_page
         try:
             save_project(path, self.current_project(page))
@@ -373,18 +420,196 @@ class MainWindow(QMainWindow):
             return False
         path = os.path.abspath(path)
         self._project_paths[page.AUDIT_TYPE] = path
+        self._mark_clean(page)
+        with contextlib.suppress(OSError):      # saved: its recovery copy is not needed
+            remove_recovery(self.recovery_folder, page.AUDIT_TYPE)
         add_recent_project(path)
         self._refresh_recent()
         self._update_title()
-        self.statusBar().showMessage(("Autosaved to " if quiet else "Saved to ") + path, 8000)
+        self.statusBar().showMessage("Saved to " + path, 8000)
         return True
 
-    def _autosave(self, page: AuditPage) -> None:
-        """After a finished run or note of ``page``: save ``page``'s project if it already has
-        a file (whichever page is shown meanwhile)."""
+    # ------------------------------------------------------------------ unsaved work
+
+    @staticmethod
+    def _state_of(page: AuditPage) -> str:
+        """What Save would write of ``page`` (less the time), as one comparable text."""
+        return json.dumps([page.config_for_saving(), page.result(), page.decision_log()],
+                          sort_keys=True, ensure_ascii=False, default=str)
+
+    def _mark_clean(self, page: AuditPage, unsaved: bool = False) -> None:
+        """``page`` now holds what was last saved or opened (``unsaved``: it holds work that
+        is in no project file — restored from a recovery copy, or a last good version)."""
+        self._clean_states[page.AUDIT_TYPE] = None if unsaved else self._state_of(page)
+
+    def has_unsaved_changes(self, page: AuditPage) -> bool:
+        """Whether ``page`` holds settings, results or notes that no Save has written."""
+        return self._clean_states.get(page.AUDIT_TYPE) != self._state_of(page)
+
+    def unsaved_pages(self) -> list[AuditPage]:
+        return [page for page in self.audit_pages.values() if self.has_unsaved_changes(page)]
+
+    def _describe(self, page: AuditPage, path: str | None = None) -> str:
+        """"the Location audit (trips.praudit.json)" — the page and its project file."""
+        path = path if path is not None else self.project_path_of(page)
+        where = os.path.basename(path) if path else "not saved yet"
+        return f"the {page.AUDIT_LABEL} ({where})"
+
+    def _after_run(self, page: AuditPage) -> None:
+        """A finished run: into the recovery copy, and the officer is told it is not saved."""
+        self._autosave(page)
         path = self.project_path_of(page)
         if path is not None:
-            self._write_project(path, quiet=True, page=page)
+            self.statusBar().showMessage(
+                f"The results are not saved in {os.path.basename(path)} yet: press Save "
+                "project to keep them there.", 15_000)
+
+    def _autosave(self, page: AuditPage) -> None:
+        """Keep ``page``'s unsaved work in its recovery copy (issue 31: never in its project
+        file, which only Save writes); a page with nothing unsaved has no copy."""
+        try:
+            if self.has_unsaved_changes(page):
+                save_recovery(self.recovery_folder, self.current_project(page),
+                              self.project_path_of(page))
+            else:
+                remove_recovery(self.recovery_folder, page.AUDIT_TYPE)
+        except OSError as exc:
+            self.statusBar().showMessage(
+                f"Unsaved work could not be copied to {self.recovery_folder} "
+                f"({exc.strerror or exc}); save the project to keep it.", 15_000)
+
+    def autosave_all(self) -> None:
+        """Every page's unsaved work into its recovery copy (a job starts; the timer)."""
+        for page in self.audit_pages.values():
+            self._autosave(page)
+
+    def offer_recovery(self) -> bool:
+        """At start: offer the work a session that closed unexpectedly had not saved (its
+        recovery copies, engine.project.orphaned_recoveries). Yes restores each page — its
+        project file, when it had one, stays as saved until the officer saves; No deletes
+        the copies. True when something was restored."""
+        newest: dict[str, Recovery] = {}
+        for found in orphaned_recoveries(self.recovery_folder):
+            if found.project.audit_type in self.audit_pages:
+                newest.setdefault(found.project.audit_type, found)
+        if not newest:
+            return False
+        names = [self._describe(self.audit_pages[kind], r.project_path or "")
+                 for kind, r in newest.items()]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        restore = self.ask_restore(
+            f"The app closed unexpectedly while {listed} {'was' if len(names) == 1 else 'were'}"
+            " open; restore the unsaved work?\n\nYes opens it as it was last kept "
+            f"({max(r.project.saved for r in newest.values())[:16].replace('T', ' ')} UTC); it "
+            "is written to a project file only when you save it. No deletes the recovery copy.")
+        first = None
+        for kind, found in newest.items():
+            if restore and self._restore_recovery(self.audit_pages[kind], found):
+                first = first or kind
+            with contextlib.suppress(OSError):
+                found.file.unlink()
+        if first is not None:
+            self.show_audit(first)
+            self.autosave_all()                 # kept again, under this session
+        return first is not None
+
+    def ask_restore(self, text: str) -> bool:
+        """The question after a crash (tests answer it through QMessageBox.question)."""
+        answer = QMessageBox.question(
+            self, "Restore unsaved work?", text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _restore_recovery(self, page: AuditPage, found: Recovery) -> bool:
+        if not self._restore_settings(page, found.project, str(found.file)):
+            return False
+        if found.project.result is not None and found.project.result_problem is None:
+            self._restore_result(page, found.project.result)
+        path = found.project_path
+        self._project_paths[page.AUDIT_TYPE] = (os.path.abspath(path)
+                                                if path and os.path.exists(path) else None)
+        self._mark_clean(page, unsaved=True)
+        page.status_label.setText("Unsaved work restored. Save the project to keep it.")
+        return True
+
+    def ask_save_changes(self, text: str) -> str:
+        """Save, Discard or Cancel (:data:`SAVE`, :data:`DISCARD`, :data:`CANCEL`); the tests'
+        conftest answers Discard unless a test answers itself."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Save changes?", text,
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        answer = box.exec()
+        return {QMessageBox.StandardButton.Save: SAVE,
+                QMessageBox.StandardButton.Discard: DISCARD}.get(
+                    QMessageBox.StandardButton(answer), CANCEL)
+
+    def settle_unsaved(self, pages: list[AuditPage], doing: str) -> bool:
+        """Before ``doing`` something that replaces what ``pages`` hold: ask "save changes?"
+        when any holds unsaved work. Save writes each (Save As for one never saved); True
+        when the caller may go on, False when the officer cancelled (or a save failed)."""
+        unsaved = [page for page in pages if self.has_unsaved_changes(page)]
+        if not unsaved:
+            return True
+        names = [self._describe(page) for page in unsaved]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        answer = self.ask_save_changes(
+            f"{listed[0].upper()}{listed[1:]} {'has' if len(names) == 1 else 'have'} unsaved "
+            f"changes. Save them before {doing}?")
+        if answer == CANCEL:
+            return False
+        if answer == SAVE:
+            return all(self._save_page(page) for page in unsaved)
+        return True
+
+    def _save_page(self, page: AuditPage) -> bool:
+        path = self.project_path_of(page)
+        if path is not None:
+            return self._write_project(path, page=page)
+        self.show_audit(page.AUDIT_TYPE)                # Save As names the audit shown
+        return self.save_project_as()
+
+    def confirm_other_data(self, page: AuditPage, path: str) -> bool:
+        """Other data chosen on ``page`` (AuditPage.ask_file): when the page holds a saved
+        project, ask whether to start a new project with it — the saved file stays as it
+        is, and Save then asks for a new name; Cancel keeps everything as it was."""
+        saved = self.project_path_of(page)
+        if saved is None:
+            return True
+        unsaved = self.has_unsaved_changes(page)
+        answer = self.ask_new_project(
+            f"This page holds the project {os.path.basename(saved)}. Start a new project "
+            f"with {os.path.basename(path)}? The saved project stays as it is in its file; "
+            "the new one is saved under a name of its own."
+            + (f" {os.path.basename(saved)} has unsaved changes." if unsaved else ""),
+            unsaved)
+        if answer == CANCEL or (answer == SAVE and not self._write_project(saved, page=page)):
+            return False
+        self._project_paths[page.AUDIT_TYPE] = None
+        page.start_new_project()
+        self._mark_clean(page, unsaved=True)
+        self._update_title()
+        self._autosave(page)
+        return True
+
+    def ask_new_project(self, text: str, unsaved: bool) -> str:
+        """:data:`NEW` (start a new project), :data:`SAVE` (save the one held first, then
+        start a new one) or :data:`CANCEL`; the tests' conftest answers New."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Start a new project?", text,
+                          QMessageBox.StandardButton.NoButton, self)
+        save = (box.addButton("Save, then start a new project",
+                              QMessageBox.ButtonRole.AcceptRole) if unsaved else None)
+        new = box.addButton("Start a new project" if not unsaved else
+                            "Start a new project without saving",
+                            QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        if save is not None and clicked is save:
+            return SAVE
+        return NEW if clicked is new else CANCEL
 
     def _update_title(self) -> None:
         if self.project_path:
@@ -395,6 +620,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ closing
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """Ask before quitting a running job, then "save changes?" for unsaved work; a clean
+        quit removes this session's recovery copies (a crash leaves them to be offered)."""
         if self.runner.is_busy():
             answer = QMessageBox.question(
                 self, "Quit while an audit runs?", "An audit is running. Cancel it and quit?",
@@ -406,6 +633,13 @@ class MainWindow(QMainWindow):
             self.runner.cancel()
             self.setCursor(Qt.CursorShape.WaitCursor)
             self.runner.wait(QUIT_WAIT_MS)
+            self.unsetCursor()
+        if not self.settle_unsaved(self.unsaved_pages(), "quitting"):
+            event.ignore()
+            return
+        self._autosave_timer.stop()
+        with contextlib.suppress(OSError):
+            remove_recovery(self.recovery_folder)
         event.accept()
 
 

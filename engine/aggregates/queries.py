@@ -44,6 +44,7 @@ from engine.data.text_input import (
     TextInput,
     add_read_note,
     cell_text,
+    column_name_text,
     non_finite,
     non_finite_sentence,
     number_hint,
@@ -720,7 +721,7 @@ def _header_columns(domain: Domain, header: Sequence[str], src: str, skip: set[s
         if h in skip:
             continue
         if h not in domain.columns:
-            raise InputError(f"{src}: row 1, column '{h}' is not an attribute of the data "
+            raise InputError(f"{src}: row 1, column {column_name_text(h)} is not an attribute of the data "
                              f"(attributes: {_preview(domain.columns)}); rename or remove the "
                              f"column.", source=src, key=h)
         out[h] = domain.index(h)

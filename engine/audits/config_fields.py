@@ -70,7 +70,11 @@ def as_choice(source: str, key: str, value: Any, allowed: tuple[str, ...]) -> st
 def as_choice_list(source: str, key: str, items: Any, allowed: tuple[str, ...],
                    example: tuple[str, ...]) -> tuple[str, ...]:
     """A non-empty list of names from ``allowed``, duplicates dropped, order kept."""
-    if not isinstance(items, (list, tuple)) or not items:
+    if isinstance(items, (list, tuple)) and not items:
+        # "must be a list … (got [])" contradicted itself (hostile pass, issue 31 item 12).
+        raise InputError(f"{source}: '{key}' is an empty list; name at least one, such as "
+                         f"{list(example)}.", source=source, key=key)
+    if not isinstance(items, (list, tuple)):
         raise InputError(f"{source}: '{key}' must be a list such as {list(example)} (got "
                          f"{items!r}).", source=source, key=key)
     return tuple(dict.fromkeys(as_choice(source, key, a, allowed) for a in items))
@@ -94,6 +98,20 @@ def begin_from_dict(cls, d: dict, source: str) -> dict:
     return d
 
 
+MAX_NAME_CHARS = 200     # an audit's name, as the title of its report and of its window
+
+
+def short_name(name) -> str:
+    """An audit's name of at most :data:`MAX_NAME_CHARS` characters; a longer one is cut and
+    says so, "… (name cut, 3,145,728 characters)" (issue 31 item 12: a 3 MB name was cut to
+    200 characters without a word). A name already cut is kept as it is."""
+    text = str(name)
+    if len(text) <= MAX_NAME_CHARS:
+        return text
+    tail = f"… (name cut, {len(text):,} characters)"
+    return text[:MAX_NAME_CHARS - len(tail)].rstrip() + tail
+
+
 def common_fields(d: dict, source: str) -> dict:
     """The keys every audit config has: schema_version, name, confidence, fpr_targets, seed
     and the verdict policy, validated the same way everywhere."""
@@ -106,7 +124,7 @@ def common_fields(d: dict, source: str) -> dict:
                              key="schema_version")
         v["schema_version"] = sv
     if "name" in d:
-        v["name"] = str(d["name"])[:200]
+        v["name"] = short_name(d["name"])
     if "confidence" in d:
         v["confidence"] = as_number(source, "confidence", d["confidence"], minimum=0.5,
                                     maximum=0.999)

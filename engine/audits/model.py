@@ -293,6 +293,15 @@ def per_class_breakdown(outcome, member: np.ndarray, labels: np.ndarray, class_l
     return rows
 
 
+def ranking_metrics(attacks, *, loss_only: bool = False) -> tuple[str, ...]:
+    """The metrics whose every-record ranking a supervised predictions run adds: those of
+    metric.RANKING_METRICS named in ``attacks``, in that order (issue 31 item 5: run what was
+    asked); a loss-only file ranks by confidence alone (LOSS_ONLY_ATTACKS)."""
+    wanted = set(attacks)
+    allowed = LOSS_ONLY_ATTACKS if loss_only else metric.RANKING_METRICS
+    return tuple(m for m in metric.RANKING_METRICS if m in wanted and m in allowed)
+
+
 def exposed_members(config: ModelConfig, out: Outputs, outcome, evaluated: np.ndarray) -> list:
     """The members the strongest attack is surest about: row numbers (and labels if asked)."""
     member = np.asarray(out.target.member)
@@ -346,7 +355,10 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     if out.evaluate_mask is not None:
         # Supervised intake: the metrics also rank every record, threshold-free (issue 22
         # item 2), so the rates at small false-positive rates have all the records' support.
-        metrics = ("confidence",) if out.loss_only else metric.RANKING_METRICS
+        # Only the metrics the officer asked for (issue 31 item 5): "confidence" in `attacks`
+        # brings its held-out attack and its every-record ranking, and a metric not asked for
+        # adds neither — so neither can become the headline.
+        metrics = ranking_metrics(config.attacks, loss_only=out.loss_only)
         for o in metric.ranking_outcomes(out.target, metrics):
             cancel.check()
             entry = evaluate_attack(o.name, o.label, o.scores, member, delta=0.0,
@@ -438,10 +450,11 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     if out.threat == "supervised":
         warnings.append("No shadow predictions were given: the attacker is assumed to know "
                         "half of the members and non-members (paper 004 §4.3) and is measured "
-                        "on the other half. The attacks marked 'every record, no threshold' "
-                        "rank all records by the model's outputs alone, so their curves and "
-                        "rates use every record; their accuracies choose a threshold on half "
-                        "of the records and count on the other half.")
+                        "on the other half."
+                        + (" The attacks marked 'every record, no threshold' rank all records "
+                           "by the model's outputs alone, so their curves and rates use every "
+                           "record; their accuracies choose a threshold on half of the records "
+                           "and count on the other half." if ranked else ""))
     attachments = {}
     if with_defences:
         theory["defences"], attachments["tradeoff"] = run_defences(

@@ -94,8 +94,19 @@ def input_entry(path, *, rows: int | None = None, role: str | None = None) -> di
 def input_warnings(inputs: list[dict]) -> list[str]:
     """A sentence per input file read with an assumption, for the result's warnings (shown on
     the results page and in the report)."""
-    return [f"{Path(i['path']).name}: {'; '.join(i['read_as'])}."
-            for i in inputs if i.get("read_as")]
+    out = []
+    for i in inputs:
+        read_as = list(i.get("read_as") or [])
+        # What was done with the file's gaps (engine.data.gaps: blanks and marks such as 'NA'),
+        # in the warnings of every audit — the model audit's said it in its summary alone
+        # (issue 31 item 10: one rule, said the same way everywhere).
+        gaps = i.get("missing_values")
+        sentence = gaps.get("sentence") if isinstance(gaps, dict) else None
+        if sentence and not any(sentence.rstrip(".") in r for r in read_as):
+            read_as.append(sentence.rstrip("."))
+        if read_as:
+            out.append(f"{Path(i['path']).name}: {'; '.join(read_as)}.")
+    return out
 
 
 def to_plain(obj: Any):
@@ -201,6 +212,10 @@ class AuditResult:
 # The model audit's theory parts the report and the results page read (engine.audits.blocks).
 MODEL_THEORY_BLOCKS = {"btta_bound": BttaBound, "generalization_gap": GeneralizationGap}
 _RESULT_TEXTS = ("name", "created", "summary", "config_sha256")
+# The keys every saved result has, with the words a sentence names each by.
+_RESULT_KEYS = {"audit_type": "the kind of audit", "attacks": "the list of attacks",
+                "verdict": "the verdict", "summary": "the summary",
+                "theory": "the theory section"}
 _RESULT_TABLES = ("config", "software", "theory")
 _RESULT_LISTS = ("inputs", "exposed_records")
 # Numbers a result can hold: |x| beyond this is not a measurement, and squaring or summing it
@@ -260,8 +275,10 @@ def _check_block(block, d, *where) -> None:
 
 def _check_result(d, audit_type: str | None) -> None:
     _need(isinstance(d, dict), "they are not a table")
-    missing = [k for k in ("audit_type", "attacks", "verdict", "summary", "theory") if k not in d]
-    _need(not missing, f"the {missing[0].replace('_', ' ') if missing else ''} is missing")
+    missing = [k for k in _RESULT_KEYS if k not in d]
+    # The key in words and by name (issue 31 item 12: "the attacks is missing").
+    _need(not missing, f"{_RESULT_KEYS[missing[0]]} is missing (key '{missing[0]}')"
+          if missing else "")
     _need(isinstance(d["audit_type"], str) and d["audit_type"] == (audit_type or d["audit_type"]),
           "they belong to a different kind of audit than the project")
     version = d.get("schema_version", RESULT_SCHEMA_VERSION)

@@ -24,7 +24,14 @@ import numpy as np
 import pandas as pd
 
 from engine.data.errors import InputError
-from engine.data.text_input import cell_text, header_mismatch
+from engine.data.text_input import (
+    NOT_A_HEADER,
+    cell_text,
+    column_name_text,
+    header_mismatch,
+    looks_like_header,
+    plain_column_name,
+)
 
 PREVIEW = 5            # how many example values a sentence lists
 # A column named like an id ("id", "person_id", "uuid", "serial no"): never a feature.
@@ -54,8 +61,11 @@ def natural_key(label: str) -> tuple:
 
 
 def did_you_mean(value, options: Sequence[str]) -> str:
-    """" (did you mean 'x'?)" for the closest of ``options``, else ""."""
-    close = difflib.get_close_matches(str(value), [str(o) for o in options], n=1)
+    """" (did you mean 'x'?)" for the closest of ``options``, else "". Only a plain column name
+    is offered (:func:`engine.data.text_input.plain_column_name`): an option read from a file's
+    first line may be a secret (issue 31 item 6)."""
+    close = difflib.get_close_matches(
+        str(value), [str(o) for o in options if plain_column_name(o)], n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
@@ -66,8 +76,23 @@ def one_line(exc: Exception) -> str:
 
 
 def column_names(found: Sequence[str], limit: int = 12) -> str:
-    """Column names for a sentence: all of them up to ``limit``, then a count."""
-    shown = ", ".join(repr(str(c)) for c in found[:limit])
+    """The column names a file's first line gave, for a "columns found" sentence: all of them
+    up to ``limit``, then a count.
+
+    A file chosen by mistake (a password file, a private key) has its first line read as the
+    header, and quoting it put the secret in the error box, the log and any screenshot (issue 31
+    item 6). So the line is quoted only when it looks like a table's header
+    (:func:`engine.data.text_input.looks_like_header`: short names, usual characters, no key
+    marker or password hash), each name through :func:`engine.data.text_input.column_name_text`
+    (a long or secret-looking name is described like a record's cell); otherwise the fragment
+    says what the line looks like without quoting it (:data:`engine.data.text_input.NOT_A_HEADER`).
+    """
+    found = [str(c) for c in found]
+    if not found:
+        return ""
+    if not looks_like_header(found):
+        return f"none that look like column names — {NOT_A_HEADER}"
+    shown = ", ".join(column_name_text(c) for c in found[:limit])
     return shown + (f", … ({len(found)} columns)" if len(found) > limit else "")
 
 
@@ -137,6 +162,31 @@ def parse_csv(p: str, text: str, header: Sequence[str], **options) -> pd.DataFra
         raise header_mismatch(p, list(header), len(df.columns))
     df.columns = list(header)
     return df
+
+
+def check_repeated_header(p: str, df: pd.DataFrame, header: Sequence[str]) -> None:
+    """A data row that repeats the header row (two exports pasted into one file) is one
+    sentence naming its row (issue 31 item 12: it read as a record whose label is the label
+    column's name, "class a 9-character text … has only 1 record"). ``df`` as parsed, its
+    index the data line (row = index + 2), ``header`` the names as read."""
+    names = [str(h).strip() for h in header]
+    if not len(df) or not any(names):
+        return
+    rows = np.arange(len(df))
+    for j, name in enumerate(names):      # narrowed column by column: cheap on a large file
+        col = df.iloc[rows, j]
+        text = col.astype(str).str.strip().to_numpy(dtype=object)
+        missing = col.isna().to_numpy(dtype=bool)
+        same = (text == name) & ~missing if name else missing | (text == "")
+        rows = rows[same]
+        if not rows.size:
+            return
+    where = [spreadsheet_row(df.index[i]) for i in rows[:3]]
+    listed = (f"row {where[0]} repeats" if rows.size == 1 else
+              f"rows {', '.join(map(str, where))}{', …' if rows.size > 3 else ''} repeat")
+    raise InputError(f"{p}: {listed} the header row (the column names), as when two files are "
+                     f"pasted into one; remove {'it' if rows.size == 1 else 'them'}, so that "
+                     f"every row below the header is a record.", source=p)
 
 
 # --------------------------------------------------------------------------- cell sentences

@@ -32,7 +32,9 @@ from engine.data.columns import (
     ID_NAME,
     check_category_names,
     check_missing_choice,
+    check_repeated_header,
     checked_column,
+    column_names,
     did_you_mean,
     empty_cell_sentence,
     first_rows,
@@ -47,11 +49,12 @@ from engine.data.columns import (
     unknown_category_sentence,
 )
 from engine.data.errors import InputError
+from engine.data.gaps import NUMBER_MARKS, mark_counts, mark_mask, marks_phrase, with_marks
 from engine.data.text_input import (
-    MISSING_MARKERS,
     add_read_note,
     cell_text,
     check_header,
+    column_name_text,
     header_names,
     localized_number,
     non_finite,
@@ -527,10 +530,11 @@ def infer_schema(df: pd.DataFrame, *, max_categories: int = 50, source: str = ""
     """
     text = _as_text(df)
     p = source or "the table"
+    # Blanks and missing-value marks ('NA', …) are gaps, handled at load (:func:`_handle_gaps`)
+    # by the one rule of engine.data.gaps (issue 31 item 10: an 'NA' age was refused where a
+    # blank one was left out); 'None', '-' in a column of categories stay categories.
+    text, marks = _marks_as_blanks(text, None)
     free = _free_text_with_blanks(text, max_categories)
-    # Blanks are gaps, handled at load (:func:`_handle_gaps`); a missing-value marker ('NA')
-    # without a schema is still named, since it may be a real category or a gap.
-    _check_no_missing(text, p, None, ignorable=set(text.columns))
     checked = text[[c for c in text.columns if c not in free]]
     _check_finite_numbers(checked, p)
     _check_localized_numbers(checked, p)
@@ -538,12 +542,48 @@ def infer_schema(df: pd.DataFrame, *, max_categories: int = 50, source: str = ""
     for name in text.columns:
         s = text[name]
         blank = (s == "").to_numpy()
+        if blank.all():
+            # Issue 31 item 12: this read "Column 'x': … needs its list of categories",
+            # without the file and without saying the column is empty.
+            held = (f" (it holds only {marks_phrase({name: marks[name]})}, marks of a missing "
+                    f"value)" if marks.get(name) else "")
+            raise InputError(f"{p}: column '{name}' is empty in all {plural(len(s), 'record')}"
+                             f"{held}, so there is nothing to audit in it; fill it in or "
+                             f"delete the column.", source=source or None, key=str(name))
         col = _infer_column(str(name), s[~blank], max_categories)
         if blank.any() and col.role != "ignore" and col.kind == "categorical" \
                 and MISSING_CATEGORY not in col.categories:
             col = replace(col, categories=(*col.categories, MISSING_CATEGORY))
         cols.append(col)
     return Schema(tuple(cols))
+
+
+def _marks_as_blanks(text: pd.DataFrame, schema: Schema | None
+                     ) -> tuple[pd.DataFrame, dict[str, dict[str, int]]]:
+    """``text`` with every missing-value mark of a used column made blank, and the marks per
+    column ({column: {mark as written: count}}) for the sentence that says so (engine.data.
+    gaps: a number column's marks are 'NA', 'None', '-', '.', …; a category column's 'NA',
+    'NaN', 'null', '?', … unless its categories list them). Without a schema a column is a
+    number column when its other cells are all numbers."""
+    marks: dict[str, dict[str, int]] = {}
+    out = None
+    for name in text.columns:
+        s = text[name]
+        if schema is not None:
+            if name not in schema.names or schema.column(name).role == "ignore":
+                continue
+            col = schema.column(name)
+            role, listed = ("text" if col.kind == "categorical" else "number"), col.categories
+        else:
+            rest = s[(s != "").to_numpy() & ~s.str.lower().isin(NUMBER_MARKS).to_numpy()]
+            numeric = len(rest) > 0 and pd.to_numeric(rest, errors="coerce").notna().all()
+            role, listed = ("number" if numeric else "text"), ()
+        m = mark_mask(s, role, listed)
+        if m.any():
+            marks[str(name)] = mark_counts(s, m)
+            out = text.copy() if out is None else out
+            out[name] = s.where(~m, "")
+    return (text if out is None else out), marks
 
 
 def _free_text_with_blanks(text: pd.DataFrame, max_categories: int) -> set:
@@ -677,15 +717,19 @@ def microdata_from_frame(df: pd.DataFrame, schema: Schema | None = None, *, sour
     counted as in a spreadsheet of the frame (header row 1)."""
     p = source or "the table"
     text = _as_text(df.reset_index(drop=True))
+    marks: dict = {}
     if schema is None:
+        text, marks = _marks_as_blanks(text, None)
         schema = infer_schema(text, max_categories=max_categories, source=p)
-    text, schema, gaps = _handle_gaps(p, text, schema)
+    text, more = _marks_as_blanks(text, schema)
+    text, schema, gaps = _handle_gaps(p, text, schema, marks={**marks, **more})
     _check_no_missing(text, p, schema)
     return _code(p, text, schema, source=source, missing_values=gaps)
 
 
 def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
-                 note_path: str | None = None) -> tuple[pd.DataFrame, Schema, dict | None]:
+                 note_path: str | None = None, marks: Mapping[str, Mapping[str, int]] | None
+                 = None) -> tuple[pd.DataFrame, Schema, dict | None]:
     """Empty cells of the columns the audits read (issue 21), before coding, by each column's
     choice (:attr:`ColumnSchema.missing_choice`), every column with gaps found at once.
 
@@ -698,6 +742,10 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
       cannot be placed in its range), counted in the file's read notes (result.json's read_as
       and the warnings).
     * ``error``: the file is refused, every such column named with its count and first row.
+
+    A missing-value mark ('NA', …) was made blank before (:func:`_marks_as_blanks`, the one
+    rule of engine.data.gaps); ``marks`` (per column, as written) are said in every sentence
+    here, so that no mark is read as a gap silently (issue 31 item 10).
 
     Returns the table, the schema (with "missing" added where it became a category) and what
     was done (result.json's ``missing_values``; None when no used column had a gap)."""
@@ -714,13 +762,12 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
     for c in used:
         s = text[c.name]
         gap = (s == "").to_numpy()
-        if c.kind != "categorical":
-            gap = gap | s.str.lower().isin(MISSING_MARKERS).to_numpy(dtype=bool)
         if gap.any():
             gaps[c.name] = gap
     if not gaps:
         return text, schema, None
     counts = {name: int(m.sum()) for name, m in gaps.items()}
+    marks = {n: dict(m) for n, m in (marks or {}).items() if n in gaps}
     refuse = [c for c in used if c.name in gaps and c.missing_choice == "error"]
     if refuse:
         listed = gap_list({c.name: counts[c.name] for c in refuse},
@@ -737,18 +784,20 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
             fix = ("fill them in, or choose for each column what to do with its empty cells ("
                    + (f"count them as a category of their own, '{MISSING_CATEGORY}', or "
                       if category else "") + "leave those records out)")
-        raise InputError(f"{p}: empty cells in {plural(len(refuse), 'column')} {why} — "
-                         f"{listed}; {fix}.", source=p, key=refuse[0].name)
+        raise InputError(with_marks(
+            f"{p}: empty cells in {plural(len(refuse), 'column')} {why} — {listed}; {fix}.",
+            {c.name: marks[c.name] for c in refuse if c.name in marks}),
+            source=p, key=refuse[0].name)
     drop = np.zeros(len(text), dtype=bool)
     dropped = [c.name for c in used if c.name in gaps and c.missing_choice == "drop_rows"]
     for name in dropped:
         drop |= gaps[name]
     if drop.all():
-        raise InputError(f"{p}: every record has an empty cell in a column whose empty cells "
-                         f"leave the record out ({', '.join(repr(n) for n in dropped)}), so "
-                         f"none is left; fill them in, set those columns' role to 'ignore', or "
-                         f"count a category column's empty cells as a category of their own.",
-                         source=p, key=dropped[0])
+        raise InputError(with_marks(
+            f"{p}: every record has an empty cell in a column whose empty cells leave the "
+            f"record out ({', '.join(repr(n) for n in dropped)}), so none is left; fill them "
+            f"in, set those columns' role to 'ignore', or count a category column's empty cells "
+            f"as a category of their own.", marks), source=p, key=dropped[0])
     left = int(drop.sum())
     if left:
         per = gap_list({n: counts[n] for n in dropped})
@@ -759,6 +808,7 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
                 f"{'were' if left != 1 else 'was'} left out, "
                 + ("since a blank cannot be placed in the column's range" if numbers_only
                    else "as chosen in the schema"))
+        note = with_marks(note, {n: m for n, m in marks.items() if n in dropped})
         if note_path is not None:
             add_read_note(note_path, note)
         text = text[~drop]
@@ -769,8 +819,11 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
         if c.name not in gaps:
             continue
         choice = c.missing_choice
-        entries.append({"column": c.name, "role": c.role, "kind": c.kind,
-                        "empty_cells": counts[c.name], "action": choice})
+        entry = {"column": c.name, "role": c.role, "kind": c.kind,
+                 "empty_cells": counts[c.name], "action": choice}
+        if marks.get(c.name):
+            entry["marks"] = marks[c.name]      # {'NA': 30}: missing-value marks among them
+        entries.append(entry)
         if choice == "own_category":
             s = text[c.name]
             text[c.name] = s.where(s != "", MISSING_CATEGORY)
@@ -784,7 +837,10 @@ def _handle_gaps(p: str, text: pd.DataFrame, schema: Schema, *,
 
 
 def _gaps_sentence(report: Mapping) -> str:
-    """What was done with a count table's empty cells, in one sentence for the report."""
+    """What was done with a count table's empty cells, in one sentence for the report:
+    "30 empty cells in 1 column the audit reads: the 30 records with an empty 'age' left
+    out." (issue 31 item 12: one column's count was said twice, "'age' 30 left out"), then
+    the missing-value marks counted as empty (engine.data.gaps.with_marks)."""
     own = [e for e in report["per_column"] if e["action"] == "own_category"]
     dropped = [e for e in report["per_column"] if e["action"] == "drop_rows"]
     parts = []
@@ -793,17 +849,21 @@ def _gaps_sentence(report: Mapping) -> str:
                      f"category of their own ('{MISSING_CATEGORY}'), as in a published table")
     if dropped:
         left = report["records_left_out"]
-        parts.append(f"the {plural(left, 'record')} with an empty "
-                     f"{gap_list({e['column']: e['empty_cells'] for e in dropped})} left out")
+        if len(dropped) == 1:       # the count of records is the column's count: say it once
+            where = f"'{dropped[0]['column']}'"
+        else:
+            where = "cell in " + " or ".join(
+                f"'{e['column']}' ({e['empty_cells']:,})" for e in dropped)
+        parts.append(f"the {plural(left, 'record')} with an empty {where} left out")
     cells, k = report["empty_cells"], report["columns"]
-    return (f"{plural(cells, 'empty cell')} in {plural(k, 'column')} the audit reads: "
-            f"{'; '.join(parts)}.")
+    marks = {e["column"]: e["marks"] for e in report["per_column"] if e.get("marks")}
+    return with_marks(f"{plural(cells, 'empty cell')} in {plural(k, 'column')} the audit "
+                      f"reads: {'; '.join(parts)}.", marks)
 
 
 def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
                       ignorable=()) -> None:
-    """One sentence for the first blank cell, or (without a schema) the first missing-value
-    marker. Blanks are fine in an ignored column (no audit reads it): with a schema, one that
+    """One sentence for the first blank cell left after :func:`_handle_gaps`. Blanks are fine in an ignored column (no audit reads it): with a schema, one that
     lists no values; without, the columns in ``ignorable`` (:func:`_free_text_with_blanks`)."""
     if schema is not None:
         ignorable = {c.name for c in schema.columns if c.role == "ignore" and c.is_open}
@@ -823,17 +883,6 @@ def _check_no_missing(text: pd.DataFrame, p: str, schema: Schema | None, *,
         raise InputError(empty_cell_sentence(
             p, text.index[r], name, "every record needs a value in every column — fill it in, "
             "delete the row, or drop the column"), source=p, key=str(name))
-    if schema is not None:
-        return
-    for name in text.columns:
-        low = text[name].str.lower()
-        marker = low.isin(MISSING_MARKERS).to_numpy()
-        if marker.any():
-            i = int(np.flatnonzero(marker)[0])
-            raise InputError(missing_marker_sentence(
-                p, text.index[i], name, text[name].iloc[i],
-                "every record needs a known value — fill it in or delete the row (if it is a "
-                "real category, give a schema that lists it)"), source=p, key=str(name))
 
 
 def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str,
@@ -875,7 +924,7 @@ def _code_categorical(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         value = s.iloc[i]
-        if value.lower() in MISSING_MARKERS:
+        if value.lower() in NUMBER_MARKS:
             raise InputError(missing_marker_sentence(
                 p, s.index[i], col.name, value,
                 "every record needs a known value — fill it in or delete the row"),
@@ -903,7 +952,7 @@ def _code_numeric(p: str, s: pd.Series, col: ColumnSchema) -> np.ndarray:
                 f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}'", value,
                 f"the column holds {_domain_text(col)} — write a plain number or delete the "
                 f"row"), source=p, key=col.name)
-        what = ("looks like a missing value" if value.lower() in MISSING_MARKERS
+        what = ("looks like a missing value" if value.lower() in NUMBER_MARKS
                 else "is not a number" + number_hint(value))
         raise InputError(f"{p}: row {spreadsheet_row(s.index[i])}, column '{col.name}': "
                          f"{cell_text(value)} {what}; the column holds {_domain_text(col)} — "
@@ -973,7 +1022,7 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
             n = missing[0]
             raise InputError(f"{p}: column '{n}' of the schema is missing"
                              f"{did_you_mean(n, found)}; columns found: "
-                             f"{', '.join(repr(c) for c in found)} — rename the column in the "
+                             f"{column_names(found, limit=len(found))} — rename the column in the "
                              f"file or in the schema.", source=p, key=n)
         extra = [n for n in found if n not in schema.names]
         if extra:
@@ -984,9 +1033,12 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
                              f"or add it to the schema (role 'ignore' if no audit needs it).",
                              source=p, key=n)
         df = df[list(schema.names)]
+        marks = {}
     else:
+        df, marks = _marks_as_blanks(df, None)
         schema = infer_schema(df, source=p)
-    df, schema, gaps = _handle_gaps(p, df, schema, note_path=p)
+    df, more = _marks_as_blanks(df, schema)
+    df, schema, gaps = _handle_gaps(p, df, schema, note_path=p, marks={**marks, **more})
     _check_no_missing(df, p, schema)
     return _code(p, df, schema, source=p, missing_values=gaps)
 
@@ -1005,6 +1057,7 @@ def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
                          f"or load a sample of the records.", source=p, key="max_rows")
     df = df.apply(lambda c: c.str.strip())
     df = df[~(df == "").all(axis=1).to_numpy()]
+    check_repeated_header(p, df, header)
     if df.empty:
         raise InputError(f"{p}: has a header but no data rows; add one row per record below the "
                          f"header.", source=p)
@@ -1081,7 +1134,8 @@ def infer_schema_from_csvs(paths: Sequence[str | Path], *, max_rows: int | None 
             missing = [c for c in names if c not in f.columns] or \
                       [c for c in f.columns if c not in names]
             raise InputError(f"{p}: its columns differ from {paths[0]}'s (first difference: "
-                             f"'{missing[0] if missing else '(order)'}'); both files need the "
+                             f"{column_name_text(missing[0]) if missing else 'their order'}); both files "
+                             f"need the "
                              f"same header.", source=str(p))
     both = pd.concat(frames, ignore_index=True)
     return infer_schema(both, source=str(paths[0]))

@@ -50,13 +50,14 @@ from engine.data.columns import (
 )
 from engine.data.csv_safety import neutralise, restore
 from engine.data.errors import InputError
+from engine.data.gaps import gap_mask, mark_counts, mark_mask, with_marks
 from engine.data.tabular import (
     as_written,
     check_unique_ids,
     read_table,
 )
 from engine.data.text_input import (
-    MISSING_MARKERS,
+    add_read_note,
     cell_text,
     non_finite,
     non_finite_sentence,
@@ -253,7 +254,7 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
         if missing:
             parts.append(f"missing: {preview(missing)}")
         if extra:
-            parts.append(f"extra: {preview(extra)}")
+            parts.append(f"extra: {column_names(extra, limit=5)}")
         other = like.source or "the predictions file"
         raise InputError(f"{p}: its columns differ from {other}'s ({'; '.join(parts)}); a "
                          f"reference file needs the same columns as the predictions file — "
@@ -292,8 +293,10 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
                              f"{have} besides the label, member and id columns; export the "
                              f"model's {kind} for every class, or choose kind 'loss' if the "
                              f"file holds one loss per record.", source=p)
-    used = [c for c in [id_col, label_col, member_col, *value_cols] if c is not None]
-    df, gaps = _handle_gaps(p, df, used, label_col, missing)
+    # The id is optional (it matches the records with the data's by id): a record without one
+    # is kept, and says so (issue 31 item 12: 400 of 1,200 records were left out for a blank
+    # id "since … label, membership or score cannot be scored").
+    df, gaps = _handle_gaps(p, df, [label_col, member_col, *value_cols], label_col, missing)
     index = df.index.to_numpy()
 
     values = _values(p, df, value_cols, index)
@@ -302,8 +305,20 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
                                        dtype=object))
     ids = None
     if id_col is not None:
-        ids = np.asarray([restore(t) for t in as_text(df[id_col])], dtype=object)
-        check_unique_ids(p, ids, id_col, index, p)
+        no_id = gap_mask(df[id_col], "text")
+        ids = np.full(len(df), "", dtype=object)
+        ids[~no_id] = [restore(t) for t in as_text(df[id_col][~no_id])]
+        check_unique_ids(p, ids[~no_id], id_col, index[~no_id], p)
+        if no_id.any():
+            k = int(no_id.sum())
+            marks = mark_counts(df[id_col], mark_mask(df[id_col], "text"))
+            held = (" (" + ", ".join(f"{n:,} written '{m}'" for m, n in marks.items()) + ")"
+                    if marks else "")
+            add_read_note(p, f"{plural(k, 'record')} of {Path(p).name} {'have' if k != 1 else 'has'} "
+                             f"no id in column '{id_col}'{held}, first in row "
+                             f"{spreadsheet_row(index[int(np.flatnonzero(no_id)[0])])}; "
+                             f"{'they are' if k != 1 else 'it is'} kept and audited, but cannot "
+                             f"be matched with the data by id")
 
     if kind == "loss":
         loss = values[:, 0]
@@ -345,16 +360,23 @@ def _handle_gaps(p: str, df: pd.DataFrame, used: Sequence[str], label_col: str,
     the file is refused (``"error"``) with every column and its count in one sentence. An
     empty cell, or a missing-value marker ('NA', 'n/a', '?', …) in a number or members column,
     is a gap; 'nan' as a score is not: it says the model's output overflowed, refused by the
-    number check with its own sentence. The label keeps its values as written (only an empty
-    label is a gap)."""
+    number check with its own sentence. In the label 'NA', 'N/A', 'NaN', 'null' and '?' are
+    gaps, never a class (engine.data.gaps, the one rule of issue 31 item 10); the marks found
+    are said. The optional id column is not read here: a record without an id is kept."""
     masks = {}
+    marks = {}
     for name in used:
         s = df[name]
-        gap = s.isna().to_numpy()
-        if name != label_col and not pd.api.types.is_numeric_dtype(s.dtype):
-            low = s.astype(str).str.strip().str.lower()
-            gap = gap | (low.isin(MISSING_MARKERS) & (low != "nan")).to_numpy(dtype=bool)
-        masks[name] = gap
+        if name == label_col:
+            mark = mark_mask(s, "text")
+        else:
+            mark = mark_mask(s, "number")
+            if mark.any():          # 'NaN' as a model output is an overflow, not a gap
+                mark = mark & (s.astype(str).str.strip().str.lower() != "nan").to_numpy(
+                    dtype=bool)
+        if mark.any():
+            marks[name] = mark_counts(s, mark)
+        masks[name] = s.isna().to_numpy() | mark
     counts = {name: int(m.sum()) for name, m in masks.items() if m.any()}
     if not counts:
         return df, None
@@ -362,23 +384,34 @@ def _handle_gaps(p: str, df: pd.DataFrame, used: Sequence[str], label_col: str,
     cells = sum(counts.values())
     listed = gap_list(counts, firsts)
     if missing == "error":
-        raise InputError(f"{p}: {plural(cells, 'empty cell')} in {plural(len(counts), 'column')}"
-                         f" — {listed}; every record needs its label, members flag and the "
-                         f"model's output — fill them in, delete those rows, or let the app "
-                         f"leave those records out.", source=p, key=next(iter(counts)))
+        raise InputError(with_marks(
+            f"{p}: {plural(cells, 'empty cell')} in {plural(len(counts), 'column')} — {listed}; "
+            f"every record needs its label, members flag and the model's output — fill them "
+            f"in, delete those rows, or let the app leave those records out.", marks),
+            source=p, key=next(iter(counts)))
     drop = np.logical_or.reduce([masks[n] for n in counts])
     if drop.all():
-        raise InputError(f"{p}: every one of its {plural(len(df), 'record')} has an empty cell "
-                         f"({listed}), so none is left to audit; export the model's outputs "
-                         f"again with every cell filled in.", source=p, key=next(iter(counts)))
+        raise InputError(with_marks(
+            f"{p}: every one of its {plural(len(df), 'record')} has an empty cell ({listed}), "
+            f"so none is left to audit; export the model's outputs again with every cell "
+            f"filled in.", marks), source=p, key=next(iter(counts)))
     left = int(drop.sum())
     name = Path(p).name
-    sentence = (
+    # Name only what is missing (issue 31 item 12: "label, membership or score" was said
+    # whatever the column).
+    what = [w for w, cols in (("label", [label_col]), ("members flag", [used[1]]),
+                              ("model output", used[2:])) if any(c in counts for c in cols)]
+    missing_what = " or ".join(what)
+    sentence = with_marks(
         f"{plural(left, 'record')} of {name} with an empty cell ({gap_list(counts)}) "
-        f"{'were' if left != 1 else 'was'} left out, since a model output without its "
-        f"record's label, membership or score cannot be scored: the attacks are measured on "
-        f"the other {len(df) - left:,}.")
-    return df[~drop], dropped_rows_entry(counts, len(df), left, sentence)
+        f"{'were' if left != 1 else 'was'} left out, since a record without its "
+        f"{missing_what} cannot be scored: the attacks are measured on the other "
+        f"{len(df) - left:,}.", marks)
+    report = dropped_rows_entry(counts, len(df), left, sentence)
+    for entry in report["per_column"]:
+        if entry["column"] in marks:
+            entry["marks"] = marks[entry["column"]]
+    return df[~drop], report
 
 
 def _values(p: str, df: pd.DataFrame, cols: Sequence[str], index: np.ndarray) -> np.ndarray:
@@ -584,6 +617,15 @@ def match_predictions(predictions: Predictions, *, ids: Sequence | np.ndarray | 
             raise InputError(f"{p}: has no id column, so its rows cannot be matched with "
                              f"{data_source}'s ids; add the records' ids as a column and name it "
                              f"as the id column.", source=p, key="id")
+        no_id = np.flatnonzero(np.asarray(pred.ids, dtype=object) == "")
+        if no_id.size:          # kept at load (an optional id), but nothing to match here
+            many = no_id.size > 1
+            raise InputError(f"{p}: {no_id.size:,} prediction row{'s' if many else ''} "
+                             f"{'have' if many else 'has'} no id (row {pred.rows[no_id[0]]}"
+                             f"{', …' if many else ''}), so {'they' if many else 'it'} cannot "
+                             f"be matched with {data_source}'s records by id; fill the ids in, "
+                             f"or delete {'those rows' if many else 'that row'}.", source=p,
+                             key="id")
         pos = pd.Index(pred.ids)
         where = pos.get_indexer(data_ids)
         missing = np.flatnonzero(where < 0)

@@ -48,22 +48,25 @@ from engine.data.columns import (
     category_codes,
     check_category_names,
     check_missing_choice,
+    check_repeated_header,
     checked_column,
     code_member,
     column_names,
     did_you_mean,
     empty_cell_sentence,
+    missing_marker_sentence,
     natural_key,
     numbers,
     parse_csv,
+    plural,
     schema_columns,
     schema_from_dict,
     spreadsheet_row,
     unknown_category_sentence,
 )
 from engine.data.errors import InputError
+from engine.data.gaps import NUMBER_MARKS, TEXT_MARKS, mark_counts, mark_mask, with_marks
 from engine.data.text_input import (
-    MISSING_MARKERS,
     cell_text,
     check_header,
     header_names,
@@ -94,9 +97,9 @@ _COLUMN_KEYS = ("name", "role", "kind", "categories", "scale", "mean", "sd", "mi
 MISSING_CHOICES = ("median", "most_frequent", "own_category", "drop_rows", "error")
 MISSING_CATEGORY = "missing"   # the category an empty cell becomes with "own_category"
 INDICATOR_SUFFIX = " (was missing)"   # the name of a numeric column's "was missing" 0/1 feature
-# What R, pandas and SAS exports write for a gap in a column of categories: a gap there unless
-# the schema lists it as a category (narrower than MISSING_MARKERS: "none" or "-" may be real).
-CATEGORY_GAP_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "?"})
+# What R, pandas and SAS exports write for a gap in a column of categories or in the label: a
+# gap there unless the schema lists it (engine.data.gaps, the one rule of issue 31 item 10).
+CATEGORY_GAP_MARKERS = TEXT_MARKS
 _HUGE = 1e150                    # a value this large overflows the variance's squares
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 # The way out when every record has the same members flag: a training table can do without it.
@@ -551,6 +554,7 @@ def read_table(p: str, *, max_cells: int | None = None,
             t = s.astype(str).str.strip()
             df[name] = t.where((t != "") & s.notna().to_numpy(), np.nan)
     df = df[~df.isna().all(axis=1).to_numpy()]
+    check_repeated_header(p, df, header)
     if df.empty:
         raise InputError(f"{p}: has a header but no data rows; add one row per record below the "
                          f"header.", source=p)
@@ -569,10 +573,10 @@ def _mostly_numbers(s: pd.Series) -> bool:
     num = pd.to_numeric(vals.astype(str), errors="coerce")
     bad = vals[num.isna() | ~np.isfinite(num.to_numpy(dtype=float, na_value=np.nan))]
     local = bad.astype(str).map(localized_number).to_numpy(dtype=bool)
-    if local.any() and (local | bad.astype(str).str.lower().isin(MISSING_MARKERS)
+    if local.any() and (local | bad.astype(str).str.strip().str.lower().isin(NUMBER_MARKS)
                         .to_numpy(dtype=bool)).all():
         return True                 # 1,5 or 1 000: numbers in a locale's writing, named at load
-    words = (~bad.astype(str).str.lower().isin(MISSING_MARKERS)).sum()
+    words = (~bad.astype(str).str.strip().str.lower().isin(NUMBER_MARKS)).sum()
     # Missing-value markers are gaps (issue 21: 'NA' in 40 % of an income column is still a
     # column of numbers), not words against the numbers.
     return bool(num.notna().any() and num.notna().sum() >= 2 * words
@@ -651,14 +655,19 @@ def _infer(df: pd.DataFrame, p: str, label: str | None, member_column: str | Non
         s = df[name]
         if name == label:
             vals = s.dropna()
-            cats = sorted(set(as_text(vals)), key=natural_key)
+            # 'NA', '?', … are gaps of the label (engine.data.gaps), never a class.
+            cats = sorted({t for t in as_text(vals) if t.lower() not in TEXT_MARKS},
+                          key=natural_key)
             cols.append(TabularColumn(name, "label", "categorical", tuple(cats)))
             continue
         if name == member_column:
             cols.append(TabularColumn(name, "member", "numeric", scale=False))
             continue
         cols.append(_infer_feature(name, s, n, max_categories))
-    return TabularSchema(tuple(cols))
+    try:
+        return TabularSchema(tuple(cols))
+    except InputError as exc:       # e.g. no feature left: the sentence names the file
+        raise InputError(f"{p}: {exc}", source=src, key=exc.key) from None
 
 
 def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> TabularColumn:
@@ -683,7 +692,7 @@ def _infer_feature(name: str, s: pd.Series, n: int, max_categories: int) -> Tabu
         return TabularColumn(name, "ignore", "categorical")
     if n_unique > max_categories:
         return TabularColumn(name, "ignore", "categorical")
-    # 'NA', '?', … are gaps here (_gap_masks), not categories: "missing" stands for them.
+    # 'NA', '?', … are gaps here (_gaps_and_marks), not categories: "missing" stands for them.
     cats = sorted({t for t in as_text(vals) if t.lower() not in CATEGORY_GAP_MARKERS},
                   key=natural_key)
     return TabularColumn(name, "feature", "categorical", tuple(cats))
@@ -772,6 +781,7 @@ def _from_frame(p: str, df: pd.DataFrame, schema: TabularSchema | None, *, label
     df = df[list(schema.names)] if list(df.columns) != list(schema.names) else df
     if id_column is not None:
         _check_no_empty(p, df, [id_column], src)
+        _check_no_id_marks(p, df, id_column, src)
     df, schema, gaps = _handle_gaps(p, df, schema, src)
     index = df.index.to_numpy()
     n = len(df)
@@ -881,31 +891,22 @@ def _check_columns(p: str, df: pd.DataFrame, schema: TabularSchema, src) -> None
                          source=src, key=n)
 
 
-def _gap_masks(df: pd.DataFrame, schema: TabularSchema) -> dict[str, np.ndarray]:
-    """(n,) bool per used column: True where the cell is empty. In a numeric feature or the
-    members column a missing-value marker ('NA', '?', 'n/a', …: what R, SAS and spreadsheets
-    write for a gap) is a gap too, since it cannot be a number; in a categorical feature 'NA',
-    'N/A', 'NaN', 'null' and '?' are gaps unless the schema lists them as categories; the
-    label's values are kept as written (a record is left out only for an empty label). A
-    number beyond float range (inf, 1e309) is not a gap but a mistake, refused with its own
-    sentence."""
-    masks = {}
+def _gaps_and_marks(df: pd.DataFrame, schema: TabularSchema
+                    ) -> dict[str, tuple[np.ndarray, dict[str, int]]]:
+    """Each used column's gap mask and the missing-value marks among its gaps (as written,
+    with counts), by the one rule of engine.data.gaps: a number column (numeric feature,
+    members flag) reads 'NA', 'None', '-', '.', '?', … as gaps; the label and a categorical
+    feature read 'NA', 'N/A', 'NaN', 'null', '?' as gaps unless the schema lists them
+    (issue 31 item 10: an 'NA' label was a class of 200 records, silently)."""
+    out = {}
     for c in schema.columns:
         if c.role == "ignore":
             continue
         s = df[c.name]
-        gap = s.isna().to_numpy()
-        if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
-            masks[c.name] = gap
-            continue
-        low = s.astype(str).str.strip().str.lower()
-        if c.role == "member" or (c.role == "feature" and c.kind == "numeric"):
-            gap = gap | low.isin(MISSING_MARKERS).to_numpy(dtype=bool)
-        elif c.role == "feature":
-            listed = {x.lower() for x in c.categories}
-            gap = gap | low.isin(CATEGORY_GAP_MARKERS - listed).to_numpy(dtype=bool)
-        masks[c.name] = gap
-    return masks
+        number = c.role == "member" or (c.role == "feature" and c.kind == "numeric")
+        mark = mark_mask(s, "number" if number else "text", () if number else c.categories)
+        out[c.name] = (s.isna().to_numpy() | mark, mark_counts(s, mark))
+    return out
 
 
 def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
@@ -922,7 +923,9 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
     the audited, shadow, reference and defended models all train on that same design matrix.
     Returns the table, the schema with indicators and the "missing" category resolved, and
     ``{"report": dict | None, "indicators": {column: (n,) float32}}``."""
-    masks = _gap_masks(df, schema)
+    found = _gaps_and_marks(df, schema)
+    masks = {name: gap for name, (gap, _) in found.items()}
+    marks = {name: m for name, (_, m) in found.items() if m}
     counts = {name: int(m.sum()) for name, m in masks.items()}
     with_gaps = [c for c in schema.columns if counts.get(c.name)]
     n_read = len(df)
@@ -939,7 +942,9 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
 
     refuse = [c for c in with_gaps if c.missing_choice == "error"]
     if refuse:
-        raise InputError(_gaps_refused(p, refuse, with_gaps, counts, masks, df.index),
+        raise InputError(with_marks(_gaps_refused(p, refuse, with_gaps, counts, masks,
+                                                  df.index),
+                                    {c.name: marks[c.name] for c in refuse if c.name in marks}),
                          source=src, key=refuse[0].name)
     whole = [c for c in with_gaps if counts[c.name] == n_read and c.fill is None
              and c.missing_choice in ("median", "most_frequent")]
@@ -973,6 +978,8 @@ def _handle_gaps(p: str, df: pd.DataFrame, schema: TabularSchema,
         choice = c.missing_choice
         entry = {"column": c.name, "role": c.role, "kind": c.kind, "empty_cells": counts[c.name],
                  "action": choice}
+        if marks.get(c.name):
+            entry["marks"] = marks[c.name]     # {'NA': 12}: missing-value marks among them
         gap = masks[c.name]
         if choice == "drop_rows" or not gap.any():
             entries.append(entry)
@@ -1077,13 +1084,18 @@ def missing_values_sentence(report: Mapping) -> str:
             parts.append(text)
     if "drop_rows" in groups:
         left = report["records_left_out"]
-        parts.append(f"the {left:,} record{'s' if left != 1 else ''} with an empty "
-                     f"{', '.join(groups['drop_rows'])} left out")
+        dropped = [e for e in report["per_column"] if e["action"] == "drop_rows"]
+        # One column: its count is the number of records, said once (issue 31 item 12).
+        where = (f"'{dropped[0]['column']}'" if len(dropped) == 1 else
+                 "cell in " + " or ".join(groups["drop_rows"]))
+        parts.append(f"the {left:,} record{'s' if left != 1 else ''} with an empty {where} "
+                     f"left out")
     cells, k = report["empty_cells"], report["columns"]
-    return (f"{cells:,} empty cell{'s' if cells != 1 else ''} in {k} column"
-            f"{'s' if k != 1 else ''} were handled before training: {'; '.join(parts)} — the "
-            f"audited model and every model compared with it are trained on the table "
-            f"prepared this way.")
+    marks = {e["column"]: e["marks"] for e in report["per_column"] if e.get("marks")}
+    return with_marks(f"{cells:,} empty cell{'s' if cells != 1 else ''} in {k} column"
+                      f"{'s' if k != 1 else ''} were handled before training: {'; '.join(parts)}"
+                      f" — the audited model and every model compared with it are trained on "
+                      f"the table prepared this way.", marks)
 
 
 def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str], src) -> None:
@@ -1097,6 +1109,20 @@ def _check_no_empty(p: str, df: pd.DataFrame, used: Sequence[str], src) -> None:
             p, df.index[r], name, "every record needs a value in every column the model uses "
             "— fill it in, delete the row, or set the column's role to 'ignore'"), source=src,
             key=str(name))
+
+
+def _check_no_id_marks(p: str, df: pd.DataFrame, name: str, src) -> None:
+    """An id that is a missing-value mark ('NA', '?', …) is a gap by the one rule of
+    engine.data.gaps, never a record's id (issue 31 item 10): one sentence, as for an empty
+    id, since the ids are what the predictions are matched by."""
+    mark = mark_mask(df[name], "text")
+    if mark.any():
+        i = int(np.flatnonzero(mark)[0])
+        raise InputError(missing_marker_sentence(
+            p, df.index[i], name, str(df[name].iloc[i]).strip(),
+            f"every record needs its own id ({plural(int(mark.sum()), 'cell')} of column "
+            f"'{name}' {'holds' if mark.sum() == 1 else 'hold'} such a mark) — fill them in, "
+            f"delete those rows, or choose another id column"), source=src, key=name)
 
 
 def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
@@ -1180,7 +1206,7 @@ def _numeric_block(p: str, df: pd.DataFrame, cols: Sequence[TabularColumn], inde
                 where, value, "the column is a numeric feature — write a plain number, delete "
                 "the row, or make the column categorical (or 'ignore') in the schema"),
                 source=src, key=names[col])
-        what = ("looks like a missing value" if value.lower() in MISSING_MARKERS else
+        what = ("looks like a missing value" if value.lower() in NUMBER_MARKS else
                 "is not a number")
         raise InputError(f"{where}: "
                          f"{cell_text(value)} {what}"

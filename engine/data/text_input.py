@@ -167,6 +167,12 @@ def read_text(path, *, kind: str = "CSV file", save_as: str = "UTF-8 CSV",
             # At most size + 1 bytes in all: the + 1 notices a file that grows while read.
             head = fh.read(min(MAX_LINE_CHARS + 1, size + 1))
             _check_signature(p, head, kind, save_as)
+            if sniff and _saved_project(head):
+                # Issue 31 item 12: a project saved on one line (over 4 MB) read "not the
+                # header row of a table", a smaller one as a table of one column '{'.
+                raise InputError(f"{p}: is a project saved by this app, not a table of data; "
+                                 f"open it with Open project… (the File menu), and choose "
+                                 f"the CSV file itself as data.", source=p)
             bom = next(((b, enc, name) for b, enc, name in _BOMS if head.startswith(b)), None)
             wide = bom is not None and bom[1].startswith(("utf-16", "utf-32"))
             if not wide and len(head) > MAX_LINE_CHARS and not _has_line_end(head):
@@ -252,6 +258,13 @@ def _check_signature(p: str, head: bytes, kind: str, save_as: str) -> None:
             raise InputError(f"{p}: is {what}, not a text {kind}; {fix}.", source=p)
 
 
+def _saved_project(head: bytes) -> bool:
+    """True when a file's first bytes are a project file of this app (engine.project: a JSON
+    object whose keys include "audit_type" and "config"), whatever its layout or size."""
+    start = head[:65536].lstrip(codecs.BOM_UTF8).lstrip()
+    return start.startswith(b"{") and b'"audit_type"' in start and b'"config"' in start
+
+
 def _not_utf8(p: str, raw: bytes, exc: UnicodeDecodeError, kind: str, save_as: str,
               encoding: str) -> str:
     row = raw[:exc.start].count(b"\n") + raw[:exc.start].count(b"\r") \
@@ -316,6 +329,15 @@ def header_names(inp: TextInput, *, skipinitialspace: bool = False) -> list[str]
 
 def check_header(p: str, header: list[str], *, allow_blank: bool = False) -> None:
     """A sentence for an empty or repeated column name (which column, and the fix)."""
+    if not any(h.strip() for h in header):
+        # Issue 31 item 12: a first line of spaces read "column 1 of the header has no name".
+        raise InputError(f"{p}: the first line is blank (only spaces or separators), where the "
+                         f"header row naming the columns belongs; delete that line so that the "
+                         f"header is the first line of the file.", source=p)
+    if any(secret_marker(h) for h in header):
+        # Issue 31 item 6: a key or a password file chosen by mistake is refused here, before
+        # any later sentence could quote its first line as "column names".
+        raise InputError(f"{p}: {NOT_A_HEADER}.", source=p)
     if not allow_blank:
         blank = [k for k, h in enumerate(header) if not h]
         if blank:
@@ -324,9 +346,11 @@ def check_header(p: str, header: list[str], *, allow_blank: bool = False) -> Non
     seen: dict[str, int] = {}
     for k, h in enumerate(header):
         if h and h in seen:
-            raise InputError(f"{p}: the header names column '{h}' twice (columns "
-                             f"{seen[h] + 1} and {k + 1}); give each column a distinct name.",
-                             source=p, key=h)
+            # A first line that is not a header (a key, a password file) is not quoted (item 6).
+            what = (f"names column '{h}' twice" if looks_like_header(header)
+                    and plain_column_name(h) else "gives two columns the same name")
+            raise InputError(f"{p}: the header {what} (columns {seen[h] + 1} and {k + 1}); "
+                             f"give each column a distinct name.", source=p, key=h)
         seen.setdefault(h, k)
 
 
@@ -420,10 +444,81 @@ def cell_text(value) -> str:
         return f"a {len(text)}-character number"
     kinds = [name for name, has in (("letters", str.isalpha), ("digits", str.isdigit))
              if any(has(c) for c in text)]
-    if any(not (c.isalnum() or c.isspace()) for c in text):
+    # '½' and '²' are alphanumeric but neither letters nor digits: they are "other characters".
+    if any(not (c.isalpha() or c.isdigit() or c.isspace()) for c in text):
         kinds.append("other characters")
     words = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
     return f"a {len(text)}-character text of {words}"
+
+
+# What a table's column name looks like (issue 31 item 6): a file chosen by mistake — a password
+# file, a private key — has its first line read as the header, and quoting it in the "columns
+# found" sentence put the secret in the error box, the log and the screenshot.
+MAX_NAME_CHARS = 40             # a longer "name" is described (cell_text), not quoted
+_NAME_CHARS = re.compile(r"[\w .()\[\]/%#&+?'-]")    # letters, digits and usual punctuation
+_KEY_BLOCK = re.compile(r"-----\s*(BEGIN|END)\b|^(ssh|ecdsa-sha2)-\w+ AAAA|PuTTY-User-Key-File",
+                        re.IGNORECASE)
+_HASH_PREFIX = re.compile(r"\$[0-9A-Za-z-]{1,12}\$")       # crypt(3): $1$ $2b$ $5$ $6$ $y$ $argon2id$
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_-]{20,}")           # base64, base64url (a JWT's parts)
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]{32,}")                  # a hex digest or key
+_EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.\w+")
+
+
+def _token_like(run: str) -> bool:
+    """A 20+ character run of the base64 alphabet that mixes capitals, small letters and digits
+    is a key or token, not a name ("HouseholdIncome2019" has no such run: it is 19 long)."""
+    return (any(c.isdigit() for c in run) and any(c.isupper() for c in run)
+            and any(c.islower() for c in run))
+
+
+def secret_marker(name) -> bool:
+    """True when a first-line field carries what only a key or password file holds: a PEM or
+    OpenSSH block marker ("-----BEGIN OPENSSH PRIVATE KEY-----", "-----BEGIN PGP MESSAGE-----")
+    or a crypt(3) password-hash prefix ('$6$', '$y$', '$2b$'). A line with one is never quoted."""
+    text = str(name)
+    return bool(_KEY_BLOCK.search(text) or _HASH_PREFIX.search(text))
+
+
+def plain_column_name(name) -> bool:
+    """True when ``name`` reads as a column name a person wrote and may be quoted as it is: at
+    most :data:`MAX_NAME_CHARS` characters, nine in ten of them letters, digits, spaces or usual
+    punctuation (``_ . - ( ) / % #``), no control character, and nothing secret-looking — no
+    key-block marker or password-hash prefix (:func:`secret_marker`), no e-mail address, no
+    20-character run of the base64 alphabet mixing capitals, small letters and digits (a token,
+    a JWT) and no 32-digit hex run (a digest). ``root:x:0:0:root:/root:/bin/bash`` fails on its
+    colons, a JWT on its runs, 'age' and 'income (USD)' pass."""
+    text = str(name).strip()
+    if not text or len(text) > MAX_NAME_CHARS or _CONTROL.search(text) or secret_marker(text) \
+            or _EMAIL.search(text) or _HEX_RUN.search(text) \
+            or any(_token_like(run) for run in _TOKEN_RUN.findall(text)):
+        return False
+    return sum(1 for c in text if _NAME_CHARS.match(c)) >= 0.9 * len(text)
+
+
+def looks_like_header(names) -> bool:
+    """True when a file's first row reads as the header row of a table: it names at least one
+    column, no field carries a key-block marker or password-hash prefix (:func:`secret_marker`)
+    and at least half of its named fields are plain column names (:func:`plain_column_name`).
+    A key, a password file or a line of base64 fails; a header with one long or odd name among
+    plain ones passes (that one name is described, :func:`column_name_text`)."""
+    named = [str(n).strip() for n in names if str(n).strip()]
+    if not named or any(secret_marker(n) for n in named):
+        return False
+    return 2 * sum(plain_column_name(n) for n in named) >= len(named)
+
+
+def column_name_text(name) -> str:
+    """A column name of a user's file as an error sentence shows it: quoted when it is a plain
+    name (:func:`plain_column_name`), otherwise described like a record's cell by
+    :func:`cell_text` ("a 106-character text of letters, digits and other characters") — a
+    long or secret-looking field is cut the way record values are."""
+    return repr(str(name)) if plain_column_name(name) else cell_text(name)
+
+
+#: Said instead of the first line of a file that does not look like a table's header.
+NOT_A_HEADER = ("the first line of the file does not look like the header row of a table (it "
+                "is not quoted here since it may hold private data); choose the CSV file with "
+                "the records")
 
 
 def localized_number(value) -> bool:

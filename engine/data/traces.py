@@ -28,6 +28,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from engine.data.columns import (
+    check_repeated_header,
+    column_names,
     dropped_rows_entry,
     first_rows,
     gap_list,
@@ -37,8 +39,8 @@ from engine.data.columns import (
     spreadsheet_row,
 )
 from engine.data.errors import InputError
+from engine.data.gaps import gap_mask, mark_counts, mark_mask, with_marks
 from engine.data.text_input import (
-    MISSING_MARKERS,
     add_read_note,
     cell_text,
     check_header,
@@ -243,7 +245,7 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise InputError(
                 f"{p}: column '{name}' (the {role} column) is missing{hint}; columns found: "
-                f"{', '.join(repr(c) for c in found) or 'none'} — rename the column or set "
+                f"{column_names(list(found), limit=len(found)) or 'none'} — rename the column or set "
                 f"{role}_col to one of these.", source=p, key=f"{role}_col")
     opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, sep=inp.delimiter)
     try:
@@ -264,6 +266,7 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
         raise InputError(f"{p}: {_parser_message(exc)}", source=p) from None
     if len(df.columns) != len(header):
         raise header_mismatch(p, header, len(df.columns))
+    check_repeated_header(p, df, header)
     df.columns = [h if h else f"(column {k + 1})" for k, h in enumerate(header)]
     if max_rows is not None and len(df) > max_rows:
         raise InputError(f"{p}: has more than max_rows={max_rows} data rows; raise max_rows or "
@@ -290,40 +293,44 @@ def _leave_out_gaps(p: str, df: pd.DataFrame, names: Sequence[str], numeric: set
     A row without its user, place, time (or count) cannot be placed in the user × site ×
     epoch matrix, and no value can be made up for it: a filled-in place or hour would be an
     observation nobody made. So it is left out (the audit then runs on the rows that can be
-    placed), and the file is refused only when no row is left. A gap is an empty cell, or in
-    a number or time column (epoch, count, latitude, longitude) a missing-value mark such as
-    'NA' or '?' (engine.data.text_input.MISSING_MARKERS); ids keep such text as a name. An
-    infinite number is not a gap but a mistake, refused with its own sentence by the number
-    checks."""
+    placed), and the file is refused only when no row is left. A gap is an empty cell or a
+    missing-value mark by the one rule of engine.data.gaps: in a number or time column
+    (epoch, count, latitude, longitude) 'NA', 'None', '-', '?', …; in the user and site
+    columns 'NA', 'N/A', 'NaN', 'null', '?' (issue 31 item 10: a user id 'NA' was one person
+    with 300 observations, silently) — the marks found are said. An infinite number is not a
+    gap but a mistake, refused with its own sentence by the number checks."""
     masks = {}
-    marked = False
+    marks = {}
     for n in names:
         col = df[n]
-        gap = (col == "").to_numpy()
-        if n in numeric:
-            mark = col.str.lower().isin(MISSING_MARKERS).to_numpy()
-            marked |= bool(mark.any())
-            gap = gap | mark
-        masks[n] = gap
+        mark = mark_mask(col, "number" if n in numeric else "text")
+        if mark.any():
+            marks[n] = mark_counts(col, mark)
+        masks[n] = (col == "").to_numpy() | mark
     counts = {n: int(m.sum()) for n, m in masks.items() if m.any()}
     if not counts:
         return df, None
     gap_rows = np.logical_or.reduce([masks[n] for n in counts])
-    what = "an empty cell" + (" or a missing-value mark such as 'NA'" if marked else "")
+    what = "an empty cell" + (" or a missing-value mark such as 'NA'" if marks else "")
     if gap_rows.all():
         listed = gap_list(counts, first_rows({n: masks[n] for n in counts}, df.index))
-        raise InputError(f"{p}: every row has {what} in a column the audit needs "
-                         f"({listed}); fill them in — a row without a user, place and time "
-                         f"cannot be placed.", source=p, key=next(iter(counts)))
+        raise InputError(with_marks(f"{p}: every row has {what} in a column the audit needs "
+                                    f"({listed}); fill them in — a row without a user, place "
+                                    f"and time cannot be placed.", marks), source=p,
+                         key=next(iter(counts)))
     k = int(gap_rows.sum())
     first = spreadsheet_row(df.index[int(np.flatnonzero(gap_rows)[0])])
     note = (f"{k:,} row{'s' if k != 1 else ''} with {what} ({gap_list(counts)}; first in "
             f"row {first}) {'were' if k != 1 else 'was'} left out, since an observation "
             f"without its user, place and time cannot be placed")
+    note = with_marks(note, marks)
     # In read_as and the run's warnings (engine.data.text_input.read_notes) as before, and
     # per column in missing_values.
     add_read_note(p, note)
     report = dropped_rows_entry(counts, len(df), k, note + ".")
+    for entry in report["per_column"]:
+        if entry["column"] in marks:
+            entry["marks"] = marks[entry["column"]]
     return df[~gap_rows], report
 
 
@@ -732,8 +739,9 @@ def _release_gaps(p: str, df: pd.DataFrame, site_col: str, epoch_col: str, count
     choices for count-table microdata and location traces, where they make sense").
 
     Returns (rows with a count, rows whose count is empty, result.json's per-column entry or
-    None). A gap is an empty cell, or in the epoch and count columns a missing-value mark such
-    as 'NA' (engine.data.text_input.MISSING_MARKERS; a site keeps such text as its name).
+    None). A gap is an empty cell or a missing-value mark by the one rule of engine.data.gaps:
+    'NA', 'None', '-', '?', … in the epoch and count columns, 'NA', 'N/A', 'NaN', 'null', '?'
+    in the site column (issue 31 item 10: a site is an id, never a place named 'NA').
 
     What makes sense for a released count: it cannot be filled in (any number would be made
     up) and is not 0, so with ``missing="drop_rows"`` its row is left out and its cell kept as
@@ -744,10 +752,7 @@ def _release_gaps(p: str, df: pd.DataFrame, site_col: str, epoch_col: str, count
     masks = {}
     for name in dict.fromkeys((site_col, epoch_col, count_col)):
         col = df[name]
-        gap = (col == "").to_numpy()
-        if name != site_col:
-            gap = gap | col.str.lower().isin(MISSING_MARKERS).to_numpy()
-        masks[name] = gap
+        masks[name] = gap_mask(col, "text" if name == site_col else "number")
     counts = {n: int(m.sum()) for n, m in masks.items() if m.any()}
     if not counts:
         return df, df.iloc[:0], None
@@ -767,8 +772,9 @@ def _release_gaps(p: str, df: pd.DataFrame, site_col: str, epoch_col: str, count
     if lost.any():
         i = int(np.flatnonzero(lost)[0])
         col = site_col if masks[site_col][i] else epoch_col
-        raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}' is empty, "
-                         f"so the count of that row cannot be placed (empty cells: {listed}); "
+        raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}' "
+                         f"{_gap_words(df[col].iloc[i])}, so the count of that row cannot be "
+                         f"placed (empty cells: {listed}); "
                          f"fill in its {'site' if col == site_col else 'epoch'} or delete the "
                          f"row.", source=p, key=col)
     keep = ~(unplaced | count_gap)

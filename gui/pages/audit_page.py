@@ -292,6 +292,9 @@ class AuditPage(QWidget):
         self._decision_log: list[dict] = []
         self._job_id: int | None = None
         self._read_job: int | None = None
+        # Asked before other data is loaded (the window's question when the page holds a saved
+        # project, MainWindow.confirm_other_data); True goes on.
+        self.confirm_other_data: Callable[[str], bool] = lambda path: True
         self.fields: dict[str, QLineEdit] = {}
         self.results_step = len(self.FORM_STEPS)
         self.report_step = self.results_step + 1
@@ -423,6 +426,11 @@ class AuditPage(QWidget):
         current = edit.text().strip()
         start = str(resolve_path(current).parent) if current else str(self.BROWSE_FOLDER)
         path, _ = QFileDialog.getOpenFileName(self, title, start, filters)
+        # Other data on a page that holds a saved project (issue 31, item 1): the window asks
+        # whether to start a new project; "" (as if cancelled) keeps everything as it was.
+        if path and (not current or os.path.abspath(resolve_path(current))
+                     != os.path.abspath(path)) and not self.confirm_other_data(path):
+            return ""
         return path
 
     def read_data(self, path: Path, read: Callable[[], Any], done: Callable[[Any], None],
@@ -678,6 +686,17 @@ class AuditPage(QWidget):
         self._result = result
         self.results_view.set_result(result)
         self._update_export_enabled()
+
+    def start_new_project(self) -> None:
+        """Other data starts a new project on this page (issue 31, item 1): the form stays as
+        it is; the result and the decision log belong to the saved project and are left to
+        it."""
+        self._decision_log = []
+        self.results_view.set_decision_log(self._decision_log)
+        self.show_result(None)
+        self.run_bar.set_fraction(0.0)
+        self.export_status.setText("")
+        self.status_label.setText("A new project: press “Run audit” when ready.")
 
     def _on_note_added(self, entry: dict) -> None:
         self._decision_log.append(entry)

@@ -18,6 +18,8 @@ import pytest
 from engine.atomic_write import write_bytes, write_text
 from engine.audits.result import AuditResult
 from engine.audits.run_folder import (
+    JOURNAL,
+    LOCK,
     OUTPUT_NAMES,
     PREVIOUS,
     _is_leftover,
@@ -52,14 +54,16 @@ def check_folder(folder: Path, earlier: dict[str, str]) -> str:
     """Assert what the protocol guarantees after a crash at any moment; return 'finished'
     (result.json and exactly the files it lists, hashes matching) or 'unfinished'.
 
-    * hidden entries are only the earlier run kept aside, or documented temporary names;
+    * hidden entries are only the earlier run kept aside, the lock and the journal of the run
+      being written, or documented temporary names;
     * no visible file is empty or torn (a PDF ends with %%EOF, config.toml parses);
     * without result.json, the visible files are all of one run, and the earlier run — aside,
       plus any of its pieces still in view — is whole, so nothing of it is lost.
     """
     for entry in folder.iterdir():
         if entry.name.startswith("."):
-            assert entry.name == PREVIOUS or _is_leftover(entry.name), entry.name
+            assert entry.name in (PREVIOUS, LOCK, JOURNAL) or _is_leftover(entry.name), \
+                entry.name
         else:
             assert entry.name in OUTPUT_NAMES, entry.name
     visible = _files(folder)
@@ -198,12 +202,15 @@ SMALL = ('audit_type = "mechanism"\nmechanism = "gaussian"\nepsilon = 0.5\nobser
 
 
 def test_an_earlier_report_never_stays_beside_a_new_result(tmp_path):
-    """The issue's case: a run without a report into a folder holding an earlier run (written
-    before result.json listed its files) must not leave the earlier report.pdf beside it."""
+    """The issue's case: a run without a report into a folder holding an earlier run must not
+    leave the earlier report.pdf beside it."""
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "result.json").write_text(json.dumps({"schema_version": 1, "seed": 3}))
-    (out / "report.pdf").write_bytes(b"%PDF-1.4 seed 3\n%%EOF\n")
+    write_run(out, _result(3, model=False), config_toml="seed = 3\n", report=False)
+    (out / "report.pdf").write_bytes(b"%PDF-1.4 seed 3\n%%EOF\n")     # listed by result.json
+    listing = json.loads((out / "result.json").read_text())
+    listing["outputs"].append({"path": "report.pdf", "sha256": _sha(out / "report.pdf"),
+                               "bytes": (out / "report.pdf").stat().st_size})
+    (out / "result.json").write_text(json.dumps(listing))
     (out / "notes.txt").write_text("mine")
     config = tmp_path / "c.toml"
     config.write_text(SMALL)
@@ -212,6 +219,25 @@ def test_an_earlier_report_never_stays_beside_a_new_result(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["config.toml", "notes.txt", "result.json"]
     result = read_finished_run(out)
     assert result["seed"] == 11 and [e["path"] for e in result["outputs"]] == ["config.toml"]
+
+
+def test_a_result_of_an_older_version_is_not_replaced_unasked(tmp_path):
+    """A result.json that lists no files (an older version of the app, or another program)
+    cannot show which files beside it are the app's: the run refuses, naming the file, and
+    changes nothing (issue 31 item 8)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "result.json").write_text(json.dumps({"schema_version": 1, "seed": 3}))
+    (out / "report.pdf").write_bytes(b"%PDF-1.4 seed 3\n%%EOF\n")
+    before = _files(out)
+    config = tmp_path / "c.toml"
+    config.write_text(SMALL)
+    done = cli("run", str(config), "--out", str(out), "--no-report", "--quiet")
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "result.json" in lines[0] and "move or rename" in lines[0]
+    assert _files(out) == before and sorted(p.name for p in out.iterdir()) == [
+        "report.pdf", "result.json"]
 
 
 def test_a_folder_whose_earlier_run_cannot_be_moved_is_one_sentence_and_exit_2(tmp_path):
@@ -301,7 +327,10 @@ def test_kill_9_at_many_moments_of_the_demo(tmp_path):
         def seen(folder):
             for p in folder.iterdir():
                 try:
-                    if p.name.startswith(prefix) and p.is_file() and p.stat().st_size > 0:
+                    if p.name.startswith(prefix) and p.is_dir():     # the report's staging
+                        if any(f.is_file() and f.stat().st_size > 0 for f in p.iterdir()):
+                            return True
+                    elif p.name.startswith(prefix) and p.is_file() and p.stat().st_size > 0:
                         if not new or earlier.get(p.name) != _sha(p):
                             return True
                 except FileNotFoundError:

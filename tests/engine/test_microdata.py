@@ -192,10 +192,10 @@ def test_infer_small_frame_is_not_taken_for_ids():
     assert s.column("town").categories == ("a", "b", "c")
 
 
-def test_infer_takes_blanks_as_gaps_and_still_names_a_missing_value_marker():
+def test_infer_takes_blanks_and_missing_value_marks_as_gaps():
     """Issue 21: a blank number cannot be placed in its range (the record is left out); a
-    blank category is the category 'missing'. A marker such as 'N/A' may be a real category,
-    so without a schema it is still named."""
+    blank category is the category 'missing'. Issue 31 item 10: a mark such as 'N/A' is a gap
+    by the same rule (engine.data.gaps), and the gaps sentence says it was one."""
     df = pd.DataFrame({"age": [31.0, np.nan, 27.0, 40.0], "sex": ["F", "M", None, "F"]})
     s = infer_schema(df)
     assert (s.column("age").low, s.column("age").high) == (27, 40)
@@ -203,8 +203,10 @@ def test_infer_takes_blanks_as_gaps_and_still_names_a_missing_value_marker():
     md = microdata_from_frame(df)
     assert md.n_records == 3 and md.labels("sex").tolist() == ["F", MISSING_CATEGORY, "F"]
     df = pd.DataFrame({"age": [31, 40, 27], "sex": ["F", "N/A", "F"]})
-    with pytest.raises(InputError, match="row 3, column 'sex': 'N/A' looks like a missing"):
-        infer_schema(df)
+    assert infer_schema(df).column("sex").categories == ("F", MISSING_CATEGORY)
+    md = microdata_from_frame(df)
+    assert md.labels("sex").tolist() == ["F", MISSING_CATEGORY, "F"]
+    assert "1 written 'N/A' in 'sex'" in md.missing_values["sentence"]
 
 
 def test_infer_names_a_number_that_is_not_finite_instead_of_dropping_the_column():
@@ -346,7 +348,6 @@ BAD_CASES = [
                                 "write a plain number"]),
     ("fractional_age.csv", True, ["row 2, column 'age'", "a 4-character number is not a whole number",
                                   "round the values"]),
-    ("missing_marker.csv", False, ["row 3, column 'age'", "'NA' looks like a missing value"]),
     ("sensitive_one_value.csv", True, ["sensitive column 'race' holds only one value ('White')",
                                        "nothing to infer; choose another sensitive column"]),
     ("huge_domain.csv", False, ["a column 'income' with 10,000,001 possible values cannot be "
@@ -382,9 +383,23 @@ def test_a_blank_number_leaves_its_record_out_and_says_so(name):
     schema = Schema((*schema.columns[:2], replace(schema.columns[2], role="quasi_identifier")))
     md = load_microdata_csv(BAD / name, schema)
     assert md.n_records == (2 if "empty" in name else 1)
+    said = ("" if "empty" in name else "; counted as empty: 1 written 'NA' in 'age' (marks of "
+            "a missing value, see \"Gaps\" in the config reference)")
     assert read_notes(BAD / name) == [
         f"1 record with an empty number ('age' 1; first in row {4 if 'empty' in name else 3})"
-        f" was left out, since a blank cannot be placed in the column's range"]
+        f" was left out, since a blank cannot be placed in the column's range{said}"]
+
+
+def test_a_missing_value_mark_is_a_gap_with_or_without_a_schema():
+    """Issue 31 item 10: without a schema an 'NA' age was refused where a blank one was left
+    out; by the one rule (engine.data.gaps) both are gaps, and the result says which marks."""
+    md = load_microdata_csv(BAD / "missing_marker.csv")
+    assert md.n_records == 1
+    assert md.missing_values["per_column"][0]["marks"] == {"NA": 1}
+    assert md.missing_values["sentence"] == (
+        "1 empty cell in 1 column the audit reads: the 1 record with an empty 'age' left out; "
+        "counted as empty: 1 written 'NA' in 'age' (marks of a missing value, see \"Gaps\" in "
+        "the config reference).")
 
 
 def test_blank_categories_are_a_category_of_their_own_or_refused_all_at_once(tmp_path):
@@ -486,8 +501,8 @@ def test_each_column_chooses_what_its_blanks_do(tmp_path):
         ("sex", 1, "own_category"), ("age", 1, "drop_rows"), ("race", 2, "drop_rows")]
     assert gaps["sentence"] == (
         "4 empty cells in 3 columns the audit reads: 'sex' 1 counted as a category of their "
-        "own ('missing'), as in a published table; the 3 records with an empty 'age' 1, "
-        "'race' 2 left out.")
+        "own ('missing'), as in a published table; the 3 records with an empty cell in "
+        "'age' (1) or 'race' (2) left out.")
     assert md.subset([0]).missing_values == gaps
     refusing = Schema((replace(base.column("sex"), missing="error"), base.column("age"),
                        replace(base.column("race"), missing="error")))

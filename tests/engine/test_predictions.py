@@ -225,6 +225,7 @@ def test_records_with_empty_cells_are_left_out_and_counted_per_column(tmp_path):
     assert (gaps["empty_cells"], gaps["columns"], gaps["records_read"],
             gaps["records_left_out"]) == (4, 4, 6, 3)
     assert gaps["per_column"] == [{"column": c, "empty_cells": 1, "action": "drop_rows"}
+                                  | ({"marks": {"NA": 1}} if c == "p_cat" else {})
                                   for c in ("label", "member", "p_cat", "p_dog")]
     assert gaps["sentence"].startswith(
         "3 records of outputs.csv with an empty cell ('label' 1, 'member' 1, 'p_cat' 1, "
@@ -237,7 +238,8 @@ def test_records_with_empty_cells_are_left_out_and_counted_per_column(tmp_path):
         f"{path}: 4 empty cells in 4 columns — 'label' 1 (first in row 3), 'member' 1 (first "
         f"in row 4), 'p_cat' 1 (first in row 5), 'p_dog' 1 (first in row 5); every record "
         f"needs its label, members flag and the model's output — fill them in, delete those "
-        f"rows, or let the app leave those records out.")
+        f"rows, or let the app leave those records out; counted as empty: 1 written 'NA' in "
+        f"'p_cat' (marks of a missing value, see \"Gaps\" in the config reference).")
     path.write_text("label,member,p_cat,p_dog\ncat,1,,0.2\ndog,0,0.4,\n")
     with pytest.raises(InputError, match="every one of its 2 records has an empty cell"):
         load_predictions_csv(path)

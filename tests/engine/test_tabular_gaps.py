@@ -112,7 +112,7 @@ def test_defaults_fill_every_column_and_say_what_was_done(credit):
                                f"training: ")
     for name in NUMERIC + CATEGORICAL:
         assert f"'{name}' ({int(gaps[name].sum()):,})" in sentence
-    assert "the 3 records with an empty 'Status' (3) left out" in sentence
+    assert "the 3 records with an empty 'Status' left out" in sentence    # said once
     assert "trained on the table prepared this way" in sentence
     assert sentence.count(". ") == 0 and sentence.endswith(".")          # one sentence
 

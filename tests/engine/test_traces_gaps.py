@@ -40,13 +40,14 @@ def test_gaps_in_two_columns_are_counted_per_column(tmp_path):
     gaps = data.missing_values
     assert gaps["per_column"] == [
         {"column": "site", "empty_cells": 2, "action": "drop_rows"},
-        {"column": "epoch", "empty_cells": 3, "action": "drop_rows"}]
+        {"column": "epoch", "empty_cells": 3, "action": "drop_rows", "marks": {"NA": 1}}]
     assert (gaps["empty_cells"], gaps["columns"]) == (5, 2)
     assert (gaps["records_read"], gaps["records_left_out"]) == (7, 4)
     assert gaps["sentence"] == (
         "4 rows with an empty cell or a missing-value mark such as 'NA' ('site' 2, 'epoch' 3; "
         "first in row 3) were left out, since an observation without its user, place and "
-        "time cannot be placed.")
+        "time cannot be placed; counted as empty: 1 written 'NA' in 'epoch' (marks of a "
+        "missing value, see \"Gaps\" in the config reference).")
     # The run's warnings still say it (read_as), in the same words.
     assert read_notes(p) == [gaps["sentence"].rstrip(".")]
 

@@ -31,6 +31,17 @@ def private_settings(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def questions_answered(monkeypatch):
+    """The main window's own questions about unsaved work (issue 31) are real modal boxes,
+    which would wait for ever offscreen: answered Discard ("save changes?") and New ("start
+    a new project with this data?") unless a test answers them itself."""
+    from gui.main_window import DISCARD, NEW, MainWindow
+
+    monkeypatch.setattr(MainWindow, "ask_save_changes", lambda self, text: DISCARD)
+    monkeypatch.setattr(MainWindow, "ask_new_project", lambda self, text, unsaved: NEW)
+
+
+@pytest.fixture(autouse=True)
 def no_thread_left_running(request):
     """Fail any test that leaves a job running on the thread pool after it ends."""
     yield

@@ -159,10 +159,14 @@ def test_save_reopen_and_autosave_the_right_page(main_window, qtbot, tmp_path, m
     monkeypatch.setattr("gui.main_window.QFileDialog.getSaveFileName",
                         staticmethod(lambda *a, **k: (str(saved), "")))
     assert main_window.save_project()
-    # Meanwhile the user looks at the mechanism page: the location run must still autosave the
-    # location project, not the page on screen.
+    # Meanwhile the user looks at the mechanism page: Save of the location project (the
+    # "save changes?" of quitting) writes the location page, not the page on screen. Issue 31:
+    # the run itself writes no project file, only the page's recovery copy.
     main_window.show_audit("mechanism")
     run_to_completion(page, qtbot)
+    assert load_project(saved).result is None
+    monkeypatch.setattr(MainWindow, "ask_save_changes", lambda self, text: "save")
+    assert main_window.settle_unsaved(main_window.unsaved_pages(), "quitting")
     project = load_project(saved)
     assert project.audit_type == "location"
     assert project.result is not None and project.config["epsilon"] == 0.8

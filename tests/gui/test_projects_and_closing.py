@@ -7,7 +7,7 @@ import json
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from engine.project import load_project
+from engine.project import load_project, recovery_path
 from gui.main_window import MainWindow
 from tests.gui.test_mechanism_page import RUN_TIMEOUT_MS, open_mechanism, run_to_completion
 
@@ -52,14 +52,24 @@ def test_save_and_reopen_restores_form_result_and_log(main_window, qtbot, tmp_pa
     assert str(saved) in other.home_page.recent_list.item(0).data(0x0100)
 
 
-def test_autosave_after_run(main_window, qtbot, tmp_path, monkeypatch):
+def test_autosave_after_run_keeps_a_recovery_copy_not_the_project(main_window, qtbot, tmp_path,
+                                                                    monkeypatch):
+    """Issue 31, item 1: a finished run is kept in the page's recovery copy; the project file
+    changes only when the officer saves."""
     page = open_mechanism(main_window)
     patch_save_dialog(monkeypatch, tmp_path / "auto.praudit.json")
     main_window.save_project()
     saved = tmp_path / "auto.praudit.json"
-    assert json.loads(saved.read_text())["result"] is None
+    before = saved.read_bytes()
+    assert json.loads(before)["result"] is None
     run_to_completion(page, qtbot)
+    assert saved.read_bytes() == before
+    copy = recovery_path(main_window.recovery_folder, "mechanism")
+    assert json.loads(copy.read_text())["result"]["audit_type"] == "mechanism"
+    assert json.loads(copy.read_text())["recovers"] == str(saved)
+    main_window.save_action.trigger()
     assert json.loads(saved.read_text())["result"]["audit_type"] == "mechanism"
+    assert not copy.exists()
 
 
 def test_bad_project_file_gives_a_sentence(main_window, tmp_path, monkeypatch):

@@ -28,10 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import xlogy
 
 from engine.attacks.model.base import (
-    PROB_FLOOR,
     AttackOutcome,
     ModelOutputs,
     best_threshold,
@@ -52,10 +50,45 @@ LABELS = {
 MIN_CLASS_RECORDS = 10
 
 
+# The logarithm of an exact 0 is taken of the smallest positive double instead: finite (−744.4)
+# and below the log of every positive probability, so 1e-300 and 1e-40 keep their order (a
+# floor at PROB_FLOOR = 1e-30 tied them; issue 31 item 4).
+_SMALLEST = float(np.nextafter(0.0, 1.0))
+_LOG_SMALLEST = float(np.log(_SMALLEST))
+
+
+def _top_rest(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's largest entry and ``1 − F_top`` as the *sum of the other entries*.
+
+    Issue 31 item 4: where a class's probability rounds to 1.0, ``1 − F`` by subtraction is
+    exactly 0 (and ``log F`` exactly 0) although the other classes' probabilities — which a
+    float64 softmax keeps to full relative precision however small they are — say how far from
+    1 it is. Their sum has no cancellation; ``log F_top = log1p(−sum)`` then neither (used where
+    F_top > ½: below, plain ``log F`` is as accurate). Every other entry is at most ½ when the
+    row sums to 1, so ``log(1 − F_i) = log1p(−F_i)`` is accurate for it."""
+    rows = np.arange(p.shape[0])
+    top = p.argmax(axis=1)
+    rest = p.copy()
+    rest[rows, top] = 0.0
+    return top, rest.sum(axis=1)
+
+
+def _log(x: np.ndarray) -> np.ndarray:
+    """log x with an exact 0 read as the smallest positive double (finite, and below the log of
+    every positive value); the factor multiplying it is then 0 — the limit x·log x → 0."""
+    return np.log(np.maximum(x, _SMALLEST))
+
+
 def metric_values(probs: np.ndarray, labels: np.ndarray, metric: str) -> np.ndarray:
-    """m(F(x), y) per record, oriented so that higher = member; float64, finite for
-    probabilities 0 and 1 (logs are taken of values floored at PROB_FLOOR)."""
-    p = np.asarray(probs, dtype=np.float64)
+    """m(F(x), y) per record, oriented so that higher = member; float64 and finite for
+    probabilities 0 and 1.
+
+    The entropies are computed from the rows as given, without cancellation (:func:`_top_rest`;
+    issue 31 item 4): a record whose true class's probability rounds to 1.0 still gets a score
+    set by how much probability the other classes hold, so records the model is almost sure of
+    keep their order instead of tying at 0. ``confidence`` and ``top1`` are the probabilities
+    themselves: 1.0 in the file (or in a float64 softmax) stays 1.0, and such records tie."""
+    p = np.clip(np.asarray(probs, dtype=np.float64), 0.0, 1.0)
     y = np.asarray(labels, dtype=np.int64)
     if metric == "correctness":
         return correct(p, y).astype(np.float64)
@@ -63,16 +96,29 @@ def metric_values(probs: np.ndarray, labels: np.ndarray, metric: str) -> np.ndar
         return true_class_prob(p, y)
     if metric == "top1":
         return p.max(axis=1)
+    if metric not in ("entropy", "modified_entropy"):
+        raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(METRICS)}")
+    if p.size == 0:
+        return np.zeros(p.shape[0])
+    rows = np.arange(p.shape[0])
+    top, top_rest = _top_rest(p)
+    sure = p[rows, top] > 0.5
     if metric == "entropy":
-        return xlogy(p, p).sum(axis=1)               # = −H; 0·log 0 = 0
-    if metric == "modified_entropy":
-        py = true_class_prob(p, y)
-        log_py = np.log(np.maximum(py, PROB_FLOOR))
-        terms = p * np.log(np.maximum(1.0 - p, PROB_FLOOR))
-        terms[np.arange(y.size), y] = 0.0             # Σ over i ≠ y only
-        mentr = -(1.0 - py) * log_py - terms.sum(axis=1)
-        return -mentr
-    raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(METRICS)}")
+        log_p = _log(p)
+        log_p[rows[sure], top[sure]] = np.log1p(-top_rest[sure])
+        return (p * log_p).sum(axis=1)               # = −H; 0·log 0 = 0
+    # Song & Mittal: Mentr = −(1 − F_y) log F_y − Σ_{i≠y} F_i log(1 − F_i).
+    f_y = p[rows, y]
+    y_top = y == top
+    comp_y = np.where(y_top, top_rest, 1.0 - f_y)
+    log_f_y = _log(f_y)
+    log_f_y[y_top & sure] = np.log1p(-top_rest[y_top & sure])
+    with np.errstate(divide="ignore"):
+        terms = p * np.maximum(np.log1p(-p), _LOG_SMALLEST)
+    terms[rows, top] = p[rows, top] * _log(top_rest)
+    terms[rows, y] = 0.0                             # Σ over i ≠ y only
+    mentr = -comp_y * log_f_y - terms.sum(axis=1)
+    return -mentr
 
 
 @dataclass(frozen=True)
