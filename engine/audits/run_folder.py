@@ -186,6 +186,10 @@ def os_error_sentence(folder: Path, exc: OSError, *, writing: bool = False) -> s
 def _user_file_sentence(folder: Path, path: Path) -> str:
     if path.name == RESULT and path.parent == folder:
         what = "is not a result this app wrote"
+    elif path.parent == folder / PREVIOUS:
+        return (f"{path}: is not a file this app wrote, in the folder where the app keeps the "
+                "earlier run while it writes a new one (the folder is deleted when the run "
+                "ends); move it out of there, or choose another output folder with --out.")
     else:
         what = (f"is not a file this app wrote (no {RESULT} in the folder lists it with this "
                 "content)")
@@ -218,6 +222,18 @@ def _users_file(folder: Path) -> Path | None:
         for rel, file in _files_under(folder, path).items():
             if file_sha256(file) not in known.get(rel, ()):
                 return file
+    return _foreign_in_previous(folder)
+
+
+def _foreign_in_previous(folder: Path) -> Path | None:
+    """The first entry of ``folder/.previous-run/`` that the app did not put there: it puts only
+    its outputs (a half-done removal leaves a hidden temporary name), and it deletes the folder
+    when a run ends — a user's notes.txt there went without a word (hostile pass, issue 31)."""
+    previous = folder / PREVIOUS
+    if previous.is_dir() and not previous.is_symlink():
+        for entry in sorted(previous.iterdir()):
+            if entry.name not in OUTPUT_NAMES and not is_temp_name(entry.name):
+                return entry
     return None
 
 
@@ -401,7 +417,7 @@ def restore_earlier_run(folder: Path) -> None:
             if _is_leftover(entry.name):
                 _remove(entry)
         if os.path.lexists(folder / RESULT):         # the new run finished: finish its clean-up
-            if os.path.lexists(previous):
+            if os.path.lexists(previous) and _foreign_in_previous(folder) is None:
                 _remove(previous)
         else:
             pending = _listing(folder / JOURNAL) or {}

@@ -44,6 +44,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from engine.data.errors import InputError
+from engine.data.gaps import NUMBER_MARKS
 from engine.data.paths import grew, open_regular_file, resolve_path
 
 log = logging.getLogger("engine.data")
@@ -74,7 +75,9 @@ _BOMS = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Cells that mean "no value" (compared lower-case): an error in a numeric column, and in a
 # categorical one unless a schema lists them as real categories.
-MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "missing"})
+# The marks of a missing value in a number column: the one list of engine.data.gaps (issue 31
+# item 10: the published-table loader had its own list, without '.').
+MISSING_MARKERS = NUMBER_MARKS
 _NO_VALUE = MISSING_MARKERS | {"inf", "infinity"}     # what the rule below may always quote
 SHORT_CELL = 3                  # a cell this short is quoted (it hardly tells who it is about)
 SHORT_NON_FINITE = 12           # a number beyond float range this short ('1e309') is quoted

@@ -437,3 +437,20 @@ def test_a_signal_once_the_files_are_written_changes_nothing(monkeypatch):
     main._Stop.handler(signal.SIGTERM, None)           # no KeyboardInterrupt
     main._Stop.handler(signal.SIGINT, None)
     assert not main._Stop.terminated
+
+
+def test_a_user_s_file_in_the_previous_run_folder_stops_the_run(tmp_path, quick_report):
+    """Hostile pass: a notes.txt the user put in .previous-run/ went without a word when the
+    next run ended (the app deletes that folder). Refused by name, nothing changed."""
+    _earlier(tmp_path)
+    notes = tmp_path / PREVIOUS / "notes.txt"
+    notes.parent.mkdir()
+    notes.write_text("my notes\n")
+    before = _files(tmp_path)
+    for attempt in (lambda: check_writable(tmp_path),
+                    lambda: write_run(tmp_path, _result(11), config_toml="seed = 11\n")):
+        with pytest.raises(InputError) as caught:
+            attempt()
+        assert str(notes) in caught.value.one_line() and "move it out" in str(caught.value)
+        assert _files(tmp_path) == before
+    assert notes.read_text() == "my notes\n"

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from engine.aggregates.queries import Domain, load_published_rows
 from engine.audits.config_fields import as_choice_list, common_fields
 from engine.audits.result import input_warnings, result_problem
 from engine.data.errors import InputError
@@ -326,3 +327,15 @@ def test_an_empty_list_of_attacks_is_said_as_empty():
     message = str(raised.value)
     assert "'attacks' is an empty list; name at least one, such as ['btta']" in message
     assert "must be a list" not in message
+
+
+def test_a_published_count_uses_the_same_marks_as_every_number_column(tmp_path):
+    """The published-table loader had a list of its own (no '.'), so a count written '.' (SAS's
+    missing value) was refused as "not a whole number" where a '.' age in a count table is a
+    gap: now the gaps rule's number marks, every one a count that was not published."""
+    domain = Domain(("sex",), (("F", "M"),))
+    path = tmp_path / "published.csv"
+    path.write_text("sex,count\nF,.\nM,12\n", encoding="utf-8")
+    rows = load_published_rows(path, domain)
+    assert list(rows.counts) == [12]
+    assert rows.missing_values is not None and rows.missing_values["empty_cells"] == 1
