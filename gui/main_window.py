@@ -423,6 +423,9 @@ class MainWindow(QMainWindow):
         self._mark_clean(page)
         with contextlib.suppress(OSError):      # saved: its recovery copy is not needed
             remove_recovery(self.recovery_folder, page.AUDIT_TYPE)
+        if page.status_label.text().startswith("Unsaved work restored"):
+            # The walk-through: "Save the project to keep it" stayed beside "Saved to …".
+            page.status_label.setText(f"Restored work saved to {os.path.basename(path)}.")
         add_recent_project(path)
         self._refresh_recent()
         self._update_title()
@@ -459,10 +462,11 @@ class MainWindow(QMainWindow):
         """A finished run: into the recovery copy, and the officer is told it is not saved."""
         self._autosave(page)
         path = self.project_path_of(page)
-        if path is not None:
-            self.statusBar().showMessage(
-                f"The results are not saved in {os.path.basename(path)} yet: press Save "
-                "project to keep them there.", 15_000)
+        where = f"in {os.path.basename(path)}" if path is not None else "in a project file"
+        # Also for a page with no file yet (the GUI walk-through: a new project's run said
+        # nothing about being unsaved).
+        self.statusBar().showMessage(
+            f"The results are not saved {where} yet: press Save project to keep them.", 15_000)
 
     def _autosave(self, page: AuditPage) -> None:
         """Keep ``page``'s unsaved work in its recovery copy (issue 31: never in its project

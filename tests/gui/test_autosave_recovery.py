@@ -84,6 +84,9 @@ def test_a_saved_project_stays_byte_identical_through_other_data_a_run_and_quit(
     run_location(page, qtbot)
     assert page.result() is not None
     assert saved.read_bytes() == before                        # the run wrote nothing to A
+    # A new project's run is said to be unsaved too (GUI walk-through: it said nothing).
+    assert main_window.statusBar().currentMessage() == (
+        "The results are not saved in a project file yet: press Save project to keep them.")
 
     asked_save = answer(monkeypatch, "ask_save_changes", DISCARD)
     assert main_window.close()
@@ -303,7 +306,10 @@ def test_a_crash_mid_run_offers_the_unsaved_work_at_the_next_start(start_app, tm
     assert recovery_path(folder, "mechanism").exists()
     assert saved.read_bytes() == before
     asked_save = answer(monkeypatch, "ask_save_changes", SAVE)
+    assert page.status_label.text().startswith("Unsaved work restored")
     assert window.close()
     assert len(asked_save) == 1
     assert load_project(saved).config["epsilon"] == 0.41
+    # The page's line no longer asks to save what was just saved (GUI walk-through).
+    assert page.status_label.text() == "Restored work saved to a.praudit.json."
     assert not any(folder.glob("*.recovery.json"))
