@@ -191,7 +191,24 @@ def _model(result: dict) -> list[NextStep]:
         tried = sum(1 for r in defences.get("rows") or []
                     if isinstance(r, dict) and r.get("defence") != "none")
         settings = f"{tried} defence settings tried" if tried else "defence settings tried"
-        if recommendation.get("met"):
+        decision = recommendation.get("decision") or defences.get("decision")
+        if recommendation.get("needed") is False and isinstance(decision, dict):
+            # Issue 32 item 4: no defence unless the model as trained fails the limit
+            # measurably; the same sentence as the summary and the Defences section.
+            state = decision.get("state")
+            need = decision.get("records_needed")
+            action = {"within": "Keep the model as trained: no defence is needed for your "
+                                "limit",
+                      "not_measurable": (f"Audit with at least {need:,} records the model was "
+                                         "not trained on, to tell whether a defence is needed"
+                                         if _number(need) else
+                                         "Measure the risk on more records before choosing a "
+                                         "defence")}.get(
+                state, "Audit with more records before choosing a defence")
+            measured = state != "not_measurable"
+            steps.append(NextStep(action, ("Measured: " if measured else f"{NOT_MEASURED}: ")
+                                  + str(decision.get("sentence") or ""), measured=measured))
+        elif recommendation.get("met"):
             cost = recommendation.get("accuracy_cost")
             steps.append(NextStep(
                 "Train the model with the defence the Defences section recommends",

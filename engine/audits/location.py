@@ -72,7 +72,9 @@ from engine.mechanisms.tradeoff import (
     mechanism_tradeoff,
     pure_dp_worst_case_tradeoff,
 )
+from engine.metrics import rates_at_threshold, split_for_selection
 from engine.numbers import whole_percent
+from engine.plots.series import dp_bound_warning
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device, rng
 from engine.wording import plain_name
@@ -681,6 +683,12 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
     head = headline(attacks, policy, optimum_tpr=opt_tpr, optimum_accuracy=opt_acc)
     level, reasons = policy.level(head.verdict_tpr_measured, head.verdict_accuracy)
     warnings += _warnings(config, attacks, theory)
+    # A measured point of the sweep above the ε-DP bound by more than chance explains over all
+    # the points plotted (issue 32 item 5): a warning, and a word in the banner's summary.
+    bound_warning = dp_bound_warning({"attacks": attacks, "theory": theory,
+                                      "config": config.to_dict()})
+    if bound_warning:
+        warnings.append(bound_warning)
     warnings += [a["details"]["repetitions"]["sentence"] for a in attacks
                  if (a["details"].get("repetitions") or {}).get("sentence")]
     who = ("the most exposed person" if config.target == "most_exposed" else "the target")
@@ -702,6 +710,9 @@ def run(config: LocationConfig, *, progress: Progress = NO_PROGRESS,
         # by its plain name; the figures above may be the exact optimum's (engine.headline).
         summary += (f" The strongest attack run is the {head.short_label().lower()}, right "
                     f"{whole_percent(head.accuracy)} of the time.")
+    if bound_warning:
+        summary += (" Warning: a measured accuracy is above the most the claimed ε allows, by "
+                    "more than chance explains (see the warnings).")
     if release_verdicts is not None:
         says = [v for v in release_verdicts.values() if v["says_present"]]
         best_name, best = min(release_verdicts.items(),
@@ -889,7 +900,15 @@ def sweep_point(index: int, shared: SweepInputs, progress: Progress, cancel: Can
     for o in outs:
         r = evaluate_attack(o.name, o.label, o.scores, sc.data.test.labels, delta=config.delta,
                             confidence=config.confidence, accuracy_threshold=o.threshold)
-        measured[o.name] = {"accuracy": r["accuracy"], "accuracy_ci": r["accuracy_ci"]}
+        # The counts behind the accuracy, for the family-wise test of every point against the
+        # ε-DP bound (engine.plots.series.dp_bound_check; issue 32 item 5).
+        s, y = np.asarray(o.scores), np.asarray(sc.data.test.labels, dtype=bool)
+        if o.threshold is None:      # evaluate_attack measured on the split it did not select on
+            keep = ~split_for_selection(y)
+            s, y = s[keep], y[keep]
+        counts = rates_at_threshold(s, y, r["details"]["accuracy_threshold"])
+        measured[o.name] = {"accuracy": r["accuracy"], "accuracy_ci": r["accuracy_ci"],
+                            "accuracy_counts": list(counts)}
     return sc.k, sc.k_epochs, optimal, bound, measured
 
 

@@ -458,7 +458,7 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     attachments = {}
     if with_defences:
         theory["defences"], attachments["tradeoff"] = run_defences(
-            config, progress=progress.span(0.35, 1.0), cancel=cancel)
+            config, undefended=attacks, progress=progress.span(0.35, 1.0), cancel=cancel)
         summary += " " + theory["defences"]["summary"]
     progress(1.0, "Done")
     return AuditResult(

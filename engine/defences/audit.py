@@ -16,10 +16,12 @@ from engine.defences.config import cost_in_models, reference_models_run
 from engine.defences.tradeoff import (
     NEEDS_REFERENCE,
     TradeoffSettings,
+    defence_decision,
     recommend,
     short_attack_name,
     tradeoff,
 )
+from engine.metrics import min_negatives_for
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
 # The trade-off's error keys (its knobs) → the [defences] key that sets each.
@@ -36,11 +38,13 @@ CONFIG_KEYS = {"alpha": "defences.kcd_alphas", "n_teachers": "defences.kcd_teach
 REFERENCE_ATTACK_WORDS = "the attacks that train copies of the model (LiRA and RMIA)"
 
 
-def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
-                 cancel: CancelToken = NEVER):
+def run_defences(config: TradeoffSettings, *, undefended: list[dict] | None = None,
+                 progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER):
     """Train, attack and compare every setting of ``config.defences``; returns the
     JSON-ready dict and the :class:`~engine.defences.tradeoff.TradeOff` (its models, to export
-    the recommended one)."""
+    the recommended one). ``undefended``: the main audit's attack entries; whether a defence
+    is needed at all is decided from them (``decision``, issue 32 item 4), else from the
+    sweep's undefended row."""
     d = config.defences
     limit = d.risk_limit()
     try:
@@ -56,13 +60,16 @@ def run_defences(config: TradeoffSettings, *, progress: Progress = NO_PROGRESS,
         if d.dmp_reference and exc.source and _same_file(exc.source, d.dmp_reference):
             key = "defences.dmp_reference"
         raise InputError(str(exc), source=exc.source, key=key) from None
-    rec = recommend(trade.rows, limit)
+    base = next((r for r in trade.rows if r["defence"] == "none"), None)
+    decision = defence_decision(limit, attacks=undefended, base_row=base)
+    rec = recommend(trade.rows, limit, decision=decision)
     out = trade.to_dict()
     for row in out["rows"]:
         _keep_one_roc(row)
     out["limit"] = {"metric": limit.metric, "value": limit.value, "fpr": limit.fpr,
                     "use_upper": limit.use_upper, "text": limit.describe(),
                     "plain": limit.plain()}
+    out["decision"] = decision
     out["recommendation"] = rec
     out["cost_in_models"] = cost_in_models(d, config.attacks)
     out["sentences"] = [rec["statement"], attacks_sentence(out)] \
@@ -188,7 +195,8 @@ def _join(items: list[str]) -> str:
 
 def summary_sentence(block: dict) -> str:
     """The defences in one sentence for the verdict banner (the details are in their own
-    section)."""
+    section). With a decision (issue 32 item 4) it leads, and unless a defence is needed it is
+    the whole of it; settings not measurable at this size are never counted as failing."""
     rec = block["recommendation"]
     n = sum(1 for r in block["rows"] if r["defence"] != "none")
     # Plain words: this sentence ends the model audit's summary (the report's first page).
@@ -200,15 +208,37 @@ def summary_sentence(block: dict) -> str:
         of += " (those that train copies of the model included)"
     elif block.get("reference_attacks_asked"):
         of += " (not those that train copies of the model: not re-run on the defences)"
+    decision = rec.get("decision") or block.get("decision")
+    if rec.get("needed") is False and isinstance(decision, dict):
+        # Within the limit, undecided or not measurable: the one decision's sentence, the
+        # same words as the next steps and the report's Defences section (issue 32 item 4).
+        return decision["sentence"]
+    lead = (decision["sentence"] + " ") if isinstance(decision, dict) else ""
     if rec["met"]:
         cost = rec.get("accuracy_cost") or 0.0
         chosen = next((r for r in block["rows"] if r.get("index") == rec.get("index")), {})
         name = (chosen.get("setting") or {}).get("plain_label") or chosen.get("plain_label") \
             or rec["label"]
-        return (f"Of {n} defence settings tried, {name} limits {of} to {limit}"
+        return lead + (f"Of {n} defence settings tried, {name} limits {of} to {limit}"
                 + (f" at a cost of {cost:.1%} test accuracy." if cost > 0
                    else " without losing test accuracy."))
-    return f"None of the {n} defence settings tried limits {of} to {limit}."
+    # Only settings that could be measured count as failing (issue 32 item 4).
+    unmeasured = {i for i in rec.get("not_measurable") or []}
+    judged = sum(1 for r in block["rows"] if r["defence"] != "none"
+                 and r.get("index") not in unmeasured)
+    left = n - judged
+    if left == 0:
+        return lead + f"None of the {n} defence settings tried limits {of} to {limit}."
+    fpr = block["limit"].get("fpr") or 0.01
+    more = (f" {left} more could not be measured at this size (each needs at least "
+            f"{min_negatives_for(fpr):,} non-members) and {'is' if left == 1 else 'are'} not "
+            "counted as failing.")
+    if judged == 0:
+        return lead + (f"None of the {n} defence settings tried could be judged on {of} "
+                       f"against your limit at this size (each needs at least "
+                       f"{min_negatives_for(fpr):,} non-members); none is counted as failing.")
+    return lead + (f"None of the {judged} defence settings that could be measured limits "
+                   f"{of} to {limit}." + more)
 
 
 
@@ -262,12 +292,13 @@ def _keep_one_roc(row: dict) -> None:
 
 def export_recommended(result, directory) -> dict | None:
     """Write the recommended setting's weights (safetensors), model card (JSON) and
-    predictions (CSV) into ``directory``; None when the audit ran no defences or no setting
-    met the limit. ``result``: the model audit's AuditResult of this session (the fitted
+    predictions (CSV) into ``directory``; None when the audit ran no defences, no defence was
+    needed (issue 32 item 4) or no setting met the limit. ``result``: the model audit's AuditResult of this session (the fitted
     models are not in result.json)."""
     trade = result.attachments.get("tradeoff")
     defences = result.theory.get("defences")
-    if trade is None or not defences or not defences["recommendation"]["met"]:
+    if trade is None or not defences or not defences["recommendation"]["met"] \
+            or defences["recommendation"].get("index") is None:
         return None
     index = defences["recommendation"]["index"]
     return trade.export(index, directory, name="recommended_model")

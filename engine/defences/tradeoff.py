@@ -84,6 +84,7 @@ from engine.games.model import (
 )
 from engine.headline import headline
 from engine.mechanisms.tradeoff import dp_region_tpr_upper
+from engine.metrics import min_negatives_for
 from engine.models import reference_tasks
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 from engine.runtime import device as default_device
@@ -861,12 +862,157 @@ def row_risk(row: dict, limit: RiskLimit) -> tuple[float | None, str]:
     return float(value), entry.get("attack_label", entry["attack"])
 
 
-def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = False) -> dict:
+# The four answers to "does the model as trained need a defence for this limit?" (issue 32
+# item 4), decided once by :func:`defence_decision` and read by every text.
+DECISION_STATES = ("needed", "within", "undecided", "not_measurable")
+
+
+def _undefended_figures(limit: RiskLimit, attacks: Sequence[dict] | None,
+                        base_row: dict | None) -> tuple[list[dict], str]:
+    """The undefended model's figures of the limit's metric, one per attack: ``value``,
+    ``lower``/``upper`` (its 95 % interval; ``lower`` = value for the ε bound, which is itself
+    a lower bound), ``measurable``, ``n_negative`` and the attack's short name. The main
+    audit's ``attacks`` (every record it scored) when they carry the metric, else the sweep's
+    undefended row (scored on the supervised evaluated half only)."""
+    figures = []
+    for a in attacks or []:
+        if limit.metric == "tpr":
+            r = next((t for t in a.get("tpr_at_fpr") or []
+                      if abs(float(t.get("fpr_target", -1)) - limit.fpr) < 1e-12), None)
+            if r is None:
+                continue
+            value, ci, ok = r.get("tpr"), r.get("tpr_ci"), bool(r.get("measurable", True))
+        elif limit.metric == "epsilon":
+            bound = a.get("epsilon_lower_bound")
+            value = bound.get("value") if isinstance(bound, dict) else bound
+            ci, ok = None, True
+        else:
+            value, ci, ok = a.get(limit.metric), a.get(f"{limit.metric}_ci"), True
+        if value is None:
+            continue
+        figures.append(_figure(value, ci, ok, a.get("n_negative"), short_attack_name(a),
+                               limit))
+    if figures:
+        return figures, "audit"
+    if base_row is None:
+        return [], "none"
+    risk = base_row["risk"]
+    if limit.metric == "tpr":
+        entry = next((r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - limit.fpr) < 1e-12), None)
+        if entry is None:
+            return [], "none"
+        ok = bool(entry.get("measurable", True))
+    else:
+        entry, ok = risk[limit.metric], True
+    return [_figure(entry["value"], entry.get("ci"), ok, None,
+                    entry.get("attack_label", entry.get("attack")), limit)], "sweep"
+
+
+def _figure(value, ci, measurable, n_negative, attack, limit: RiskLimit) -> dict:
+    lower = upper = None
+    if ci is not None and len(ci) == 2 and ci[0] is not None:
+        lower, upper = float(ci[0]), float(ci[1])
+    if limit.metric == "epsilon":
+        lower = float(value)
+    return {"value": float(value), "lower": lower, "upper": upper,
+            "measurable": bool(measurable), "attack": str(attack),
+            "n_negative": None if n_negative is None else int(n_negative)}
+
+
+def _plain_figure(limit: RiskLimit, f: dict) -> str:
+    """The undefended model's figure in plain words (no metric acronyms: the same sentence
+    is on the first page and in the next steps)."""
+    interval = (f" (95 % interval {_fmt(limit, f['lower'])}–{_fmt(limit, f['upper'])})"
+                if f["lower"] is not None and f["upper"] is not None else "")
+    if limit.metric == "tpr":
+        return (f"the strongest attack spots {_fmt(limit, f['value'])} of the training "
+                f"records{interval} while wrongly accusing {limit.fpr:.0%} of the others")
+    words = {"auc": "an AUC", "accuracy": "a balanced accuracy", "advantage": "an advantage",
+             "epsilon": "a measured ε"}[limit.metric]
+    return f"the strongest attack reaches {words} of {_fmt(limit, f['value'])}{interval}"
+
+
+def defence_decision(limit: RiskLimit, *, attacks: Sequence[dict] | None = None,
+                     base_row: dict | None = None) -> dict:
+    """Whether the model as trained needs a defence for ``limit`` (issue 32 item 4): decided
+    once, from the undefended model's own figures (the main audit's ``attacks``, else the
+    sweep's undefended ``base_row``), and read by the summary, the next steps, the report's
+    Defences section and the results page.
+
+    ``state``: ``needed`` — some attack's 95 % interval lies wholly above the limit (its lower
+    end > the limit: the model fails it measurably); ``within`` — every measurable attack is
+    within the limit by the rule the settings are judged by (its estimate, or the upper end of
+    its interval when the limit says so); ``undecided`` — otherwise (an interval reaches both
+    sides of the limit); ``not_measurable`` — no attack's TPR at the limit's FPR can be
+    measured on this many non-members (⌈3/t⌉ needed, ARCHITECTURE §5), which is never counted
+    as failing. Only ``needed`` leads to a recommended defence. The "needed" test reads each
+    attack's own 95 % interval and is not corrected for the number of attacks (a false
+    "needed" costs a defence the officer can weigh; docs/methods/defences.md)."""
+    limit = limit.validate() if isinstance(limit, RiskLimit) else RiskLimit(**limit).validate()
+    figures, source = _undefended_figures(limit, attacks, base_row)
+    need = min_negatives_for(limit.fpr) if limit.metric == "tpr" else None
+    out = {"state": "not_measurable", "value": None, "lower": None, "upper": None,
+           "attack": None, "limit": limit.describe(), "source": source,
+           "records_needed": need, "n_negative": None, "sentence": ""}
+    measured = [f for f in figures if f["measurable"]]
+    if not measured:
+        have = max((f["n_negative"] for f in figures if f["n_negative"] is not None),
+                   default=None)
+        out["n_negative"] = have
+        had = f", and the audit had {have:,}" if have is not None else ""
+        takes = (f"how many members an attack spots while wrongly accusing {limit.fpr:.0%} of "
+                 f"the others takes at least {need:,} records that were not in the training "
+                 f"data to measure{had}" if need else "the audit did not measure it")
+        out["sentence"] = (
+            f"Whether the model needs a defence cannot be measured at this size: {takes}. No "
+            "defence is recommended on this evidence, and no setting is counted as failing; "
+            + (f"audit with at least {need:,} such records to decide." if need else
+               "measure it to decide."))
+        return out
+    failing = [f for f in measured if f["lower"] is not None and f["lower"] > limit.value]
+
+    def judged(f):
+        return f["upper"] if limit.use_upper and f["upper"] is not None else f["value"]
+
+    if failing:
+        top = max(failing, key=lambda f: f["lower"])
+        state = "needed"
+    else:
+        top = max(measured, key=judged)
+        state = "within" if judged(top) <= limit.value else "undecided"
+    figure = _plain_figure(limit, top)
+    limit_words = f"your limit of {_fmt(limit, limit.value)}"
+    if state == "needed":
+        sentence = (f"A defence is needed: the model as trained exceeds {limit_words} "
+                    f"measurably ({figure}; the whole interval lies above the limit).")
+    elif state == "within":
+        on = " (the upper end of its interval included)" if limit.use_upper else ""
+        sentence = (f"No defence is needed: the model as trained already keeps the strongest "
+                    f"attack within {limit_words}{on} ({figure}). The defences were measured "
+                    "for comparison only.")
+    else:
+        sentence = (f"Whether the model needs a defence cannot be decided at this size: "
+                    f"{figure}, an interval that reaches both sides of {limit_words}. No "
+                    "defence is recommended on this evidence; more records that were not in "
+                    "the training data would narrow the interval and decide it.")
+    out.update(state=state, value=top["value"], lower=top["lower"], upper=top["upper"],
+               attack=top["attack"], n_negative=top["n_negative"], sentence=sentence,
+               records_needed=None)
+    return out
+
+
+def recommend(rows: Sequence[dict], limit: RiskLimit, *, decision: dict | None = None,
+              raise_if_none: bool = False) -> dict:
     """The setting that keeps the strongest attack within ``limit`` at the least loss of test
     accuracy (ties: the lower risk), or a plain statement that none does and what to try.
 
-    Returns ``{"met", "index", "label", "accuracy_cost", "risk", "statement", "candidates",
-    "not_measurable"}``; with ``raise_if_none`` an unmet limit is an InputError instead.
+    Returns ``{"met", "needed", "decision", "index", "label", "accuracy_cost", "risk",
+    "statement", "candidates", "not_measurable"}``; with ``raise_if_none`` an unmet limit is an
+    InputError instead. ``decision``: :func:`defence_decision`'s dict (issue 32 item 4); unless
+    its state is ``needed`` nothing is recommended — ``met`` is True when the model as trained
+    is within the limit, None when that is undecided or not measurable, and the statement is
+    the decision's sentence. Rows whose limit metric is not measurable are listed in
+    ``not_measurable`` and never counted as failing.
     """
     limit = limit.validate() if isinstance(limit, RiskLimit) else RiskLimit(**limit).validate()
     if not rows:
@@ -883,6 +1029,16 @@ def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = F
         else:
             judged.append((r, value, attack))
     ok = [(r, v, a) for r, v, a in judged if v <= limit.value]
+    if decision is not None and decision.get("state") != "needed":
+        return {"met": True if decision.get("state") == "within" else None, "needed": False,
+                "decision": decision, "index": None, "label": None, "accuracy_cost": None,
+                "risk": decision.get("value"), "attack": decision.get("attack"),
+                "limit": limit.describe(), "statement": decision["sentence"],
+                "candidates": [t[0]["index"] for t in ok], "not_measurable": not_measurable}
+    gate = {"needed": True, "decision": decision}
+    if decision is not None:
+        # Needed: the recommendation is a defence, not the model as trained again.
+        ok = [t for t in ok if t[0]["defence"] != "none"]
     if ok:
         r, v, a = max(ok, key=lambda t: (t[0]["test_accuracy"], -t[1]))
         cost = base_acc - r["test_accuracy"]
@@ -893,7 +1049,10 @@ def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = F
                       if base is not None and cost > 0 else
                       f", no lower than the undefended model's {base_acc:.1%}."
                       if base is not None else ".")
-        return {"met": True, "index": r["index"], "label": r["label"], "accuracy_cost": cost,
+        if decision is not None:
+            statement = decision["sentence"] + " " + statement
+        return {"met": True, **gate, "index": r["index"], "label": r["label"],
+                "accuracy_cost": cost,
                 "risk": v, "attack": a, "limit": limit.describe(), "statement": statement,
                 "candidates": [t[0]["index"] for t in ok], "not_measurable": not_measurable}
     if judged:
@@ -903,6 +1062,14 @@ def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = F
     else:
         closest = (f" {limit.describe_metric()} could not be measured for any setting: too few "
                    "non-members for that FPR.")
+    defended_nm = [r for r in rows if r["index"] in not_measurable and r["defence"] != "none"]
+    if judged and defended_nm:
+        # Not measurable is not failing (issue 32 item 4): said apart, with the size needed.
+        closest += (f" {len(defended_nm)} setting{'s' if len(defended_nm) != 1 else ''} could "
+                    "not be measured at this size (it takes at least "
+                    f"{min_negatives_for(limit.fpr):,} non-members in the records the attacks "
+                    "are scored on) and "
+                    + ("is" if len(defended_nm) == 1 else "are") + " not counted.")
     # The defences by the names the Defences step gives them (walk-through 2026-11-26: "KCD
     # with α = 1, … DP-SGD …, stronger L2" named nothing the officer had seen on the page).
     statement = (f"No setting meets the limit {limit.describe()}.{closest} Ways forward: accept "
@@ -910,9 +1077,11 @@ def recommend(rows: Sequence[dict], limit: RiskLimit, *, raise_if_none: bool = F
                  "of 1, a higher distillation temperature, a larger noise multiplier for private "
                  "training, stronger weight decay), or train on more records, which lowers every "
                  "attack's advantage.")
+    if decision is not None:
+        statement = decision["sentence"] + " " + statement
     if raise_if_none:
         raise InputError(statement, key="limit")
-    return {"met": False, "index": None, "label": None, "accuracy_cost": None, "risk": None,
+    return {"met": False, **gate, "index": None, "label": None, "accuracy_cost": None, "risk": None,
             "attack": None, "limit": limit.describe(), "statement": statement,
             "candidates": [], "not_measurable": not_measurable}
 

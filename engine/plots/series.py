@@ -16,7 +16,9 @@ marker, and whether it is shown by default are decided here and nowhere else:
   :func:`measured_sweep_series`.
 * :func:`observations_series` — the location audit's accuracy against the target's number of
   observations k (paper 000 Fig. 13/14), each measured point with its interval, and
-  :func:`observations_note`, the sentence a point above "most that ε-DP allows" needs.
+  :func:`observations_note`, the sentence a point above "most that ε-DP allows" needs, from
+  :func:`dp_bound_check`, the family-wise test of every point against that bound, and
+  :func:`dp_bound_warning`, the warning a point that survives it gives (issue 32 item 5).
 * :func:`tradeoff_series` — a model's defences: test accuracy against the strongest attack,
   one curve per defence (paper 004), the undefended model, the limit and the recommendation;
   :func:`tradeoff_ranges` ranges the axes to the data with the limit in view and finds where
@@ -32,8 +34,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from statistics import NormalDist
 
 from engine.headline import banded_attack, tpr_at
+from engine.metrics import balanced_accuracy_with_ci
 from engine.wording import attack_words
 
 RGB = tuple[int, int, int]
@@ -557,6 +561,12 @@ OPTIMUM_K_LABEL = "Optimal attacker (exact)"
 DP_BOUND_K_LABEL = "Most that ε-DP allows"
 
 
+def sweep_attack_name(name: str) -> str:
+    """A sweep attack's legend name when the main run did not use it: its plain name from the
+    catalogue (the warning of :func:`dp_bound_warning` names it the same way)."""
+    return legend_name(attack_label({"name": name}))
+
+
 def observations_series(result: dict) -> tuple[Curve, ...]:
     """Location audit, accuracy against k (``theory.sweep``): the most ε-DP per epoch allows,
     the exact optimal attacker, then each sweep attack's measured accuracy with its 95 %
@@ -597,7 +607,7 @@ def observations_series(result: dict) -> tuple[Curve, ...]:
             lo, hi = (_number(ci[0]), _number(ci[1])) if ci and len(ci) == 2 else (None, None)
             pts.append((kk, acc, lo, hi))
         pts.sort(key=lambda p: p[0])
-        out.append(Curve(f"attack:{name}", labels.get(name, name.replace("_", " ").capitalize()),
+        out.append(Curve(f"attack:{name}", labels.get(name, sweep_attack_name(name)),
                          tuple(p[0] for p in pts), tuple(p[1] for p in pts),
                          attack_style(index), tuple(p[2] for p in pts),
                          tuple(p[3] for p in pts)))
@@ -636,42 +646,189 @@ def observations_log_x(result: dict) -> bool:
     return log_axis(ks + ([k] if k is not None else []))
 
 
-def observations_note(curves: Sequence[Curve]) -> str:
-    """The sentence a measured point above "most that ε-DP allows" needs (issue 21).
+FAMILY_ALPHA = 0.05     # the family-wise false-alarm rate of the ε-bound check (issue 32 item 5)
+
+
+@dataclass(frozen=True)
+class BoundPoint:
+    """One measured point of the accuracy-against-k chart that lies above the ε-DP bound."""
+
+    name: str                  # the attack's result name
+    label: str                 # its legend name
+    k: float                   # the sweep target's number of observations
+    accuracy: float            # the measured balanced accuracy
+    bound: float               # the most ε-DP allows at this k (exact)
+    lower: float | None        # its one-sided lower bound at the last Holm level it met
+    breach: bool               # True: above the bound by more than chance explains
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """The family-wise test of every measured point against the ε-DP bound
+    (:func:`dp_bound_check`)."""
+
+    n_points: int                       # measured points with a bound at their k (N)
+    above: tuple[BoundPoint, ...]       # those measured above the bound, k order
+    alpha: float = FAMILY_ALPHA
+    test_releases: int | None = None    # test releases per point
+
+    @property
+    def breaches(self) -> tuple[BoundPoint, ...]:
+        return tuple(p for p in self.above if p.breach)
+
+
+def _counts(row: dict) -> tuple[int, int, int, int] | None:
+    c = row.get("accuracy_counts")
+    if isinstance(c, (list, tuple)) and len(c) == 4 and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in c) \
+            and c[0] + c[1] > 0 and c[2] + c[3] > 0:
+        return int(c[0]), int(c[1]), int(c[2]), int(c[3])
+    return None
+
+
+def family_lower(accuracy: float, counts: tuple[int, int, int, int] | None,
+                 ci: tuple[float | None, float | None], level: float,
+                 confidence: float = 0.95) -> float | None:
+    """A measured balanced accuracy's one-sided lower bound at error rate ``level``.
+
+    With the point's counts (TP, FN, FP, TN): the lower end of the exact interval of
+    :func:`engine.metrics.balanced_accuracy_with_ci` at confidence 1 − 2·level (Clopper–Pearson
+    with equal classes, as the location game draws them). A result saved before the counts
+    were kept has only its two-sided ``confidence`` interval: its lower half-width is read as
+    z·SE and rescaled to the level (normal approximation)."""
+    if counts is not None:
+        return balanced_accuracy_with_ci(*counts, 1.0 - 2.0 * level)[1][0]
+    lo = ci[0]
+    if lo is None or not 0 < confidence < 1:
+        return None
+    normal = NormalDist()
+    se = max(accuracy - lo, 0.0) / normal.inv_cdf(0.5 + confidence / 2)
+    return accuracy - normal.inv_cdf(1.0 - level) * se
+
+
+def dp_bound_check(result: dict, alpha: float = FAMILY_ALPHA) -> BoundCheck | None:
+    """Which measured points of the accuracy-against-k chart lie above the most ε-DP allows
+    by more than chance explains (issue 32 item 5).
+
+    The bound is exact theory; each point is an estimate on a finite number of test releases,
+    so with N points plotted some lie above the line by chance even when the release gives
+    exactly its ε. Each point is a one-sided test of "true accuracy ≤ bound at this k"; the N
+    tests together are corrected by Holm's step-down procedure (Holm 1979): a point is a
+    *breach* only if its lower bound at level α / (N − r) — r the points already found — lies
+    above the bound. The chance that any point of a release at (or under) its bound is called a
+    breach is then at most α = 5 %, whatever N (tests/engine/test_dp_bound_points.py checks it
+    by simulation). None when the chart has no bound (no noise) or no measured point."""
+    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
+    sweep = theory.get("sweep") if isinstance(theory.get("sweep"), dict) else {}
+    ks, bounds = sweep.get("observations") or [], sweep.get("dp_bound_accuracy") or []
+    attacks = sweep.get("attacks") if isinstance(sweep.get("attacks"), dict) else {}
+    labels = {str(a.get("name")): legend_name(attack_label(a))     # as the chart's legend
+              for a in result.get("attacks") or [] if isinstance(a, dict)}
+    config = result.get("config") if isinstance(result.get("config"), dict) else {}
+    confidence = _number(config.get("confidence")) or 0.95
+    points = []          # (name, k, accuracy, bound, counts, ci)
+    for name, rows in attacks.items():
+        if not isinstance(rows, list):
+            continue
+        for k, b, row in zip(ks, bounds, rows, strict=False):
+            kk, bb = _number(k), _number(b)
+            acc = _number(row.get("accuracy")) if isinstance(row, dict) else None
+            if kk is None or kk <= 0 or bb is None or acc is None:
+                continue
+            ci = row.get("accuracy_ci") if isinstance(row.get("accuracy_ci"), (list, tuple)) \
+                else ()
+            lo = _number(ci[0]) if len(ci) == 2 else None
+            points.append((str(name), kk, acc, bb, _counts(row), (lo, None)))
+    if not points:
+        return None
+    n = len(points)
+    above = [i for i, p in enumerate(points) if p[2] > p[3] + 1e-12]
+    found: set[int] = set()
+    lower: dict[int, float | None] = {}
+    while True:                      # Holm, step-down: level α / (N − r) after r breaches
+        level = alpha / (n - len(found))
+        new = set()
+        for i in above:
+            if i in found:
+                continue
+            name, k, acc, b, counts, ci = points[i]
+            lower[i] = family_lower(acc, counts, ci, level, confidence)
+            if lower[i] is not None and lower[i] > b + 1e-12:
+                new.add(i)
+        if not new:
+            break
+        found |= new
+    size = _number(sweep.get("test_aggregates"))
+    out = [BoundPoint(points[i][0], labels.get(points[i][0], sweep_attack_name(points[i][0])),
+                      points[i][1], points[i][2], points[i][3], lower.get(i), i in found)
+           for i in above]
+    out.sort(key=lambda p: (p.k, p.label))
+    return BoundCheck(n, tuple(out), alpha, int(size) if size else None)
+
+
+def _k_words(k: float) -> str:
+    return f"{int(k)}" if float(k).is_integer() else f"{k:g}"
+
+
+def _pct(v: float) -> str:
+    return f"{100 * v:.1f}%"
+
+
+def dp_bound_warning(result: dict, check: BoundCheck | None = None) -> str:
+    """The warning a breach of the ε-DP bound needs, for result.warnings (the Warnings box,
+    and the report's section 8), or "" when no point is a breach (issue 32 item 5)."""
+    check = dp_bound_check(result) if check is None else check
+    if check is None or not check.breaches:
+        return ""
+    config = result.get("config") if isinstance(result.get("config"), dict) else {}
+    eps = _number(config.get("epsilon"))
+    per = f"ε = {number_words(eps)} per hour" if eps is not None else "the claimed ε"
+    found = check.breaches
+    said = "; ".join(f"{p.label} at k = {_k_words(p.k)} measured {_pct(p.accuracy)} where {per} allows "
+                     f"at most {_pct(p.bound)}" for p in found[:3])
+    more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+    one = len(found) == 1
+    return (f"A measured accuracy is above the most that {per} allows: {said}{more}. "
+            f"{'This point is' if one else 'These points are'} above the line by more than "
+            f"chance explains: all {check.n_points} points of the accuracy-against-observations "
+            "chart were tested together, so that chance alone raises this warning in at most 1 "
+            "audit in 20. "
+            "Either the release does not give the ε it claims (the noise or the clipping is "
+            "not as configured), or the audit's settings differ from the release's: do not "
+            "rely on the stated ε until this is explained.")
+
+
+def observations_note(result: dict) -> str:
+    """The caption's sentence on measured points above "most that ε-DP allows" (issue 21;
+    issue 32 item 5).
 
     The bound is exact theory; a measured accuracy is an estimate on a finite number of test
-    releases. A point above the bound whose 95 % interval reaches down to it is sampling
-    noise, and the reader is told so; a point whose whole interval lies above the bound would
-    contradict the privacy claim (or the audit), and the sentence says that instead."""
-    bound = next((c for c in curves if c.key == "dp_bound_accuracy"), None)
-    if bound is None:
+    releases, so some of the N points plotted lie above the line by chance alone. Only a point
+    that stays above it after the family-wise test of :func:`dp_bound_check` is a breach: the
+    caption then points to the warning (:func:`dp_bound_warning`); otherwise it says that the
+    points outside are what chance gives."""
+    check = dp_bound_check(result)
+    if check is None or not check.above:
         return ""
-    at = dict(zip(bound.x, bound.y, strict=True))
-    noise, broken = [], []
-    for c in curves:
-        if not c.key.startswith("attack:"):
-            continue
-        for i, (k, acc) in enumerate(zip(c.x, c.y, strict=True)):
-            b = at.get(k)
-            if b is None or acc <= b:
-                continue
-            lo = c.lower[i] if c.lower else None
-            (noise if lo is not None and lo <= b else broken).append((c.label, k, acc, b))
-    parts = []
-    if noise:
-        ks = sorted({int(k) if float(k).is_integer() else k for _, k, _, _ in noise})
-        parts.append(
-            f"At k = {', '.join(str(k) for k in ks)}, a measured accuracy lies above the most "
-            "that ε-DP allows, but its 95% interval reaches below that line: the difference is "
-            "within the measurement's sampling error on a finite number of test releases, not "
-            "a breach of the guarantee.")
-    if broken:
-        label, k, acc, b = broken[0]
-        parts.append(
-            f"{label} at k = {k:g} measured {acc:.3f}, above the most that ε-DP allows "
-            f"({b:.3f}), with its whole 95% interval above it: either the release does not "
-            "give the ε it claims or the audit's settings differ from the release's.")
-    return " ".join(parts)
+    n_above, n = len(check.above), check.n_points
+    releases = (f"{check.test_releases:,} test releases per point" if check.test_releases
+                else "this number of test releases")
+    found = check.breaches
+    if not found:
+        ks = ", ".join(_k_words(k) for k in sorted({p.k for p in check.above}))
+        verb = "lies" if n_above == 1 else "lie"
+        return (f"{n_above} of {n} measured points {verb} above the line of the most that "
+                f"ε-DP allows (at k = {ks}), as chance alone gives with {releases}: tested "
+                f"together over all {n} points (so that chance alone flags one in at most 1 "
+                "audit in 20), none is a breach.")
+    p = found[0]
+    others = (f" {len(found) - 1} more point{'s' if len(found) > 2 else ''} also "
+              f"{'do' if len(found) > 2 else 'does'}." if len(found) > 1 else "")
+    return (f"{p.label} at k = {_k_words(p.k)} measured {_pct(p.accuracy)}, above the most "
+            f"that ε-DP allows ({_pct(p.bound)}) by more than chance explains over the {n} "
+            f"points plotted, tested together.{others} See the warnings: either the "
+            "release does not give the ε it claims or the audit's settings differ from the "
+            "release's.")
 
 
 # ------------------------------------------------------------------------------ defences

@@ -204,6 +204,11 @@ def _rec_sentence(block: dict) -> str:
     if not statement:
         return "No recommendation was recorded."
     text = markup(statement)
+    if rec.get("needed") is False:
+        # No defence needed, or not decidable at this size (issue 32 item 4): the decision's
+        # sentence, its verdict in bold — never "No setting meets".
+        head, *rest = re.split(r"(?<=\.)\s+", text, maxsplit=1)
+        return f"<b>{head}</b> {rest[0] if rest else ''}".strip()
     if rec.get("met"):
         return f"<b>Recommendation:</b> {text}"
     # No setting meets the limit: its first sentence in bold, the ways forward after it.

@@ -373,7 +373,7 @@ class LocationSections(AuditSections):
                  "exact optimal informed attacker. Long dashes: the most the claimed ε per "
                  "hour allows. The bound steps at even k: with an even number of hours a "
                  "worst-case tie gives no extra information. "
-                 + series.observations_note(series.observations_series(result)), "caption")])]
+                 + series.observations_note(result), "caption")])]
 
     def _mlp(self, result: dict) -> list[Flowable]:
         out: list[Flowable] = []

@@ -489,13 +489,21 @@ class DefencesView(QWidget):
             button.setVisible(True)
         rec = block.get("recommendation") or {}
         sentences = block.get("sentences") or [rec.get("statement", "")]
-        head = (f"<b>Recommendation:</b> {escape(sentences[0])}" if rec.get("met") else
-                f"<b style='color:#c62828'>No setting meets your limit.</b> "
-                f"{escape(sentences[0])}")
+        if rec.get("needed") is False:
+            # Issue 32 item 4: no defence unless the model as trained fails the limit
+            # measurably; not measurable is said as such, never in red.
+            head = ("<b>No defence needed.</b> " if rec.get("met")
+                    else "<b>Not decided at this size.</b> ") + escape(sentences[0])
+        elif rec.get("met"):
+            head = f"<b>Recommendation:</b> {escape(sentences[0])}"
+        else:
+            head = (f"<b style='color:#c62828'>No setting meets your limit.</b> "
+                    f"{escape(sentences[0])}")
         parts = [head, f"Limit: {escape((block.get('limit') or {}).get('text', ''))}."]
         parts += [escape(s) for s in sentences[1:]]
         self.recommendation_label.setText("<br><br>".join(parts))
-        self.export_recommended_button.setEnabled(bool(rec.get("met")))
+        self.export_recommended_button.setEnabled(bool(rec.get("met"))
+                                                  and rec.get("index") is not None)
         self._fill_table(block)
         self.details_label.setText(self._details(block))
         self._selection_changed()
@@ -576,7 +584,7 @@ class DefencesView(QWidget):
 
     def _export_recommended(self) -> None:
         rec = (self._block or {}).get("recommendation") or {}
-        if rec.get("met"):
+        if rec.get("met") and rec.get("index") is not None:
             self.export_requested.emit(int(rec["index"]))
 
     def _export_selected(self) -> None:

@@ -149,7 +149,7 @@ class ObservationsPlot(QWidget):
         margin = 0.05 * (x1 - x0)
         y0 = max(0.0, min(0.45, lowest - 0.02))
         self.view.set_home((x0 - margin, x1 + margin), (y0, 1.0), y_bounds=(0.0, 1.0))
-        note = series.observations_note(curves)
+        note = series.observations_note(result or {})
         self.caption.setText(
             "Each point is one target person with k positive observations, attacked on "
             f"{_test_size(result)} fresh releases; bars are 95 % intervals. The red line is "

@@ -110,9 +110,18 @@ def test_audit_runs_the_defences_after_its_attacks(audited):
     assert block["limit"]["text"] == "TPR at 1% FPR ≤ 2.0%"
     assert block["sentences"][0] == block["recommendation"]["statement"]
     assert d["summary"].endswith(" " + block["summary"])
-    assert block["summary"].startswith("Of 3 defence settings tried" if
-                                       block["recommendation"]["met"] else "None of the 3")
-    assert "those that train copies of the model included" in block["summary"]
+    # Issue 32 item 4: whether a defence is needed is decided first, from the audit's own
+    # attacks; only a measurable failure leads to the settings' comparison in the summary.
+    decision = block["decision"]
+    assert block["recommendation"]["decision"] == decision
+    if decision["state"] == "needed":
+        assert block["summary"].startswith(decision["sentence"] + " ")
+        assert "those that train copies of the model included" in block["summary"]
+    else:
+        assert block["summary"] == decision["sentence"]
+        assert block["recommendation"]["index"] is None
+    if decision["state"] == "not_measurable":   # this small table: 1,000 records or fewer
+        assert "at least 300 such records" in block["summary"]
     # each setting again as 2 reference models under its defence (LiRA offline is asked for)
     assert block["cost_in_models"] == {"none": 3.0, "kcd": 12.0, "dmp": 3.0, "l2": 3.0}
     assert all(r["reference_models"] == 2 and "lira_offline" in r["attacks_run"]

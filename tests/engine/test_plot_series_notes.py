@@ -3,7 +3,9 @@
 one-threshold and likelihood-ratio attacks measured 0.635 at k = 2, above the bound 0.622,
 with 95 % intervals reaching down to 0.613: sampling error, not a broken guarantee. The bound
 is right: two epochs of ε-DP allow no more than one does (k = 1 and 2 give the same
-balanced accuracy, e^ε / (1 + e^ε) = 0.622)."""
+balanced accuracy, e^ε / (1 + e^ε) = 0.622). Issue 32 item 5: the points are judged together
+(tests/engine/test_dp_bound_points.py); these results, saved without the counts, are judged
+from their intervals."""
 
 from __future__ import annotations
 
@@ -30,20 +32,22 @@ def test_a_point_above_the_bound_within_its_interval_is_called_sampling_error():
     curves = series.observations_series(location_result(0.613))
     attack = next(c for c in curves if c.key == "attack:one_threshold")
     assert attack.label == "Simple count check" and attack.lower == (0.588, 0.613, 0.631)
-    note = series.observations_note(curves)
-    assert note.startswith("At k = 2, a measured accuracy lies above the most that ε-DP "
-                           "allows, but its 95% interval reaches below that line")
-    assert "breach" in note and "whole 95% interval" not in note
+    note = series.observations_note(location_result(0.613))
+    assert note.startswith("1 of 3 measured points lies above the line of the most that ε-DP "
+                           "allows (at k = 2), as chance alone gives")
+    assert "none is a breach" in note and "See the warnings" not in note
+    assert series.dp_bound_warning(location_result(0.613)) == ""
 
 
 def test_a_point_wholly_above_the_bound_is_said_to_contradict_the_claim():
-    note = series.observations_note(series.observations_series(location_result(0.630)))
-    assert "whole 95% interval above it" in note and "k = 2" in note
+    note = series.observations_note(location_result(0.630))
+    assert "Simple count check at k = 2 measured 63.5%" in note and "See the warnings" in note
+    assert "k = 2 measured 63.5% where" in series.dp_bound_warning(location_result(0.630))
 
 
 def test_no_point_above_the_bound_needs_no_sentence():
     result = location_result(0.613)
     result["theory"]["sweep"]["attacks"]["one_threshold"][1] = {"accuracy": 0.60,
                                                                 "accuracy_ci": [0.58, 0.62]}
-    assert series.observations_note(series.observations_series(result)) == ""
+    assert series.observations_note(result) == ""
 
