@@ -90,3 +90,31 @@ def distinct_colours(image, step: int = 4) -> int:
         for x in range(0, image.width(), step):
             colours.add(image.pixel(x, y))
     return len(colours)
+
+
+@pytest.fixture
+def run_main(qtbot, monkeypatch, plots_configured):
+    """``main.main(argv)`` up to the event loop: the window it opened (closed after)."""
+    from PySide6.QtWidgets import QApplication
+
+    import gui.app
+    import main as entry
+
+    windows = []
+    start = gui.app.start_window
+
+    def recording_start(app, **kwargs):
+        window = start(app, **kwargs)
+        qtbot.addWidget(window)
+        windows.append(window)
+        return window
+
+    monkeypatch.setattr(gui.app, "start_window", recording_start)
+    monkeypatch.setattr(gui.app, "preload_torch", lambda: None)
+    monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
+    monkeypatch.setattr("engine.private_tmp.use_private_tmp", lambda: None)
+
+    def run(argv):
+        assert entry.main(argv) == 0
+        return windows[-1]
+    return run

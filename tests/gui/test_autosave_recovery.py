@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from engine.project import backup_path, load_project, recovery_path
 from gui.main_window import CANCEL, DISCARD, NEW, SAVE, MainWindow
@@ -210,32 +210,6 @@ CRASHING_APP = textwrap.dedent("""
 """)
 
 
-@pytest.fixture
-def start_app(qtbot, monkeypatch, plots_configured):
-    """``main.main([])`` up to the event loop: the window it opened."""
-    import gui.app
-    import main as entry
-
-    windows = []
-    start = gui.app.start_window
-
-    def recording_start(app, **kwargs):
-        window = start(app, **kwargs)
-        qtbot.addWidget(window)
-        windows.append(window)
-        return window
-
-    monkeypatch.setattr(gui.app, "start_window", recording_start)
-    monkeypatch.setattr(gui.app, "preload_torch", lambda: None)
-    monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
-    monkeypatch.setattr("engine.private_tmp.use_private_tmp", lambda: None)
-
-    def run():
-        assert entry.main([]) == 0
-        return windows[-1]
-    return run
-
-
 def crash_mid_run(app_data: Path, project: Path) -> None:
     """Run the app in a process of its own and kill it (SIGKILL) while an audit runs."""
     env = {**os.environ, "PRA_APP_DATA": str(app_data), "QT_QPA_PLATFORM": "offscreen",
@@ -258,7 +232,7 @@ def crash_mid_run(app_data: Path, project: Path) -> None:
 
 
 @pytest.mark.skipif(os.name != "posix", reason="kills the app with SIGKILL")
-def test_a_crash_mid_run_offers_the_unsaved_work_at_the_next_start(start_app, tmp_path,
+def test_a_crash_mid_run_offers_the_unsaved_work_at_the_next_start(run_main, tmp_path,
                                                                    monkeypatch):
     app_data = tmp_path / "app-data"
     saved = tmp_path / "a.praudit.json"
@@ -282,7 +256,7 @@ def test_a_crash_mid_run_offers_the_unsaved_work_at_the_next_start(start_app, tm
     monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
 
     # Declined: the copy is deleted, the page starts empty, the project file is as saved.
-    window = start_app()
+    window = run_main([])
     assert len(asked) == 1 and "closed unexpectedly" in asked[0]
     assert "Mechanism audit (a.praudit.json)" in asked[0]
     assert "restore the unsaved work?" in asked[0]
@@ -293,7 +267,7 @@ def test_a_crash_mid_run_offers_the_unsaved_work_at_the_next_start(start_app, tm
     # Accepted (the same copy again): the page holds the work as it was when the app died —
     # the typed settings, the first run's result and the note — and Save writes it to a.
     left[0].write_bytes(kept)
-    window = start_app()
+    window = run_main([])
     assert len(asked) == 2
     page = window.mechanism_page
     assert window.stack.currentWidget() is page

@@ -12,7 +12,7 @@ import math
 import threading
 
 import pytest
-from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from gui.error_dialog import InternalErrorReporter
 from tests.engine.test_project_blocks import DELETE, PROJECTS, mutated, saved, write
@@ -155,33 +155,6 @@ def test_an_error_in_a_slot_reaches_a_box_and_the_log_and_the_typing_stays(main_
 
 
 # ----------------------------------------------------------------------- main.py FILE
-
-@pytest.fixture
-def run_main(qtbot, monkeypatch, plots_configured):
-    """``main.main(argv)`` up to the event loop: the window it opened (closed after)."""
-    import main as entry
-
-    windows = []
-    import gui.app
-
-    start = gui.app.start_window
-
-    def recording_start(app, **kwargs):
-        window = start(app, **kwargs)
-        qtbot.addWidget(window)
-        windows.append(window)
-        return window
-
-    monkeypatch.setattr(gui.app, "start_window", recording_start)
-    monkeypatch.setattr(gui.app, "preload_torch", lambda: None)
-    monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
-    monkeypatch.setattr("engine.private_tmp.use_private_tmp", lambda: None)
-
-    def run(argv):
-        assert entry.main(argv) == 0
-        return windows[-1]
-    return run
-
 
 def test_main_py_with_a_project_path_opens_it(run_main, shown):
     window = run_main([str(PROJECTS / "location.praudit.json")])
