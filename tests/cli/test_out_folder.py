@@ -163,13 +163,20 @@ def test_a_file_the_app_did_not_write_stops_the_run(tmp_path, quick_report, plan
     path.parent.mkdir(exist_ok=True)
     path.write_text("the user's own\n")
     before = _files(tmp_path)
-    for attempt in (lambda: check_writable(tmp_path),
-                    lambda: write_run(tmp_path, _result(11), config_toml="seed = 11\n")):
+    _refused_before_the_audit_and_the_write(tmp_path, path, "move or rename")
+    assert set(earlier) <= set(before)
+
+
+def _refused_before_the_audit_and_the_write(folder: Path, path: Path, fix: str) -> None:
+    """check_writable (before the audit) and write_run (before its first write) each refuse,
+    naming ``path`` and saying ``fix``, and leave every file under ``folder`` as it was."""
+    before = _files(folder)
+    for attempt in (lambda: check_writable(folder),
+                    lambda: write_run(folder, _result(11), config_toml="seed = 11\n")):
         with pytest.raises(InputError) as caught:
             attempt()
-        assert str(path) in caught.value.one_line() and "move or rename" in str(caught.value)
-        assert _files(tmp_path) == before
-    assert set(earlier) <= set(before)
+        assert str(path) in caught.value.one_line() and fix in str(caught.value)
+        assert _files(folder) == before
 
 
 def test_the_app_s_own_earlier_run_is_still_replaced(tmp_path, quick_report):
@@ -446,11 +453,5 @@ def test_a_user_s_file_in_the_previous_run_folder_stops_the_run(tmp_path, quick_
     notes = tmp_path / PREVIOUS / "notes.txt"
     notes.parent.mkdir()
     notes.write_text("my notes\n")
-    before = _files(tmp_path)
-    for attempt in (lambda: check_writable(tmp_path),
-                    lambda: write_run(tmp_path, _result(11), config_toml="seed = 11\n")):
-        with pytest.raises(InputError) as caught:
-            attempt()
-        assert str(notes) in caught.value.one_line() and "move it out" in str(caught.value)
-        assert _files(tmp_path) == before
+    _refused_before_the_audit_and_the_write(tmp_path, notes, "move it out")
     assert notes.read_text() == "my notes\n"
