@@ -7,8 +7,8 @@
     python main.py demo mechanism --out D   the same for a bundled example
     python main.py calibrate                measure this computer's speed for the estimates
 
-Exit codes: 0 success, 2 bad input (one line on stderr naming the file, key or column and what
-to do), 1 internal error, 3 cancelled (Ctrl+C), 143 stopped by a termination signal (SIGTERM).
+Exit codes: 0 success, 2 bad input (one line on stderr naming the file, setting or column and
+what to do; a setting's config-file key on a line after it), 1 internal error, 3 cancelled (Ctrl+C), 143 stopped by a termination signal (SIGTERM).
 """
 
 from __future__ import annotations
@@ -398,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         _StderrProgress.end_line()
         print(f"error: {exc.one_line()}", file=sys.stderr)
+        if exc.config_line():    # the sentence names the setting by its label; this, by its key
+            print(f"  {exc.config_line()}", file=sys.stderr)
         return 2
     except (JobCancelled, KeyboardInterrupt, SystemExit) as exc:
         # ray.init replaces the SIGTERM handler with sys.exit(15): the same signal.

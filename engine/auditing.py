@@ -24,6 +24,7 @@ from scipy.stats import norm
 from engine.mechanisms.calibration import gaussian_epsilon
 from engine.metrics import (
     DEFAULT_FPR_TARGETS,
+    accuracy_p_value,
     advantage_ci,
     as_scores_labels,
     balanced_accuracy_with_ci,
@@ -245,6 +246,10 @@ def evaluate_attack(name: str, label: str, scores, labels, *, delta: float,
         "auc_ci": list(auc_ci),
         "accuracy": float(acc),
         "accuracy_ci": list(acc_ci),
+        # The counts at the accuracy threshold and the one-sided test against a coin toss
+        # that inverts the interval (engine.evidence weighs it with the other attacks').
+        "accuracy_counts": {"tp": int(tp), "fn": int(fn), "fp": int(fp), "tn": int(tn)},
+        "accuracy_p_value": accuracy_p_value(int(tp), int(fn), int(fp), int(tn)),
         "advantage": float(advantage),
         "advantage_ci": list(advantage_ci(acc_ci)),
         "tpr_at_fpr": [tpr_at_fpr(fpr, tpr, t, n_pos, n_neg, confidence) for t in fpr_targets],

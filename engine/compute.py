@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.private_tmp import remove_stale
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, JobCancelled, Progress
 
@@ -657,7 +657,7 @@ def check_cluster_answers(cluster: str) -> ClusterAnswer:
         if token is None:
             raise InputError(f"The Ray cluster at '{cluster}' asks for its authentication "
                              f"token, and this computer has none (looked in the "
-                             f"RAY_AUTH_TOKEN environment variable and {where}): "
+                             f"token's environment variable and {where}): "
                              f"{TOKEN_HELP}.", key="compute.cluster")
         code = _ask(target, question, token)
         if code == grpc.StatusCode.UNAUTHENTICATED:
@@ -694,9 +694,10 @@ def check_cluster(value: Any, source: str = "config") -> str:
     if value is None:
         return IN_PROCESS
     if not isinstance(value, str):
-        raise InputError(f"{source}: 'cluster' under [compute] must be text: empty (this "
+        raise InputError(f"{source}: where to run must be text: empty (this "
                          "computer), \"local\" or a Ray address such as "
-                         "\"ray://host:10001\".", source=source, key="compute.cluster")
+                         "\"ray://host:10001\".", source=source, key="compute.cluster",
+                         setting="compute.cluster")
     text = value.strip()
     if text in (IN_PROCESS, LOCAL):
         return text
@@ -704,10 +705,10 @@ def check_cluster(value: Any, source: str = "config") -> str:
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536 or any(
             c.isspace() for c in address):
-        raise InputError(f"{source}: 'cluster' under [compute] is '{text}', which is not a "
+        raise InputError(f"{source}: where to run is {given_value(text)}, which is not a "
                          "Ray address; write it as \"ray://host:10001\" or \"host:6379\", "
                          "\"local\" for a private one on this computer, or leave it empty.",
-                         source=source, key="compute.cluster")
+                         source=source, key="compute.cluster", setting="compute.cluster")
     return text
 
 
@@ -727,9 +728,10 @@ class ComputeSettings:
                              "[compute] cluster = \"local\".", source=source, key="compute")
         unknown = sorted(set(d) - {"cluster"})
         if unknown:
-            raise InputError(f"{source}: [compute] has no setting '{unknown[0]}'; the one "
-                             "setting there is 'cluster'.", source=source,
-                             key=f"compute.{unknown[0]}")
+            raise InputError(f"{source}: the compute section has no setting "
+                             f"{given_value(unknown[0])}; its one setting is where to run "
+                             "(the cluster).", source=source, key=f"compute.{unknown[0]}",
+                             setting=f"compute.{unknown[0]}")
         return cls(cluster=check_cluster(d.get("cluster"), source))
 
 

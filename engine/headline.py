@@ -27,7 +27,7 @@ saved result.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from engine.metrics import min_negatives_for
@@ -108,6 +108,10 @@ class Headline:
     verdict_accuracy: float = 0.5
     tpr_from: str | None = None
     accuracy_from: str | None = None
+    # False when the quoted attack beat none of its baselines after Holm's correction
+    # (engine.evidence, issue 32 item 2): it is then "cannot be told from guessing". True for
+    # a headline built without evidence (a result saved before issue 32).
+    distinguishable: bool = True
 
     @property
     def found(self) -> bool:
@@ -154,15 +158,26 @@ def _interval(value) -> tuple[float, float] | None:
 def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
              accuracy_of: Callable[[dict], float | None] | None = None,
              optimum_tpr: float | None = None, optimum_accuracy: float | None = None,
-             optimum_label: str = "the best possible attacker (exact theory)") -> Headline:
+             optimum_label: str = "the best possible attacker (exact theory)",
+             counted: Mapping | frozenset | None = None) -> Headline:
     """The strongest of ``attacks`` by ``policy`` and the verdict's figures (module docstring).
 
     ``accuracy_of`` maps an attack to its accuracy on the policy's balanced scale (default: its
     ``accuracy``; the count-table audit puts top-1 accuracy on that scale). ``optimum_tpr`` /
     ``optimum_accuracy``: the exact optimal attacker of DP theory, where the audit computes it;
     it counts for the verdict, not as the quoted attack.
+
+    ``counted`` (engine.evidence, issue 32 item 2): the figures that beat their baseline after
+    Holm's correction, as ``{(attack name, "tpr" | "accuracy"): value on the policy's scale}``
+    (a set of such pairs reads the values from the attacks). When given, the verdict figures
+    are the maxima over counted figures only (plus theory's optimum), and an attack with a
+    counted figure ranks before every attack without one. ``None`` keeps the rule of the
+    module docstring (a result saved before issue 32).
     """
     acc_of = accuracy_of or (lambda a: a.get("accuracy"))
+    if counted is not None and not isinstance(counted, Mapping):
+        counted = {pair: None for pair in counted}
+    counted_names = {name for name, _ in counted} if counted is not None else set()
     fpr = policy.fpr
     best, best_key = None, None
     verdict_tpr, tpr_from = 0.0, None
@@ -174,20 +189,28 @@ def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
         acc = acc_of(a)
         acc = float(acc) if _finite(acc) else None
         label = a.get("label") or a.get("name")
-        if tpr is not None and (tpr_from is None or tpr > verdict_tpr):
-            verdict_tpr, tpr_from = tpr, label
-        if acc is not None and (acc_from is None or acc > verdict_acc):
-            verdict_acc, acc_from = acc, label
+        v_tpr, v_acc = tpr, acc
+        if counted is not None:
+            v_tpr = _counted_value(counted, a.get("name"), "tpr", tpr)
+            v_acc = _counted_value(counted, a.get("name"), "accuracy", acc)
+        if v_tpr is not None and (tpr_from is None or v_tpr > verdict_tpr):
+            verdict_tpr, tpr_from = v_tpr, label
+        if v_acc is not None and (acc_from is None or v_acc > verdict_acc):
+            verdict_acc, acc_from = v_acc, label
         level = policy.level(tpr or 0.0, acc if acc is not None else 0.5)[0]
         auc = a.get("auc")
-        key = (LEVELS.index(level), -1.0 if tpr is None else tpr,
+        key = ((a.get("name") in counted_names,) if counted is not None else ()) + (
+               LEVELS.index(level), -1.0 if tpr is None else tpr,
                -1.0 if acc is None else acc, float(auc) if _finite(auc) else -1.0)
         if best_key is None or key > best_key:
             best, best_key = a, key
-    if optimum_tpr is not None and _finite(optimum_tpr) and optimum_tpr > verdict_tpr:
+    # The exact optimum is the most any attacker of this threat model can achieve (Neyman–
+    # Pearson, paper 002 Thm 1): where the audit computes it, it IS the verdict's figure. A
+    # simulated attack quoted above it would be sampling noise presented as a proven maximum
+    # (issue 32 item 6: "at most 80.1 %" beside an exact 79.0 %).
+    if optimum_tpr is not None and _finite(optimum_tpr):
         verdict_tpr, tpr_from = float(optimum_tpr), optimum_label
-    if optimum_accuracy is not None and _finite(optimum_accuracy) \
-            and optimum_accuracy > verdict_acc:
+    if optimum_accuracy is not None and _finite(optimum_accuracy):
         verdict_acc, acc_from = float(optimum_accuracy), optimum_label
     if best is None:
         return Headline(fpr=fpr, verdict_tpr=verdict_tpr, verdict_accuracy=verdict_acc,
@@ -196,10 +219,11 @@ def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
     tpr = measurable_tpr(best, fpr)
     acc = acc_of(best)
     n_neg = best.get("n_negative")
+    level_index = best_key[1] if counted is not None else best_key[0]
     return Headline(
         fpr=fpr, name=best.get("name"), label=best.get("label") or best.get("name"),
         plain_name=attack_words(best.get("name"), best.get("label")).plain_name,
-        level=LEVELS[best_key[0]], tpr=tpr,
+        level=LEVELS[level_index], tpr=tpr,
         tpr_ci=_interval(row.get("tpr_ci")) if tpr is not None else None,
         tpr_measurable=tpr is not None,
         n_negative=int(n_neg) if _finite(n_neg) else None,
@@ -208,7 +232,17 @@ def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
         auc=float(best["auc"]) if _finite(best.get("auc")) else None,
         auc_ci=_interval(best.get("auc_ci")),
         verdict_tpr=verdict_tpr, verdict_accuracy=verdict_acc,
-        tpr_from=tpr_from, accuracy_from=acc_from)
+        tpr_from=tpr_from, accuracy_from=acc_from,
+        distinguishable=counted is None or best.get("name") in counted_names)
+
+
+def _counted_value(counted: Mapping, name, figure: str, own: float | None) -> float | None:
+    """The counted value of ``name``'s ``figure`` (its own when the pair was given without
+    one), or None when that figure was not counted."""
+    if (name, figure) not in counted:
+        return None
+    v = counted[(name, figure)]
+    return float(v) if _finite(v) else own
 
 
 def headline_of_result(result: dict, *, stored: bool = True) -> Headline | None:
@@ -272,7 +306,8 @@ def _stored_headline(d: dict) -> Headline | None:
                     for k in ("tpr", "n_negative", "accuracy", "auc"))
             and all(_finite(values.get(k, 0.0)) for k in ("verdict_tpr", "verdict_accuracy"))
             and all(interval_or_none(values.get(k)) for k in ("tpr_ci", "accuracy_ci", "auc_ci"))
-            and isinstance(values.get("tpr_measurable", False), bool)):
+            and isinstance(values.get("tpr_measurable", False), bool)
+            and isinstance(values.get("distinguishable", True), bool)):
         return None
     for k in ("tpr_ci", "accuracy_ci", "auc_ci"):
         if values.get(k) is not None:

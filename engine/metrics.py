@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 from engine.runtime import NEVER, CancelToken
 
@@ -279,6 +279,24 @@ def tpr_interval_at_fpr(fp: np.ndarray, tp: np.ndarray, n_pos: int, n_neg: int, 
     return lower, upper
 
 
+def tpr_p_value(fp: np.ndarray, tp: np.ndarray, n_pos: int, n_neg: int, target: float) -> float:
+    """One-sided p-value of "the attack's true TPR at FPR t is no more than t" (a guess that
+    ignores the release spots t of the people present): the smallest one-sided level α at
+    which the lower end of :func:`tpr_interval_at_fpr` — built with α/2 for the threshold
+    and α/2 for the true positives, as the shown 95 % interval is with 2.5 % per side —
+    lies above t. So p < 2.5 % ⇔ the shown interval lies above t (issue 32 item 2).
+
+    In closed form: ROC point i may serve as the threshold at level α when its false
+    positives are at most k_lo(α/2), i.e. P[Bin(n_neg, t) ≤ fp_i] ≤ α/2; its Clopper–Pearson
+    lower end lies above t when P[Bin(n_pos, t) ≥ tp_i] < α/2. Hence
+    p = min_i 2·max(P[Bin(n_neg, t) ≤ fp_i], P[Bin(n_pos, t) ≥ tp_i])."""
+    fp = np.asarray(fp)
+    tp = np.asarray(tp)
+    threshold_ok = stats.binom.cdf(fp, n_neg, target)
+    above = stats.binom.sf(tp - 1, n_pos, target)
+    return float(min(1.0, 2.0 * np.min(np.maximum(threshold_ok, above))))
+
+
 def _roc_counts(fpr: np.ndarray, tpr: np.ndarray, n_pos: int, n_neg: int):
     """Integer FP and TP counts of ROC points given as rates."""
     return (np.rint(np.asarray(fpr) * n_neg).astype(np.int64),
@@ -298,6 +316,10 @@ def tpr_at_fpr(fpr: np.ndarray, tpr: np.ndarray, target: float, n_pos: int, n_ne
         "fpr_target": float(target),
         "fpr_achieved": float(fpr[i]),
         "tpr": float(tpr[i]),
+        # The counts behind the rate and the one-sided test against a guess (issue 32).
+        "tp": int(tp[i]),
+        "fp": int(fp[i]),
+        "p_value": tpr_p_value(fp, tp, n_pos, n_neg, target),
         "tpr_ci": [float(lo[0]), float(hi[0])],
         "tpr_ci_method": TPR_AT_FPR_INTERVAL_METHOD,
         # False-positive counts of the two thresholds that bracket FPR = target (as rates).
@@ -387,6 +409,31 @@ def balanced_accuracy_with_ci(tp: int, fn: int, fp: int, tn: int,
     lo = value - 0.5 * math.hypot(tpr - tpr_lo, tnr - tnr_lo)
     hi = value + 0.5 * math.hypot(tpr_hi - tpr, tnr_hi - tnr)
     return value, (max(0.0, lo), min(1.0, hi))
+
+
+def accuracy_p_value(tp: int, fn: int, fp: int, tn: int) -> float:
+    """One-sided p-value of "balanced accuracy at this threshold is no more than ½" that
+    inverts :func:`balanced_accuracy_with_ci` (issue 32 item 2): with equal classes the exact
+    binomial test of the correct guesses, P[Bin(n, ½) ≥ tp + tn] (the Clopper–Pearson
+    interval's own test); with unequal classes the smallest α at which the MOVER interval at
+    confidence 1 − 2α has its lower end above ½. So p < 2.5 % ⇔ the shown 95 % interval lies
+    above ½. Valid because the threshold was chosen on other trials (the selection split or
+    the attack's own rule)."""
+    n_pos, n_neg = tp + fn, fp + tn
+    if n_pos == n_neg:
+        n = n_pos + n_neg
+        return float(min(1.0, stats.binom.sf(tp + tn - 1, n, 0.5)))
+    # The MOVER lower end grows continuously with α (each Clopper–Pearson end does): find
+    # where it crosses ½ by Brent's method on log α.
+    def above(log_a: float) -> float:
+        return balanced_accuracy_with_ci(tp, fn, fp, tn, 1.0 - 2.0 * math.exp(log_a))[1][0] - 0.5
+
+    lo, hi = math.log(1e-300), math.log(0.5)
+    if above(hi) <= 0:
+        return 1.0
+    if above(lo) > 0:
+        return 1e-300
+    return float(math.exp(optimize.brentq(above, lo, hi, xtol=1e-12)))
 
 
 def difference_ci(k1: int, n1: int, k2: int, n2: int,

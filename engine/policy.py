@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 
 LEVELS = ("low", "medium", "high")
 
@@ -66,18 +66,21 @@ class VerdictPolicy:
         ]
 
     def level(self, tpr_at_fpr: float | None, accuracy: float,
-              accuracy_words: str = "The attacker is right {:.1%} of the time"
+              accuracy_words: str = "The attacker is right {:.1%} of the time",
+              members: tuple[str, str] = ("the people present", "the people absent")
               ) -> tuple[str, list[str]]:
         """Verdict level and the reasons that decided it, in plain words, for the strongest
         attacker's figures (:func:`engine.headline.headline` gives them). ``tpr_at_fpr`` is
         None when no attack's share at this false-alarm rate could be measured: the level then
         rests on the accuracy alone, and a reason says so. ``accuracy_words`` is the accuracy's
         sentence with a ``{}`` for the figure (an audit whose accuracy is put on the balanced
-        scale another way says how)."""
+        scale another way says how). ``members``: what the game's "present" and "absent"
+        cases are, in the words the audit's own summary uses (the location game's are releases
+        with and without one target, not people: issue 32 item 6, one story)."""
         reasons: list[str] = []
         spots = (None if tpr_at_fpr is None else
-                 f"The attacker spots {tpr_at_fpr:.1%} of the people present while wrongly "
-                 f"accusing {self.fpr:.1%} of the people absent")
+                 f"The attacker spots {tpr_at_fpr:.1%} of {members[0]} while wrongly "
+                 f"accusing {self.fpr:.1%} of {members[1]}")
         right = accuracy_words.format(accuracy)
         tpr = 0.0 if tpr_at_fpr is None else tpr_at_fpr
         if tpr >= self.high_tpr:
@@ -97,7 +100,8 @@ class VerdictPolicy:
                 (f"{spots}, and " + right[0].lower() + right[1:] if spots is not None
                  else right) + ": below the medium thresholds.")
         if tpr_at_fpr is None:
-            reasons.append(f"How many people the attacker spots while wrongly accusing "
+            who = "people" if members[0] == "the people present" else f"of {members[0]}"
+            reasons.append(f"How many {who} the attacker spots while wrongly accusing "
                            f"{self.fpr:.0%} of the others could not be measured (too few test "
                            "cases without the person), so this verdict rests on how often the "
                            "attacker is right.")
@@ -121,8 +125,9 @@ class VerdictPolicy:
             try:
                 values[k] = float(v)
             except (TypeError, ValueError):
-                raise InputError(f"{source}: 'policy.{k}' must be a number (got {v!r}).",
-                                 key=f"policy.{k}") from None
+                raise InputError(f"{source}: every threshold of the verdict must be a number "
+                                 f"(got {given_value(v)}).", key=f"policy.{k}",
+                                 setting=f"policy.{k}") from None
         p = cls(**values)
         p.validate(source)
         return p

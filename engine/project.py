@@ -23,7 +23,7 @@ from engine.audits.result import result_problem
 # Re-exported: callers that handle projects and config files together import both from here.
 from engine.config_file import config_to_toml as config_to_toml
 from engine.config_file import read_config_file
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.paths import require_regular_file, resolve_path
 from engine.data.text_input import read_text
 from engine.private_tmp import process_alive
@@ -213,12 +213,12 @@ def load_project(path) -> Project:
                          "result; open the last good version of the project, or start a new "
                          "one.", source=str(p)) from None
     if not isinstance(data, dict) or "audit_type" not in data or "config" not in data:
-        raise InputError(f"{p}: is not a Privacy Risk Auditor project file (no 'audit_type' "
-                         "or 'config').", source=str(p))
+        raise InputError(f"{p}: is not a Privacy Risk Auditor project file (it does not say "
+                         "which audit it holds, or has no settings).", source=str(p))
     version = data.get("schema_version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise InputError(f"{p}: is damaged — 'schema_version' must be a whole number of at "
-                         f"least 1, got {version!r}; open the last good version of the "
+        raise InputError(f"{p}: is damaged — its format version must be a whole number of at "
+                         f"least 1, got {given_value(version)}; open the last good version of the "
                          f"project, or start a new one.", source=str(p), key="schema_version")
     if version > PROJECT_SCHEMA_VERSION:
         raise InputError(f"{p}: was written by a newer version of the app (project schema "
@@ -238,7 +238,7 @@ def _check_project_fields(p: Path, data: dict) -> None:
     """Each field of a project file has the type the app saves, or one sentence naming it."""
     def bad(key: str, want: str) -> InputError:
         return InputError(f"{p}: is damaged — '{key}' must be {want}, got "
-                          f"{type(data[key]).__name__} {str(data[key])[:40]!r}; open the last "
+                          f"{given_value(data[key])[:60]}; open the last "
                           f"good version of the project, or start a new one.", source=str(p),
                           key=key)
     if not isinstance(data["audit_type"], str):

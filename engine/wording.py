@@ -50,7 +50,9 @@ ATTACKS: dict[str, AttackWords] = {
                        "attack must beat", "Random guess (no information)", "Baseline"),
     # --- DP mechanism audit
     "np_optimal": _W(
-        "Best possible attacker",
+        # "(simulated)": its figures are measured on the game's trials, beside the exact row
+        # "Best possible attacker (exact theory)" — one attacker, two ways of getting its figure.
+        "Best possible attacker (simulated)",
         "Knows everyone else's data and the noise, and weighs every released value in the best "
         "possible way",
         "Neyman–Pearson optimal attacker (likelihood-ratio test)",
@@ -354,21 +356,23 @@ GLOSSARY: dict[str, str] = {
                   "hospital's data says the person was a patient.",
     "Attribute inference": "Guessing a hidden detail of a person (for example their ethnicity) "
                            "from the release and what the attacker already knows about them.",
-    "False-positive rate": "The share of people who are not in the data that the attacker "
-                           "wrongly accuses of being in it. Low is what a careful attacker "
-                           "aims for: a false accusation gives them away.",
+    "False-positive rate (FPR)": "The share of people who are not in the data that the "
+                                 "attacker wrongly accuses of being in it. Low is what a "
+                                 "careful attacker aims for: a false accusation gives them "
+                                 "away.",
     "Members spotted while wrongly accusing 1 %": "How many of the people in the data the "
         "attacker finds when it may wrongly accuse only 1 % of the people who are not. "
         "This is the figure that shows harm to a few people, and the verdict's main measure.",
     "AUC": "Area under the curve: how well the attacker ranks people in the data above people "
            "not in it, over every possible decision threshold. 0.5 is a blind guess, 1.0 is "
            "perfect.",
-    "Right … of the time": "How often the attacker is right, counting people in and out of "
-                           "the data equally (balanced accuracy). 50 % is a blind guess.",
+    "Right … of the time (balanced accuracy)": "How often the attacker is right, counting "
+                                               "people in and out of the data equally. 50 % "
+                                               "is a blind guess.",
     "ε and δ": "The privacy budget of differential privacy. ε (epsilon) bounds how much one "
                "person can change what is released: smaller is more private. δ (delta) is "
                "the small chance that this bound does not hold.",
-    "Confidence interval": "The range the true value lies in with 95 % confidence, given how "
+    "Confidence interval (CI)": "The range the true value lies in with 95 % confidence, given how "
                            "many test cases the audit ran. A wide range means more test cases "
                            "are needed for a firm figure.",
     "Not measurable": "A rate the audit had too few test cases to measure: to tell a 1 % "
@@ -379,6 +383,21 @@ GLOSSARY: dict[str, str] = {
                  "guess, 1 is perfect.",
     "Verdict": "High, medium or low risk, decided by the policy's thresholds on the strongest "
                "attacker's figures.",
+    "Evidence": "What a verdict rests on: only an attack that did measurably better than "
+                "guessing, after allowing for how many attacks were run, can raise the level. "
+                "The evidence line says how many tests there were, how many beat guessing, "
+                "and how many test cases it would take to detect a given gain.",
+    "One-sided test": "A check of one thing only: whether an attack does better than its "
+                      "baseline (guessing, or the obvious guess), never worse. It answers yes "
+                      "exactly when the attack's 95 % interval lies above the baseline.",
+    "Holm correction": "With many attacks run, one of them beats guessing by luck alone far "
+                       "more often than 1 time in 20. Holm's correction (Holm 1979) makes "
+                       "each test stricter by the number of tests, so the chance of counting "
+                       "any attack that carries nothing stays below 2.5 % in all.",
+    "Cannot be told from guessing": "An attack whose figures, after Holm's correction, are "
+                                    "not measurably better than its baseline. It is listed "
+                                    "but raises no level: more test cases could still "
+                                    "reveal a small gain.",
 }
 
 
@@ -401,6 +420,14 @@ GLOSSARY: dict[str, str] = {
 BEST_GUESS_RIGHT = "Best guess right"
 BEST_GUESS_SCORE = "Best-guess score"
 VALUE_CHECKS_RIGHT = "Yes or no for each value"
+#: The officer's own question beside the game's figures (issue 32 item 1;
+#: engine.attacks.real_people): the attack on the people's real values, against the obvious
+#: guess and the data-only guess, and the score scaled between the obvious guess and a sure
+#: answer. Used by the count-table and model audits' attribute results.
+RIGHT_ON_REAL_PEOPLE = "Right on real people"
+OBVIOUS_GUESS = "Obvious guess"
+DATA_ONLY_GUESS = "Data-only guess"
+SCALED_SCORE = "Scaled score"
 
 #: The scale of the verdict's score, said wherever the score is quoted.
 BEST_GUESS_SCALE = "a blind guess scores 50% and a sure answer 100%"
@@ -423,12 +450,189 @@ COUNT_TABLE_TERMS: dict[str, str] = {
                         "decisions.",
 }
 
+#: The real-people terms (issue 32 item 1), in the glossary of every audit (the model audit's
+#: attribute inference uses them too).
+REAL_PEOPLE_TERMS: dict[str, str] = {
+    RIGHT_ON_REAL_PEOPLE: "How often the attacker's best guess is a person's real value, "
+                          "using the release as it was actually published. The best guess "
+                          "right and best-guess score are measured in a game where each "
+                          "person's value is replaced by a random draw; this figure is about "
+                          "the real people, so compare it with the obvious guess, not with "
+                          "blind guessing.",
+    OBVIOUS_GUESS: "Answering the most common value among the people in the data for "
+                   "everyone. On a skewed attribute it is right most of the time without "
+                   "reading anything released.",
+    DATA_ONLY_GUESS: "The attacker's guess from everyone else's records alone, without the "
+                     "release: what the data already tells about a person.",
+    SCALED_SCORE: "How far the attacker's hit rate on the real people goes from the obvious "
+                  "guess (0) to a sure answer (1): (right on real people − obvious guess) / "
+                  "(1 − obvious guess). Below 0 is worse than the obvious guess. Its interval "
+                  "is exact; an interval above 0 means the release measurably helps the "
+                  "attacker beyond the obvious guess (one-sided exact sign test on the people "
+                  "where exactly one of the two guesses is right).",
+}
+
+
+# --------------------------------------------------------------------------- technical terms
+
+#: The technical words the results pages and the report's first pages still carry (the methods
+#: and the settings name the science; issue 32 item 7): each explained in one plain sentence,
+#: its abbreviation in the term's name, so a reader who meets "TPR" or "LiRA" finds it on the
+#: glossary page and behind the "?" strip. :func:`glossary_for` adds the terms of one audit
+#: type; tests/gui/test_glossary_scan.py scans the pages of every audit type for a term that
+#: has none.
+_TPR = ("True-positive rate (TPR)",
+        "The share of the people in the data that the attacker correctly spots. Read at a low "
+        "false-positive rate, it says how many people an attacker can name while rarely "
+        "accusing anyone wrongly.")
+_NEGATIVES = ("True- and false-negative rates (TNR, FNR)",
+              "The share of people not in the data that the attacker rightly clears (TNR), and "
+              "the share of people in the data that it misses (FNR).")
+_ROC = ("ROC curve",
+        "The attacker's true-positive rate against its false-positive rate, for every decision "
+        "threshold it could use. The diagonal is a blind guess; a curve that rises steeply at "
+        "the left is an attacker that finds people while rarely accusing anyone wrongly.")
+_EMPIRICAL_EPS = ("Empirical ε",
+                  "The privacy budget ε that the attacks' measured success proves, with 95 % "
+                  "confidence: a release with a smaller true ε could not have let them do this "
+                  "well (Nasr et al., paper 002, Theorem 1). It is a lower bound on the true ε, "
+                  "not the true ε itself.")
+_DP = ("Differential privacy (DP)",
+       "A mathematical promise, measured by ε and δ, that adding or removing one person changes "
+       "what is released only a little, even for an attacker who knows everyone else.")
+_SHA = ("SHA-256 fingerprint",
+        "A 64-character code computed from a file's exact contents: if one byte changes, the "
+        "code changes, so it records exactly which files and settings were audited.")
+_CLOPPER = ("Clopper–Pearson interval",
+            "An exact 95 % confidence interval for a share counted out of a known number of "
+            "test cases, built so that it is never narrower than the counts allow.")
+_SENSITIVITY = ("Sensitivity (∆)",
+                "The most that one person can change the released values; the noise is scaled "
+                "to it.")
+_NOISE = ("Laplace and Gaussian noise",
+          "Two kinds of random noise added to each released value to give differential "
+          "privacy; their spread (the noise scale) is set from ε and the sensitivity.")
+_NEYMAN = ("Neyman–Pearson likelihood-ratio test",
+           "The best possible way to decide between two explanations of what was released: "
+           "compare how likely the release is with the person and without them. No attacker "
+           "can do better at any false-positive rate (Nasr et al., paper 002, Theorem 1).")
+_KOV = ("Kairouz–Oh–Viswanath bound",
+        "The most that any attacker can learn from several releases that each give ε; it "
+        "shows what the claimed ε allows, whatever the noise (paper 000, Theorem 1).")
+_ACCOUNTANT = ("Privacy accountant (privacy-loss distribution, PLD)",
+               "The calculation that adds up the privacy loss of many releases, or many "
+               "training steps, into one ε for the whole; the privacy-loss-distribution method "
+               "gives a pessimistic and an optimistic value around the true ε.")
+_CONVOLUTION = ("Numerical convolution",
+                "How the audit computes exactly the law of a sum of noisy values, on a fine "
+                "grid, instead of simulating it.")
+_SHADOW = ("Shadow data",
+           "Releases or models the attacker simulates from its own data, where it knows who is "
+           "in, to learn what a release or model looks like with and without a person.")
+_AUXILIARY = ("Auxiliary data",
+              "The attacker's own records of similar people, separate from the protected data; "
+              "it builds its shadow data from them.")
+
+_MECHANISM_LIKE = dict([_NOISE, _SENSITIVITY, _NEYMAN, _KOV, _ACCOUNTANT, _CONVOLUTION])
+
+TECHNICAL_TERMS: dict[str, dict[str, str]] = {
+    "mechanism": {
+        **_MECHANISM_LIKE,
+        **dict([_NEGATIVES]),
+        "DeLong interval": "The 95 % confidence interval of an AUC, from how much the ranking "
+                           "of the test cases would vary with other test cases (DeLong et al. "
+                           "1988).",
+        "MOVER interval": "A way to combine two exact intervals into the interval of their "
+                          "difference or average, used when the groups with and without the "
+                          "person differ in size.",
+    },
+    "location": {
+        **_MECHANISM_LIKE,
+        **dict([_SHADOW, _AUXILIARY]),
+        "Clipping": "Counting each person in at most a fixed number of places per hour (C), so "
+                    "that one person can change each hour's counts by a known, limited amount.",
+        "Randomised response": "The simplest mechanism that gives ε: answer truthfully with a "
+                               "fixed chance and flip the answer otherwise; its worst case "
+                               "bounds every ε-private release.",
+        "Informed attacker (θ)": "An attacker who knows the traces of everyone in the release "
+                                 "but the target (θ = 1 in paper 000): the worst case "
+                                 "differential privacy protects against.",
+    },
+    "aggregates": {
+        **dict([_SENSITIVITY, _AUXILIARY]),
+        "Protected records (|D|)": "The people in the data the released tables are computed "
+                                   "from.",
+        "Quasi-identifiers": "Details the attacker already knows about a person, such as "
+                             "their block, sex and age, which together may single them out.",
+        "Contingency tables": "Tables of counts of people by combinations of their details, "
+                              "such as the census tables of people by sex and age.",
+        "Table reconstruction (CIP, RAP)": "Rebuilding a whole table of records that fits the "
+                                           "released counts exactly (CIP) or nearly (RAP), "
+                                           "then reading the person's hidden value from it "
+                                           "(paper 003 §2.5).",
+        "CP-SAT solver": "The constraint solver (from Google's OR-Tools) that searches for "
+                         "tables fitting the counts, and proves which values they force; a "
+                         "solve that runs out of time proves nothing.",
+        "Stochastic module and deterministic module": "The two halves of the proof-then-learn "
+            "table attack: the deterministic module finds the values the counts prove, the "
+            "stochastic module learns from simulated releases (a logistic model) to guess the "
+            "rest (paper 003 §3).",
+        "CSV file": "A plain table saved as text, one record per line and the columns "
+                    "separated by commas.",
+    },
+    "model": {
+        **dict([_SHADOW, _ACCOUNTANT]),
+        "Neural network (MLP) and its settings (relu, adam, lr)": "A multilayer perceptron, "
+            "the kind of model audited here; its settings name the layer sizes, the activation "
+            "(relu), the training method (adam, sgd) with its learning rate (lr), the number "
+            "of passes over the data (epochs) and of records per step (batch).",
+        "BTTA and CBTTA": "The typical-output check (Bayesian Take-the-Typical attack) and its "
+                          "by-group version (Categorical BTTA), which apply Bayes' rule to the "
+                          "model's answers (paper 001, Algorithm 1).",
+        "CBTTA groups (PTL, PPL, PTC, PPC)": "How the by-group check splits the records: by "
+                                             "true label, predicted label, true-class "
+                                             "confidence or predicted-class confidence.",
+        "LiRA": "The copies-of-your-model attack (likelihood-ratio attack, Carlini et al. "
+                "2022).",
+        "RMIA": "The comparison-with-other-records attack (relative membership inference "
+                "attack, Zarifzadeh et al. 2024).",
+        "ML-Leaks": "The learned detector on the model's answers (Salem et al. 2019).",
+        "Shadow-model attack (SMA)": "The copies-of-your-model detector: copies of the model "
+                                     "trained on similar data teach one detector per class "
+                                     "(Shokri et al. 2017).",
+        "Generalization gap": "How much better the model does on its training records than on "
+                              "records it never saw; a large gap is what membership attacks "
+                              "feed on.",
+        "Precision and recall": "Of the records an attack calls members, the share that are "
+                                "(precision); of the members, the share it finds (recall).",
+        "Posteriors and entropy": "The model's probabilities for each possible answer, and how "
+                                  "spread out they are (entropy): a sure answer has low "
+                                  "entropy.",
+        "Purchase100": "A public research data set of shoppers' purchases with 100 classes; "
+                       "the bundled sample is made like it.",
+        "KCD (knowledge cross-distillation, α)": "A defence: teachers trained on parts of the "
+            "data teach a student model on the records they did not see; α weighs their "
+            "answers against the true labels (paper 004).",
+        "DMP (distillation on reference data, T)": "A defence: the model's answers on other, "
+            "unlabelled records, softened by a temperature T, train a new model that never "
+            "sees the private records (Shejwalkar and Houmansadr 2021).",
+        "DP-SGD (noise multiplier σ)": "A defence: training that clips each record's influence "
+                                       "and adds noise of size σ at every step, so the model "
+                                       "has a proven ε (Abadi et al. 2016).",
+    },
+}
+
 
 def glossary_for(audit_type: str | None) -> dict[str, str]:
     """The terms of one audit's results, each with its plain explanation: :data:`GLOSSARY`,
-    and for the count tables (``"aggregates"``) :data:`COUNT_TABLE_TERMS`. The results page's
+    for the count tables (``"aggregates"``) :data:`COUNT_TABLE_TERMS`, the real-people terms,
+    then the technical terms every audit's pages carry and its own :data:`TECHNICAL_TERMS`
+    (issue 32 item 7). The results page's
     "?" strip and the report's glossary page both read it."""
-    return {**GLOSSARY, **(COUNT_TABLE_TERMS if audit_type == "aggregates" else {})}
+    return {**GLOSSARY, **(COUNT_TABLE_TERMS if audit_type == "aggregates" else {}),
+            **(REAL_PEOPLE_TERMS if audit_type in ("aggregates", "model") else {}),
+            **dict([_TPR, _ROC, _EMPIRICAL_EPS, _DP, _CLOPPER, _SHA]),
+            **TECHNICAL_TERMS.get(str(audit_type), {})}
 
 
 # --------------------------------------------------------------------------- first-time notes

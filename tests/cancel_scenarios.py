@@ -126,12 +126,13 @@ PAPER_CASES = {
     "location-meta-classifier-200k": (
         lambda: location_paper(shadow_aggregates=200_000, large_shadow_aggregates=0,
                                attacks=("meta_classifier",)),
-        starts_with("Training the meta-classifier"), 1.0),
-    "aggregates-solver": (aggregates_paper, starts_with("Deterministic module: target 10 "),
-                          0.2),
+        starts_with("Training the detector"), 1.0),
+    "aggregates-solver": (aggregates_paper,
+                          starts_with("Looking for values the counts prove: target 10 "), 0.2),
     "aggregates-rap": (lambda: aggregates_paper(attacks=("rap_rand",), max_targets=5,
                                                 membership=False),
-                       starts_with("Deterministic module: target 5 of 5"), 3.0),
+                       starts_with("Looking for values the counts prove: target 5 of 5"),
+                       3.0),
     "model-data": (model_paper, past(0.0), 0.5),
     "model-training": (model_paper, starts_with("Training the model: epoch 1"), 0.5),
 }

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.aggregates.queries import CountingQuery, Domain
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.runtime import NEVER, CancelToken
 
 MAX_POINTS = 5_000_000        # record kinds (after merging look-alike values) we enumerate
@@ -500,7 +500,7 @@ def check_published_consistency(domain: Domain, queries: Sequence[CountingQuery]
                         or np.any(counts.astype(float) != np.round(counts.astype(float)))):
         i = int(np.flatnonzero(~np.isfinite(counts.astype(float))
                                | (counts.astype(float) != np.round(counts.astype(float))))[0])
-        raise InputError(f"{src}: row {lines[i]}, column 'count': {counts[i]!r} is not a whole "
+        raise InputError(f"{src}: row {lines[i]}, column 'count': {given_value(counts[i])} is not a whole "
                          f"number; published counts are whole numbers.", source=src,
                          key="count")
     counts = counts.astype(np.int64)
@@ -523,8 +523,9 @@ def check_published_consistency(domain: Domain, queries: Sequence[CountingQuery]
             err = InputError(
                 f"{src}: row {lines[i]} ({_describe(domain, queries[i], lines[i])}) counts "
                 f"{_people(counts[i])}, more than the {n_records:,} records the table "
-                f"describes{also}; check the count, or set the number of records (|D|, "
-                f"published_records) to the table's true total.", source=src, key="count")
+                f"describes{also}; check the count, or set the people counted in the table "
+                f"(|D|) to the table's true total.", source=src, key="count",
+                setting="published_records")
             err.conflict_rows, err.conflict_total = (lines[i],), True
             raise err
 

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from engine.data.census import RACES
 from engine.data.columns import dropped_rows_entry
 from engine.data.csv_safety import neutralise, restore
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.text_input import (
     MISSING_MARKERS,
     TextInput,
@@ -380,7 +380,7 @@ def answers_many(queries: Sequence[CountingQuery] | sp.spmatrix | Callable,
     dataset's codes) and must return the sparse query matrix.
     """
     if int(batch) < 1:
-        raise InputError(f"The batch size must be at least 1, got {batch!r}.", key="batch")
+        raise InputError(f"The batch size must be at least 1, got {given_value(batch)}.", key="batch")
     batch = int(batch)
     if pool is not None or sp.issparse(queries):
         return _answers_membership(queries, datasets, pool, batch, progress, cancel)
@@ -597,8 +597,9 @@ def census_p_tables(domain: Domain, age_col: str = "age", sex_col: str = "sex",
     if hispanic_col is not None:
         h = domain.index(hispanic_col)
         if hispanic_label is None or white_label is None:
-            raise InputError("With 'hispanic_col', also give 'hispanic_label' (the Hispanic or "
-                             "Latino value) and 'white_label' (the White race value).")
+            raise InputError("With a Hispanic-origin column, also give its Hispanic or Latino "
+                             "value and the race column's White value.",
+                             setting="release_options.hispanic_label")
         hk = domain.code(h, hispanic_label)
         wk = domain.code(r, white_label)
         not_h = frozenset(range(domain.sizes[h])) - {hk}
@@ -798,7 +799,7 @@ def _load_queries_toml(text: str, src: str, domain: Domain) -> list[CountingQuer
             elif isinstance(value, (str, int)) and not isinstance(value, bool):
                 parts = str(value).split("|")
             else:
-                raise InputError(f"{where}, column '{key}': {value!r} is not a value, a list of "
+                raise InputError(f"{where}, column '{key}': {given_value(value)} is not a value, a list of "
                                  f"values or a range such as \"20-29\".", source=src, key=key)
             conds.append((j, _parse_values(domain, j, parts, where, src)))
         out.append(CountingQuery(tuple(conds), label=label, table=Path(src).name))
@@ -842,7 +843,7 @@ def _gap_entry(src: str, header, rows, missing: str) -> tuple[dict | None, set[i
     the rows left out). Condition cells are not gaps: empty there means any value."""
     if missing not in PUBLISHED_MISSING:
         raise InputError(f"what to do with a published table's empty counts must be one of "
-                         f"{', '.join(PUBLISHED_MISSING)}, got {missing!r}.", source=src,
+                         f"{', '.join(PUBLISHED_MISSING)}, got {given_value(missing)}.", source=src,
                          key="release_options.missing")
     gaps = _empty_counts(header, rows)
     if not gaps:

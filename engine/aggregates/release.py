@@ -36,7 +36,7 @@ from engine.aggregates.queries import (
     load_queries_file,
     marginals,
 )
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.mechanisms.calibration import noise_scale as calibrated_scale
 from engine.mechanisms.sampling import sample_noise
 
@@ -84,33 +84,33 @@ class ReleaseSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", dict(self.options or {}))
         if self.kind not in KINDS:
-            raise InputError(f"Unknown release kind {self.kind!r}; choose one of "
+            raise InputError(f"Unknown release kind {given_value(self.kind)}; choose one of "
                              f"{', '.join(KINDS)}.", key="kind")
         if self.fraction is not None:
             f = self.fraction
             if isinstance(f, bool) or not isinstance(f, (int, float)) or not math.isfinite(f) \
                     or f <= 0:
                 raise InputError(f"The released fraction m/|D| must be a positive number such "
-                                 f"as 0.25, got {f!r}.", key="fraction")
+                                 f"as 0.25, got {given_value(f)}.", key="fraction")
         if self.mechanism not in MECHANISMS:
-            raise InputError(f"Unknown noise mechanism {self.mechanism!r}; choose one of "
+            raise InputError(f"Unknown noise mechanism {given_value(self.mechanism)}; choose one of "
                              f"{', '.join(MECHANISMS)}.", key="mechanism")
         if self.budget not in BUDGETS:
-            raise InputError(f"Unknown privacy budget mode {self.budget!r}; choose 'release' "
-                             f"(ε for the whole release) or 'per_query' (ε per statistic).",
+            raise InputError(f"Unknown privacy budget mode {given_value(self.budget)}; choose ε for the "
+                             f"whole release or ε for each count.", setting="budget",
                              key="budget")
         if self.mechanism != "none":
             e = self.epsilon
             if e is None or isinstance(e, bool) or not isinstance(e, (int, float)) \
                     or not math.isfinite(e) or e <= 0:
                 raise InputError(f"The {self.mechanism} mechanism needs a positive epsilon, "
-                                 f"got {e!r}; set epsilon (for example 1.0).", key="epsilon")
+                                 f"got {given_value(e)}; set epsilon (for example 1.0).", key="epsilon")
         if self.mechanism == "discrete_gaussian" and (
                 self.delta is None or not 0.0 < float(self.delta) < 1.0):
             raise InputError(f"The discrete Gaussian mechanism needs delta strictly between 0 "
-                             f"and 1 (for example 1e-5), got {self.delta!r}.", key="delta")
+                             f"and 1 (for example 1e-5), got {given_value(self.delta)}.", key="delta")
         if self.sensitivity is not None and not (float(self.sensitivity) > 0):
-            raise InputError(f"The sensitivity must be positive, got {self.sensitivity!r}; "
+            raise InputError(f"The sensitivity must be positive, got {given_value(self.sensitivity)}; "
                              f"leave it empty to compute it exactly.", key="sensitivity")
 
     def to_dict(self) -> dict[str, Any]:
@@ -311,8 +311,10 @@ def candidate_queries(spec: ReleaseSpec, domain: Domain) -> list[CountingQuery]:
         bins = opt.pop("age_bins", "census")
         if isinstance(bins, str):
             if bins not in _AGE_BINS:
-                raise InputError(f"Unknown age grouping {bins!r}; choose 'census' (the 23 "
-                                 f"groups of P12), 'five_year', or a list of [lo, hi] ranges.",
+                raise InputError(f"Unknown age grouping {given_value(bins)}; choose the census "
+                                 f"groups (the 23 groups of table P12), five-year groups, or a "
+                                 f"list of age ranges, each a lowest and a highest age.",
+                                 setting="release_options.age_bins",
                                  key="age_bins")
             bins = _AGE_BINS[bins]
         return census_p_tables(domain, age_bins=bins, **_known(opt, (

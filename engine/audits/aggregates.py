@@ -34,6 +34,7 @@ from engine.attacks.aggregates import (
     RELEASE_FREE,
 )
 from engine.attacks.aggregates.desia_stochastic import MODELS
+from engine.attacks.real_people import game_sentence, real_people_sentence
 from engine.audits.config_fields import (
     as_bool,
     as_choice,
@@ -56,9 +57,10 @@ from engine.compute import (
     one_executor_per_job,
 )
 from engine.data.census import census_schema
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.microdata import Schema
 from engine.data.paths import resolve_path
+from engine.evidence import verdict_block
 from engine.games.aggregates import (
     DEFAULT_MIA_ATTACKS,
     AiaOutcome,
@@ -207,9 +209,11 @@ class AggregatesConfig:
             if key in d:
                 items = d[key]
                 if not isinstance(items, (list, tuple)):
-                    raise InputError(f"{source}: '{key}' must be a list of numbers such as "
-                                     f"[0.1, 0.25, 1.0] (or empty for no sweep); got "
-                                     f"{items!r}.", source=source, key=key)
+                    what = "released shares" if key == "sweep_fractions" else "ε values"
+                    raise InputError(f"{source}: the sweep's {what} must be a list of numbers "
+                                     f"such as 0.1, 0.25, 1.0 (or empty for no sweep); got "
+                                     f"{given_value(items)}.", source=source, key=key,
+                                     setting=key)
                 if len(items) > 12:
                     raise InputError(f"{source}: '{key}' has {len(items)} values; a sweep "
                                      "takes at most 12 (each is a full game).", source=source,
@@ -222,8 +226,10 @@ class AggregatesConfig:
         for key in ("schema", "release_options"):
             if key in d:
                 if not isinstance(d[key], dict):
-                    raise InputError(f"{source}: '{key}' must be a table of keys and values "
-                                     f"(got {d[key]!r}).", source=source, key=key)
+                    what = "data's description" if key == "schema" else "release's options"
+                    raise InputError(f"{source}: the {what} must be a table of settings "
+                                     f"(got {given_value(d[key])}).", source=source, key=key,
+                                     setting=key)
                 v[key] = _plain(d[key])
         if "compute" in d:
             v["compute"] = ComputeSettings.from_dict(d["compute"], source)
@@ -239,20 +245,21 @@ class AggregatesConfig:
                 self.release_options.get("path", "")).strip():
             what = ("query file (CSV or TOML)" if self.release == "custom"
                     else "published table (CSV with a 'count' column)")
-            raise InputError(f"{source}: release = '{self.release}' reads a {what}; set "
-                             f"release_options.path to it.", source=source,
-                             key="release_options.path")
+            raise InputError(f"{source}: this release reads a {what}; choose that file "
+                             f"as the release's file.", source=source,
+                             key="release_options.path", setting="release_options.path")
         if self.release == "published":
             if not self.data:
                 raise InputError(f"{source}: a published table is attacked with an auxiliary "
-                                 "sample; set 'data' to the attacker's microdata CSV (people "
+                                 "sample; choose the attacker's records file (a CSV of people "
                                  "like those counted, with the same columns).", source=source,
-                                 key="data")
+                                 key="data", setting="data")
             if self.published_records < 1:
-                raise InputError(f"{source}: 'published_records' must give |D|, the number of "
-                                 "people behind the published table (the attacker knows it; "
-                                 "it is usually the table's total).", source=source,
-                                 key="published_records")
+                raise InputError(f"{source}: the people counted in the table must give |D|, "
+                                 "the number of people behind the published table (the "
+                                 "attacker knows it; it is usually the table's total).",
+                                 source=source, key="published_records",
+                                 setting="published_records")
         try:
             self.release_spec()
         except InputError as exc:
@@ -276,7 +283,8 @@ class AggregatesConfig:
 #: 50 % (chance_corrected_accuracy), said as a score, not as a second "right … of the time",
 #: and by the name the results table, the summary and the report give it
 #: (engine.wording.BEST_GUESS_SCORE: the table's "Balanced accuracy" is another measure).
-AIA_SCORE_WORDS = (f"The attacker's {BEST_GUESS_SCORE.lower()} is {{:.1%}}, on a scale where "
+AIA_SCORE_WORDS = (f"In the game where each person's value is replaced by a random draw, the "
+                   f"attacker's {BEST_GUESS_SCORE.lower()} is {{:.1%}}, on a scale where "
                    f"{BEST_GUESS_SCALE}")
 
 
@@ -404,7 +412,7 @@ def sweep_point(index: int, shared: SweepInputs, progress: Progress,
     sub = replace(config, attacks=config.sweep_attacks, max_targets=config.sweep_targets,
                   membership=False, compute=ComputeSettings(), **changes)
     outcome = play_aia(sub, data=shared.data, cancel=cancel, progress=progress,
-                       executor=InProcessExecutor())
+                       executor=InProcessExecutor(), real_people=False)
     return {"queries": outcome.details["n_queries"],
             "solves_stopped_by_clock": outcome.details["solves_stopped_by_clock"],
             "determined_share": float(outcome.determined.mean()),
@@ -549,26 +557,50 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     # similar people's records already give away.
     of_release = [a for a in attacks if a["name"] not in RELEASE_FREE] or attacks
     baseline = next((a for a in attacks if a["name"] in RELEASE_FREE), None)
-    verdict_head = headline(of_release + mia_attacks, policy, accuracy_of=balanced)
-    membership_decides = verdict_head.name in {a["name"] for a in mia_attacks}
-    level, reasons = policy.level(
-        verdict_head.verdict_tpr_measured, verdict_head.verdict_accuracy,
+    mia_labels = {a.get("label") or a["name"] for a in mia_attacks}
+
+    def accuracy_words(verdict_head) -> str:
         # Not "right … of the time": the summary's "right 17 %" is the raw share, and this
         # rescaled score read as a second, contradicting one (walk-through 2026-11-26). A
         # membership attack's accuracy is a plain balanced accuracy, said as such.
-        "The membership attacker is right {:.1%} of the time" if membership_decides
-        else AIA_SCORE_WORDS)
+        return ("The membership attacker is right {:.1%} of the time"
+                if verdict_head.accuracy_from in mia_labels else AIA_SCORE_WORDS)
+
+    # Only figures that beat guessing after Holm's correction over every attack of both
+    # games raise the level (engine.evidence, issue 32 item 2); the top-1 share is tested
+    # against chance 1/|V| (the pooled pairs are not independent trials).
+    verdict, _verdict_head, evidence = verdict_block(
+        attacks + mia_attacks, policy, confidence=config.confidence, accuracy_of=balanced,
+        accuracy_words=accuracy_words, exclude=RELEASE_FREE, units="targets",
+        quoted=of_release + mia_attacks)
+    level, reasons = verdict["level"], verdict["reasons"]
     n_exposed = len(exposed)
     if n_exposed and config.release != "published":
         reasons.append(f"{n_exposed} of {det['targets']} targets are provably determined by the "
                        "tables: their sensitive value follows with certainty.")
-        if level == "low":
+        # A proof, not a measurement, only where a determined value is certain to be the
+        # person's: exact counts (no noise), and at least one such value right.
+        if level == "low" and config.mechanism == "none" and det["correct"] > 0:
             level = "medium"
             reasons.append("Raised to medium: a value proved from the tables is a certain "
                            "disclosure for that person, whatever the averages say.")
+    if membership and membership["proved_correct"] and config.mechanism == "none":
+        # The same rule for the membership game (issue 32 item 6: the summary said the tables
+        # prove membership while the verdict listed the presence checks as "cannot be told
+        # from guessing" and raised nothing): a presence proved from exact counts is certain.
+        reasons.append(f"The tables prove whether the person is in the data for "
+                       f"{membership['proved']} of {membership['targets']} targets of the "
+                       f"membership game ({membership['proved_correct']} of these proofs "
+                       "checked right).")
+        if level == "low":
+            level = "medium"
+            reasons.append("Raised to medium: a presence proved from exact counts is a "
+                           "certain disclosure for that person, whatever the averages say.")
     # The attack every place quotes (summary, results, report): the strongest attribute
-    # attack by the policy (engine.headline).
-    head = headline(of_release, policy, accuracy_of=balanced)
+    # attack by the policy, counted attacks first (engine.headline).
+    head = headline(of_release, policy, accuracy_of=balanced,
+                    counted=evidence.counted_pairs())
+    verdict.update(level=level, reasons=reasons, headline=head.to_dict())
     best = next(a for a in attacks if a["name"] == head.name)
     if baseline is not None and baseline is not best:
         without = baseline["details"]["top1_accuracy"]
@@ -581,16 +613,26 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     # The same names as the results table and the report (engine.wording: best guess right,
     # best-guess score), so the summary's two figures read as two measures of one attack.
     score = chance_corrected_accuracy(best["details"]["top1_accuracy"], chance)
-    summary = (f"From these {theory['release']['queries']:,} released counts, the best guess "
-               f"of a person's '{domain.columns[s]}' by an attacker who knows their "
-               f"{', '.join(domain.columns[:s])} and the number of people in the data is right "
-               f"{whole_percent(best['details']['top1_accuracy'])} of the time with "
-               f"the {head.short_label().lower()} (blind guessing: {chance:.0%}; "
-               f"{BEST_GUESS_SCORE.lower()} {score:.1%}, where {BEST_GUESS_SCALE}; AUC "
-               f"{best['auc']:.2f}). ")
+    # Say which game the figure is about (issue 32 item 1): the paper's game replaces each
+    # person's value by a random draw, so its figure is not about the real people; their
+    # own figure, against the obvious guess, follows (engine.attacks.real_people).
+    summary = (f"These {theory['release']['queries']:,} released counts were attacked with "
+               f"the {head.short_label().lower()}, by an attacker who knows a person's "
+               f"{', '.join(domain.columns[:s])} and the number of people in the data. "
+               + game_sentence(best["details"]["top1_accuracy"], n_values,
+                               feature=domain.columns[s],
+                               extra=f"{BEST_GUESS_SCORE.lower()} {score:.1%}, where "
+                                     f"{BEST_GUESS_SCALE}; AUC {best['auc']:.2f}") + " ")
+    if not head.distinguishable:        # engine.evidence: it raises nothing
+        summary += ("After correcting for the number of attacks run, this cannot be told "
+                    "from guessing. ")
     if baseline is not None and baseline is not best:
-        summary += (f"Without the tables, a guess from similar people's records is right "
+        summary += (f"In the same game, without the tables, a guess from similar people's "
+                    f"records recovers the drawn value "
                     f"{whole_percent(baseline['details']['top1_accuracy'])} of the time. ")
+    if best["details"].get("real_people"):      # the officer's question (issue 32 item 1)
+        summary += real_people_sentence(best["details"]["real_people"],
+                                        feature=domain.columns[s]) + " "
     if config.release != "published":
         summary += f"{_determined_sentence(n_exposed, det['targets'])}"
     else:
@@ -606,8 +648,7 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
         audit_type="aggregates", name=config.name, seed=config.seed, config=config.to_dict(),
         software=software_versions(device()), runtime_s=round(clock.elapsed(), 3),
         attacks=attacks, baselines=[_random_guess(config, outcome)], theory=theory,
-        verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons, "headline": head.to_dict()},
+        verdict=verdict,
         summary=summary, warnings=warnings + input_warnings(inputs), inputs=inputs,
         exposed_records=exposed)
 

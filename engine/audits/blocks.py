@@ -217,7 +217,7 @@ def _sentences(v) -> bool:
 
 #: The risk levels a verdict can have, highest first (engine.policy).
 VERDICT_LEVELS = ("high", "medium", "low")
-_VERDICT_TYPED = ("level", "policy", "policy_rules", "reasons", "headline")
+_VERDICT_TYPED = ("level", "policy", "policy_rules", "reasons", "headline", "evidence")
 
 
 @dataclass(frozen=True)
@@ -232,6 +232,9 @@ class Verdict:
     policy_rules: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     headline: dict | None = None
+    # How much evidence decided it (engine.evidence, issue 32 item 2): the tests, Holm's
+    # adjusted p-values, what was counted, the sentence. None for a result saved before.
+    evidence: dict | None = None
     extra: dict = field(default_factory=dict)
     written: tuple = ()
 
@@ -251,21 +254,36 @@ class Verdict:
         # a damaged one from the attacks); only a headline that is not a table is refused.
         _need(v.get("headline") is None or isinstance(v.get("headline"), dict),
               "the verdict's strongest attack is not a table")
+        _need(v.get("evidence") is None or _evidence_ok(v.get("evidence")),
+              "the verdict's evidence is not a table of tests with a sentence")
         return cls(level=v["level"], policy=v.get("policy"),
                    policy_rules=tuple(v.get("policy_rules", [])),
                    reasons=tuple(v.get("reasons", [])), headline=v.get("headline"),
-                   **_split(v, _VERDICT_TYPED))
+                   evidence=v.get("evidence"), **_split(v, _VERDICT_TYPED))
 
     def to_dict(self) -> dict:
         return _written_back({"level": self.level, "policy": self.policy,
                               "policy_rules": list(self.policy_rules),
-                              "reasons": list(self.reasons), "headline": self.headline},
+                              "reasons": list(self.reasons), "headline": self.headline,
+                              "evidence": self.evidence},
                              self.written, self.extra)
 
     @property
     def policy_name(self) -> str:
         """The policy's name as the banner and the report print it ("default" when unnamed)."""
         return self.policy or "default"
+
+
+def _evidence_ok(e) -> bool:
+    """The form engine.evidence writes: a table with a list of test tables (each with its
+    p-values as numbers and ``counted`` true or false), the count m and a sentence."""
+    if not (isinstance(e, dict) and isinstance(e.get("tests"), list)
+            and isinstance(e.get("sentence", ""), str) and _number_or_none(e.get("m"))
+            and _number_or_none(e.get("alpha"))):
+        return False
+    return all(isinstance(t, dict) and _is_number(t.get("p_value"))
+               and _number_or_none(t.get("adjusted_p")) and _number_or_none(t.get("value"))
+               and isinstance(t.get("counted", False), bool) for t in e["tests"])
 
 
 # ----------------------------------------------------------------------------- model theory

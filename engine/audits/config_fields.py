@@ -11,7 +11,7 @@ import dataclasses
 import math
 from typing import Any
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.policy import VerdictPolicy
 
 
@@ -29,25 +29,28 @@ def as_number(source: str, key: str, value: Any, *, integer: bool = False,
     """Validate one numeric field and return it as float (or int)."""
     kind = "a whole number" if integer else "a number"
     if isinstance(value, bool) or value is None:
-        raise InputError(f"{source}: '{key}' must be {kind} (got {value!r}).", source=source, key=key)
+        raise InputError(f"{source}: '{key}' must be {kind} (got {given_value(value)}).",
+                         source=source, key=key)
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{source}: '{key}' must be {kind} (got {value!r}).",
+        raise InputError(f"{source}: '{key}' must be {kind} (got {given_value(value)}).",
                          source=source, key=key) from None
     if not math.isfinite(number):
-        raise InputError(f"{source}: '{key}' must be a finite number (got {value!r}).",
+        raise InputError(f"{source}: '{key}' must be a finite number (got "
+                         f"{given_value(value)}).",
                          source=source, key=key)
     if integer:
         if number != int(number):
-            raise InputError(f"{source}: '{key}' must be a whole number (got {value!r}).",
+            raise InputError(f"{source}: '{key}' must be a whole number (got "
+                             f"{given_value(value)}).",
                              source=source, key=key)
         number = int(number)
     low_bad = minimum is not None and (number <= minimum if exclusive_minimum else number < minimum)
     high_bad = maximum is not None and (number >= maximum if exclusive_maximum else number > maximum)
     if low_bad or high_bad:
         raise InputError(f"{source}: '{key}' must be {_range_text(minimum, maximum, exclusive_minimum, exclusive_maximum)} "
-                         f"(got {value!r}).", source=source, key=key)
+                         f"(got {given_value(value)}).", source=source, key=key)
     return number
 
 
@@ -62,7 +65,8 @@ def _range_text(lo, hi, ex_lo, ex_hi) -> str:
 
 def as_choice(source: str, key: str, value: Any, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise InputError(f"{source}: '{key}' must be one of {', '.join(allowed)} (got {value!r}).",
+        raise InputError(f"{source}: '{key}' must be one of {', '.join(allowed)} (got "
+                         f"{given_value(value)}).",
                          source=source, key=key)
     return value
 
@@ -76,7 +80,7 @@ def as_choice_list(source: str, key: str, items: Any, allowed: tuple[str, ...],
                          f"{list(example)}.", source=source, key=key)
     if not isinstance(items, (list, tuple)):
         raise InputError(f"{source}: '{key}' must be a list such as {list(example)} (got "
-                         f"{items!r}).", source=source, key=key)
+                         f"{given_value(items)}).", source=source, key=key)
     return tuple(dict.fromkeys(as_choice(source, key, a, allowed) for a in items))
 
 
@@ -92,8 +96,9 @@ def begin_from_dict(cls, d: dict, source: str) -> dict:
     d = dict(d)
     audit_type = d.pop("audit_type", cls.audit_type)
     if audit_type != cls.audit_type:
-        raise InputError(f"{source}: 'audit_type' must be '{cls.audit_type}' here (got "
-                         f"{audit_type!r}).", source=source, key="audit_type")
+        raise InputError(f"{source}: the audit to run must be “{cls.audit_type}” here (got "
+                         f"{given_value(audit_type)}).", source=source, key="audit_type",
+                         setting="audit_type")
     reject_unknown_keys(cls, d, source)
     return d
 
@@ -119,9 +124,9 @@ def common_fields(d: dict, source: str) -> dict:
     if "schema_version" in d:
         sv = as_number(source, "schema_version", d["schema_version"], integer=True)
         if sv != 1:
-            raise InputError(f"{source}: 'schema_version' {sv} is not supported; this version "
-                             "of the app reads schema_version = 1.", source=source,
-                             key="schema_version")
+            raise InputError(f"{source}: the config's format version {sv} is not "
+                             "supported; this version of the app reads version 1.",
+                             source=source, key="schema_version", setting="schema_version")
         v["schema_version"] = sv
     if "name" in d:
         v["name"] = short_name(d["name"])
@@ -131,9 +136,10 @@ def common_fields(d: dict, source: str) -> dict:
     if "fpr_targets" in d:
         targets = d["fpr_targets"]
         if not isinstance(targets, (list, tuple)) or not targets:
-            raise InputError(f"{source}: 'fpr_targets' must be a list of false-positive "
-                             f"rates such as [0.001, 0.01, 0.1] (got {targets!r}).",
-                             source=source, key="fpr_targets")
+            raise InputError(f"{source}: the false-positive rates measured must be a list "
+                             f"of rates such as 0.001, 0.01, 0.1 (got "
+                             f"{given_value(targets)}).",
+                             source=source, key="fpr_targets", setting="fpr_targets")
         v["fpr_targets"] = tuple(sorted(as_number(source, "fpr_targets", t, minimum=0,
                                                   maximum=1, exclusive_minimum=True,
                                                   exclusive_maximum=True) for t in targets))
@@ -142,8 +148,8 @@ def common_fields(d: dict, source: str) -> dict:
                               maximum=2**63 - 1)
     if "policy" in d:
         if not isinstance(d["policy"], dict):
-            raise InputError(f"{source}: 'policy' must be a table of thresholds.",
-                             source=source, key="policy")
+            raise InputError(f"{source}: the verdict's thresholds must be a table of "
+                             "thresholds.", source=source, key="policy", setting="policy")
         v["policy"] = VerdictPolicy.from_dict(d["policy"], source)
     return v
 

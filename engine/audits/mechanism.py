@@ -29,8 +29,8 @@ from engine.audits.config_fields import as_choice, as_number, begin_from_dict, c
 from engine.audits.result import AuditResult, software_versions
 from engine.config_file import read_config_file
 from engine.data.errors import InputError
+from engine.evidence import verdict_block
 from engine.games.membership import MechanismGame, play
-from engine.headline import headline
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
 from engine.mechanisms.accounting import compose
 from engine.mechanisms.arguments import MECHANISM_NAMES
@@ -137,13 +137,13 @@ class MechanismConfig:
     def validate(self, source: str = "config") -> None:
         """Cross-field rules (single fields are checked in from_dict)."""
         if self.noise_from == "scale" and self.noise_scale is None:
-            raise InputError(f"{source}: 'noise_scale' is required when noise_from = 'scale' "
-                             "(or set noise_from = 'epsilon' and give 'epsilon').",
-                             source=source, key="noise_scale")
+            raise InputError(f"{source}: the noise scale is required when the noise is "
+                             "given by its scale (or give ε per observation instead).",
+                             source=source, key="noise_scale", setting="noise_scale")
         if self.mechanism in GAUSSIAN_FAMILY and self.noise_from == "epsilon" and self.delta <= 0:
-            raise InputError(f"{source}: 'delta' must be greater than 0 for the "
-                             f"{self.mechanism.replace('_', ' ')} mechanism calibrated from ε "
-                             "(e.g. delta = 1e-5).", source=source, key="delta")
+            raise InputError(f"{source}: δ (failure probability) must be greater than 0 "
+                             f"for the {self.mechanism.replace('_', ' ')} mechanism calibrated "
+                             "from ε (e.g. 1e-5).", source=source, key="delta", setting="delta")
         if self.mechanism in DISCRETE:
             for key in ("sensitivity", "baseline_count"):
                 value = getattr(self, key)
@@ -152,9 +152,11 @@ class MechanismConfig:
                                      f"{self.mechanism.replace('_', ' ')} mechanism (got {value}).",
                                      source=source, key=key)
         if self.limit_tpr <= self.limit_fpr:
-            raise InputError(f"{source}: 'limit_tpr' ({self.limit_tpr}) must exceed 'limit_fpr' "
-                             f"({self.limit_fpr}): even random guessing reaches TPR = FPR.",
-                             source=source, key="limit_tpr")
+            raise InputError(f"{source}: the highest acceptable share of people spotted "
+                             f"({self.limit_tpr:g}) must exceed the false-positive rate it is "
+                             f"judged at ({self.limit_fpr:g}): even random guessing spots as "
+                             "many people as it wrongly accuses.", source=source,
+                             key="limit_tpr", setting="limit_tpr")
 
     def measured_fpr_targets(self) -> tuple[float, ...]:
         """The FPR targets to measure: the user's plus the verdict policy's (the verdict reads it)."""
@@ -286,7 +288,8 @@ def inverse_question(config: MechanismConfig, *, progress: Progress, cancel: Can
     if tpr_lo > limit:
         return {**base, "feasible": False, "max_epsilon_per_observation": None,
                 "min_noise_scale": None, "achieved_tpr": tpr_lo,
-                "note": f"Even ε = {lo:g} per observation lets the optimal attacker exceed the limit."}
+                "note": f"Even ε = {lo:g} per observation lets the best possible attacker "
+                        "exceed the limit."}
     if tpr_hi <= limit:
         return {**base, "feasible": True, "max_epsilon_per_observation": hi,
                 "min_noise_scale": scale_hi, "achieved_tpr": tpr_hi,
@@ -318,7 +321,9 @@ def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr
     named = ""
     if strongest is not None and strongest.found and strongest.accuracy is not None:
         named = (f" The strongest attack run is the {strongest.short_label().lower()}, right "
-                 f"{whole_percent(strongest.accuracy)} of the time.")
+                 f"{whole_percent(strongest.accuracy)} of the time"
+                 + (", which cannot be told from guessing." if not strongest.distinguishable
+                    else "."))
     return (f"An attacker who already knows everyone else's data can tell whether a given person "
             f"is in this release correctly at most {whole_percent(accuracy)} of the time; with ε = "
             f"{epsilon0:.3g} per observation and {k} {obs} per person, that risk is {level}. "
@@ -395,12 +400,15 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
                           cancel=cancel)
     inverse = inverse_question(config, progress=progress.span(0.90, 0.99), cancel=cancel)
 
-    # 5. Verdict from the strongest attacker: the exact optimum, or any measured attack.
+    # 5. Verdict: the exact optimum (a proof) and the measured attacks that beat guessing
+    # after Holm's correction over all of them (engine.evidence, issue 32 item 2).
     policy = config.policy
-    head = headline(attacks, policy, optimum_tpr=float(optimal.tpr_at(policy.fpr)),
-                    optimum_accuracy=float(optimal.accuracy()))
+    verdict, head, _evidence = verdict_block(
+        attacks, policy, confidence=config.confidence,
+        optimum_tpr=float(optimal.tpr_at(policy.fpr)),
+        optimum_accuracy=float(optimal.accuracy()), units="trials")
     best_tpr, best_acc = head.verdict_tpr, head.verdict_accuracy
-    level, reasons = policy.level(head.verdict_tpr_measured, best_acc)
+    level = verdict["level"]
 
     warnings += _warnings(config, attacks, theory_opt, eps_total)
     theory = {
@@ -425,8 +433,7 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         audit_type="mechanism", name=config.name, seed=config.seed, config=config.to_dict(),
         software=software_versions("cpu"), runtime_s=round(clock.elapsed(), 3),
         attacks=attacks, baselines=baselines, theory=theory,
-        verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons, "headline": head.to_dict()},
+        verdict=verdict,
         summary=plain_summary(config, epsilon0, best_acc, best_tpr, level, head),
         warnings=warnings,
         inputs=[],
@@ -460,7 +467,8 @@ def _warnings(config: MechanismConfig, attacks: list[dict], theory_opt: dict,
     lo, hi = opt["auc_ci"]
     tol = theory_opt["numerical_error"] + 1e-9
     if config.postprocess == "none" and not (lo - tol <= theory_opt["auc"] <= hi + tol):
-        out.append(f"The simulated optimal attacker's AUC interval [{lo:.3f}, {hi:.3f}] does not "
+        out.append(f"The simulated best possible attacker's AUC interval [{lo:.3f}, {hi:.3f}] "
+                   "does not "
                    f"contain the exact value {theory_opt['auc']:.3f}. With 95 % intervals this "
                    "happens by chance 1 time in 20; if it persists with another seed, report it.")
     for a in attacks:

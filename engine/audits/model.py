@@ -38,6 +38,7 @@ import numpy as np
 from engine.attacks.model import btta, metric
 from engine.attacks.model.base import ModelOutputs, evaluate, supervised_split
 from engine.attacks.model.label_only import generalization_gap
+from engine.attacks.real_people import beats_obvious
 from engine.auditing import evaluate_attack
 from engine.audits.config_fields import (
     as_bool,
@@ -50,13 +51,14 @@ from engine.audits.config_fields import (
 from engine.audits.predictions_intake import check_sizes, class_warnings, predictions_entry
 from engine.audits.result import AuditResult, input_warnings, software_versions
 from engine.compute import ComputeSettings, one_executor_per_job
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.paths import resolve_path
 from engine.data.predictions import load_predictions_csv
 from engine.defences.audit import run_defences
 from engine.defences.config import DefenceConfig
 from engine.defences.tradeoff import DefenceSetting
 from engine.defences.tradeoff import tradeoff as run_tradeoff
+from engine.evidence import verdict_block
 from engine.games.model import (
     LOSS_ONLY_ATTACKS,
     NEEDS_REFERENCE,
@@ -64,12 +66,13 @@ from engine.games.model import (
     run_attacks,
     train_and_query,
 )
-from engine.headline import headline, not_measurable_sentence
+from engine.headline import not_measurable_sentence
 from engine.metrics import delong_auc_ci
 from engine.models import TrainingSpec
 from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device
+from engine.wording import plain_name
 
 SOURCES = ("train", "predictions")
 SYNTHETIC = ("purchase", "mixed")
@@ -175,8 +178,9 @@ class ModelConfig:
         for key in ("schema",):
             if key in d:
                 if not isinstance(d[key], dict):
-                    raise InputError(f"{source}: '{key}' must be a table (got {d[key]!r}).",
-                                     source=source, key=key)
+                    raise InputError(f"{source}: the data's description must be a table "
+                                     f"of settings (got {given_value(d[key])}).",
+                                     source=source, key=key, setting=key)
                 v[key] = dict(d[key])
         if "list_exposed_records" in d:
             v["list_exposed_records"] = as_bool(source, "list_exposed_records", d["list_exposed_records"])
@@ -190,9 +194,10 @@ class ModelConfig:
 
     def validate(self, source: str = "config") -> None:
         if self.source == "predictions" and not self.predictions:
-            raise InputError(f"{source}: source = 'predictions' reads the model's outputs from "
-                             "a CSV; set 'predictions' to it (or source = 'train').",
-                             source=source, key="predictions")
+            raise InputError(f"{source}: auditing from the model's predictions reads its "
+                             "outputs from a CSV; choose that file as the predictions file (or "
+                             "train the model here instead).", source=source,
+                             key="predictions", setting="predictions")
         if self.defences.enabled:
             self.defences.validate(source)
             if self.source != "train":
@@ -224,8 +229,8 @@ def read_predictions(config: ModelConfig) -> Outputs:
     loss_only = pred.probs is None
     if loss_only and not set(config.attacks) & set(LOSS_ONLY_ATTACKS):
         raise InputError(f"{path}: holds only a loss per record, which gives the true class's "
-                         "probability and nothing else; of the attacks only 'confidence' works "
-                         "from it. Add it to the attacks, or export every class's "
+                         "probability and nothing else; of the attacks only the confidence "
+                         "check works from it. Add it to the attacks, or export every class's "
                          "probability (or logit).", source=str(path), key="attacks")
     target = ModelOutputs(_outputs_from(pred), pred.labels, pred.member)
     inputs = [predictions_entry(pred, path, role="predictions")]
@@ -371,8 +376,10 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     policy = config.policy
     # One headline (engine.headline): the verdict, the summary, the report and the results
     # page all quote the same attack and figures; a rate that is not measurable is never one.
-    head = headline(attacks, policy)
-    level, reasons = policy.level(head.verdict_tpr_measured, head.verdict_accuracy)
+    # Only attacks that beat guessing after Holm's correction over all of them raise the
+    # level (engine.evidence, issue 32 item 2).
+    verdict, head, _evidence = verdict_block(attacks, policy, confidence=config.confidence,
+                                             units="test records of both groups")
     strongest = next((a for a in attacks if a["name"] == head.name), None)
     exposed = []
     if strongest is not None:
@@ -417,7 +424,19 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
                                                 "records that were not in the training data"))
         summary += (f"The strongest attack ({head.short_label()}) tells members from "
                     f"non-members with AUC {strongest['auc']:.2f}"
-                    + (" and " if head.tpr is not None else "") + finds)
+                    + (" and " if head.tpr is not None else "") + finds
+                    + ("; after correcting for the number of attacks run, it cannot be told "
+                       "from guessing" if not head.distinguishable else ""))
+        # "Strongest" is the policy's ranking (its rate at the policy's false-positive rate,
+        # then accuracy), not the AUC: when another attack has the higher AUC, say so, or the
+        # table beside the summary seems to contradict it (issue 32 item 6).
+        top_auc = max((a for a in attacks if isinstance(a.get("auc"), float)),
+                      key=lambda a: a["auc"], default=None)
+        if top_auc is not None and top_auc is not strongest \
+                and round(top_auc["auc"], 2) > round(strongest["auc"], 2):
+            summary += (f" (the strongest by your policy's measures; the "
+                        f"{plain_name(top_auc).lower()} has the highest AUC, "
+                        f"{top_auc['auc']:.2f})")
         if "btta_bound" in theory:
             # Paper 001 Thm 2 bounds an attacker who knows only the two accuracies; read as
             # "no attack exceeds it", it contradicted a stronger measured attack beside it.
@@ -465,8 +484,7 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         audit_type="model", name=config.name, seed=config.seed, config=config.to_dict(),
         software=software_versions(device()), runtime_s=round(clock.elapsed(), 3),
         attacks=attacks, baselines=[], theory=theory,
-        verdict={"level": level, "policy": policy.name, "policy_rules": policy.rules(),
-                 "reasons": reasons, "headline": head.to_dict()},
+        verdict=verdict,
         summary=summary, warnings=warnings + input_warnings(out.inputs), inputs=out.inputs,
         exposed_records=exposed,
         attachments=attachments)
@@ -482,8 +500,18 @@ def attribute_sentence(a: dict) -> str:
     text = (f"Predicting '{a['feature']}' from the model's outputs is right for "
             f"{mem['model']['accuracy']:.0%} of the training members and "
             f"{non['model']['accuracy']:.0%} of the non-members; from the other features "
-            f"alone, {mem['baseline']['accuracy']:.0%} and {non['baseline']['accuracy']:.0%} "
-            f"(always guessing '{a['majority_value']}': {a['majority_share']:.0%}).")
+            f"alone, {mem['baseline']['accuracy']:.0%} and {non['baseline']['accuracy']:.0%}")
+    rp = mem.get("real_people")
+    if not rp:      # a result from before issue 32
+        text += (f" (always guessing '{a['majority_value']}': {a['majority_share']:.0%}).")
+    else:           # issue 32 item 1: judged against the obvious guess, not against 50 %
+        og = rp["obvious_guess"]
+        text += (f". Answering '{og['value']}' for everyone, the obvious guess, is right for "
+                 f"{og['accuracy']:.0%} of the members; scaled between that (0) and a sure "
+                 f"answer (1), the members' score is {rp['scaled_score']:.2f} (95% interval "
+                 f"{rp['scaled_score_ci'][0]:.2f} to {rp['scaled_score_ci'][1]:.2f})"
+                 + (", measurably better than the obvious guess." if beats_obvious(rp)
+                    else ", which cannot be told apart from the obvious guess."))
     if gain_mem - gain_non > ATTRIBUTE_MARGIN:
         text += (" The model helps more for its members: it leaks their value beyond what it "
                  "learnt about the population.")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.audits import aggregates, location, mechanism, model
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.runtime import NEVER, NO_PROGRESS
 
 
@@ -104,11 +104,13 @@ def config_from_dict(d: dict, source: str = "config"):
         raise InputError(f"{source}: the config must be a table of keys and values.")
     audit_type = d.get("audit_type")
     if audit_type is None:
-        raise InputError(f"{source}: missing key 'audit_type'; allowed values: "
-                         f"{', '.join(AUDIT_TYPES)}.", source=source, key="audit_type")
+        raise InputError(f"{source}: the config does not say which audit to run; name one "
+                         f"of {', '.join(AUDIT_TYPES)}.", source=source, key="audit_type",
+                         setting="audit_type")
     if not isinstance(audit_type, str) or audit_type not in AUDIT_TYPES:
-        raise InputError(f"{source}: 'audit_type' must be one of {', '.join(AUDIT_TYPES)} "
-                         f"(got {audit_type!r}).", source=source, key="audit_type")
+        raise InputError(f"{source}: the audit to run must be one of "
+                         f"{', '.join(AUDIT_TYPES)} (got {given_value(audit_type)}).",
+                         source=source, key="audit_type", setting="audit_type")
     return AUDIT_TYPES[audit_type].config.from_dict(d, source)
 
 
@@ -120,5 +122,5 @@ def run_audit(config, *, progress=None, cancel=None):
 
 def demo_config(name: str):
     if name not in AUDIT_TYPES:
-        raise InputError(f"unknown demo {name!r}; choose one of {', '.join(AUDIT_TYPES)}.")
+        raise InputError(f"unknown demo {given_value(name)}; choose one of {', '.join(AUDIT_TYPES)}.")
     return AUDIT_TYPES[name].demo()

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.microdata import (
     ColumnSchema,
     Microdata,
@@ -97,8 +97,8 @@ def census_schema(block_ids: tuple[str, ...] = ("block_000",), *,
     columns are quasi-identifiers, i.e. what the attacker knows about the target.
     """
     if sensitive not in ("race", "hispanic"):
-        raise InputError(f"'sensitive' must be 'race' or 'hispanic' for the census sample, got "
-                         f"{sensitive!r}.", key="sensitive")
+        raise InputError(f"The census sample's sensitive attribute must be “race” or “hispanic”, "
+                         f"got {given_value(sensitive)}.", key="sensitive", setting="sensitive")
     if not block_ids:
         raise InputError("The census schema needs at least one block id.", key="block_ids")
 
@@ -117,7 +117,7 @@ def census_schema(block_ids: tuple[str, ...] = ("block_000",), *,
 def _check_count(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not float(value).is_integer() or value < minimum:
         raise InputError(f"'{name}' must be a whole number of at least {minimum}, got "
-                         f"{value!r}.", key=name)
+                         f"{given_value(value)}.", key=name)
     return int(value)
 
 
@@ -177,8 +177,9 @@ def generate_census_blocks(seed: int = 0, n_blocks: int = 1, records_per_block: 
     records_per_block = _check_count(records_per_block, "records_per_block", 1)
     n_auxiliary = _check_count(n_auxiliary, "n_auxiliary", 0)
     if auxiliary not in AUXILIARY_SOURCES:
-        raise InputError(f"'auxiliary' must be one of {', '.join(AUXILIARY_SOURCES)}, got "
-                         f"{auxiliary!r}.", key="auxiliary")
+        raise InputError(f"The census sample's attacker's sample must be one of "
+                         f"{', '.join(AUXILIARY_SOURCES)}, got {given_value(auxiliary)}.",
+                         key="auxiliary", setting="auxiliary")
     g = rng(seed, "census")
     age_pmf = _age_pmf()
     if auxiliary == "same_blocks":

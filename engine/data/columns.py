@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.text_input import (
     NOT_A_HEADER,
     cell_text,
@@ -277,26 +277,26 @@ def checked_column(name, role, kind, categories, *, roles: Sequence[str],
     Returns the stripped name, "Column 'NAME'" for the column's sentences, and the
     categories as stripped text."""
     if not isinstance(name, str) or not name.strip():
-        raise InputError(f"A column name must be non-empty text, got {name!r}; name every "
+        raise InputError(f"A column name must be non-empty text, got {given_value(name)}; name every "
                          f"column.", key="name")
     name = name.strip()
     where = f"Column '{name}'"
     if role not in roles:
-        raise InputError(f"{where}: role {role!r} is not one of {', '.join(roles)}"
+        raise InputError(f"{where}: role {given_value(role)} is not one of {', '.join(roles)}"
                          f"{did_you_mean(role, roles)}; set one of these.", key=name)
     if kind not in kinds:
-        raise InputError(f"{where}: kind {kind!r} is not one of {', '.join(kinds)}"
+        raise InputError(f"{where}: kind {given_value(kind)} is not one of {', '.join(kinds)}"
                          f"{did_you_mean(kind, kinds)}; set one of these.", key=name)
     if isinstance(categories, str) or not isinstance(categories, Sequence):
-        raise InputError(f"{where}: categories must be a list of values, e.g. ['F', 'M'], "
-                         f"got {categories!r}.", key=name)
+        raise InputError(f"{where}: categories must be a list of values, e.g. “F”, “M”, "
+                         f"got {given_value(categories)}.", key=name)
     return name, where, tuple(str(c).strip() for c in categories)
 
 
 def check_missing_choice(where: str, missing, choices: Sequence[str], key: str) -> None:
     """A column's choice for its empty cells: "" (the default) or one of ``choices``."""
     if not isinstance(missing, str) or (missing and missing not in choices):
-        raise InputError(f"{where}: 'missing' {missing!r} is not one of {', '.join(choices)}"
+        raise InputError(f"{where}: 'missing' {given_value(missing)} is not one of {', '.join(choices)}"
                          f"{did_you_mean(str(missing), choices)}; set one of these (what to do "
                          f"with the column's empty cells).", key=key)
 
@@ -308,7 +308,7 @@ def check_category_names(where: str, categories: Sequence[str], key: str) -> Non
                          key=key)
     dup = [c for i, c in enumerate(categories) if c in categories[:i]]
     if dup:
-        raise InputError(f"{where}: category {dup[0]!r} is listed twice; list each value "
+        raise InputError(f"{where}: category {given_value(dup[0])} is listed twice; list each value "
                          f"once.", key=key)
 
 
@@ -340,25 +340,26 @@ def schema_from_dict(d, source: str, *, column_keys: Sequence[str], version: int
                          f"{type(d).__name__}.", source=source, key="schema")
     unknown = [k for k in d if k not in ("schema_version", "columns")]
     if unknown:
-        raise InputError(f"{source}: unknown key '{unknown[0]}' in the schema"
-                         f"{did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
-                         f"allowed keys: schema_version, columns.", source=source,
+        raise InputError(f"{source}: the schema has an entry {given_value(unknown[0])} this app does "
+                         f"not read{did_you_mean(unknown[0], ('schema_version', 'columns'))}; "
+                         f"a schema holds only its version and its columns — remove that "
+                         f"entry.", source=source,
                          key=f"schema.{unknown[0]}")
     found = d.get("schema_version", version)
     if found != version:
-        raise InputError(f"{source}: schema_version {found!r} is not supported (this "
-                         f"version reads {version}); save the schema again with this "
+        raise InputError(f"{source}: the schema's version {given_value(found)} is not supported (this "
+                         f"app reads version {version}); save the schema again with this "
                          f"version of the app.", source=source, key="schema.schema_version")
     cols = d.get("columns")
     if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
         raise InputError(f"{source}: 'columns' must be a non-empty list of column "
-                         f"descriptions, got {cols!r}.", source=source, key="schema.columns")
+                         f"descriptions, got {given_value(cols)}.", source=source, key="schema.columns")
     out = []
     for i, c in enumerate(cols):
         key = f"schema.columns[{i}]"
         if not isinstance(c, Mapping):
             raise InputError(f"{source}: column {i + 1} of the schema must be a table with "
-                             f"name, role and kind, got {c!r}.", source=source, key=key)
+                             f"name, role and kind, got {given_value(c)}.", source=source, key=key)
         label = f"column {i + 1}" + (f" ('{c['name']}')" if "name" in c else "")
         bad = [k for k in c if k not in column_keys]
         if bad:
@@ -366,7 +367,7 @@ def schema_from_dict(d, source: str, *, column_keys: Sequence[str], version: int
                              f"{did_you_mean(bad[0], column_keys)}; allowed keys: "
                              f"{', '.join(column_keys)}.", source=source, key=f"{key}.{bad[0]}")
         if "name" not in c:
-            raise InputError(f"{source}: {label} of the schema has no 'name'; add the "
+            raise InputError(f"{source}: {label} of the schema has no name; add the "
                              f"column's name as it appears in the CSV header.",
                              source=source, key=f"{key}.name")
         try:

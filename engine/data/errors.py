@@ -37,14 +37,53 @@ _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 class InputError(ValueError):
     """Bad input (config file, data file, parameter) described in plain language."""
 
-    def __init__(self, message: str, *, source: str | None = None, key: str | None = None):
+    def __init__(self, message: str, *, source: str | None = None, key: str | None = None,
+                 setting: str | None = None):
         super().__init__(message)
         self.source = source
         self.key = key
+        # The config file's key of the setting the sentence names by its plain label (issue 32
+        # item 7: no key in the sentence). The command line adds it on a line of its own
+        # (config_line) so that a user of a config file finds the line; the pages show the
+        # sentence under the field of ``key``.
+        self.setting = setting
+
+    def config_line(self) -> str:
+        """"In the config file: the line `epsilon =` under [defences]." for an error that
+        carries its setting's key, else "" (the command line prints it after the sentence)."""
+        if not self.setting:
+            return ""
+        *section, name = self.setting.split(".")
+        where = f" under [{'.'.join(section)}]" if section else ""
+        return f"In the config file: the line `{name} =`{where}."
 
     def one_line(self) -> str:
         text = " ".join(str(self).split())
         return f"{self.source}: {text}" if self.source and not text.startswith(self.source) else text
+
+
+def given_value(value) -> str:
+    """A setting's value as an error sentence quotes it back (issue 32 item 7: no Python repr
+    in a message): text in quotes, “abc”; a number as written; nothing as "nothing"; true or
+    false; a list by its items, "the list 1, 2"; a table as "a table of settings"."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return f"“{value[:80]}”" + ("…" if len(value) > 80 else "")
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "an empty list"
+        items = ", ".join(given_value(v) for v in value[:10])
+        return f"the list {items}" + (", …" if len(value) > 10 else "")
+    if isinstance(value, dict):
+        return "a table of settings"
+    return "a value of another kind"
 
 
 def without_quoted_values(text: str) -> str:

@@ -48,7 +48,7 @@ from engine.data.columns import (
     spreadsheet_row,
     unknown_category_sentence,
 )
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.gaps import NUMBER_MARKS, mark_counts, mark_mask, marks_phrase, with_marks
 from engine.data.text_input import (
     add_read_note,
@@ -130,7 +130,7 @@ class ColumnSchema:
         object.__setattr__(self, "name", name)
         check_missing_choice(where, self.missing, MISSING_CHOICES, name)
         if self.missing and self.missing not in missing_choices(self.kind):
-            raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to a "
+            raise InputError(f"{where}: 'missing' {given_value(self.missing)} does not apply to a "
                              f"column of numbers ({self.kind}): a category of its own has no "
                              f"place in its range; choose one of "
                              f"{', '.join(missing_choices(self.kind))}.", key=name)
@@ -139,16 +139,16 @@ class ColumnSchema:
         if bins is not None:
             if isinstance(bins, str) or not isinstance(bins, Sequence):
                 raise InputError(f"{where}: bins must be a list of increasing bin edges, e.g. "
-                                 f"[0, 18, 65, 116], got {bins!r}.", key=name)
+                                 f"[0, 18, 65, 116], got {given_value(bins)}.", key=name)
             try:
                 edges = tuple(float(b) for b in bins)
             except (TypeError, ValueError):
                 raise InputError(f"{where}: bins must be numbers (increasing bin edges), got "
-                                 f"{list(bins)!r}.", key=name) from None
+                                 f"{given_value(list(bins))}.", key=name) from None
             if (len(edges) < 2 or not all(math.isfinite(e) for e in edges)
                     or any(b <= a for a, b in zip(edges, edges[1:], strict=False))):
                 raise InputError(f"{where}: bins must be at least two finite, strictly "
-                                 f"increasing edges, e.g. [0, 18, 65, 116], got {list(bins)!r}.",
+                                 f"increasing edges, e.g. [0, 18, 65, 116], got {given_value(list(bins))}.",
                                  key=name)
             bins = edges
 
@@ -178,14 +178,14 @@ class ColumnSchema:
         # integer
         for label, v in (("low", self.low), ("high", self.high)):
             if v is not None and not _is_whole(v):
-                raise InputError(f"{where}: '{label}' must be a whole number, got {v!r}.",
+                raise InputError(f"{where}: '{label}' must be a whole number, got {given_value(v)}.",
                                  key=name)
         low = None if self.low is None else int(self.low)
         high = None if self.high is None else int(self.high)
         if bins is not None:
             if not all(float(e).is_integer() for e in bins):
                 raise InputError(f"{where}: the bins of an integer column must be whole "
-                                 f"numbers, got {list(self.bins)!r}; round them or set kind "
+                                 f"numbers, got {given_value(list(self.bins))}; round them or set kind "
                                  f"to 'continuous'.", key=name)
             ibins = tuple(int(e) for e in bins)
             if (low is not None and low != ibins[0]) or (high is not None and high != ibins[-1]):
@@ -389,11 +389,11 @@ class Schema:
         if not sens:
             raise InputError("No column is marked sensitive; an attribute-inference audit needs "
                              "exactly one — set the role of the attribute the attacker tries to "
-                             "learn (e.g. 'race') to 'sensitive'.", key="role")
+                             "learn (e.g. race) to Sensitive.", key="role")
         if len(sens) > 1:
             raise InputError(f"Columns {', '.join(repr(s) for s in sens)} are all marked "
                              f"sensitive; an audit infers one attribute at a time — keep one "
-                             f"and set the others to 'quasi_identifier' or 'ignore'.",
+                             f"and set the others to Quasi-identifier (the attacker knows it) or Ignore.",
                              key=sens[1])
         s = self.column(sens[0])
         if s.domain_size < 2:
@@ -404,7 +404,7 @@ class Schema:
         if not self.quasi_identifiers:
             raise InputError("No column is a quasi-identifier, so the attacker would know "
                              "nothing about the target; set the role of the attributes an "
-                             "attacker may know (e.g. sex, age, block) to 'quasi_identifier'.",
+                             "attacker may know (e.g. sex, age, block) to Quasi-identifier.",
                              key="role")
         for c in self.columns:
             if c.role == "ignore":
@@ -912,7 +912,7 @@ def _code(p: str, text: pd.DataFrame, schema: Schema, *, source: str,
         if vals.size < 2:
             only = schema.column(sens).labels()[int(vals[0])]
             raise InputError(f"{p}: the sensitive column '{sens}' holds only one value "
-                             f"({only!r}) in all {md.n_records:,} records: there is nothing to "
+                             f"({given_value(only)}) in all {md.n_records:,} records: there is nothing to "
                              f"infer; choose another sensitive column.", source=p, key=sens)
     return md
 
@@ -1012,8 +1012,9 @@ def load_microdata_csv(path: str | Path, schema: Schema | None = None, *,
     p = str(path)
     if max_rows is not None and (isinstance(max_rows, bool) or not _is_whole(max_rows)
                                  or max_rows < 1):
-        raise InputError(f"'max_rows' must be a whole number of at least 1, got {max_rows!r}.",
-                         key="max_rows", source=p)
+        raise InputError(f"The most rows to read must be a whole number of at least 1, got "
+                         f"{given_value(max_rows)}.", key="max_rows", source=p,
+                         setting="max_rows")
     df = _read_csv(p, max_rows)
     found = list(df.columns)
     if schema is not None:
@@ -1053,8 +1054,9 @@ def _read_csv(p: str, max_rows: int | None) -> pd.DataFrame:
                 sep=inp.delimiter)
     df = parse_csv(p, text, header, nrows=None if max_rows is None else max_rows + 1, **opts)
     if max_rows is not None and len(df) > max_rows:
-        raise InputError(f"{p}: has more than max_rows={max_rows:,} data rows; raise max_rows "
-                         f"or load a sample of the records.", source=p, key="max_rows")
+        raise InputError(f"{p}: has more than {max_rows:,} data rows, the most this audit reads; "
+                         f"raise the most rows to read or load a sample of the records.",
+                         source=p, key="max_rows", setting="max_rows")
     df = df.apply(lambda c: c.str.strip())
     df = df[~(df == "").all(axis=1).to_numpy()]
     check_repeated_header(p, df, header)

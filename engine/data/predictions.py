@@ -49,7 +49,7 @@ from engine.data.columns import (
     spreadsheet_row,
 )
 from engine.data.csv_safety import neutralise, restore
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.gaps import gap_mask, mark_counts, mark_mask, with_marks
 from engine.data.tabular import (
     as_written,
@@ -238,11 +238,11 @@ def load_predictions_csv(path: str | Path, *, kind: str = "probabilities",
     """
     p = str(path)
     if missing not in MISSING_CHOICES:
-        raise InputError(f"missing {missing!r} is not one of {', '.join(MISSING_CHOICES)}"
+        raise InputError(f"missing {given_value(missing)} is not one of {', '.join(MISSING_CHOICES)}"
                          f"{did_you_mean(missing, MISSING_CHOICES)}; say what to do with "
                          f"records that have empty cells.", key="missing", source=p)
     if kind not in KINDS:
-        raise InputError(f"kind {kind!r} is not one of {', '.join(KINDS)}"
+        raise InputError(f"kind {given_value(kind)} is not one of {', '.join(KINDS)}"
                          f"{did_you_mean(kind, KINDS)}; say what the file's class columns "
                          f"hold.", key="kind", source=p)
     df = read_table(p)

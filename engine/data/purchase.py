@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.tabular import TabularColumn, TabularData, TabularSchema
 from engine.runtime import NEVER, CancelToken, rng
 
@@ -54,7 +54,7 @@ _GENERATE_BATCH_VALUES = 1 << 22   # purchases drawn between two cancel checks
 def _check_count(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise InputError(f"'{name}' must be a whole number of at least {minimum}, got "
-                         f"{value!r}.", key=name)
+                         f"{given_value(value)}.", key=name)
     return int(value)
 
 
@@ -102,11 +102,12 @@ def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 
         return generate_purchase_kmeans(seed, n_records, n_features, n_classes,
                                         contrast=contrast, n_styles=n_styles)
     if labels != "prototype":
-        raise InputError(f"'labels' must be 'prototype' or 'kmeans', got {labels!r}.",
+        raise InputError(f"'labels' must be 'prototype' or 'kmeans', got {given_value(labels)}.",
                          key="labels")
     if n_styles is not None:
-        raise InputError("'n_styles' is a setting of the k-means construction only; give "
-                         "labels='kmeans' with it, or leave it out.", key="n_styles")
+        raise InputError("The number of shopping styles is a setting of the k-means "
+                         "construction only; choose k-means labels with it, or leave it out.",
+                         key="n_styles", setting="n_styles")
     n_features = _check_count(n_features, "n_features", 1)
     n_classes = _check_count(n_classes, "n_classes", 2)
     n_records = _check_count(n_records, "n_records", 2 * n_classes)
@@ -136,7 +137,7 @@ def generate_purchase(seed: int = 0, n_records: int = 10_000, n_features: int = 
 def _check_contrast(contrast) -> float:
     if isinstance(contrast, bool) or not isinstance(contrast, int | float) or contrast < 0 \
             or not np.isfinite(contrast):
-        raise InputError(f"'contrast' must be a number of at least 0, got {contrast!r}.",
+        raise InputError(f"'contrast' must be a number of at least 0, got {given_value(contrast)}.",
                          key="contrast")
     return float(contrast)
 

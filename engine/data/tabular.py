@@ -64,7 +64,7 @@ from engine.data.columns import (
     spreadsheet_row,
     unknown_category_sentence,
 )
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.gaps import NUMBER_MARKS, TEXT_MARKS, mark_counts, mark_mask, with_marks
 from engine.data.text_input import (
     cell_text,
@@ -150,7 +150,7 @@ class TabularColumn:
         check_category_names(where, cats, name)
         object.__setattr__(self, "categories", cats)
         if not isinstance(self.scale, bool | np.bool_):
-            raise InputError(f"{where}: 'scale' must be true or false, got {self.scale!r}.",
+            raise InputError(f"{where}: 'scale' must be true or false, got {given_value(self.scale)}.",
                              key=name)
         object.__setattr__(self, "scale", bool(self.scale))
         if self.role == "feature" and self.kind == "numeric" and cats:
@@ -163,34 +163,34 @@ class TabularColumn:
             for label, v in (("mean", self.mean), ("sd", self.sd)):
                 if isinstance(v, bool) or not isinstance(v, int | float | np.number) \
                         or not math.isfinite(float(v)):
-                    raise InputError(f"{where}: '{label}' must be a finite number, got {v!r}.",
+                    raise InputError(f"{where}: '{label}' must be a finite number, got {given_value(v)}.",
                                      key=name)
             if float(self.sd) <= 0:
-                raise InputError(f"{where}: 'sd' must be above 0, got {self.sd!r}; remove "
+                raise InputError(f"{where}: 'sd' must be above 0, got {given_value(self.sd)}; remove "
                                  f"'mean' and 'sd' to fit them again.", key=name)
             object.__setattr__(self, "mean", float(self.mean))
             object.__setattr__(self, "sd", float(self.sd))
         check_missing_choice(where, self.missing, MISSING_CHOICES, name)
         if self.missing and self.missing not in missing_choices(self.role, self.kind):
-            raise InputError(f"{where}: 'missing' {self.missing!r} does not apply to "
+            raise InputError(f"{where}: 'missing' {given_value(self.missing)} does not apply to "
                              f"{_missing_what(self.role, self.kind)}; choose one of "
                              f"{', '.join(missing_choices(self.role, self.kind))}.", key=name)
         if self.indicator is not None:
             if not isinstance(self.indicator, bool | np.bool_):
                 raise InputError(f"{where}: 'indicator' must be true or false, got "
-                                 f"{self.indicator!r}.", key=name)
+                                 f"{given_value(self.indicator)}.", key=name)
             object.__setattr__(self, "indicator", bool(self.indicator))
         if self.fill is not None:
             if self.kind == "numeric":
                 if isinstance(self.fill, bool) or not isinstance(self.fill, int | float | np.number) \
                         or not math.isfinite(float(self.fill)):
                     raise InputError(f"{where}: 'fill' must be a finite number (the value that "
-                                     f"fills the column's empty cells), got {self.fill!r}.",
+                                     f"fills the column's empty cells), got {given_value(self.fill)}.",
                                      key=name)
                 object.__setattr__(self, "fill", float(self.fill))
             elif not isinstance(self.fill, str) or not self.fill.strip():
                 raise InputError(f"{where}: 'fill' must be one of the column's values (the one "
-                                 f"that fills its empty cells), got {self.fill!r}.", key=name)
+                                 f"that fills its empty cells), got {given_value(self.fill)}.", key=name)
 
     @property
     def is_feature(self) -> bool:
@@ -217,6 +217,22 @@ class TabularColumn:
             return 0
         return len(self.categories) if self.kind == "categorical" else 1 + self.has_indicator
 
+    def width_with_gaps(self, empty_cells: int) -> int:
+        """The width this column will have once a file with ``empty_cells`` empty cells in it
+        is loaded: :func:`_handle_gaps`'s rules ahead of time — a filled numeric feature gains its
+        "was missing" input unless the indicator was turned off, and a categorical feature whose
+        gaps become a category of their own gains that category. The schema editor counts a
+        column's inputs with this, so its count is the loaded model's (issue 32 item 6)."""
+        if self.role != "feature" or not empty_cells:
+            return self.width
+        if self.kind == "numeric":
+            filled = self.missing_choice in ("median", "most_frequent")
+            return 1 + bool(filled and self.indicator is not False)
+        if self.missing_choice == "own_category" and self.categories \
+                and MISSING_CATEGORY not in self.categories:
+            return len(self.categories) + 1
+        return self.width
+
     def encoded_names(self) -> tuple[str, ...]:
         if self.role != "feature":
             return ()
@@ -240,6 +256,28 @@ class TabularColumn:
         if self.fill is not None:
             d["fill"] = self.fill
         return d
+
+
+def features_phrase(columns: int, inputs: int) -> str:
+    """How every page counts a model's features (issue 32 item 6: "7 features" beside "3 columns
+    (6 inputs)" was one table counted two ways): the columns the user's table has, with the
+    inputs of the model they become (one per category, plus "was missing" flags) in brackets
+    when the two differ."""
+    text = f"{columns:,} feature column{'s' if columns != 1 else ''}"
+    if inputs != columns:
+        text += f" ({inputs:,} input{'s' if inputs != 1 else ''})"
+    return text
+
+
+def model_features_text(model: Mapping) -> str | None:
+    """:func:`features_phrase` of a result's ``model`` block (None when it counts no features,
+    as for a predictions file); a result from before the columns were stored says its inputs."""
+    inputs, columns = model.get("features"), model.get("feature_columns")
+    if not isinstance(inputs, int) or isinstance(inputs, bool):
+        return None
+    if not isinstance(columns, int) or isinstance(columns, bool):
+        return f"{inputs:,} input{'s' if inputs != 1 else ''}"
+    return features_phrase(columns, inputs)
 
 
 def missing_choices(role: str, kind: str) -> tuple[str, ...]:
@@ -298,7 +336,7 @@ class TabularSchema:
         labels = [c.name for c in cols if c.role == "label"]
         if not labels:
             raise InputError("No column is the label; set the role of the column the model "
-                             "predicts to 'label'.", key="role")
+                             "predicts to Label.", key="role")
         if len(labels) > 1:
             raise InputError(f"Columns {', '.join(repr(n) for n in labels)} are all labels; a "
                              f"model predicts one — keep one and make the others features or "
@@ -742,8 +780,9 @@ def tabular_from_frame(df: pd.DataFrame, schema: TabularSchema | None = None, *,
 def _check_max_cells(max_cells, p: str) -> int:
     if isinstance(max_cells, bool) or not isinstance(max_cells, int | np.integer) \
             or max_cells < 1:
-        raise InputError(f"'max_cells' must be a whole number of at least 1, got "
-                         f"{max_cells!r}.", key="max_cells", source=p)
+        raise InputError(f"The most cells to read must be a whole number of at least 1, got "
+                         f"{given_value(max_cells)}.", key="max_cells", source=p,
+                         setting="max_cells")
     return int(max_cells)
 
 
@@ -1148,7 +1187,7 @@ def _code_label(p: str, s: pd.Series, col: TabularColumn, index: np.ndarray,
     present = np.flatnonzero(counts)
     if present.size < 2:
         only = classes[int(present[0])]
-        raise InputError(f"{p}: the label column '{name}' holds only one class ({only!r}) in all "
+        raise InputError(f"{p}: the label column '{name}' holds only one class ({given_value(only)}) in all "
                          f"{n:,} records; a model needs at least two classes to learn from — "
                          f"choose another label column or add records of the other classes.",
                          source=src, key=name)
@@ -1281,9 +1320,9 @@ def split_members(data: TabularData, train_fraction: float = 0.5,
     src = data.source or "the data"
     if isinstance(train_fraction, bool) or not isinstance(train_fraction, int | float) \
             or not 0.0 < float(train_fraction) < 1.0:
-        raise InputError(f"'train_fraction' must be a number between 0 and 1 (the share of "
-                         f"records the model is trained on, e.g. 0.5), got {train_fraction!r}.",
-                         key="train_fraction")
+        raise InputError(f"The share of records the model is trained on must be a number "
+                         f"between 0 and 1 (e.g. 0.5), got {given_value(train_fraction)}.",
+                         key="train_fraction", setting="train_fraction")
     if data.member is not None and data.schema.member_column is not None:
         col = data.schema.member_column
         raise InputError(f"{src}: the records are already marked as members or not in column "

@@ -38,7 +38,7 @@ from engine.data.columns import (
     preview,
     spreadsheet_row,
 )
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.gaps import gap_mask, mark_counts, mark_mask, with_marks
 from engine.data.text_input import (
     add_read_note,
@@ -189,8 +189,9 @@ def clip_per_epoch(traces_matrix: sp.spmatrix | Traces, C: int, rng: np.random.G
     if n_sites is None or int(n_sites) < 1:
         raise ValueError("clip_per_epoch needs n_sites (>= 1) when given a bare matrix.")
     if isinstance(C, bool) or not float(C).is_integer() or C < 1:
-        raise InputError(f"The per-epoch clipping bound 'clip_per_epoch' must be a whole number "
-                         f"of at least 1, got {C!r}.", key="clip_per_epoch")
+        raise InputError(f"The places kept per person and hour must be a whole number "
+                         f"of at least 1, got {given_value(C)}.", key="clip_per_epoch",
+                         setting="clip_per_epoch")
     C = int(C)
     m = sp.csr_matrix(traces_matrix, copy=True)
     m.sum_duplicates()
@@ -245,8 +246,8 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise InputError(
                 f"{p}: column '{name}' (the {role} column) is missing{hint}; columns found: "
-                f"{column_names(list(found), limit=len(found)) or 'none'} — rename the column or set "
-                f"{role}_col to one of these.", source=p, key=f"{role}_col")
+                f"{column_names(list(found), limit=len(found)) or 'none'} — rename the column, "
+                f"or choose one of these as the {role} column.", source=p, key=f"{role}_col")
     opts = dict(dtype=str, na_filter=False, skip_blank_lines=False, sep=inp.delimiter)
     try:
         # All columns, not usecols: with usecols pandas silently drops the extra fields of a
@@ -269,8 +270,9 @@ def _read_csv(path: str | Path, wanted: dict[str, str], max_rows: int | None,
     check_repeated_header(p, df, header)
     df.columns = [h if h else f"(column {k + 1})" for k, h in enumerate(header)]
     if max_rows is not None and len(df) > max_rows:
-        raise InputError(f"{p}: has more than max_rows={max_rows} data rows; raise max_rows or "
-                         f"load a sample of the users.", source=p, key="max_rows")
+        raise InputError(f"{p}: has more than {max_rows} data rows, the most this audit reads; "
+                         f"raise the most rows to read or load a sample of the people.",
+                         source=p, key="max_rows", setting="max_rows")
     df = df[list(dict.fromkeys(wanted.values()))].apply(lambda c: c.str.strip())
     blank = (df == "").all(axis=1)
     df = df[~blank.to_numpy()]
@@ -402,8 +404,9 @@ def _check_grid(grid) -> tuple[int, int]:
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise InputError(f"The site grid 'grid' must be two whole numbers of at least 1 "
-                         f"(rows, columns), e.g. (12, 8); got {grid!r}.", key="grid")
+        raise InputError(f"The grid of places must be two whole numbers of at least 1 "
+                         f"(rows, columns), e.g. 12 and 8; got {given_value(grid)}.", key="grid",
+                         setting="grid")
     return int(r), int(c)
 
 
@@ -434,21 +437,25 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
     """
     p = str(path)
     if epoch_unit is not None and epoch_unit not in EPOCH_UNITS:
-        raise InputError(f"'epoch_unit' must be one of {', '.join(EPOCH_UNITS)} (or empty for "
-                         f"integer epochs), got {epoch_unit!r}.", key="epoch_unit", source=p)
+        raise InputError(f"The time unit must be one of {', '.join(EPOCH_UNITS)} (or empty "
+                         f"when the time column holds hour numbers), got "
+                         f"{given_value(epoch_unit)}.", key="epoch_unit", source=p,
+                         setting="epoch_unit")
     if (lat_col is None) != (lon_col is None):
-        raise InputError("Give both 'lat_col' and 'lon_col' to place sites by coordinates, or "
-                         "neither to use the site column.", key="lat_col" if lat_col is None
+        raise InputError("Give both the latitude column and the longitude column to place "
+                         "sites by coordinates, or neither to use the place column.", key="lat_col" if lat_col is None
                          else "lon_col", source=p)
     use_coords = lat_col is not None
     if grid is not None and not use_coords:
-        raise InputError("'grid' only applies with 'lat_col' and 'lon_col'; remove it or name "
-                         "the coordinate columns.", key="grid", source=p)
+        raise InputError("The grid of places only applies with a latitude and a longitude "
+                         "column; remove it or name the coordinate columns.", key="grid",
+                         source=p, setting="grid")
     if use_coords:
         n_rows, n_cols = _check_grid((12, 8) if grid is None else grid)
     if max_rows is not None and (isinstance(max_rows, bool) or int(max_rows) < 1):
-        raise InputError(f"'max_rows' must be a whole number of at least 1, got {max_rows!r}.",
-                         key="max_rows", source=p)
+        raise InputError(f"The most rows to read must be a whole number of at least 1, got "
+                         f"{given_value(max_rows)}.", key="max_rows", source=p,
+                         setting="max_rows")
 
     wanted = {"user": user_col}
     if use_coords:
@@ -473,7 +480,7 @@ def load_traces_csv(path: str | Path, *, user_col: str = "user_id", site_col: st
             i = int(np.argmax(raw_epochs))
             raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{epoch_col}': "
                              f"{cell_text(raw_epochs[i])} would make over {MAX_EPOCHS:,} epochs; "
-                             f"number epochs from 0, or set epoch_unit if these are times.",
+                             f"number the hours from 0, or set the time unit if these are times.",
                              source=p, key=epoch_col)
         epoch_labels = tuple(str(k) for k in range(n_epochs))
     else:
@@ -535,8 +542,8 @@ def _bin_timestamps(p: str, df: pd.DataFrame, col: str, unit: str) -> tuple[np.n
         example = "2024-03-01T14:00" if unit == "hour" else "2024-03-01"
         raise InputError(f"{p}: row {spreadsheet_row(df.index[i])}, column '{col}': "
                          f"{cell_text(raw.iloc[i])} is not a timestamp; write ISO dates/times "
-                         f"such as {example}, or drop epoch_unit if the column holds epoch "
-                         f"numbers.", source=p, key=col)
+                         f"such as {example}, or leave the time unit empty if the column holds hour "
+                         f"numbers.", source=p, key=col, setting="epoch_unit")
     freq = "h" if unit == "hour" else "D"
     binned = ts.dt.floor(freq)
     start = binned.min()
@@ -545,8 +552,8 @@ def _bin_timestamps(p: str, df: pd.DataFrame, col: str, unit: str) -> tuple[np.n
     n_epochs = int(epochs.max()) + 1
     if n_epochs > MAX_EPOCHS:
         raise InputError(f"{p}: column '{col}' spans {n_epochs:,} {unit}s, more than "
-                         f"{MAX_EPOCHS:,} epochs; use a coarser epoch_unit or a shorter "
-                         f"period.", source=p, key=col)
+                         f"{MAX_EPOCHS:,} epochs; use a coarser time unit or a shorter "
+                         f"period.", source=p, key=col, setting="epoch_unit")
     fmt = "%Y-%m-%dT%H:00" if unit == "hour" else "%Y-%m-%d"
     labels = tuple(pd.date_range(start, periods=n_epochs, freq=freq).strftime(fmt))
     return epochs, labels
@@ -624,8 +631,8 @@ class Release:
                 words = (self.gap_words or {}).get(int(cell), "is empty")
                 raise InputError(
                     f"{self.source}: row {row}, column '{self.count_col}' {words}, and the "
-                    f"attack needs that count (site {self.site_labels[s]!r} at epoch "
-                    f"{self.epoch_labels[e]!r}); fill in the number that was published — an "
+                    f"attack needs that count (site {given_value(self.site_labels[s])} at epoch "
+                    f"{given_value(self.epoch_labels[e])}); fill in the number that was published — an "
                     f"empty count is unknown, not 0.", source=self.source, key=self.count_col)
 
 
@@ -665,7 +672,7 @@ def load_release(path: str | Path, *, site_col: str = "site", epoch_col: str = "
     p = str(path)
     if missing not in RELEASE_MISSING:
         raise InputError(f"what to do with a release's empty cells must be one of "
-                         f"{', '.join(RELEASE_MISSING)}, got {missing!r}.", key="release_missing")
+                         f"{', '.join(RELEASE_MISSING)}, got {given_value(missing)}.", key="release_missing")
     df, _ = _read_csv(path, {"site": site_col, "epoch": epoch_col, "count": count_col}, None,
                       leave_out_gaps=False)
     df, gap_df, gaps = _release_gaps(p, df, site_col, epoch_col, count_col, missing)
@@ -721,8 +728,8 @@ def load_release(path: str | Path, *, site_col: str = "site", epoch_col: str = "
         absent = np.flatnonzero(~seen)
         e0, s0 = divmod(int(absent[0]), n_s)
         raise InputError(f"{p}: {absent.size} of {n_e * n_s} site × epoch cells are missing, "
-                         f"e.g. site {site_labels[s0]!r} at epoch {epoch_labels[e0]!r}; add them "
-                         f"or set fill_missing to true to read absent cells as 0.",
+                         f"e.g. site {given_value(site_labels[s0])} at epoch {given_value(epoch_labels[e0])}; add them "
+                         f"or choose to read absent cells as 0.",
                          source=p, key=epoch_col)
     return Release(values.reshape(n_e, n_s), site_labels, epoch_labels, p, count_col,
                    gap_rows, gaps, gap_words)
@@ -831,24 +838,28 @@ def validate_audit_sizes(n_population: int, n_aggregate: int, clip_c: int,
     (§2.2.2) keeps at least one site per epoch; ε must be positive (``None``: no noise added).
     """
     if isinstance(n_aggregate, bool) or not float(n_aggregate).is_integer() or n_aggregate < 1:
-        raise InputError(f"'aggregate_size' must be a whole number of at least 1, got "
-                         f"{n_aggregate!r}.", key="aggregate_size")
+        raise InputError(f"The number of people in a release must be a whole number of at "
+                         f"least 1, got {n_aggregate}.", key="aggregate_size",
+                         setting="aggregate_size")
     if n_aggregate > n_population:
-        raise InputError(f"'aggregate_size' is {int(n_aggregate):,} but the traces hold only "
+        raise InputError(f"The number of people in a release is {int(n_aggregate):,} but the "
+                         f"traces hold only "
                          f"{int(n_population):,} users; choose at most {int(n_population):,} or "
-                         f"load more traces.", key="aggregate_size")
+                         f"load more traces.", key="aggregate_size", setting="aggregate_size")
     if isinstance(clip_c, bool) or not float(clip_c).is_integer() or clip_c < 1:
-        raise InputError(f"'clip_per_epoch' (C, sites kept per user and epoch) must be a whole "
-                         f"number of at least 1, got {clip_c!r}.", key="clip_per_epoch")
+        raise InputError(f"The places kept per person and hour (C) must be a whole number of "
+                         f"at least 1, got {clip_c}.", key="clip_per_epoch",
+                         setting="clip_per_epoch")
     if epsilon is not None:
         try:
             eps = float(epsilon)
         except (TypeError, ValueError):
-            raise InputError(f"'epsilon' must be a number, got {epsilon!r}.",
-                             key="epsilon") from None
+            raise InputError(f"ε per hour must be a number, got {given_value(epsilon)}.",
+                             key="epsilon", setting="epsilon") from None
         if not math.isfinite(eps) or eps <= 0:
-            raise InputError(f"'epsilon' must be greater than 0 (for example 0.5 per "
-                             f"observation, as in paper 000), got {epsilon!r}.", key="epsilon")
+            raise InputError(f"ε per hour must be greater than 0 (for example 0.5 per "
+                             f"observation, as in paper 000), got {given_value(epsilon)}.",
+                             key="epsilon", setting="epsilon")
 
 
 def find_user(traces: Traces, user_id: str | int) -> int:
@@ -859,7 +870,7 @@ def find_user(traces: Traces, user_id: str | int) -> int:
     except ValueError:
         where = traces.source or "the loaded traces"
         # Neither the id typed nor the ids present are repeated: they name people.
-        raise InputError(f"the target id (target_id) is not among the {traces.n_users:,} user "
+        raise InputError(f"the target id is not among the {traces.n_users:,} user "
                          f"ids of {where}; ids are compared as text exactly as written (case, "
                          f"spaces and leading zeros count) — copy it from the file.",
-                         key="target_id") from None
+                         key="target_id", setting="target_id") from None

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.defences.common import check_inputs, model_from_stack
 from engine.models import MLPModel, ReferenceTask, TrainingSpec, train_many_mlps, train_model
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch
@@ -42,11 +42,11 @@ def _check_decay(value) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"The L2 weight decay must be a number; got {value!r}.",
+        raise InputError(f"The L2 weight decay must be a number; got {given_value(value)}.",
                          key="weight_decay") from None
     if not np.isfinite(v) or not 0.0 <= v <= MAX_WEIGHT_DECAY:
         raise InputError(f"The L2 weight decay must lie between 0 and {MAX_WEIGHT_DECAY:g} "
-                         f"(typical values 1e-4 … 1e-2); got {value!r}.", key="weight_decay")
+                         f"(typical values 1e-4 … 1e-2); got {given_value(value)}.", key="weight_decay")
     return v
 
 
@@ -84,7 +84,7 @@ def l2(X, y, n_classes: int, spec: TrainingSpec, *, weight_decay: float, seed: i
 def _check_epochs(value, most: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
         raise InputError(f"Early stopping needs a whole number of epochs of at least 1; got "
-                         f"{value!r}.", key="epochs")
+                         f"{given_value(value)}.", key="epochs")
     if value > most:
         raise InputError(f"Early stopping at {value} epochs is not early: the model trains for "
                          f"{most}. Choose fewer epochs, or raise the model's epochs.",

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.models import MLPModel, TrainingSpec, softmax
 from engine.models.fitted import check_training_data
 from engine.models.mlp import Convergence
@@ -69,9 +69,9 @@ def check_inputs(X, y, n_classes: int, spec: TrainingSpec, defence: str):
         raise InputError("The defences set the training loss themselves; remove the custom loss "
                          "from the training settings.", key="loss")
     if spec.clip_norm is not None or spec.noise_multiplier is not None:
-        raise InputError("Clipping and noise belong to the DP-SGD defence; give them to "
-                         "dp_sgd (clip_norm, noise_multiplier), not in the training settings.",
-                         key="noise_multiplier")
+        raise InputError("Clipping and noise belong to the private-training defence; give "
+                         "them as its clipping norm and noise multipliers, not in the "
+                         "training settings.", key="noise_multiplier")
     try:
         X, y, _ = check_training_data(X, y, n_classes)
     except ValueError as exc:
@@ -84,11 +84,11 @@ def check_unit_interval(value, name: str, what: str) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number between 0 and 1; got {value!r}.",
+        raise InputError(f"{what} must be a number between 0 and 1; got {given_value(value)}.",
                          key=name) from None
     if not np.isfinite(v) or not 0.0 <= v <= 1.0:
         raise InputError(f"{what} must lie between 0 and 1 (0 = no protection, 1 = the "
-                         f"strongest setting); got {value!r}.", key=name)
+                         f"strongest setting); got {given_value(value)}.", key=name)
     return v
 
 
@@ -96,9 +96,9 @@ def check_positive(value, name: str, what: str) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{what} must be a positive number; got {value!r}.", key=name) from None
+        raise InputError(f"{what} must be a positive number; got {given_value(value)}.", key=name) from None
     if not np.isfinite(v) or v <= 0:
-        raise InputError(f"{what} must be a positive number; got {value!r}.", key=name)
+        raise InputError(f"{what} must be a positive number; got {given_value(value)}.", key=name)
     return v
 
 

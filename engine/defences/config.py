@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from engine.audits.config_fields import as_bool, as_choice, as_number, reject_unknown_keys
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.defences.tradeoff import DefenceSetting, RiskLimit
 from engine.games.model import NEEDS_REFERENCE
 
@@ -56,11 +56,23 @@ class DefenceConfig:
 
     @classmethod
     def from_dict(cls, d, source: str = "config") -> DefenceConfig:
-        """Validate the ``[defences]`` table; each problem is one sentence naming its key."""
+        """Validate the ``[defences]`` table; each problem is one sentence naming its key,
+        and its ``key`` is the setting's full name, "defences.kcd_teachers", so that the form
+        shows it under that setting's field in the field's own words (issue 32 item 7)."""
+        try:
+            return cls._from_dict(d, source)
+        except InputError as exc:
+            if exc.key and not exc.key.startswith("defences"):
+                raise InputError(str(exc), source=exc.source,
+                                 key=f"defences.{exc.key}") from None
+            raise
+
+    @classmethod
+    def _from_dict(cls, d, source: str) -> DefenceConfig:
         where = f"{source} [defences]"
         if not isinstance(d, dict):
-            raise InputError(f"{source}: 'defences' must be a table of settings.",
-                             source=source, key="defences")
+            raise InputError(f"{source}: the defences section must be a table of settings.",
+                             source=source, key="defences", setting="defences")
         reject_unknown_keys(cls, d, where)
         v: dict = {}
         for key in ("enabled", "limit_use_upper", "export_recommended"):
@@ -95,10 +107,11 @@ class DefenceConfig:
                                               integer=True, minimum=0,
                                               maximum=MAX_REFERENCE_MODELS)
             if v["reference_models"] == 1:
-                raise InputError(f"{where}: 'reference_models' = 1 cannot tell records a "
+                raise InputError(f"{where}: one reference model cannot tell records a "
                                  "reference model trained on from records it did not; use 0 "
                                  "(do not re-run the strongest attacks) or at least 2.",
-                                 source=where, key="defences.reference_models")
+                                 source=where, key="defences.reference_models",
+                                 setting="defences.reference_models")
         if "dpsgd_clip_norm" in d:
             v["dpsgd_clip_norm"] = as_number(where, "dpsgd_clip_norm", d["dpsgd_clip_norm"],
                                              minimum=0, exclusive_minimum=True, maximum=1e6)
@@ -120,8 +133,9 @@ class DefenceConfig:
         self.risk_limit(source)
         if self.enabled and not self.settings():
             raise InputError(f"{where}: every defence's list of settings is empty; give at "
-                             "least one (e.g. kcd_alphas = [1.0]) or set enabled = false.",
-                             source=source, key="defences.enabled")
+                             "least one (e.g. a cross-distillation mixing share of 1.0) or "
+                             "turn the defences off.", source=source, key="defences.enabled",
+                             setting="defences.enabled")
         return self
 
     def risk_limit(self, source: str = "config"):
@@ -207,7 +221,7 @@ def _number_list(where: str, key: str, items, bounds: dict) -> tuple:
         items = [items]
     if not isinstance(items, list | tuple):
         raise InputError(f"{where}: '{key}' must be a list of numbers such as "
-                         f"{_EXAMPLES[key]} (got {items!r}); [] switches it off.",
+                         f"{_EXAMPLES[key]} (got {given_value(items)}); [] switches it off.",
                          source=where, key=f"defences.{key}")
     if len(items) > MAX_SETTINGS:
         raise InputError(f"{where}: '{key}' has {len(items)} settings; at most {MAX_SETTINGS} "
@@ -221,7 +235,7 @@ def _number_list(where: str, key: str, items, bounds: dict) -> tuple:
             if key == "kcd_alphas":
                 raise InputError(f"{where}: KCD's α weighs the teachers' soft labels against "
                                  f"the true labels (paper 004 Eq. 1), so each must lie in "
-                                 f"[0, 1]; got {item!r}. Use 0 for no distillation and 1 for "
+                                 f"[0, 1]; got {given_value(item)}. Use 0 for no distillation and 1 for "
                                  "soft labels only.", source=where,
                                  key="defences.kcd_alphas") from None
             raise InputError(str(exc), source=where, key=f"defences.{key}") from None

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.paths import resolve_path
 from engine.data.tabular import TabularSchema, tabular_from_frame
 from engine.data.text_input import read_text
@@ -61,7 +61,7 @@ class DMPSetting:
         if size is not None:
             if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
                 raise InputError(f"DMP's reference size must be a whole number of records; got "
-                                 f"{size!r}.", key="reference_size")
+                                 f"{given_value(size)}.", key="reference_size")
             if size > available:
                 raise InputError(f"DMP's reference size {size} is more than the {available} "
                                  f"reference records there are; use at most {available}, or "
@@ -85,8 +85,9 @@ def check_reference(reference, n_features: int) -> np.ndarray:
     R = np.asarray(reference)
     if R.ndim != 2 or R.shape[1] != int(n_features):
         raise InputError(f"DMP's reference records must have the training data's {n_features} "
-                         f"encoded feature columns; got an array of shape {R.shape}. Encode them "
-                         "with the training data's schema (load_reference_csv).",
+                         f"encoded feature columns; got {R.shape[-1] if R.ndim else 0} columns in "
+                         f"{R.ndim} dimensions. Describe the reference file with the training "
+                         "data's columns so that it is encoded the same way.",
                          key="reference")
     if R.shape[0] < MIN_REFERENCE:
         raise InputError(f"DMP needs at least {MIN_REFERENCE} reference records to distil from; "
@@ -134,8 +135,9 @@ def dmp_many(X, y, n_classes: int, spec: TrainingSpec, reference, *,
     """
     X, y, spec = check_inputs(X, y, n_classes, spec, "dmp")
     if student_epochs not in ("converge", "recipe"):
-        raise InputError(f"DMP's student_epochs must be 'converge' or 'recipe'; got "
-                         f"{student_epochs!r}.", key="student_epochs")
+        raise InputError(f"The distillation student's training length must be “converge” "
+                         f"(train until it stops improving) or “recipe” (the audited model's "
+                         f"epochs); got {given_value(student_epochs)}.", key="student_epochs")
     R = check_reference(reference, X.shape[1])
     settings = [s.check(R.shape[0]) for s in settings]
     if not settings:

@@ -12,7 +12,7 @@ import math
 import warnings
 from dataclasses import replace
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.defences.common import check_inputs, check_positive
 from engine.models import MLPModel, TrainingSpec
 from engine.models.mlp import init_parameters
@@ -100,11 +100,11 @@ def check_delta(delta, n_records: int) -> float:
     try:
         d = float(delta)
     except (TypeError, ValueError):
-        raise InputError(f"DP-SGD's δ must be a number between 0 and 1; got {delta!r}.",
+        raise InputError(f"DP-SGD's δ must be a number between 0 and 1; got {given_value(delta)}.",
                          key="delta") from None
     if not 0.0 < d < 1.0:
         raise InputError(f"DP-SGD's δ must lie strictly between 0 and 1 (typically well below "
-                         f"1 / {n_records} records); got {delta!r}.", key="delta")
+                         f"1 / {n_records} records); got {given_value(delta)}.", key="delta")
     return d
 
 
@@ -117,7 +117,7 @@ def plan(n_records: int, spec: TrainingSpec, *, noise_multiplier: float | None =
     or fewer epochs)."""
     spec = spec.resolved()
     if accountant not in ACCOUNTANTS:
-        raise InputError(f"Unknown privacy accountant {accountant!r}; choose one of "
+        raise InputError(f"Unknown privacy accountant {given_value(accountant)}; choose one of "
                          f"{', '.join(ACCOUNTANTS)}.", key="accountant")
     delta = check_delta(delta, n_records)
     if noise_multiplier is None and target_epsilon is None:
@@ -167,7 +167,7 @@ def dp_recipe(spec: TrainingSpec, *, clip_norm: float = DEFAULT_CLIP_NORM,
         raise TypeError("spec must be a TrainingSpec")
     source = {}
     if optimizer is not None and optimizer not in OPTIMIZERS:
-        raise InputError(f"Unknown optimizer {optimizer!r} for DP-SGD; choose one of "
+        raise InputError(f"Unknown optimizer {given_value(optimizer)} for DP-SGD; choose one of "
                          f"{', '.join(OPTIMIZERS)}.", key="optimizer")
     opt = spec.optimizer if optimizer is None else optimizer
     source["optimizer"] = "spec" if optimizer is None else "argument"
@@ -190,7 +190,7 @@ def dp_recipe(spec: TrainingSpec, *, clip_norm: float = DEFAULT_CLIP_NORM,
             and float(value).is_integer() and value >= (0 if name == "epochs" else 1)
         if not ok:
             need = "a non-negative" if name == "epochs" else "a positive"
-            raise InputError(f"DP-SGD's {what} must be {need} whole number; got {value!r}.",
+            raise InputError(f"DP-SGD's {what} must be {need} whole number; got {given_value(value)}.",
                              key=name)
         fill[name] = int(value)
     try:

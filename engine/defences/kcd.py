@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.defences.common import (
     STUDENT_MAX_EPOCHS,
     STUDENT_TOLERANCE,
@@ -47,7 +47,7 @@ def check_teachers(n_teachers, y: np.ndarray, n_classes: int) -> tuple[int, list
     if isinstance(n_teachers, bool) or not isinstance(n_teachers, int | np.integer) \
             or not 2 <= int(n_teachers) <= MAX_TEACHERS:
         raise InputError(f"KCD needs a whole number of teachers between 2 and {MAX_TEACHERS} "
-                         f"(paper 004 uses 5 by default); got {n_teachers!r}.", key="n_teachers")
+                         f"(paper 004 uses 5 by default); got {given_value(n_teachers)}.", key="n_teachers")
     n = int(n_teachers)
     counts = np.bincount(np.asarray(y, dtype=np.int64), minlength=int(n_classes))
     largest = int(counts.max(initial=0))
@@ -106,8 +106,10 @@ def kcd_many(X, y, n_classes: int, spec: TrainingSpec, *, alphas: Sequence[float
     temperature = check_positive(temperature, "temperature", "The teachers' temperature")
     n, warnings = check_teachers(n_teachers, y, n_classes)
     if student_epochs not in ("converge", "recipe"):
-        raise InputError(f"KCD's student_epochs must be 'converge' or 'recipe'; got "
-                         f"{student_epochs!r}.", key="student_epochs")
+        raise InputError(f"The cross-distillation student's training length must be "
+                         f"“converge” (train until it stops improving) or “recipe” (the "
+                         f"audited model's epochs); got {given_value(student_epochs)}.",
+                         key="student_epochs")
     clock = Stopwatch()
     dev = device or default_device()
     parts = kcd_parts(y, n, seed)

@@ -66,7 +66,7 @@ from engine.attacks.model.label_only import generalization_gap
 from engine.auditing import empirical_epsilon_lower_bound
 from engine.audits.result import to_plain
 from engine.compute import Executor, InProcessExecutor, cluster_of, executor_for
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.defences.baselines import early_stopping_many, l2_many, undefended
 from engine.defences.common import DEFENCES
 from engine.defences.dmp import DMPSetting, dmp_many, load_reference_csv
@@ -88,6 +88,7 @@ from engine.metrics import min_negatives_for
 from engine.models import reference_tasks
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 from engine.runtime import device as default_device
+from engine.wording import plain_name  # the attacks by their plain names, not their codes
 
 # Attacks that read only the model's outputs on the attacker's known records (paper 004 §4.4:
 # the metric attacks, ML-Leaks; plus BTTA/CBTTA of paper 001 and Shokri's per-class attack).
@@ -144,14 +145,14 @@ class DefenceSetting:
     def of(cls, defence: str, knobs: dict | None = None, **more) -> DefenceSetting:
         """Checked setting: the defence exists, its main knob is given, every knob is known."""
         if defence not in DEFENCES:
-            raise InputError(f"Unknown defence {defence!r}; choose one of "
+            raise InputError(f"Unknown defence {given_value(defence)}; choose one of "
                              f"{', '.join(DEFENCES)}.", key="defence")
         values = {**(knobs or {}), **more}
         main = KNOBS[defence]
         allowed = ({main} if main else set()) | set(OPTIONS[defence])
         unknown = sorted(set(values) - allowed)
         if unknown:
-            raise InputError(f"The {defence} defence has no setting {unknown[0]!r}; its settings "
+            raise InputError(f"The {defence} defence has no setting {given_value(unknown[0])}; its settings "
                              f"are {', '.join(sorted(allowed)) or 'none'}.", key=unknown[0])
         # DP-SGD may be asked for a target ε instead: the noise is then found for it.
         if main and main not in values and not (defence == "dp_sgd"
@@ -220,8 +221,8 @@ def as_settings(items: Iterable) -> list[DefenceSetting]:
                     raise InputError("'none' takes no setting.", key="defence")
                 out.append(DefenceSetting.of(defence, {main: knobs} if main else None))
         else:
-            raise InputError(f"Cannot read the defence setting {item!r}; give (defence, "
-                             "{knob: value}).", key="defence")
+            raise InputError(f"Cannot read the defence setting {given_value(item)}; give a "
+                             "defence's name and the value of its setting.", key="defence")
     return out
 
 
@@ -682,9 +683,11 @@ def tradeoff(config: TradeoffSettings, settings: Iterable, *, reference_csv: str
         settings.insert(0, DefenceSetting.of("none"))
     unknown = [a for a in attacks if a in NEEDS_REFERENCE]
     if unknown:
-        raise InputError(f"{', '.join(unknown)} need reference models trained with each "
-                         "defence: give them as reference_attacks with reference_models, not "
-                         "among the supervised attacks.", key="attacks")
+        names = ", ".join(plain_name(a) for a in unknown)
+        raise InputError(f"{names}: these attacks need reference models trained with each "
+                         "defence: list them among the attacks re-run with reference models "
+                         "and give a number of reference models, not among the supervised "
+                         "attacks.", key="attacks")
     ref_attacks = tuple(dict.fromkeys(a for a in reference_attacks if a in NEEDS_REFERENCE))
     n_ref = int(reference_models) if ref_attacks else 0
     skipped = None
@@ -808,7 +811,7 @@ class RiskLimit:
 
     def validate(self) -> RiskLimit:
         if self.metric not in RISK_METRICS:
-            raise InputError(f"Unknown risk metric {self.metric!r} for the limit; choose one of "
+            raise InputError(f"Unknown risk metric {given_value(self.metric)} for the limit; choose one of "
                              f"{', '.join(RISK_METRICS)}.", key="limit.metric")
         v = float(self.value)
         ranges = {"tpr": (0.0, 1.0), "auc": (0.5, 1.0), "accuracy": (0.5, 1.0),
@@ -816,9 +819,9 @@ class RiskLimit:
         lo, hi = ranges[self.metric]
         if not np.isfinite(v) or not lo <= v <= hi:
             raise InputError(f"A limit on {self.describe_metric()} must lie between {lo:g} and "
-                             f"{hi:g}; got {self.value!r}.", key="limit.value")
+                             f"{hi:g}; got {given_value(self.value)}.", key="limit.value")
         if self.metric == "tpr" and not 0.0 < float(self.fpr) < 1.0:
-            raise InputError(f"The limit's FPR must lie between 0 and 1; got {self.fpr!r}.",
+            raise InputError(f"The limit's FPR must lie between 0 and 1; got {given_value(self.fpr)}.",
                              key="limit.fpr")
         return self
 
@@ -851,9 +854,11 @@ def row_risk(row: dict, limit: RiskLimit) -> tuple[float | None, str]:
         entry = next((r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - limit.fpr) < 1e-12), None)
         if entry is None:
             got = ", ".join(f"{r['fpr']:.2%}" for r in risk["tpr_at_fpr"])
-            raise InputError(f"The trade-off measured TPR at {got} FPR, not at {limit.fpr:.2%}; "
-                             "set the limit at one of those, or add the FPR to the "
-                             "config's fpr_targets.", key="limit.fpr")
+            raise InputError(f"The trade-off measured the share of people spotted at "
+                             f"false-positive rates of {got}, not at {limit.fpr:.2%}; set the "
+                             "limit at one of those, or add that rate to the false-positive "
+                             "rates the audit measures.", key="limit.fpr",
+                             setting="fpr_targets")
         if not entry["measurable"]:
             return None, entry.get("attack_label", entry["attack"])
     else:

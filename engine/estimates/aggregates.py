@@ -406,6 +406,45 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
     return parts
 
 
+def real_people_parts(config, sh: Shape, *, attacks, n_targets: int, m: int,
+                      noisy: bool) -> list[CostPart]:
+    """The attacks once more on the release as published, for the real people
+    (engine.games.aggregates.play_aia, issue 32 item 1): the proofs per target again, the
+    likelihood attack per target again, and each reconstruction kind once (one release for
+    every target); the stochastic module's classifiers are reused, so they cost nothing more."""
+    wanted = set(attacks)
+    if "best_of" in wanted:
+        wanted |= set(ATTRIBUTE_ATTACKS["best_of"].candidates)
+    lim, K = float(config.solver_time_limit), int(config.reconstructions)
+    solves = 1 + ("desia_no_verification" in wanted) + ("desia_no_uniqueness" in wanted)
+    parts = [CostPart(f"Real people: DeSIA's deterministic module on the published release, "
+                      f"{n_targets:,} targets",
+                      n_targets * (infer_seconds(sh, m, lim, exact=not noisy)
+                                   + (solves - 1) * infer_seconds(sh, m, lim)),
+                      _solver_bytes(sh, m), "max_targets", "real_people")]
+    if "likelihood" in wanted:
+        parts += [p for p in aia_parts(config, sh, attacks=("likelihood",),
+                                       n_targets=n_targets, m=m, noisy=noisy,
+                                       label="Real people: ")
+                  if p.name == "likelihood"]
+    once = [a for a in ("cip_rand", "cip_init", "rap_rand", "rap_init") if a in wanted]
+    if "desia_synthetic" in wanted and "rap_rand" not in once:
+        once.append("rap_rand")
+    cips = [a for a in once if a.startswith("cip")]
+    raps = [a for a in once if a.startswith("rap")]
+    if cips:
+        parts.append(CostPart(f"Real people: CIP, {len(cips) * K:,} reconstructions of the "
+                              "published release",
+                              len(cips) * K * cip_seconds(sh, m, lim, noisy),
+                              _solver_bytes(sh, m) + 4.0 * K * sh.n * sh.columns,
+                              "reconstructions", "cip"))
+    if raps:
+        parts.append(CostPart(f"Real people: RAP, {len(raps)} × {K:,} relaxed datasets of "
+                              "the published release", len(raps) * rap_seconds(sh, K, m),
+                              _rap_bytes(sh, K, m), "reconstructions", "rap"))
+    return parts
+
+
 def mia_parts(config, sh: Shape, *, n_targets: int, m: int, noisy: bool, attacks=None,
               label: str = "", rehearsal: bool = False) -> list[CostPart]:
     """The membership game (engine.games.aggregates.play_mia) with ``attacks`` (default the
@@ -472,6 +511,9 @@ def estimate(config) -> CostEstimate:
                                     infer_seconds(sh, m, 1e9)),
                               _solver_bytes(sh, m), "max_targets", "published"))
     parts += aia_parts(config, sh, attacks=config.attacks, n_targets=T, m=m, noisy=noisy)
+    if not published:
+        parts += real_people_parts(config, sh, attacks=config.attacks, n_targets=T, m=m,
+                                   noisy=noisy)
     if config.membership and not published:
         parts += mia_parts(config, sh, n_targets=T, m=m, noisy=noisy)
     sweep_t = targets(config, sh, int(config.sweep_targets))

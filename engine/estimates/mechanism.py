@@ -24,8 +24,8 @@ def estimate(config) -> CostEstimate:
     CAL = constants("mechanism")
     m, k, n = config.mechanism, int(config.observations), int(config.trials)
     table = CAL["theory"][m][config.sweep]
-    theory = CostPart(f"The exact optimal attacker and the what-if sweep over {config.sweep} "
-                      f"({k:,} observations)", loglog(table, k, 1), loglog(table, k, 2),
+    theory = CostPart(f"The best possible attacker, computed exactly, and the what-if sweep "
+                      f"over {config.sweep} ({k:,} observations)", loglog(table, k, 1), loglog(table, k, 2),
                       "observations")
     batch = min(n, max(1, CAL["batch_values"] // max(1, k))) * k
     game = CostPart(f"The membership game: {n:,} trials × {k:,} observations per hypothesis",

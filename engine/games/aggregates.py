@@ -11,7 +11,9 @@ engine.attacks.aggregates on it, and score them through the shared metric layer.
    a random fraction m/|D| of them, noise with rounding and clamping (engine.aggregates).
 3. The attribute game (:func:`play_aia`) and the membership game (:func:`play_mia`, §6.1
    Fig. 9), each attack scored through the shared metric layer (:func:`evaluate`,
-   :func:`evaluate_mia`).
+   :func:`evaluate_mia`). Beside the attribute game, the same attacks on the release as
+   actually published, scored on the targets' real values against the obvious guess
+   (:class:`RealPlay`, engine.attacks.real_people; issue 32 item 1).
 4. Exposed records (:func:`exposed_records`): the targets the tables provably determine, with
    the cells that pin them; for a published table, :func:`published_findings`.
 
@@ -62,10 +64,13 @@ from engine.attacks.aggregates import (
 )
 from engine.attacks.aggregates import desia_deterministic as dd
 from engine.attacks.aggregates import desia_witness as dw
+from engine.attacks.aggregates.data_only import data_only_scores
 from engine.attacks.aggregates.desia_stochastic import (
     membership_score_many_targets,
     score_many_targets,
 )
+from engine.attacks.real_people import obvious_value
+from engine.attacks.real_people import real_people as real_people_block
 from engine.auditing import evaluate_attack
 from engine.audits.result import REDACTED, input_entry
 from engine.compute import Executor, cluster_of, job_executor
@@ -79,8 +84,10 @@ from engine.data.microdata import (
     require_unique_targets,
 )
 from engine.data.paths import resolve_path
+from engine.evidence import top1_p_value
 from engine.metrics import clopper_pearson, clustered_auc_ci
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, device, rng
+from engine.wording import plain_name
 
 # What runs as a unit of engine.compute here (issue 22 item 6; docs/methods/scale.md): each
 # target's deterministic proofs (:func:`prove_target`, :func:`prove_membership`), its
@@ -136,6 +143,24 @@ class AiaOutcome:
     target_codes: np.ndarray | None = None   # (T, c) the targets' coded records
     sensitive_column: int = -1
     details: dict = field(default_factory=dict)
+    # The same attacks on the release as actually published, against the people's real
+    # values (issue 32 item 1; :func:`real_people_play`); None for a published table, whose
+    # people the audit does not hold.
+    real: RealPlay | None = None
+
+
+@dataclass
+class RealPlay:
+    """Every attack's (T, |V|) scores on the release as published, for the same targets:
+    ``truth`` their real sensitive codes, ``obvious`` the most common value among the people
+    in the data (and its label), ``data_only`` the data-only guess's scores (always made: it
+    is the officer's second baseline, and costs a count over the auxiliary sample)."""
+
+    scores: dict[str, np.ndarray]
+    truth: np.ndarray
+    obvious: int
+    obvious_label: str
+    data_only: np.ndarray
 
 
 def domain_and_codes(microdata, columns):
@@ -230,8 +255,8 @@ def resampled_auxiliary(protected, targets: np.ndarray, seed: int):
     keep = np.setdiff1d(np.arange(protected.n_records), targets)
     if keep.size == 0:
         raise InputError("Every record is a target, so no auxiliary sample can be drawn from "
-                         "the others; give an auxiliary CSV or lower 'max_targets'.",
-                         key="auxiliary")
+                         "the others; give the attacker's sample as a CSV or lower the "
+                         "targets attacked at most.", key="auxiliary", setting="max_targets")
     g = rng(seed, "aggregates-auxiliary")
     rows = g.choice(keep, AUXILIARY_RATIO * protected.n_records, replace=True)
     return protected.subset(np.sort(rows))
@@ -399,7 +424,7 @@ def reconstruct_targets(index: int, shared: ReconstructionInputs, progress: Prog
         which = (f"target {mine[0] + 1:,}" if len(mine) == 1
                  else f"targets {mine[0] + 1:,}–{mine[-1] + 1:,}")
         progress((j + 1) / len(kinds),
-                 f"{RECONSTRUCTIONS[kind].short_label}: {which} of {t:,}")
+                 f"{plain_name(kind)}: {which} of {t:,}")
     return out
 
 
@@ -476,6 +501,10 @@ class StochasticInputs:
     sensitivity: float
     seed: int
     membership: bool = False          # DeSIA-MIA's module (§6.2) instead of the AIA one
+    # A second release per target scored by each target's same classifier (the release as
+    # published, issue 32 item 1): the shadows and the classifier depend only on the target's
+    # quasi-identifiers, so the real-people figure costs no second training.
+    also_released: np.ndarray | None = None
 
 
 def stochastic_target(index: int, shared: StochasticInputs, progress: Progress,
@@ -488,27 +517,32 @@ def stochastic_target(index: int, shared: StochasticInputs, progress: Progress,
     t = shared.released.shape[0]
     noise = shadow_noise(shared.spec, shared.sensitivity)
     rows = slice(index, index + 1)
-    said = _saying(progress, f"Stochastic module: target {index + 1:,} of {t:,}")
+    said = _saying(progress, f"Learning from similar public records: target {index + 1:,} of {t:,}")
     if shared.membership:
         return float(membership_score_many_targets(
             shared.queries, shared.released[rows], shared.target_codes[rows],
             shared.aux_codes, shared.dataset_size, shared.domain, n_shadow=shared.n_shadow,
             model=shared.model, noise=noise, seed=shared.seed, progress=said,
             cancel=cancel)[0]["probability_member"])
-    return score_many_targets(
+    also = None if shared.also_released is None else shared.also_released[rows]
+    got = score_many_targets(
         shared.queries, shared.released[rows], shared.target_codes[rows],
         shared.sensitive_column, shared.aux_codes, shared.dataset_size, shared.domain,
         n_shadow=shared.n_shadow, model=shared.model, noise=noise, seed=shared.seed,
-        progress=said, cancel=cancel)[0]["probabilities"]
+        progress=said, cancel=cancel, also_released=also)[0]
+    if also is None:
+        return got["probabilities"]
+    return np.stack([got["probabilities"], got["also_probabilities"]])
 
 
 def stochastic_scores(inputs: StochasticInputs, *, executor: Executor, progress: Progress,
                       cancel: CancelToken) -> np.ndarray:
     """Every target's stochastic module, one unit each: (T, |V|) probabilities, or (T,)
-    probabilities of membership."""
+    probabilities of membership; (T, 2, |V|) with ``also_released`` (the game's release,
+    then the other one)."""
     return np.array(executor.map(stochastic_target, inputs.released.shape[0], inputs,
                                  progress=progress, cancel=cancel,
-                                 message="Stochastic module: targets"))
+                                 message="Learning from similar public records: targets"))
 
 
 def _certain_where(found: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -533,7 +567,7 @@ class DeterministicInputs:
     options: tuple                    # the deterministic module's variants, as published first
     time_limit: float
     seed: int
-    step: str = "Deterministic module: target"     # what the progress bar says per unit
+    step: str = "Looking for values the counts prove: target"   # the progress bar, per unit
     # The auditor's shortcut (desia_deterministic, desia_witness): the protected table as a
     # count per possible record, each target's record before and after its value is re-drawn
     # ((T, 2) record indices), and the release design's layout, built once for every target.
@@ -594,7 +628,8 @@ def choose_on_shadow_game(config: AggregatesGameSettings, game: GameSetup, view:
             space, masks, sview.released, sview.n_records, sview.target_codes[:, :s], s,
             (AS_PUBLISHED,), config.solver_time_limit, config.seed),
             progress=progress.span(0.0, 0.2), cancel=cancel,
-            message="Choosing the combination on a shadow game: proofs")
+            message="Choosing the combination by a rehearsal on the attacker's own sample: "
+                    "proofs")
         proved = np.array([value if status == "determined" else -1
                            for ((value, status, _seconds, _settled),) in solved], dtype=np.int64)
         scores = _rehearsal_scores(
@@ -632,17 +667,43 @@ def _rehearsal_scores(candidates: dict, sview: GameView, stochastic: StochasticI
 
 def play_aia(config: AggregatesGameSettings, *, data: AuditData | None = None,
              progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER,
-             executor: Executor | None = None) -> AiaOutcome:
+             executor: Executor | None = None, real_people: bool = True) -> AiaOutcome:
     """The AIA game of Fig. 2 with every requested attack (module docstring): the game
     gathers what the attacks of engine.attacks.aggregates.ATTRIBUTE_ATTACKS read, then each
     makes its scores. The per-target work runs as units on ``executor`` (default: the job's,
-    for the config's cluster; :func:`units_of`)."""
+    for the config's cluster; :func:`units_of`). With ``real_people`` (not for a published
+    table) the same attacks also read the release as actually published, for the people's
+    real values (:class:`RealPlay`, issue 32 item 1); the sweeps leave it off."""
     with units_of(config, executor) as units:
-        return _play_aia(config, data, progress, cancel, units)
+        return _play_aia(config, data, progress, cancel, units,
+                         real_people and config.release != "published")
+
+
+def _real_reconstruction_reads(wanted: dict, view: GameView, *, progress: Progress,
+                               cancel: CancelToken, tally: Counter) -> dict[str, np.ndarray]:
+    """The reconstruction attacks on the release as published: one release for every
+    target, so each kind's K reconstructions are made once (seeded as the first target's
+    are) and read for every target, instead of once per target as in the game."""
+    readers = {name: a for name, a in wanted.items() if isinstance(a, FromReconstructions)}
+    if not readers:
+        return {}
+    kinds = [k for k in RECONSTRUCTIONS if any(a.reconstruction == k for a in readers.values())]
+    t = view.target_codes.shape[0]
+    out: dict[str, np.ndarray] = {}
+    for j, kind in enumerate(kinds):
+        cancel.check()
+        progress(j / len(kinds), f"{plain_name(kind)}: the published release")
+        recon = RECONSTRUCTIONS[kind](view, 0, cancel)
+        tally[CLOCK_CUTS] += _clock_cuts(recon)
+        for name, a in readers.items():
+            if a.reconstruction == kind:
+                out[name] = np.array([a.read(recon, view, i) for i in range(t)])
+    progress(1.0, "Reconstructions of the published release: done")
+    return {name: out[name] for name in readers}
 
 
 def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: Progress,
-              cancel: CancelToken, units: Executor) -> AiaOutcome:
+              cancel: CancelToken, units: Executor, real_people: bool = True) -> AiaOutcome:
     game, g = setup_game(config, "aggregates-aia", data)
     domain, codes, aux_codes, targets = game.domain, game.codes, game.aux_codes, game.targets
     queries = game.queries
@@ -651,6 +712,10 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
     truth = g.integers(0, n_values, targets.size)
     released = released_per_target(config, game, truth)
     n = codes.shape[0]
+    # The release as actually published (the real values, the base release's noise), the
+    # same row for every target (issue 32 item 1).
+    real_released = (np.repeat(np.asarray(game.base.released_answers, dtype=float)[None, :],
+                               targets.size, axis=0) if real_people else None)
     wanted = {name: ATTRIBUTE_ATTACKS[name] for name in config.attacks
               if name in ATTRIBUTE_ATTACKS}
     combined = {name: a for name, a in wanted.items() if isinstance(a, BestOf)}
@@ -683,8 +748,25 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
         target_records=np.column_stack([record_of[targets],
                                         np.ravel_multi_index(tuple(redrawn.T), domain.sizes)]),
         layout=dw.ReleaseLayout.of(space, masks, s))
-    solved = units.map(prove_target, targets.size, proofs, progress=progress.span(0.0, 0.35),
-                       cancel=cancel, message="Deterministic module: targets")
+    solved = units.map(prove_target, targets.size, proofs,
+                       progress=progress.span(0.0, 0.25 if real_people else 0.35),
+                       cancel=cancel, message="Looking for values the counts prove: targets")
+    real_found = {o: np.full(targets.size, -1) for o in options}
+    if real_people:
+        # The proofs once more, on the published release: each target's own record is in
+        # the table as it is (before = after for the auditor's shortcut).
+        real_proved = units.map(prove_target, targets.size, replace(
+            proofs, released=real_released,
+            target_records=np.column_stack([record_of[targets], record_of[targets]]),
+            step="Looking for values the published counts prove: target"),
+            progress=progress.span(0.25, 0.35), cancel=cancel,
+            message="Looking for values the published counts prove: targets")
+        for i, per_option in enumerate(real_proved):
+            for o, (value, status, _seconds, _settled) in zip(options, per_option, strict=True):
+                if o == AS_PUBLISHED:
+                    real_found[o][i] = value if status == "determined" else -1
+                else:
+                    real_found[o][i] = -1 if value is None else value
     for i, per_option in enumerate(solved):
         for o, (value, status, seconds, settled_by) in zip(options, per_option, strict=True):
             if o == AS_PUBLISHED:
@@ -699,37 +781,66 @@ def _play_aia(config: AggregatesGameSettings, data: AuditData | None, progress: 
     found[AS_PUBLISHED] = det_value
 
     fallbacks = {"uniform": np.full((targets.size, n_values), 1.0 / n_values)}
+    real_fallbacks = dict(fallbacks)
     if any(a.fallback == "stochastic" for a in desias.values()):
-        fallbacks["stochastic"] = stochastic_scores(StochasticInputs(
+        both = stochastic_scores(StochasticInputs(
             queries, released, codes[targets], s, aux_codes, n, domain, config.n_shadow,
-            config.model, game.spec, float(game.base.sensitivity), config.seed),
+            config.model, game.spec, float(game.base.sensitivity), config.seed,
+            also_released=real_released),
             executor=units, progress=progress.span(0.35, 0.6), cancel=cancel)
+        if real_people:
+            fallbacks["stochastic"], real_fallbacks["stochastic"] = both[:, 0], both[:, 1]
+        else:
+            fallbacks["stochastic"] = both
     scores: dict[str, np.ndarray] = {}
+    real_scores: dict[str, np.ndarray] = {}
     for name, a in desias.items():
         scores[name] = (fallbacks[a.fallback] if a.deterministic is None
                         else _certain_where(found[a.deterministic], fallbacks[a.fallback]))
+        if real_people:
+            real_scores[name] = (
+                real_fallbacks[a.fallback] if a.deterministic is None
+                else _certain_where(real_found[a.deterministic], real_fallbacks[a.fallback]))
 
     view = _view(config, game, released, n)
+    real_view = _view(config, game, real_released, n) if real_people else None
     scorers = {name: a for name, a in wanted.items() if isinstance(a, Scored)}
     for j, (name, a) in enumerate(scorers.items()):
-        scores[name] = a.score(view, progress=progress.span(0.6 + 0.1 * j / len(scorers),
-                                                            0.6 + 0.1 * (j + 1) / len(scorers)),
+        span = progress.span(0.6 + 0.1 * j / len(scorers), 0.6 + 0.1 * (j + 1) / len(scorers))
+        scores[name] = a.score(view, progress=span.span(0.0, 0.5 if real_people else 1.0),
                                cancel=cancel, executor=units)
+        if real_people:
+            real_scores[name] = a.score(real_view, progress=span.span(0.5, 1.0),
+                                        cancel=cancel, executor=units)
     tally: Counter = Counter()
     scores.update(_reconstruction_reads(wanted, view, executor=units,
-                                        progress=progress.span(0.7, 0.9), cancel=cancel,
-                                        tally=tally))
+                                        progress=progress.span(0.7, 0.85 if real_people
+                                                               else 0.9),
+                                        cancel=cancel, tally=tally))
+    if real_people:
+        real_scores.update(_real_reconstruction_reads(
+            wanted, real_view, progress=progress.span(0.85, 0.9), cancel=cancel, tally=tally))
     choices = {}
     for name, a in combined.items():
         choice = choose_on_shadow_game(config, game, view, a, space, masks,
                                        progress=progress.span(0.9, 0.97), cancel=cancel,
                                        executor=units, tally=tally)
         scores[name] = best_of.combine(det_value, scores[choice.name])
+        if real_people:     # the same choice (made without the targets), on the real release
+            real_scores[name] = best_of.combine(real_found[AS_PUBLISHED],
+                                                real_scores[choice.name])
         choices[name] = choice.to_dict()
     scores = {name: scores[name] for name in config.attacks if name in scores}
+    real = None
+    if real_people:
+        obvious = obvious_value(codes[:, s], n_values)
+        real = RealPlay(
+            scores={name: real_scores[name] for name in scores}, truth=codes[targets, s].copy(),
+            obvious=obvious, obvious_label=str(domain.labels[s][obvious]),
+            data_only=data_only_scores(aux_codes, codes[targets], s, n_values))
     return AiaOutcome(scores=scores, truth=truth, targets=targets, determined=determined,
                       determined_value=det_value, queries=queries,
-                      target_codes=codes[targets], sensitive_column=s,
+                      target_codes=codes[targets], sensitive_column=s, real=real,
                       details={"n_queries": len(queries), "n_records": n,
                                "n_auxiliary": int(aux_codes.shape[0]),
                                "unique_records": game.unique_records,
@@ -877,8 +988,8 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
     spec, base, queries = game.spec, game.base, game.queries
     if targets.size < 2:
         raise InputError("The membership game needs at least two unique records (one is "
-                         "left out in its place); switch 'membership' off for this data.",
-                         key="membership")
+                         "left out in its place); switch the membership game off for this "
+                         "data.", key="membership", setting="membership")
     space = record_space(domain)
     masks = [space.matches(q.conditions) for q in queries]
     layout = dw.ReleaseLayout.of(space, masks, codes.shape[1] - 1)   # the auditor's shortcut
@@ -889,8 +1000,8 @@ def play_mia(config: AggregatesGameSettings, *, data: AuditData | None = None,
         raise InputError(f"The membership game drew {int(member.sum())} member(s) and "
                          f"{int((~member).sum())} non-member(s) among its {targets.size} "
                          "targets; at least two of each are needed to measure an attack. "
-                         "Raise 'max_targets' (20 or more) or switch 'membership' off.",
-                         key="max_targets")
+                         "Raise the targets attacked at most (20 or more) or switch the "
+                         "membership game off.", key="max_targets", setting="max_targets")
     n = codes.shape[0] - 1
     names = ([a for a in config.mia_attacks if a in MEMBERSHIP_ATTACKS]
              or list(DEFAULT_MIA_ATTACKS))
@@ -1076,7 +1187,12 @@ def evaluate(config: AggregatesGameSettings, outcome: AiaOutcome) -> list[dict]:
     share one release), plus its top-1 accuracy with a Clopper–Pearson interval beside the
     chance level 1/|V|, and the AUC on the targets the deterministic module left undecided
     (paper 003 Fig. 5). Top-1 guesses break ties at random (:func:`top1_guesses`), each
-    attack from its own stream of the config's seed."""
+    attack from its own stream of the config's seed.
+
+    With the outcome's :class:`RealPlay`, each entry also gets ``details["real_people"]``
+    (engine.attacks.real_people; issue 32 item 1): the attack's top-1 guess on the release as
+    published against the targets' real values, beside the obvious guess and the data-only
+    guess on the same targets, with its scaled score and exact one-sided p-value."""
     n_values = next(iter(outcome.scores.values())).shape[1]
     member = _member_matrix(outcome.truth, n_values)
     clusters = np.repeat(np.arange(outcome.truth.size), n_values)
@@ -1097,7 +1213,13 @@ def evaluate(config: AggregatesGameSettings, outcome: AiaOutcome) -> list[dict]:
             confidence=config.confidence, fpr_targets=config.fpr_targets,
             details={"game": "aia", "paper": "003", "top1_accuracy": float(top1.mean()),
                      "top1_accuracy_ci": [lo, hi], "chance": 1.0 / n_values,
+                     # The count and the exact test against chance (engine.evidence).
+                     "top1_correct": int(top1.sum()),
+                     "top1_p_value": top1_p_value(int(top1.sum()), int(top1.size),
+                                                  1.0 / n_values),
                      "excluding_determined": rest, "targets": int(top1.size)})
+        if outcome.real is not None:
+            entry["details"]["real_people"] = _real_people_of(config, outcome.real, name)
         choice = outcome.details.get("best_of_choices", {}).get(name)
         if choice is not None:            # what the combination chose, on its shadow game
             entry["details"]["shadow_choice"] = choice
@@ -1106,6 +1228,18 @@ def evaluate(config: AggregatesGameSettings, outcome: AiaOutcome) -> list[dict]:
         entry["auc_ci_method"] = "clustered DeLong (Obuchowski 1997), clusters = targets"
         attacks.append(entry)
     return attacks
+
+
+def _real_people_of(config: AggregatesGameSettings, real: RealPlay, name: str) -> dict:
+    """One attack's real-people block: its top-1 guesses on the published release (ties
+    broken from a stream of the config's seed, its own per attack; the data-only guess's
+    stream is the one its own entry uses) against the real values."""
+    def right(sc: np.ndarray, who: str) -> np.ndarray:
+        return top1_guesses(sc, rng(config.seed, "aggregates-real-top1-ties", who)) == real.truth
+    return real_people_block(right(real.scores[name], name), real.truth == real.obvious,
+                             obvious_label=real.obvious_label,
+                             data_only_correct=right(real.data_only, "data_only"),
+                             confidence=config.confidence)
 
 
 def evaluate_mia(config: AggregatesGameSettings, outcome: MiaOutcome) -> list[dict]:

@@ -24,6 +24,7 @@ from engine.attacks.model import ATTACKS as MODEL_ATTACKS
 from engine.attacks.model.attribute import AttributeData
 from engine.attacks.model.attribute import attack as attribute_attack
 from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
+from engine.attacks.real_people import obvious_value, real_people
 from engine.audits.result import input_entry
 from engine.compute import cluster_of, run_units
 from engine.data.errors import InputError
@@ -145,7 +146,8 @@ def train_and_query(config: ModelGameSettings, *, progress: Progress, cancel: Ca
     if inside.sum() < k or (~inside).sum() < 2 or population.size < 4:
         raise InputError(f"{data.source or 'the data'}: {data.n_records:,} records are too few "
                          f"to train on, keep non-members and give the attacker data; use more "
-                         "records or lower 'attacker_fraction'.", key="data")
+                         "records or lower the attacker's share.", key="data",
+                         setting="attacker_fraction")
     spec = config.training_spec()
     dev = device()
     members = universe[inside]
@@ -196,6 +198,9 @@ def train_and_query(config: ModelGameSettings, *, progress: Progress, cancel: Ca
     model = {"family": config.family, "description": spec.describe(),
              "train_records": int(members.size), "test_records": int(non.size),
              "population_records": int(population.size), "classes": int(k),
+             # Counted as the user's table counts them (issue 32 item 6): "features" is
+             # the inputs the columns become (one per category, "was missing" flags).
+             "feature_columns": len(data.schema.features),
              "features": int(X.shape[1]), "train_accuracy": train_acc,
              "test_accuracy": test_acc, "device": dev, "shadow_models": s,
              "reference_models": n_ref, **{f"training_{key}": v for key, v in
@@ -352,18 +357,33 @@ def attribute_game(config: ModelGameSettings, data, target_model, population, un
                      classifier=config.attribute_classifier, seed=config.seed)
     truth = codes[universe]
     prior = np.bincount(codes[population], minlength=len(values)) / population.size
+    # The officer's baseline (issue 32 item 1): the most common value among the people in
+    # the data, said for everyone; the known-features classifier is the data-only guess.
+    obvious = obvious_value(codes, len(values))
+    guess = {which: outcome.classes[np.argmax(p, axis=1)]
+             for which, p in (("model", outcome.proba_model),
+                              ("baseline", outcome.proba_baseline))}
     groups = {}
     for group, mask in (("members", inside), ("non_members", ~inside)):
         groups[group] = {which: _attribute_scores(p[mask], outcome.classes, truth[mask],
                                                   config.confidence)
                          for which, p in (("model", outcome.proba_model),
                                           ("baseline", outcome.proba_baseline))}
+        groups[group]["real_people"] = real_people(
+            guess["model"][mask] == truth[mask], truth[mask] == obvious,
+            obvious_label=values[obvious],
+            data_only_correct=guess["baseline"][mask] == truth[mask],
+            confidence=config.confidence)
     return {"feature": config.sensitive_feature, "values": list(values),
             "classifier": config.attribute_classifier,
             "attacker_records": int(population.size),
             "majority_share": float(prior.max()),
             "majority_value": values[int(np.argmax(prior))],
             "members": groups["members"], "non_members": groups["non_members"],
+            # The people the model was trained on are the ones at risk: their block is the
+            # attack's real-people figure (engine.attacks.real_people; the non-members' is
+            # under "non_members").
+            "real_people": groups["members"]["real_people"],
             "features_model": outcome.details["features_model"],
             "features_baseline": outcome.details["features_baseline"]}
 

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import binom
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.mechanisms.arguments import (
     MECHANISM_NAMES,
     observations,
@@ -136,7 +136,7 @@ def compose(mechanism: str, scale: float, sensitivity: float, k: int, delta: flo
         e0 = sens / sc if epsilon0 is None else float(epsilon0)
         if not math.isfinite(e0) or e0 <= 0:
             raise InputError(f"The claimed epsilon per observation must be positive, got "
-                             f"{epsilon0!r}.", key="epsilon")
+                             f"{given_value(epsilon0)}.", key="epsilon")
         kov = kov_composed_epsilon(e0, kk, dlt)
         basic = kk * e0
     return ComposedPrivacy(delta=dlt, epsilon_pld_pessimistic=pess, epsilon_pld_optimistic=opt,
@@ -172,15 +172,15 @@ def kov_composed_epsilon(epsilon0: float, k: int, delta: float) -> float:
     """
     e0 = float(epsilon0)
     if not math.isfinite(e0) or e0 <= 0:
-        raise InputError(f"Epsilon per observation must be positive, got {epsilon0!r}.",
+        raise InputError(f"Epsilon per observation must be positive, got {given_value(epsilon0)}.",
                          key="epsilon")
     if int(k) != k or int(k) < 1:
         raise InputError(f"The number of observations must be a whole number of at least 1, "
-                         f"got {k!r}.", key="observations")
+                         f"got {given_value(k)}.", key="observations")
     kk = int(k)
     dlt = float(delta)
     if not 0.0 <= dlt < 1.0:
-        raise InputError(f"Delta must lie in [0, 1), got {delta!r}.", key="delta")
+        raise InputError(f"Delta must lie in [0, 1), got {given_value(delta)}.", key="delta")
     top = kk * e0
     if dlt == 0.0:
         return top

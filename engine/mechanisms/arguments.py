@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 
 MECHANISM_NAMES = ("laplace", "gaussian", "discrete_laplace", "discrete_gaussian")
 
@@ -18,9 +18,9 @@ def positive(value, what: str, key: str) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"The {what} must be a number, got {value!r}.", key=key) from None
+        raise InputError(f"The {what} must be a number, got {given_value(value)}.", key=key) from None
     if not math.isfinite(v) or v <= 0:
-        raise InputError(f"The {what} must be a positive finite number, got {value!r}.", key=key)
+        raise InputError(f"The {what} must be a positive finite number, got {given_value(value)}.", key=key)
     return v
 
 
@@ -29,7 +29,7 @@ def sensitivity(value, *, integer: bool = False) -> float:
     s = positive(value, "sensitivity", "sensitivity")
     if integer and s != round(s):
         raise InputError(f"Discrete mechanisms add integer noise, so the sensitivity must be a "
-                         f"whole number (1, 2, ...); got {value!r}.", key="sensitivity")
+                         f"whole number (1, 2, ...); got {given_value(value)}.", key="sensitivity")
     return s
 
 
@@ -38,10 +38,10 @@ def open_delta(value) -> float:
     try:
         d = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"Delta must be a number, got {value!r}.", key="delta") from None
+        raise InputError(f"Delta must be a number, got {given_value(value)}.", key="delta") from None
     if not 0.0 < d < 1.0:
         raise InputError(f"Delta must lie strictly between 0 and 1 (for example 1e-5), got "
-                         f"{value!r}.", key="delta")
+                         f"{given_value(value)}.", key="delta")
     return d
 
 
@@ -50,15 +50,15 @@ def observations(value) -> int:
     try:
         k = int(value)
     except (TypeError, ValueError):
-        raise InputError(f"The number of observations must be a whole number, got {value!r}.",
+        raise InputError(f"The number of observations must be a whole number, got {given_value(value)}.",
                          key="observations") from None
     if k != value or k < 1:
         raise InputError(f"The number of observations must be a whole number of at least 1, "
-                         f"got {value!r}.", key="observations")
+                         f"got {given_value(value)}.", key="observations")
     return k
 
 
 def unknown_mechanism(name) -> InputError:
     """The error to raise for a mechanism name that is not one of :data:`MECHANISM_NAMES`."""
-    return InputError(f"Unknown mechanism {name!r}; choose one of {', '.join(MECHANISM_NAMES)}.",
+    return InputError(f"Unknown mechanism {given_value(name)}; choose one of {', '.join(MECHANISM_NAMES)}.",
                       key="mechanism")

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.mechanisms.arguments import (
     open_delta,
     positive,
@@ -96,7 +96,7 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
     """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) for μ-GDP (Dong, Roth & Su 2019, Cor. 2.13)."""
     eps = float(epsilon)
     if eps < 0:
-        raise InputError(f"Epsilon must not be negative, got {epsilon!r}.", key="epsilon")
+        raise InputError(f"Epsilon must not be negative, got {given_value(epsilon)}.", key="epsilon")
     m = positive(mu, "Gaussian-DP parameter mu", "mu")
     return _diff_of_normal_cdfs(-eps / m + m / 2.0, -eps / m - m / 2.0, eps)
 

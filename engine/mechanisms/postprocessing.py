@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 
 POSTPROCESS_MODES = ("none", "round", "round_nonnegative")
 
@@ -21,7 +21,7 @@ def clip_contribution(values, sensitivity: float) -> np.ndarray:
     s = float(sensitivity)
     if not math.isfinite(s) or s <= 0:
         raise InputError(f"The sensitivity must be a positive finite number, got "
-                         f"{sensitivity!r}.", key="sensitivity")
+                         f"{given_value(sensitivity)}.", key="sensitivity")
     arr = np.asarray(values, dtype=np.float64)
     if np.isnan(arr).any():
         raise InputError("Some contributions are missing (NaN); fill or drop them before "
@@ -40,5 +40,5 @@ def postprocess(released, mode: str) -> np.ndarray:
     if mode == "round_nonnegative":
         rounded = np.rint(arr) if np.issubdtype(arr.dtype, np.floating) else arr
         return np.maximum(rounded, 0)
-    raise InputError(f"Unknown post-processing {mode!r}; choose one of "
+    raise InputError(f"Unknown post-processing {given_value(mode)}; choose one of "
                      f"{', '.join(repr(m) for m in POSTPROCESS_MODES)}.", key="postprocess")

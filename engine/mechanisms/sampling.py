@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.mechanisms.arguments import unknown_mechanism
 
 _WORD_BITS = 62
@@ -49,10 +49,10 @@ def _size_tuple(size) -> tuple[int, ...]:
 def _rational(x: float, what: str) -> Fraction:
     value = float(x)
     if not math.isfinite(value) or value <= 0:
-        raise InputError(f"The {what} must be a positive finite number, got {x!r}.", key="scale")
+        raise InputError(f"The {what} must be a positive finite number, got {given_value(x)}.", key="scale")
     frac = Fraction(value).limit_denominator(_DENOMINATOR_LIMIT)
     if frac <= 0:  # a scale below 1e-6 would round to 0
-        raise InputError(f"The {what} {x!r} is too small to sample (below 1e-6).", key="scale")
+        raise InputError(f"The {what} {given_value(x)} is too small to sample (below 1e-6).", key="scale")
     return frac
 
 
@@ -216,7 +216,7 @@ def discrete_gaussian_samples(sigma: float, size, rng: np.random.Generator) -> n
     """Exact discrete Gaussian noise, pmf ∝ exp(−x²/(2σ²)), σ² rationalised (CKS 2020, Alg. 3)."""
     sig = float(sigma)
     if not math.isfinite(sig) or sig <= 0:
-        raise InputError(f"Sigma must be a positive finite number, got {sigma!r}.", key="scale")
+        raise InputError(f"Sigma must be a positive finite number, got {given_value(sigma)}.", key="scale")
     s2 = _rational(sig * sig, "discrete Gaussian variance σ²")
     shape = _size_tuple(size)
     n = int(np.prod(shape)) if shape else 1
@@ -230,7 +230,7 @@ def sample_noise(mechanism: str, scale: float, size, rng: np.random.Generator) -
         raise TypeError("sample_noise needs a numpy Generator (see engine.runtime.rng).")
     sc = float(scale)
     if not math.isfinite(sc) or sc <= 0:
-        raise InputError(f"The noise scale must be a positive finite number, got {scale!r}.",
+        raise InputError(f"The noise scale must be a positive finite number, got {given_value(scale)}.",
                          key="noise_scale")
     if mechanism == "laplace":
         return np.asarray(rng.laplace(0.0, sc, size=size), dtype=np.float64)

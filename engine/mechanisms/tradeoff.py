@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import binom
 
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.mechanisms.arguments import observations, positive, unknown_mechanism
 from engine.mechanisms.arguments import sensitivity as check_sensitivity
 from engine.runtime import NEVER, CancelToken
@@ -421,10 +421,10 @@ def dp_region_tpr_upper(fpr, epsilon: float, delta: float) -> np.ndarray:
     eps = float(epsilon)
     dlt = float(delta)
     if not math.isfinite(eps) or eps < 0:
-        raise InputError(f"Epsilon must be a non-negative finite number, got {epsilon!r}.",
+        raise InputError(f"Epsilon must be a non-negative finite number, got {given_value(epsilon)}.",
                          key="epsilon")
     if not 0.0 <= dlt <= 1.0:
-        raise InputError(f"Delta must lie between 0 and 1, got {delta!r}.", key="delta")
+        raise InputError(f"Delta must lie between 0 and 1, got {given_value(delta)}.", key="delta")
     with np.errstate(over="ignore", invalid="ignore"):
         # e^ε overflows to inf past ε ≈ 709 (DP-SGD with little noise gets there); inf·0 would
         # be NaN at FPR 0, where the bound is δ.

@@ -219,6 +219,42 @@ def band_label(attack: dict, strongest: bool) -> str:
     return f"95% confidence band of {who}{legend_name(attack_label(attack))} (pointwise)"
 
 
+LOG_BAND_WORDS = " (pointwise, drawn where it lies above 0)"
+
+
+def interval_label(attack: dict, fpr: float) -> str:
+    """The legend words of an attack's error bar at the policy's false-positive rate: the
+    TPR and 95 % interval the tables quote at that rate."""
+    return (f"{legend_name(attack_label(attack))} at {rate_words(fpr)} false positives "
+            "(95% interval)")
+
+
+def policy_interval(attack: dict, fpr: float, style: Style, shown: bool) -> Curve | None:
+    """The attack's measured TPR at the policy's false-positive rate ``fpr`` with its 95 %
+    interval (``tpr_at_fpr``, :func:`engine.metrics.tpr_at_fpr`) as a one-point curve with
+    an error bar, or None when the tables call it not measurable at this size (an interval
+    of 0 %–100 % says nothing a bar could show)."""
+    row = tpr_at(attack, fpr)
+    if not isinstance(row, dict) or not row.get("measurable", True):
+        return None
+    tpr = _number(row.get("tpr"))
+    ci = row.get("tpr_ci")
+    lo, hi = ((_number(ci[0]), _number(ci[1])) if isinstance(ci, (list, tuple))
+              and len(ci) == 2 else (None, None))
+    if tpr is None or lo is None or hi is None:
+        return None
+    return Curve(f"interval:{attack.get('name')}", interval_label(attack, fpr), (float(fpr),),
+                 (tpr,), style, (lo,), (hi,), shown)
+
+
+def result_policy_fpr(result: dict) -> float:
+    """The verdict policy's false-positive rate (1 % when the result does not say)."""
+    config = result.get("config") if isinstance(result.get("config"), dict) else {}
+    policy = config.get("policy") if isinstance(config.get("policy"), dict) else {}
+    fpr = _number(policy.get("fpr"))
+    return fpr if fpr is not None and 0 < fpr < 1 else 0.01
+
+
 @dataclass(frozen=True)
 class RocSeries:
     """Everything a ROC chart of one result shows, bottom layer first (:func:`roc_series`)."""
@@ -230,6 +266,9 @@ class RocSeries:
     attacks: tuple[Curve, ...]
     banded: str | None = None           # the attack whose band is shown by default
     floor: float | None = None          # log-log axes: their smallest value; None: linear
+    # Each attack's TPR at the policy's false-positive rate with its 95 % interval, drawn as
+    # an error bar (issue 32 item 8); ``shown`` as its attack's band.
+    intervals: tuple[Curve, ...] = ()
 
     def curves(self) -> tuple[Curve, ...]:
         """Every line, in drawing order (the legend lists them in this order)."""
@@ -254,10 +293,14 @@ def roc_series(result: dict, log: bool = False) -> RocSeries:
                       "shaded area", rx, tuple(0.0 for _ in rx), ry, REGION_FILL)
 
     banded = banded_attack({**result, "attacks": attacks})
-    bands, curves = [], []
+    fpr = result_policy_fpr(result)
+    bands, curves, intervals = [], [], []
     for i, a in enumerate(attacks):
         style = attack_style(i)
         key = f"attack:{a.get('name')}"
+        bar = policy_interval(a, fpr, style, a.get("name") == banded)
+        if bar is not None:
+            intervals.append(bar)
         band = (a.get("details") or {}).get("roc_band") if isinstance(a.get("details"),
                                                                        dict) else None
         bx, lo = finite_points(band, "fpr", "tpr_lower")
@@ -277,14 +320,15 @@ def roc_series(result: dict, log: bool = False) -> RocSeries:
                                                        dict) else {}
     x, y = finite_points(opt.get("roc"))
     if len(x) >= 2:
-        refs.append(Curve("optimal", "Optimal attacker (exact theory)", x, y, OPTIMAL_STYLE))
+        refs.append(Curve("optimal", "Best possible attacker (exact theory)", x, y, OPTIMAL_STYLE))
     bound = theory.get("btta_bound") if isinstance(theory.get("btta_bound"), dict) else {}
     x, y = finite_points(((bound.get("roc") or {}) if isinstance(bound.get("roc"), dict)
                           else {}).get("curve"))
     if len(x) >= 2:
         refs.append(Curve("btta_bound", BOUND_LABEL, x, y, BOUND_STYLE))
     diagonal = Curve("diagonal", "Random guess", (0.0, 1.0), (0.0, 1.0), DIAGONAL_STYLE)
-    return RocSeries(region, tuple(bands), diagonal, tuple(refs), tuple(curves), banded)
+    return RocSeries(region, tuple(bands), diagonal, tuple(refs), tuple(curves), banded,
+                     intervals=tuple(intervals))
 
 
 # ------------------------------------------------------------------------------ ROC, log-log
@@ -350,30 +394,54 @@ def from_floor(x: Sequence[float], y: Sequence[float], floor: float
     return densify_log([a for a, _ in kept], [b for _, b in kept])
 
 
+def band_on_log(band: Band, curve: Curve | None, floor: float) -> Band:
+    """An attack's pointwise band as log-log axes draw it (issue 32 item 8): only over the FPRs
+    where its curve has measured points (from the curve's first vertex with FPR > 0, never
+    below 1/N where nothing but FPR 0 is observed) and only where its lower end is above the
+    axes' floor.
+
+    A lower end of 0 has no place on a log axis: drawn at the floor, as before, it filled
+    everything from the curve down to the axes' corner and, over the decades of FPR where the
+    attack has no point at all, the whole height of the plot — 80–90 % of the count-table
+    sample's plot, hiding the curves. What the trials say at a low FPR is the TPR interval the
+    tables quote, drawn as an error bar at the policy's false-positive rate
+    (:func:`policy_interval`)."""
+    start = curve.x[0] if curve is not None and curve.x else None
+    end = curve.x[-1] if curve is not None and curve.x else None
+    pts = [(a, lo, hi) for a, lo, hi in zip(band.x, band.lower, band.upper, strict=True)
+           if start is not None and start * (1 - 1e-9) <= a <= end * (1 + 1e-9)]
+    # One piece: the points after the last whose lower end is 0 (the lower end grows with the
+    # FPR), so the filled polygon never bridges a stretch where the band is not drawn.
+    low = [i for i, (_, lo, hi) in enumerate(pts) if not (lo > floor and hi > lo)]
+    kept = pts[low[-1] + 1:] if low else pts
+    label = band.label.replace(" (pointwise)", LOG_BAND_WORDS)
+    return replace(band, label=label, x=tuple(p[0] for p in kept),
+                   lower=tuple(p[1] for p in kept), upper=tuple(p[2] for p in kept))
+
+
 def log_roc(roc: RocSeries, floor: float) -> RocSeries:
     """The ROC layers as log-log axes from ``floor`` to 1 draw them, the same on screen and in
     the report (issue 19 item 4): measured attacks from their first vertex with FPR > 0
     (:func:`measured_on_log`); the DP region and the theory curves from the floor
-    (:func:`from_floor`), the region down to the floor; a band where its FPR and upper end
-    are > 0, a lower end of 0 ("these trials cannot rule out TPR 0") drawn at the floor, so
-    the band shows where nothing is known as plainly as where it is tight; the diagonal from
+    (:func:`from_floor`), the region down to the floor; a band only where its attack has
+    measured points and its lower end is above 0 (:func:`band_on_log`); an error bar's lower
+    end of 0 at the floor (it runs off the axis: "cannot rule out 0"); the diagonal from
     (floor, floor)."""
     region = None
     if roc.region is not None:
         rx, ry = from_floor(roc.region.x, roc.region.upper, floor)
         if len(rx) >= 2:
             region = replace(roc.region, x=rx, lower=tuple(floor for _ in rx), upper=ry)
-    bands = []
-    for band in roc.bands:
-        kept = [(a, max(lo, floor), hi) for a, lo, hi in zip(band.x, band.lower, band.upper,
-                                                              strict=True) if a > 0 and hi > 0]
-        bands.append(replace(band, x=tuple(p[0] for p in kept), lower=tuple(p[1] for p in kept),
-                             upper=tuple(p[2] for p in kept)))
+    attacks = tuple(measured_on_log(c) for c in roc.attacks)
+    by_key = {c.key: c for c in attacks}
+    bands = tuple(band_on_log(band, by_key.get(band.of), floor) for band in roc.bands)
+    intervals = tuple(replace(c, lower=tuple(max(v, floor) for v in c.lower))
+                      for c in roc.intervals if c.upper and c.upper[0] > floor)
     refs = tuple(replace(c, x=fx, y=fy) for c in roc.references
                  for fx, fy in [from_floor(c.x, c.y, floor)])
     diagonal = replace(roc.diagonal, x=(floor, 1.0), y=(floor, 1.0))
-    return replace(roc, region=region, bands=tuple(bands), diagonal=diagonal, references=refs,
-                   attacks=tuple(measured_on_log(c) for c in roc.attacks), floor=floor)
+    return replace(roc, region=region, bands=bands, diagonal=diagonal, references=refs,
+                   attacks=attacks, floor=floor, intervals=intervals)
 
 
 # ------------------------------------------------------------------------------ what-if sweep
@@ -381,6 +449,11 @@ def log_roc(roc: RocSeries, floor: float) -> RocSeries:
 def rate_words(rate: float) -> str:
     """A false-alarm rate in a legend, the same on screen and in print: "1 %", "0.1 %"."""
     return f"{100 * rate:.3g} %"
+
+
+# The what-if sweep's rates on screen and in print: balanced accuracy and TPR read in % on
+# every page, so its y axis is in %; the AUC (0–1 elsewhere) shares it, ×100 (issue 32 item 8).
+SWEEP_PERCENT_WORDS = " (%; AUC × 100)"
 
 
 def sweep_series(result: dict) -> tuple[Curve, ...]:
@@ -557,7 +630,7 @@ def count_sweep_log_x(result: dict, key: str) -> bool:
 
 # ------------------------------------------------------------------------------ accuracy vs k
 
-OPTIMUM_K_LABEL = "Optimal attacker (exact)"
+OPTIMUM_K_LABEL = "Best possible attacker (exact theory)"
 DP_BOUND_K_LABEL = "Most that ε-DP allows"
 
 
@@ -834,6 +907,7 @@ def observations_note(result: dict) -> str:
 # ------------------------------------------------------------------------------ defences
 
 RISK_KEYS = ("tpr", "accuracy", "auc", "advantage", "epsilon")
+PERCENT_METRICS = ("tpr", "accuracy", "advantage")      # written in % everywhere else
 
 
 @dataclass(frozen=True)
@@ -850,8 +924,10 @@ class TradeoffSeries:
 
     @property
     def x_percent(self) -> bool:
-        """Whether the risk axis reads in percent (a TPR, as the tables write it)."""
-        return self.metric == "tpr"
+        """Whether the risk axis reads in percent: a TPR, a balanced accuracy and an advantage
+        are percentages in the tables and the summary (issue 32 item 8); an AUC and an ε are
+        not."""
+        return self.metric in PERCENT_METRICS
 
     @property
     def y_percent(self) -> bool:

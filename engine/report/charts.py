@@ -131,7 +131,9 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     if only is not None:
         keep = {f"attack:{name}" for name in only}
         roc = dataclasses.replace(roc, attacks=tuple(c for c in roc.attacks if c.key in keep),
-                                  bands=tuple(b for b in roc.bands if b.of in keep))
+                                  bands=tuple(b for b in roc.bands if b.of in keep),
+                                  intervals=tuple(c for c in roc.intervals
+                                                  if "attack:" + c.key.split(":", 1)[1] in keep))
     d = SeriesDrawing(WIDTH, ROC_HEIGHT)
     d.plot_series = roc          # what was drawn (tests compare it with the screen's)
     plot_w = plot_h = ROC_HEIGHT - 56
@@ -149,11 +151,12 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
         # Between the upper edge and the lower one (0, or the log axes' floor).
         fill = rl_color(roc.region.fill)
         p.area(np.r_[rx, rx[::-1]], np.r_[ry, rlo[::-1]], fill)
-        p.curve(rx, ry, (rl_color(roc.region.fill[:3]), None, None), 0.6, dense=log_scale)
         entries.append(LegendEntry(roc.region.label, fill=fill))
 
     # The band of the strongest attack only, as on screen: five overlapping bands on log axes
-    # covered nearly the whole plot (issue 21).
+    # covered nearly the whole plot (issue 21); on log axes only where the attack has
+    # measured points and the band lies above 0 (engine.plots.series.band_on_log, issue 32
+    # item 8). Fills are drawn before every line, so none covers a curve.
     for band in roc.bands:
         if not band.shown:
             continue
@@ -161,6 +164,9 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
         fill = rl_color(band.fill)
         p.area(np.r_[bx, bx[::-1]], np.r_[blo, bhi[::-1]], fill)
         entries.append(LegendEntry(band.label, fill=fill))
+    if roc.region is not None:          # the region's edge: a line, so over every fill
+        p.curve(np.asarray(roc.region.x), np.asarray(roc.region.upper),
+                (rl_color(roc.region.fill[:3]), None, None), 0.6, dense=log_scale)
 
     diagonal = roc.diagonal
     p.curve(np.asarray(diagonal.x), np.asarray(diagonal.y), rl_style(diagonal.style),
@@ -185,6 +191,9 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
         p.curve(ax_, ay_, style, curve.style.width, dense=log_scale)
         p.markers(ax_, ay_, style, i, len(roc.attacks))
         entries.append(LegendEntry(f"{curve.label} (measured)", style))
+    for bar in roc.intervals:
+        if bar.shown:
+            entries.append(_policy_bar(p, bar))
     entries.append(LegendEntry(diagonal.label, rl_style(diagonal.style)))
 
     if not roc.attacks and not roc.references and not extra_lines:
@@ -198,6 +207,28 @@ def roc_chart(result: dict, log_scale: bool, *, title: str | None = None,
     lx = xa.start + plot_w + 16
     legend(d, entries, lx, ya.start + plot_h, WIDTH - lx, plot_rect=p.rect)
     return d
+
+
+def _policy_bar(p: Plot, bar: series.Curve) -> LegendEntry:
+    """An attack's TPR at the policy's false-positive rate with its 95 % interval
+    (engine.plots.series.policy_interval), as the screen draws it: a vertical bar with caps
+    (none at an end cut by the plot's edge: a lower end of 0 on log axes) and the attack's
+    marker at the measured TPR (none below a log axis)."""
+    d = p.drawing
+    x0, y0, x1, y1 = p.rect
+    color, _, kind = rl_style(bar.style)
+    px = float(p.x(bar.x[0]))
+    raw = (float(p.y(bar.lower[0])), float(p.y(bar.upper[0])))
+    lo, hi = (min(max(v, y0), y1) for v in raw)
+    if x0 <= px <= x1 and hi - lo > 0.5:
+        d.add(Line(px, lo, px, hi, strokeColor=color, strokeWidth=1.1))
+        for yy, r in zip((lo, hi), raw, strict=True):
+            if abs(yy - r) < 1e-6:
+                d.add(Line(px - 3, yy, px + 3, yy, strokeColor=color, strokeWidth=1.1))
+    py = float(p.y(bar.y[0]))
+    if x0 <= px <= x1 and y0 - 0.5 <= py <= y1 + 0.5:
+        d.add(marker(kind, px, py, color))
+    return LegendEntry(bar.label, (color, None, kind), line=False)
 
 
 def _eps_text(eps) -> str:
@@ -230,6 +261,7 @@ def sweep_chart(result: dict) -> Drawing:
     else:
         xa = Axis(0.0, 1.0, 48.0, plot_w, False)
     ya = Axis(0.0, 1.0, 40.0, plot_h, False)
+    d.plot_axes = (xa, ya)
     p = Plot(d, xa, ya)
     p.grid_under(percent=False)
 
@@ -266,8 +298,10 @@ def sweep_chart(result: dict) -> Drawing:
     if not drawn:
         p.message("no sweep data")
     p.frame(SWEEP_PARAMETER_TITLES.get(param, param or "parameter"),
-            "Accuracy, AUC and TPR (0 to 1)", percent=False, grid=False)
-    d.add(text(xa.start, SWEEP_HEIGHT - 8, "Exact optimal attacker as the setting varies", 9,
+            "Accuracy and TPR" + series.SWEEP_PERCENT_WORDS, percent=False, grid=False,
+            y_percent=True)             # rates in %, as every page writes them
+    d.add(text(xa.start, SWEEP_HEIGHT - 8,
+               "Best possible attacker (exact theory) as the setting varies", 9,
                bold=True))
     lx = x1 + 16
     legend(d, entries, lx, y1, WIDTH - lx, plot_rect=p.rect)
@@ -391,8 +425,9 @@ def observations_chart(result: dict) -> Drawing:
             entries.append(LegendEntry(target.label, style))
     if not drawn:
         p.message("no sweep data")
+    # Balanced accuracy in %, as the summary and the tables write it (issue 32 item 8).
     p.frame("Target's observations k (after clipping)" + (series.LOG_WORDS if log_x else ""),
-            "Balanced accuracy", percent=False, grid=False)
+            "Balanced accuracy", percent=False, grid=False, y_percent=True)
     d.add(text(xa.start, OBS_HEIGHT - 8, "Balanced accuracy of each swept target", 9,
                bold=True))
     lx = x1 + 14

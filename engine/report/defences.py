@@ -346,7 +346,7 @@ def defences_section(result: dict) -> list[Flowable]:
                       fmt_ci(r.get("test_accuracy_ci"), fmt_pct)),
             f"{100 * gap:.1f}" if _ok(gap) else st.DASH,
             two_lines(fmt3(auc), fmt_ci(auc_ci)),
-            two_lines(fmt3(acc), fmt_ci(acc_ci)),
+            two_lines(fmt_pct(acc), fmt_ci(acc_ci, fmt_pct)),
             tpr_text, eps_text])
     t = table(table_rows, [3.4 * cm, 2.5 * cm, 1.5 * cm, 2.4 * cm, 2.4 * cm, 2.6 * cm,
                            TEXT_WIDTH - 14.8 * cm])

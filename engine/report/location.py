@@ -37,7 +37,7 @@ from engine.report.sections import (
     table,
 )
 from engine.report.sections import results as shared_results
-from engine.report.styles import fmt3, fmt_count, fmt_eps, fmt_num, fmt_pct
+from engine.report.styles import fmt3, fmt_count, fmt_eps, fmt_num, fmt_pct, fmt_points
 
 ATTACKER_WORDS = {
     "informed": "informed attacker (θ = 1, the threat model of differential privacy)",
@@ -263,7 +263,7 @@ class LocationSections(AuditSections):
                         f"numerical error at most {fmt_num(err)} on AUC and TPR")
             out.append(sub("Exact theory"))
             out.append(para(
-                "<b>The optimal informed attacker</b> (Neyman–Pearson lemma): knowing everyone "
+                "<b>The best possible attacker</b> (Neyman–Pearson lemma): knowing everyone "
                 "else, the attacker sees noise plus 1 in each of the target's k cells if the "
                 "target is present, noise alone if not. The likelihood-ratio test of these "
                 f"k values, statistic {markup(opt.get('statistic') or st.DASH)}, is the most "
@@ -300,7 +300,7 @@ class LocationSections(AuditSections):
             out.append(keep([
                 sub("The optimum and the DP bound beside the measured attacks"),
                 comparison_by_attack(result, th,
-                                     optimal_label="Optimal informed attacker (exact)",
+                                     optimal_label="Best possible attacker (exact theory)",
                                      worst_label="Most ε per hour allows (exact worst case)"),
                 para(self._bound_words(result, th), "small")]))
         out += self._published(th)
@@ -318,15 +318,14 @@ class LocationSections(AuditSections):
                    and isinstance(a.get("accuracy"), (int, float))]
         text = (f"With ε = {fmt_eps(th.get('epsilon_per_epoch'))} per hour over the target's "
                 f"{fmt_num(th.get('epochs'))} hours, no attacker can be right more than "
-                f"<b>{fmt_pct(bound)}</b> of the time (balanced accuracy {fmt3(bound)}, the "
-                "DP bound). ")
+                f"<b>{fmt_pct(bound)}</b> of the time (balanced accuracy, the DP bound). ")
         if opt:
-            text += (f"Against this noise the exact optimal informed attacker is right "
+            text += (f"Against this noise the best possible attacker (exact theory) is right "
                      f"{fmt_pct(opt.get('accuracy'))} of the time. ")
         if attacks:
             best = max(attacks, key=lambda a: a["accuracy"])
             text += (f"The best measured attack, {markup(short_attack_label(best))}, reaches "
-                     f"{fmt3(best['accuracy'])}. ")
+                     f"{fmt_pct(best['accuracy'])}. ")
         text += ("Measured attacks should lie at or below the optimum (within their "
                  "intervals); one above the DP bound would show the noise does not give the "
                  "claimed guarantee.")
@@ -370,7 +369,8 @@ class LocationSections(AuditSections):
             observations_chart(result),
             para("Markers: measured balanced accuracy with its 95% interval (whiskers; series "
                  "are shifted sideways slightly so they do not hide each other). Solid line: "
-                 "exact optimal informed attacker. Long dashes: the most the claimed ε per "
+                 "best possible attacker (exact theory). Long dashes: the most the claimed ε "
+                 "per "
                  "hour allows. The bound steps at even k: with an even number of hours a "
                  "worst-case tie gives no extra information. "
                  + series.observations_note(result), "caption")])]
@@ -432,9 +432,11 @@ def split_spread(result: dict) -> list[Flowable]:
         count = max(count, len(reps["accuracy"]))
         ci = a.get("accuracy_ci") or [None, None]
         rows.append((markup(short_label_text(a.get("label") or a.get("name"))),
-                     f"{fmt3(a.get('accuracy'))} ({fmt3(ci[0])}–{fmt3(ci[1])})",
-                     f"{fmt3(reps.get('accuracy_mean'))} ± {fmt3(reps.get('accuracy_sd'))}",
-                     f"{fmt3(reps.get('accuracy_min'))} – {fmt3(reps.get('accuracy_max'))}",
+                     f"{fmt_pct(a.get('accuracy'))} ({fmt_pct(ci[0])}–{fmt_pct(ci[1])})",
+                     f"{fmt_pct(reps.get('accuracy_mean'))} ± "
+                     f"{fmt_points(reps.get('accuracy_sd'))}",
+                     f"{fmt_pct(reps.get('accuracy_min'))} – "
+                     f"{fmt_pct(reps.get('accuracy_max'))}",
                      f"{fmt3(reps.get('auc_min'))} – {fmt3(reps.get('auc_max'))}"))
         if reps.get("sentence"):
             sentences.append(markup(reps["sentence"]))
@@ -596,7 +598,7 @@ def exposed_people(result: dict, include_records: bool = False) -> list[Flowable
                 f"{markup(rec.get('rule') or st.DASH)}.")
         out.append(para(line))
         out.append(para(
-            "A person is exposed when the optimal informed attacker, facing their number of "
+            "A person is exposed when the best possible attacker, facing their number of "
             "observations k, reaches the policy's high-risk line: it finds at least "
             f"{fmt_pct(pol.get('high_tpr'))} of the releases containing them while wrongly "
             f"accusing {fmt_pct(pol.get('fpr'))} of the others, or is right at least "

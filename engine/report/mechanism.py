@@ -114,7 +114,8 @@ class MechanismSections(AuditSections):
         err_text = ("exact" if not err else
                     f"numerical error at most {fmt_num(err)} on AUC and TPR")
         out = [sub("Exact theory"),
-               para("<b>The optimal attacker</b> (Neyman–Pearson lemma): the likelihood-ratio "
+               para("<b>The best possible attacker</b> (Neyman–Pearson lemma): the "
+                    "likelihood-ratio "
                     "test is the most powerful test at every false-positive rate, so its ROC is "
                     "the best any attacker can do against this mechanism. Statistic: "
                     f"{markup(opt.get('statistic') or st.DASH)}; computed by "
@@ -146,18 +147,18 @@ class MechanismSections(AuditSections):
         opt = th.get("optimal_attacker") or {}
         worst = th.get("worst_case_dp")
         attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)][:3]
-        head = ["Measure", "Optimal attacker (exact)"]
+        head = ["Measure", "Best possible attacker (exact theory)"]
         if worst:
             head.append("Worst case for ε0-DP (exact)")
         head += [markup(short_attack_label(a)) + " (measured)" for a in attacks]
         rows = [head]
 
-        def measured(a, key, ci_key):
-            return f"{fmt3(a.get(key))} {fmt_ci(a.get(ci_key))}"
+        def measured(a, key, ci_key, fmt=fmt3):
+            return f"{fmt(a.get(key))} {fmt_ci(a.get(ci_key), fmt)}"
 
-        rows.append(["Balanced accuracy", fmt3(opt.get("accuracy"))]
-                    + ([fmt3(worst.get("accuracy"))] if worst else [])
-                    + [measured(a, "accuracy", "accuracy_ci") for a in attacks])
+        rows.append(["Balanced accuracy", fmt_pct(opt.get("accuracy"))]
+                    + ([fmt_pct(worst.get("accuracy"))] if worst else [])
+                    + [measured(a, "accuracy", "accuracy_ci", fmt_pct) for a in attacks])
         rows.append(["AUC", fmt3(opt.get("auc"))]
                     + ([fmt3(worst.get("auc"))] if worst else [])
                     + [measured(a, "auc", "auc_ci") for a in attacks])
@@ -183,8 +184,9 @@ class MechanismSections(AuditSections):
             sub("What the strongest attacker can do, and what the attacks achieved"),
             table(rows, [first] + [rest] * (len(head) - 1)),
             para("The exact values are the ceiling for this mechanism: no attack can beat the "
-                 "optimal attacker. Measured values should match it within their intervals "
-                 "(the optimal attack) or fall below it (weaker attacks). The worst case for "
+                 "best possible attacker. Measured values should match it within their "
+                 "intervals (the same attacker, simulated) or fall below it (weaker attacks). "
+                 "The worst case for "
                  "ε0-DP shows what the claimed ε per observation would allow for a mechanism "
                  "less forgiving than this one.", "small")])]
 
@@ -196,7 +198,8 @@ class MechanismSections(AuditSections):
         if th.get("sweep"):
             out.append(KeepTogether([
                 sub("What if the setting changed?"),
-                para("The exact optimal attacker for other values of the swept setting, all "
+                para("The best possible attacker, computed exactly, for other values of the "
+                     "swept setting, all "
                      "else equal. The dashed vertical line marks the audited setting.", "small"),
                 sweep_chart(result)]))
         inv = th.get("inverse")
@@ -232,7 +235,8 @@ class MechanismSections(AuditSections):
 def _inverse_text(inv: dict) -> str:
     """The inverse question in one plain answer (contract: theory.inverse)."""
     fpr, max_tpr, k = inv.get("fpr"), inv.get("max_tpr"), inv.get("observations")
-    question = (f"To keep the optimal attacker from finding more than {fmt_pct(max_tpr)} of the "
+    question = (f"To keep the best possible attacker from finding more than "
+                f"{fmt_pct(max_tpr)} of the "
                 f"people present while wrongly flagging {fmt_pct(fpr)} of the people absent, "
                 f"with {fmt_num(k)} observations per person: ")
     if not inv.get("feasible") or inv.get("max_epsilon_per_observation") is None:

@@ -24,6 +24,7 @@ from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
 from engine.audits.blocks import BttaBound, GeneralizationGap, theory_block
 from engine.audits.model import attribute_sentence
+from engine.data.tabular import model_features_text
 from engine.headline import headline_of_result, tpr_at
 from engine.report import styles as st
 from engine.report.charts import roc_chart
@@ -52,6 +53,7 @@ from engine.report.sections import (
     two_lines,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
+from engine.wording import OBVIOUS_GUESS, SCALED_SCORE
 
 FAMILY_WORDS = {
     "mlp": "neural network (MLP)",
@@ -328,8 +330,9 @@ class ModelSections(AuditSections):
         if _ok(model.get("classes")) or _ok(model.get("features")):
             rows.append(("Classes, features",
                          f"{fmt_count(model.get('classes'))}, "
-                         f"{fmt_count(model.get('features'))}",
-                         "labels the model predicts; input columns after one-hot encoding"))
+                         f"{markup(model_features_text(model) or st.DASH)}",
+                         "labels the model predicts; the table's feature columns (the model's "
+                         "inputs: one per category, plus a flag for each filled gap)"))
         if not external:
             rows.append(("Attacker's population", fmt_count(model.get("population_records")),
                          "records from the same source that the audited model never saw "
@@ -463,9 +466,9 @@ class ModelSections(AuditSections):
                 f"With this model's p0 = {fmt3(bb.p0)}, "
                 f"p1 = {fmt3(bb.p1)} and q = {fmt3(bb.q)}: "
                 f"{markup(bb.statement)} "
-                f"Balanced accuracy at most {fmt3(bb.balanced_accuracy_bound)}; "
-                f"BTTA's precision {fmt3(bb.precision)}, recall "
-                f"{fmt3(bb.recall)}.", "small"))
+                f"Balanced accuracy at most {fmt_pct(bb.balanced_accuracy_bound)}; "
+                f"BTTA's precision {fmt_pct(bb.precision)}, recall "
+                f"{fmt_pct(bb.recall)}.", "small"))
         out.append(para(
             "<b>CBTTA</b> (§ “Categorical Bayesian”) applies the same rule inside parts of the "
             "records — by true label (PTL), predicted label (PPL), true-class confidence (PTC) "
@@ -542,14 +545,14 @@ class ModelSections(AuditSections):
             row = _tpr_row(best, fpr)
             text += (f"The strongest attack, <b>{_label(best)}</b>, tells members from "
                      f"non-members with AUC <b>{fmt3(best.get('auc'))}</b> and balanced "
-                     f"accuracy {fmt3(best.get('accuracy'))}")
+                     f"accuracy {fmt_pct(best.get('accuracy'))}")
             if row is not None and row.get("measurable") is not False:
                 text += (f"; it finds <b>{fmt_pct(row.get('tpr'))}</b> of the members while "
                          f"wrongly accusing {fmt_pct(fpr)} of the non-members")
             text += ". "
         if _ok(bb.balanced_accuracy_bound):
             text += ("Knowing only the train and test accuracy, no attack's balanced accuracy "
-                     f"exceeds {fmt3(bb.balanced_accuracy_bound)} (paper 001 Thm 2)"
+                     f"exceeds {fmt_pct(bb.balanced_accuracy_bound)} (paper 001 Thm 2)"
                      + (f", and at {fmt_pct(fpr)} FPR none finds more than "
                         f"{fmt_pct(bound_tpr(result, fpr))} of the members."
                         if bound_tpr(result, fpr) is not None else "."))
@@ -561,12 +564,13 @@ class ModelSections(AuditSections):
                 + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
         for a in attacks:
             rows.append([_label(a), two_lines(fmt3(a.get("auc")), fmt_ci(a.get("auc_ci"))),
-                         two_lines(fmt3(a.get("accuracy")), fmt_ci(a.get("accuracy_ci")))]
+                         two_lines(fmt_pct(a.get("accuracy")),
+                                   fmt_ci(a.get("accuracy_ci"), fmt_pct))]
                         + [_short_tpr_cell(a, t) for t in targets])
         bb = _bound(result)
         if bb is not None:
             rows.append(["<i>Thm 2 bound: knowing only the accuracies</i>",
-                         fmt3(bound_auc(result)), fmt3(bb.balanced_accuracy_bound)]
+                         fmt3(bound_auc(result)), fmt_pct(bb.balanced_accuracy_bound)]
                         + [fmt_pct(bound_tpr(result, t)) for t in targets])
         first = 4.4 * cm
         rest = (TEXT_WIDTH - first) / (len(rows[0]) - 1)
@@ -628,7 +632,8 @@ class ModelSections(AuditSections):
         rows = [("Measure", f"{_label(best)} (measured)", "Thm 2 bound", "Difference")]
         acc, lim = best.get("accuracy"), bb.balanced_accuracy_bound
         rows.append(("Balanced accuracy",
-                     two_lines(fmt3(acc), fmt_ci(best.get("accuracy_ci"))), fmt3(lim),
+                     two_lines(fmt_pct(acc), fmt_ci(best.get("accuracy_ci"), fmt_pct)),
+                     fmt_pct(lim),
                      _points(acc - lim) if _ok(acc) and _ok(lim) else st.DASH))
         auc, lim_auc = best.get("auc"), bound_auc(result)
         rows.append(("AUC", two_lines(fmt3(auc), fmt_ci(best.get("auc_ci"))), fmt3(lim_auc),
@@ -751,14 +756,26 @@ class ModelSections(AuditSections):
         if not a:
             return []
 
-        rows = [("Records", "Predictor", "Right (top-1)", "AUC (one value vs rest)")]
+        rows = [("Records", "Predictor", "Right (top-1)", "AUC (one value vs rest)",
+                 f"{SCALED_SCORE} (0 = obvious guess, 1 = sure)")]
         for group, words in (("members", "Training members"), ("non_members", "Non-members")):
+            block = a.get(group) if isinstance(a.get(group), dict) else {}
+            rp = block.get("real_people") if isinstance(block.get("real_people"), dict) else {}
             for which, who in (("model", "model's outputs + other features"),
                                ("baseline", "other features only (no model)")):
-                m = (a.get(group) or {}).get(which) or {}
+                m = block.get(which) or {}
+                scaled = st.DASH
+                if which == "model" and _ok(rp.get("scaled_score")):
+                    scaled = two_lines(f"{rp['scaled_score']:.2f}",
+                                       fmt_ci(rp.get("scaled_score_ci"), lambda v: f"{v:.2f}"))
                 rows.append((words, who, two_lines(fmt_pct(m.get("accuracy")),
                                                    fmt_ci(m.get("accuracy_ci"), fmt_pct)),
-                             two_lines(fmt3(m.get("auc")), fmt_ci(m.get("auc_ci")))))
+                             two_lines(fmt3(m.get("auc")), fmt_ci(m.get("auc_ci"))), scaled))
+            og = rp.get("obvious_guess")
+            if isinstance(og, dict):    # where the scaled score starts (issue 32 item 1)
+                rows.append((words, f"{OBVIOUS_GUESS.lower()}: "
+                             f"'{markup(str(og.get('value')))}' for everyone",
+                             fmt_pct(og.get("accuracy")), st.DASH, "0"))
         try:
             words = markup(attribute_sentence(a))
         except (KeyError, TypeError):
@@ -766,13 +783,19 @@ class ModelSections(AuditSections):
         return [keep([
             sub(f"Attribute inference: {markup(a.get('feature'))}"),
             para(words),
-            table(rows, [3.2 * cm, 5.4 * cm, 3.4 * cm, TEXT_WIDTH - 12.0 * cm]),
+            table(rows, [3.0 * cm, 4.6 * cm, 2.8 * cm, 2.8 * cm, TEXT_WIDTH - 13.2 * cm]),
             Spacer(1, 3),
             para(f"The attacker trains a {markup(a.get('classifier'))} predictor on its own "
                  f"{fmt_count(a.get('attacker_records'))} records, whose value it knows, and "
                  "applies it to the audited records; the baseline is the same predictor "
-                 "without the model's outputs. Intervals: Clopper–Pearson for the share "
-                 "right, clustered by record for the AUC.", "small")]), Spacer(1, 6)]
+                 "without the model's outputs (the data-only guess). Intervals: "
+                 "Clopper–Pearson for the share right, clustered by record for the AUC. The "
+                 f"{OBVIOUS_GUESS.lower()} answers the most common value among the records "
+                 f"for everyone; the {SCALED_SCORE.lower()} (right − obvious guess) / "
+                 "(1 − obvious guess) puts the predictor between it (0) and a sure answer "
+                 "(1), with an exact interval and a one-sided exact sign test against the "
+                 "obvious guess on the same records (docs/methods/model_audit.md).",
+                 "small")]), Spacer(1, 6)]
 
     # ----------------------------------------------------------------- 6. comparison
     def theory(self, result: dict) -> list[Flowable]:
@@ -802,7 +825,7 @@ class ModelSections(AuditSections):
             else:
                 reading = f"consistent ({_points(acc - lim)})"
             eb = a.get("epsilon_lower_bound") or {}
-            rows.append((_label(a), two_lines(fmt3(acc), fmt_ci(ci)), reading,
+            rows.append((_label(a), two_lines(fmt_pct(acc), fmt_ci(ci, fmt_pct)), reading,
                          fmt_eps(eb.get("value"))))
         cfg = result.get("config") or {}
         caveat = ("" if cfg.get("source", "train") == "train" and not cfg.get("member_column")
@@ -813,7 +836,7 @@ class ModelSections(AuditSections):
             sub("Each attack against the Thm 2 bound"),
             table(rows, [5.6 * cm, 3.0 * cm, 4.4 * cm, TEXT_WIDTH - 13.0 * cm]),
             Spacer(1, 3),
-            para(f"Thm 2 bound on balanced accuracy: {fmt3(lim)}. “Above” means even the "
+            para(f"Thm 2 bound on balanced accuracy: {fmt_pct(lim)}. “Above” means even the "
                  "interval's lower end exceeds it: the attack uses more than the gap. An "
                  "empirical ε is a lower bound with 95% confidence (paper 002 Cor. 1): had the "
                  "model been trained with DP, its ε would have had to be at least that large "

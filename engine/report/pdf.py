@@ -30,9 +30,11 @@ from engine.report.sections import (
     cover,
     glossary,
     heading,
+    para,
     reproducibility,
     sub,
     verdict,
+    verdict_error_rate_limitations,
     without_personal_fields,
 )
 
@@ -57,15 +59,32 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     story += hooks.results(result)                                    # 5
     story += [heading(6), *hooks.theory(result)]                      # 6
     story += verdict(result)                                          # 7
+    story += decision_log(result)                     # the officer's decisions, under it
     warnings = [st.markup(w) for w in result.get("warnings") or []]
     story += [heading(8)]
     if warnings:
         story += [sub("Warnings from this run")] + bullets(warnings)
-    story += [sub("What this audit cannot tell")] + bullets(hooks.limitations(result))
+    story += [sub("What this audit cannot tell")] + bullets(
+        hooks.limitations(result) + verdict_error_rate_limitations(result))
     story += [heading(9), *hooks.exposed(result, include_records)]  # 9
     story += reproducibility(result)                                  # 10
     story += glossary(result.get("audit_type"))          # the terms in plain words (issue 20)
     return story
+
+
+def decision_log(result: dict) -> list[Flowable]:
+    """The officer's decision log (``result["decision_log"]``: the notes written on the results
+    page, each ``{"time", "text"}``), printed under the verdict it decides on. The app adds
+    it to the result it exports, a note still in the box included (issue 32 item 6: a note
+    typed before export was missing from the PDF); a result without notes prints nothing."""
+    entries = [e for e in result.get("decision_log") or []
+               if isinstance(e, dict) and str(e.get("text") or "").strip()]
+    if not entries:
+        return []
+    rows = [f"<b>{st.markup(str(e.get('time') or '')[:16].replace('T', ' '))}</b> — "
+            f"{st.markup(str(e['text']).strip())}" for e in entries]
+    return [sub("Decision log"), para("What was decided on this verdict, as written in the "
+                                      "app, with the date and time:"), *bullets(rows)]
 
 
 def footer_text(result: dict) -> str:

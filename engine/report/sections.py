@@ -34,6 +34,7 @@ from reportlab.platypus import (
     XPreformatted,
 )
 
+from engine import error_rates
 from engine.audits.blocks import AttackEntry, BlockError, TprRow, Verdict
 from engine.audits.registry import AUDIT_TYPES
 from engine.audits.result import PERSONAL_CONFIG_KEYS, REDACTED
@@ -43,7 +44,16 @@ from engine.next_steps import next_steps
 from engine.numbers import distinguishing_digits
 from engine.report import styles as st
 from engine.report.charts import roc_chart, short_label
-from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct, markup
+from engine.report.styles import (
+    fmt3,
+    fmt_ci,
+    fmt_count,
+    fmt_eps,
+    fmt_num,
+    fmt_pct,
+    fmt_points,
+    markup,
+)
 from engine.wording import attack_words, first_time_notes, glossary_for
 
 TEXT_WIDTH = 17 * cm                      # A4 (21 cm) minus two 2 cm margins
@@ -364,6 +374,16 @@ def standard_limitations(result: dict) -> list[str]:
     return out
 
 
+def verdict_error_rate_limitations(result: dict) -> list[str]:
+    """The verdict's own measured error rates for this audit type (issue 32 item 3): how often
+    it said more than low risk on releases that carry nothing about the people, and how often
+    it reached the policy's level on releases with a known leak
+    (``engine.error_rates``, measured by scripts/verdict_error_rates.py). Section 8 of every
+    audit type prints it, after the audit's own limitations."""
+    text = error_rates.sentence(str(result.get("audit_type") or ""))
+    return [text] if text else []
+
+
 def exposed_records_generic(result: dict, include_records: bool) -> list[Flowable]:
     """Counts and (redacted unless asked) identifiers of the records an attack exposed."""
     records = result.get("exposed_records") or []
@@ -569,6 +589,22 @@ def method_common(result: dict, describe=None) -> list[Flowable]:
            if eps.get("method") == "jeffreys" else "") + "; "
         "the threshold is chosen on a separate split of the trials, "
         + (f"and δ = {st.fmt_sci(delta)}." if delta is not None else "with δ as stated.")))
+    out.append(para(
+        "<b>Which attacks count: Holm's correction.</b> With many attacks run, the largest of "
+        "their figures lies above chance by luck alone far more often than 1 time in 20. So "
+        "each figure that could raise the verdict — an attack's balanced accuracy against "
+        "½, its true-positive rate at the verdict's false-positive rate against that rate "
+        "(where measurable), a count-table attack's best guess against chance, and its hit "
+        "rate on the people's real values against the obvious guess — gets a one-sided test "
+        "that inverts the interval shown (exact binomial or Clopper–Pearson; MOVER for "
+        "unequal groups), and Holm's step-down procedure (Holm 1979) over all m of them keeps "
+        f"the family-wise error at {st.fmt_conf(1 - (1 - conf) / 2)} confidence (2.5 % for "
+        "95 % intervals) whatever the correlation between the attacks. Only figures that "
+        "survive raise the level; the rest are listed as “cannot be told from guessing”. "
+        "Guesses that ignore the release (the data-only guess, a random guess) are the "
+        "baselines, not members of the family. A max-statistic bootstrap would have more power "
+        "when the attacks are strongly correlated; it needs every attack's raw scores and is "
+        "not used yet."))
     return out
 
 
@@ -611,14 +647,18 @@ def attack_table(attack: dict) -> list[Flowable]:
         head.append(para(" ".join(bits), "small"))
     rows = [("Measure", "Value", "95% interval", "Note")]
     rows.append(("AUC (0.5 = guessing, 1 = perfect)", fmt3(a.auc), fmt_ci(a.auc_ci), ""))
-    rows.append(("Balanced accuracy", fmt3(a.accuracy), fmt_ci(a.accuracy_ci),
+    # Rates in %, as the results page writes them (issue 32 item 6: "91.6 %" on screen was
+    # "0.916" here); AUC is not a rate and keeps its decimals.
+    rows.append(("Balanced accuracy", fmt_pct(a.accuracy), fmt_ci(a.accuracy_ci, fmt_pct),
                  accuracy_note(a)))
-    rows.append(("Advantage (TPR − FPR)", fmt3(a.advantage), fmt_ci(a.advantage_ci),
+    rows.append(("Advantage (TPR − FPR)", fmt_pct(a.advantage),
+                 fmt_ci(a.advantage_ci, fmt_pct),
                  "at the same threshold"))
     reps = a.details.get("repetitions")
     if isinstance(reps, dict) and len(reps.get("accuracy") or []) > 1:
         rows.append((f"Accuracy over {len(reps['accuracy'])} replays",
-                     f"{fmt3(reps.get('accuracy_mean'))} ± {fmt3(reps.get('accuracy_sd'))}",
+                     f"{fmt_pct(reps.get('accuracy_mean'))} ± "
+                     f"{fmt_points(reps.get('accuracy_sd'))}",
                      st.DASH, "mean ± standard deviation, fresh releases each time"))
     for row in a.tpr_at_fpr:
         value, ci, note = tpr_cells(row)
@@ -653,7 +693,7 @@ def baselines_table(result: dict) -> list[Flowable]:
     rows = [["Baseline", "AUC", "Balanced accuracy"]
             + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
     for b in bl:
-        rows.append([markup(b.display_label), fmt3(b.auc), fmt3(b.accuracy)]
+        rows.append([markup(b.display_label), fmt3(b.auc), fmt_pct(b.accuracy)]
                     + [tpr_cells(b.tpr_at(t))[0] if b.tpr_at(t) is not None else st.DASH
                        for t in targets])
     first = 6.0 * cm
@@ -748,12 +788,66 @@ def verdict(result: dict) -> list[Flowable]:
     reasons = v.reasons if v is not None else ()
     body.append(sub("Why this verdict"))
     body += bullets(markup(r) for r in reasons) if reasons else [para("No reasons recorded.")]
-    body.append(para("The verdict is judged on the strongest attacker available: the exact "
-                     "optimal attacker of DP theory where one exists, or any measured attack, "
-                     "whichever is stronger. The thresholds are a policy choice and can be "
-                     "changed in the configuration; the numbers behind them do not change.",
-                     "small"))
+    evidence = v.evidence if v is not None else None
+    if evidence:
+        body += evidence_section(evidence)
+    else:
+        # A result saved before issue 32: its level read the strongest figures as measured.
+        body.append(para("This result was saved before the verdict weighed the evidence: "
+                         "its level reads the strongest attacker's figures as measured, with "
+                         "no correction for the number of attacks run.", "small"))
+    body.append(para("The thresholds are a policy choice and can be changed in the "
+                     "configuration; the numbers behind them do not change.", "small"))
     return [keep([heading(7), *body])]
+
+
+_FIGURE_WORDS = {"accuracy": "right (balanced)", "tpr": "people spotted at the verdict's "
+                 "false-alarm rate", "top1": "best guess right", "real_people":
+                 "right on real people"}
+
+
+def evidence_section(evidence: dict) -> list[Flowable]:
+    """Section 7's "How much evidence": the evidence sentence and the table of every test
+    behind the level (engine.evidence, issue 32 item 2): the figure, its baseline, the
+    one-sided p-value, Holm's adjusted p-value and whether it counts."""
+    out: list[Flowable] = [sub("How much evidence")]
+    m = evidence.get("m") or 0
+    alpha = evidence.get("alpha")
+    alpha_words = f"{alpha * 100:g} %" if isinstance(alpha, (int, float)) else "2.5 %"
+    out.append(para(
+        f"{markup(evidence.get('sentence') or '')} Only an attack that beats its baseline "
+        f"after correcting for the number of tests run raises the level: each of the {m} "
+        f"figures below is a one-sided test that inverts the interval shown beside it, and "
+        f"Holm's correction keeps the chance of counting any attack that carries nothing "
+        f"below {alpha_words} in all. The best possible attacker of DP theory, where one "
+        "exists, is computed exactly and counts without a test."))
+    rows: list[list[str]] = [["Attack", "Figure", "Value", "Against", "p-value",
+                              "After correction", "Counts?"]]
+    for t in evidence.get("tests") or []:
+        if not isinstance(t, dict):
+            continue
+        rows.append([markup(attack_words(t.get("attack"), t.get("label")).plain_name),
+                     markup(_FIGURE_WORDS.get(t.get("figure"), str(t.get("figure")))),
+                     _percent(t.get("value")),
+                     f"{markup(str(t.get('baseline_words', 'guessing')))} "
+                     f"({_percent(t.get('baseline'))})",
+                     _p_text(t.get("p_value")), _p_text(t.get("adjusted_p")),
+                     "yes" if t.get("counted") else "no"])
+    if len(rows) > 1:
+        w = TEXT_WIDTH
+        out.append(table(rows, [0.24 * w, 0.2 * w, 0.09 * w, 0.17 * w, 0.1 * w, 0.11 * w,
+                                0.09 * w]))
+    return out
+
+
+def _percent(v) -> str:
+    return f"{v:.1%}" if isinstance(v, (int, float)) and math.isfinite(v) else "—"
+
+
+def _p_text(v) -> str:
+    if not isinstance(v, (int, float)):
+        return "—"
+    return "&lt; 0.0001" if v < 1e-4 else f"{v:.4f}"
 
 
 # --------------------------------------------------------------------------- 10. reproducibility
@@ -906,11 +1000,12 @@ def comparison_by_attack(result: dict, th: dict, *, optimal_label: str,
     rows = [["", "Balanced accuracy", "AUC"] + [f"TPR at {fmt_pct(t)} FPR" for t in targets]]
     for block, label in ((opt, optimal_label), (worst, worst_label)):
         if block:
-            rows.append([f"<b>{label}</b>", fmt3(block.get("accuracy")), fmt3(block.get("auc"))]
+            rows.append([f"<b>{label}</b>", fmt_pct(block.get("accuracy")),
+                         fmt3(block.get("auc"))]
                         + [fmt_pct(theory_tpr(block, t)) for t in targets])
     for a, e in zip(attacks, entries, strict=True):
         row = [markup(short_attack_label(a)) + " (measured)",
-               f"{fmt3(e.accuracy)} {fmt_ci(e.accuracy_ci)}",
+               f"{fmt_pct(e.accuracy)} {fmt_ci(e.accuracy_ci, fmt_pct)}",
                f"{fmt3(e.auc)} {fmt_ci(e.auc_ci)}"]
         for t in targets:
             m = e.tpr_at(t)

@@ -235,13 +235,20 @@ def _ok(x) -> bool:
 
 
 def fmt3(x) -> str:
-    """AUC, balanced accuracy, advantage: 3 decimals; missing values as an em dash."""
+    """AUC (and other scores that are not rates): 3 decimals; missing values as an em dash.
+    Balanced accuracy and advantage are rates, in % (:func:`fmt_pct`) as on the results
+    page."""
     return f"{x:.3f}" if _ok(x) else DASH
 
 
 def fmt_pct(x) -> str:
     """A rate (TPR, FPR) as a percentage with 1 decimal."""
     return f"{100.0 * x:.1f}%" if _ok(x) else DASH
+
+
+def fmt_points(x) -> str:
+    """A difference or spread of rates in percentage points, 1 decimal ("0.2 points")."""
+    return f"{100.0 * x:.1f} points" if _ok(x) else DASH
 
 
 def fmt_pct_sig(x) -> str:

@@ -39,7 +39,7 @@ from engine.audits.aggregates import (
     AggregatesConfig,
 )
 from engine.data.census import census_schema
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.microdata import Schema, load_microdata_csv
 from gui.pages.audit_page import (
     AuditPage,
@@ -726,7 +726,7 @@ class AggregatesPage(AuditPage):
         fraction = d.get("fraction")
         if not isinstance(fraction, (int, float)) or isinstance(fraction, bool):
             raise InputError(f"The released share m/|D| must be a number such as 0.25 (0 = "
-                             f"every cell); got {fraction!r}.", key="fraction")
+                             f"every cell); got {given_value(fraction)}.", key="fraction")
         return preview_release(kind, d["release_options"], schema, fraction=fraction,
                                records=records, resolve=resolve_path)
 

@@ -346,6 +346,7 @@ class AuditPage(QWidget):
         # the page is shown (no signal covers every widget a page builds, rows added later
         # included); the estimate is recomputed only when the settings changed.
         self._estimated_form: dict | None = None
+        self._shown_estimate: tuple | None = None     # (form, CostEstimate) the page shows
         self._settings_error_shown = False      # the run bar's error is about the settings
         self._estimate_timer = QTimer(self)
         self._estimate_timer.setInterval(self.ESTIMATE_MS)
@@ -742,7 +743,8 @@ class AuditPage(QWidget):
             return
         self.show_form_errors([])
         try:
-            check = preflight(estimate(config))
+            cost = estimate(config)
+            check = preflight(cost)
         except InputError:
             self.run_bar.show_estimate("The time and memory of the run are estimated once "
                                        "the settings are valid.")
@@ -750,6 +752,10 @@ class AuditPage(QWidget):
         except Exception:  # noqa: BLE001 - an estimate must never break the page
             self.run_bar.show_estimate("")
             return
+        # The one estimate of these settings: the question before a long run and the time
+        # left when it starts read it too, never a second estimate taken a moment later on a
+        # machine whose load has moved ("18–47 min" beside "17–45 min", issue 32 item 6).
+        self._shown_estimate = (form, cost)
         if check.refusal is not None:
             self.run_bar.show_estimate(plain_sentence(str(check.refusal)), warn=True)
         else:
@@ -771,8 +777,25 @@ class AuditPage(QWidget):
         """Refuse a run that cannot fit in memory (a sentence at the setting to lower) and ask
         before a long one; True when the run may start."""
         from engine.estimates import estimate, preflight
+        shown = getattr(self, "_shown_estimate", None)
         try:
-            check = preflight(estimate(config))
+            form = self.form_dict()
+        except Exception:  # noqa: BLE001 - a half-built form: estimate afresh
+            form = None
+        try:
+            if shown is not None and form is not None and shown[0] == form:
+                check = preflight(shown[1])         # the estimate the status line shows
+            else:
+                check = preflight(estimate(config))
+                if form is not None:
+                    # Settings changed since the last tick: show this estimate under the form
+                    # too, so the question and the status line still say one thing.
+                    self._shown_estimate = (form, check.estimate)
+                    self._estimated_form = form
+                    if check.refusal is None:
+                        self.run_bar.show_estimate(
+                            " ".join(("Estimated: " + check.estimate.sentence(), *check.notes)),
+                            warn=check.concern is not None or bool(check.notes))
         except InputError as exc:
             self.show_input_error(exc)
             return False
@@ -951,6 +974,17 @@ class AuditPage(QWidget):
             button.setEnabled(enabled)
             button.setToolTip(tip)
 
+    def result_for_report(self) -> dict | None:
+        """The result the PDF is written from: the run's, with the decision log (issue 32 item
+        6: the officer's note must reach the report). A note typed in the box but not yet
+        added is added to the log first, so exporting never leaves it behind."""
+        if self._result is None:
+            return None
+        view = self.results_view
+        if view.note_edit.toPlainText().strip():
+            view.add_note_button.click()            # logs it with its time, as a click would
+        return {**self._result, "decision_log": list(self._decision_log)}
+
     def export_report(self) -> None:
         """Ask where to save, then write the PDF on the job runner (the window never freezes)."""
         if self._result is None or self.runner.is_busy():
@@ -964,7 +998,7 @@ class AuditPage(QWidget):
             return
         if not path.lower().endswith(".pdf"):
             path += ".pdf"
-        result = self._result
+        result = self.result_for_report()
 
         def report_job(progress, cancel, result=result, path=path):
             from engine.report import write_report

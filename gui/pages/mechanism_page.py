@@ -175,9 +175,10 @@ class MechanismPage(AuditPage):
         self.add_field_row(form, "baseline_count")
         layout.addLayout(form)
         layout.addWidget(note(
-            "Two attackers are played against the release: the optimal one (the Neyman–Pearson "
-            "likelihood-ratio test, the best any attacker can do) and a naive one that simply "
-            "adds up the releases. The exact optimal attacker of DP theory is computed as well."))
+            "Two attackers are played against the release: the best possible attacker (the "
+            "Neyman–Pearson likelihood-ratio test, the best any attacker can do) and the adding-up "
+            "attacker, which simply adds up the releases. The best possible attacker is also "
+            "computed exactly, from DP theory."))
 
     def _build_run_step(self, layout: QVBoxLayout) -> None:
         self.build_depth_box(layout)              # no attack list: the depth is the rounds

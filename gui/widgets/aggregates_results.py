@@ -20,13 +20,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.attacks.real_people import real_people_sentence
 from engine.audits.aggregates import chance_corrected_accuracy
 from engine.plots import series
 from engine.wording import (
     BEST_GUESS_RIGHT,
     BEST_GUESS_SCORE,
     COUNT_TABLE_TERMS,
+    REAL_PEOPLE_TERMS,
+    RIGHT_ON_REAL_PEOPLE,
+    SCALED_SCORE,
     VALUE_CHECKS_RIGHT,
+    plain_name,
     shadow_choice_sentence,
 )
 from gui.formatting import interval, is_number, number, pct
@@ -77,13 +82,23 @@ class AiaMetricsTable(MetricsTable):
                  "guess's hit rate put on the same scale.")
     REST_TIP = ("The same attack on the targets the tables do not pin down: what is left once "
                 "the provably exposed records are set aside (paper 003 Fig. 5).")
+    GAME_NOTE = ("“Best guess right” and the best-guess score are measured in the paper's "
+                 "game, where each person's value is replaced by a random draw: blind "
+                 "guessing is the line there. “Right on real people” is the same attack on "
+                 "the tables as published and the people's real values, beside the obvious "
+                 "guess (the most common value, for everyone) and the data-only guess.")
+    REAL_TIP = (REAL_PEOPLE_TERMS[RIGHT_ON_REAL_PEOPLE] + " With its Clopper–Pearson "
+                "interval, and below it the obvious guess's and the data-only guess's hit "
+                "rates on the same people.")
+    SCALED_TIP = REAL_PEOPLE_TERMS[SCALED_SCORE]
 
     def set_result(self, result: dict | None) -> None:
         super().set_result(result)
         attacks = (result or {}).get("attacks") or []
         chances = {round(float((a.get("details") or {}).get("chance") or 0), 9)
                    for a in attacks} - {0.0}
-        chance = f"\n(chance {pct(next(iter(chances)))})" if len(chances) == 1 else ""
+        chance = (f"\n(the game's; chance {pct(next(iter(chances)))})" if len(chances) == 1
+                  else "")
         for offset, (title, tip) in enumerate(((f"{BEST_GUESS_RIGHT}{chance}", self.TOP1_TIP),
                                                (f"{BEST_GUESS_SCORE}\n(the verdict's)",
                                                 self.SCORE_TIP),
@@ -98,6 +113,18 @@ class AiaMetricsTable(MetricsTable):
             if item is not None and item.text() == "Balanced\naccuracy":
                 item.setText(VALUE_CHECKS_RIGHT)   # its scale and meaning: the tooltip
                 item.setToolTip(COUNT_TABLE_TERMS[VALUE_CHECKS_RIGHT])
+        # The officer's question beside the game's (issue 32 item 1): the real people against
+        # the obvious guess, after the game's three columns.
+        real_at = 4
+        for offset, (title, tip) in enumerate(((RIGHT_ON_REAL_PEOPLE.replace(" on ", "\non ",
+                                                                              1),
+                                                self.REAL_TIP),
+                                               (f"{SCALED_SCORE}\n(0 = obvious guess)",
+                                                self.SCALED_TIP))):
+            self.insertColumn(real_at + offset)
+            item = QTableWidgetItem(title)
+            item.setToolTip(tip)
+            self.setHorizontalHeaderItem(real_at + offset, item)
         self.setColumnHidden(self.columnCount() - 1, True)
         shorten_unmeasurable(self)
         if not result:
@@ -109,6 +136,10 @@ class AiaMetricsTable(MetricsTable):
                 cell = QTableWidgetItem(text)
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.setItem(first + r, 1 + offset, cell)
+            for offset, text in enumerate(real_people_cells(attack)):
+                cell = QTableWidgetItem(text)
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.setItem(first + r, real_at + offset, cell)
 
 
     @staticmethod
@@ -116,8 +147,51 @@ class AiaMetricsTable(MetricsTable):
         """The shared notes, then what the attribute game's best-of chose on the attacker's
         own stand-ins (the sentence the report prints under its table)."""
         attacks = (result or {}).get("attacks") or []
-        return MetricsTable.notes(result) + [w for w in map(shadow_choice_sentence, attacks)
-                                             if w]
+        real = real_people_notes(result)
+        return (MetricsTable.notes(result) + real
+                + [w for w in map(shadow_choice_sentence, attacks) if w])
+
+
+def real_people_notes(result: dict | None) -> list[str]:
+    """Under the table: which figure is about which game, and the attack the verdict reads on
+    the real people (engine.attacks.real_people.real_people_sentence), when the result has
+    it (results from before issue 32 do not)."""
+    attacks = (result or {}).get("attacks") or []
+    if not any((a.get("details") or {}).get("real_people") for a in attacks):
+        return []
+    out = [AiaMetricsTable.GAME_NOTE]
+    name = (((result or {}).get("verdict") or {}).get("headline") or {}).get("name")
+    head = next((a for a in attacks if a.get("name") == name), None)
+    rp = ((head or {}).get("details") or {}).get("real_people")
+    if rp:
+        feature = (_theory(result).get("game") or {}).get("sensitive") or "sensitive value"
+        out.append(f"{plain_name(head)}: "
+                   + real_people_sentence(rp, feature=feature))
+    return out
+
+
+def real_people_cells(attack: dict) -> tuple[str, str]:
+    """The real-people hit rate with its interval and, below, the obvious guess's and the
+    data-only guess's on the same people; the scaled score with its interval. "—" for a
+    result without them (a published table, or one from before issue 32)."""
+    rp = (attack.get("details") or {}).get("real_people")
+    if not rp:
+        return "—", "—"
+    text = pct(rp.get("accuracy"))
+    ci = interval(rp.get("accuracy_ci"), lambda v: pct(v).replace(" %", ""))
+    if ci:
+        text += f"\n{ci}"
+    og, do = rp.get("obvious_guess") or {}, rp.get("data_only")
+    text += f"\nobvious guess {pct(og.get('accuracy'))}"
+    if do:
+        text += f"\ndata-only guess {pct(do.get('accuracy'))}"
+    def two(v) -> str:           # the scaled score as the summary writes it: 0.17
+        return f"{v:.2f}" if is_number(v) else "—"
+    scaled = two(rp.get("scaled_score"))
+    s_ci = interval(rp.get("scaled_score_ci"), two)
+    if s_ci:
+        scaled += f"\n{s_ci}"
+    return text, scaled
 
 
 def aia_cells(attack: dict, determined=None, chance_in_header: bool = False

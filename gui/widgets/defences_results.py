@@ -122,6 +122,8 @@ SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d", "cros
            "star": "star"}
 LABEL_PX = 9                # the point labels' font size in pixels
 MARKER_PX = 9
+STAR_PX = 18                # the undefended model's star
+RING_PX = 24                # the ring around the recommended setting
 
 
 class TradeoffChart(QWidget):
@@ -153,6 +155,9 @@ class TradeoffChart(QWidget):
             view.plot_item.showGrid(x=True, y=True, alpha=0.2)
             view.plot_item.setLabel("left", "Test accuracy (people the model never saw)")
             view.view_box.sigRangeChanged.connect(self._relabel_later)
+            # A plot resized by its legend keeps its range but moves every point: lay the
+            # labels out again then too (they sat on the limit's words after such a resize).
+            view.view_box.sigResized.connect(self._relabel_later)
         self.x_combo = QComboBox()
         for value, text in X_CHOICES:
             self.x_combo.addItem(text, value)
@@ -189,7 +194,14 @@ class TradeoffChart(QWidget):
         self.x_combo.blockSignals(False)
         self._redraw()
 
-    def metric(self) -> str:
+    def metric(self, *qt_args):
+        """The risk measure on the horizontal axis ("tpr", "auc", …).
+
+        The name shadows Qt's ``QWidget.metric(PaintDeviceMetric)``, which Qt calls when the
+        chart is painted as a window of its own (``grab()``): that call, with its argument,
+        is answered by Qt's own method (before, it raised and a grab crashed the app)."""
+        if qt_args:
+            return super().metric(*qt_args)
         return self.x_combo.currentData()
 
     def tradeoff_series(self) -> series.TradeoffSeries | None:
@@ -284,14 +296,14 @@ class TradeoffChart(QWidget):
             self._scatter(plot, curve, color, SYMBOLS.get(curve.style.marker, "o"), MARKER_PX)
         base = tradeoff.baseline
         if base is not None:
-            self._scatter(plot, base, QColor(*base.style.color), "star", 18)
+            self._scatter(plot, base, QColor(*base.style.color), "star", STAR_PX)
             if legend:
                 plot.plot([], [], pen=None, symbol="star", symbolSize=12,
                           symbolBrush=pg.mkBrush(QColor(*base.style.color)), name=base.label)
         if tradeoff.recommended is not None:
             ring_pen = pg.mkPen(QColor(*series.RECOMMENDED_STYLE.color), width=3)
             plot.addItem(pg.ScatterPlotItem([tradeoff.recommended[0]],
-                                            [tradeoff.recommended[1]], symbol="o", size=24,
+                                            [tradeoff.recommended[1]], symbol="o", size=RING_PX,
                                             pen=ring_pen, brush=pg.mkBrush(None)))
             if legend:
                 plot.plot([], [], pen=None, symbol="o", symbolSize=12, symbolPen=ring_pen,
@@ -307,6 +319,9 @@ class TradeoffChart(QWidget):
                 label.setFont(_label_font())
                 label.point = (x, y)
                 label.priority = 0 if curve is base or "recommended" in text else 1
+                # The marker's true size: the star and the ring are larger than a point.
+                label.marker_px = (RING_PX if "recommended" in text else
+                                   STAR_PX if curve is base else MARKER_PX)
                 label.setVisible(False)
                 plot.addItem(label)
                 self.labels[which].append(label)
@@ -345,8 +360,12 @@ class TradeoffChart(QWidget):
             occupied = []
             for t in inside:
                 px, py = scene(*t.point)
-                r = MARKER_PX / 2 + 2
+                r = t.marker_px / 2 + 2
                 occupied.append((px - r, py - r, px + r, py + r))
+            # The limit line's own words ("your limit 0.54"): the report keeps its labels
+            # clear of them, the screen did not (issue 32 item 8: a setting's label sat on
+            # them in the sample at 900 × 700).
+            occupied += self.fixed_label_boxes(which, y_up=True)
             if hidden_by_zoom:
                 zx, zy = self.zoom_box.getData()
                 ax, ay = scene(min(zx), min(zy))
@@ -358,7 +377,7 @@ class TradeoffChart(QWidget):
                 [(*scene(*t.point), s.width(), s.height()) for t, s in zip(wanted, sizes,
                                                                            strict=True)],
                 occupied, (rect.left() + 2, -rect.bottom() + 2, rect.right() - 2,
-                           -rect.top() - 2), radii=(6.0, 12.0, 20.0, 30.0))
+                           -rect.top() - 2), radii=(6.0, 12.0, 20.0, 30.0, 40.0))
             for t in labels:
                 t.setVisible(False)
             for t, box in zip(wanted, boxes, strict=True):
@@ -373,18 +392,33 @@ class TradeoffChart(QWidget):
         out = []
         for t in self.labels[which]:
             if t.isVisible():
-                r = t.mapRectToScene(t.textItem.boundingRect())
+                r = t.textItem.mapRectToScene(t.textItem.boundingRect())   # its anchor applied
                 out.append((r.left(), r.top(), r.right(), r.bottom()))
         return out
 
     def point_boxes(self, which: int = 0) -> list[tuple[float, float, float, float]]:
-        """Scene squares around the drawn points (for tests)."""
+        """Scene squares around the drawn points, each its marker's size (for tests)."""
         vb = self.views[which].view_box
         out = []
         for t in self.labels[which]:
             p = vb.mapViewToScene(QPointF(*t.point))
-            r = MARKER_PX / 2
+            r = t.marker_px / 2
             out.append((p.x() - r, p.y() - r, p.x() + r, p.y() + r))
+        return out
+
+    def fixed_label_boxes(self, which: int = 0, y_up: bool = False
+                          ) -> list[tuple[float, float, float, float]]:
+        """Scene rectangles (x0, y0, x1, y1) of the words drawn on lines (the limit's), which
+        the point labels keep clear of; ``y_up`` flips y as place_labels expects."""
+        out = []
+        for item in self.views[which].plot_item.items:
+            label = getattr(item, "label", None) if isinstance(item, pg.InfiniteLine) else None
+            if label is None or not label.isVisible():
+                continue
+            label.updatePosition()
+            r = label.textItem.mapRectToScene(label.textItem.boundingRect())  # anchor applied
+            out.append((r.left(), -r.bottom(), r.right(), -r.top()) if y_up
+                       else (r.left(), r.top(), r.right(), r.bottom()))
         return out
 
     def _scatter(self, plot, curve: series.Curve, color: QColor, symbol: str, size: int) -> None:

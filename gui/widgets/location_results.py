@@ -70,6 +70,7 @@ class ObservationsPlot(QWidget):
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.plot_item.setLabel("left", "Attacker's accuracy")
+        self.plot_item.getAxis("left").set_percent(True)    # in %, as the summary writes it
         # Accuracy grows with k, so the lower right corner is free for the legend.
         self.legend = self.view.add_legend()
         self.caption = QLabel()
@@ -355,7 +356,7 @@ class ExposedView(QWidget):
         pop_text = f"{population:,}" if isinstance(population, int) else "—"
         html = (f"<b>{count_text} of {pop_text} people ({pct(record.get('share'))}) are "
                 f"exposed</b>: everyone with {escape(rule)}, enough observations for the "
-                "optimal attacker to cross the verdict policy's line.")
+                "best possible attacker to cross the verdict policy's line.")
         people = record.get("people")
         if record.get("ids_listed") and people is not None:
             shown = people[:MAX_IDS_SHOWN]
@@ -476,8 +477,9 @@ class MetaClassifierView(QWidget):
 
 # ====================================================================== luck of the split
 
-def _three(value) -> str:
-    return f"{value:.3f}" if is_number(value) else "—"
+def _points(value) -> str:
+    """A spread of accuracies in percentage points, as the summary writes it."""
+    return f"{100 * value:.1f} points" if is_number(value) else "—"
 
 
 def split_spread_html(result: dict | None) -> str:
@@ -493,9 +495,11 @@ def split_spread_html(result: dict | None) -> str:
         count = max(count, len(reps["accuracy"]))
         ci = a.get("accuracy_ci") or [None, None]
         cells = (a.get("label") or a.get("name") or "",
-                 f"{_three(a.get('accuracy'))} ({_three(ci[0])}–{_three(ci[1])})",
-                 f"{_three(reps.get('accuracy_mean'))} ± {_three(reps.get('accuracy_sd'))}",
-                 f"{_three(reps.get('accuracy_min'))} – {_three(reps.get('accuracy_max'))}")
+                 # In % and points, as the summary and the report write these accuracies
+                 # (issue 32 item 6: "0.867 ± 0.150" here was "86.7 %" there).
+                 f"{pct(a.get('accuracy'))} ({pct(ci[0])} – {pct(ci[1])})",
+                 f"{pct(reps.get('accuracy_mean'))} ± {_points(reps.get('accuracy_sd'))}",
+                 f"{pct(reps.get('accuracy_min'))} – {pct(reps.get('accuracy_max'))}")
         rows.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
         if reps.get("sentence"):
             sentences.append(str(reps["sentence"]))

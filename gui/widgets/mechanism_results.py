@@ -51,7 +51,8 @@ class MechanismResultsView(ResultsView):
         self.composed_label = rich_label()
         self.sweep_plot = SweepPlot()
         self.add_section("Composed privacy", self.composed_label, update=self._show_composed)
-        self.add_section("What if? The optimal attacker as the setting changes", self.sweep_plot,
+        self.add_section("What if? The best possible attacker as the setting changes",
+                         self.sweep_plot,
                          2, update=self.sweep_plot.set_result)
 
     def _show_composed(self, result: dict | None) -> None:

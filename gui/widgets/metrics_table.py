@@ -28,7 +28,37 @@ COLUMN_TIPS = {
     "Advantage": "True-positive rate minus false-positive rate at the attacker's threshold.",
     "Empirical ε lower bound": "The ε this attack proves the release spends at least "
                                "(paper 002, Thm 1); it must not exceed the composed ε.",
+    "Beats guessing (after correction)?": (
+        "Yes when the attack did measurably better than guessing (or than the obvious guess, "
+        "on the people's real values) after Holm's correction for the number of tests run: "
+        "only such attacks raise the verdict. No means it cannot be told from guessing."),
 }
+EVIDENCE_HEADER = "Beats guessing\n(after correction)?"
+
+
+def evidence_cell(result: dict | None, name) -> tuple[str, str]:
+    """The "Beats guessing (after correction)?" cell of attack ``name`` and its tooltip
+    (each tested figure's p-value and Holm-adjusted p-value), from the result's
+    ``verdict.evidence`` (engine.evidence); a dash for a result saved before it."""
+    verdict = (result or {}).get("verdict") if isinstance(result, dict) else None
+    evidence = verdict.get("evidence") if isinstance(verdict, dict) else None
+    tests = [t for t in (evidence or {}).get("tests") or []
+             if isinstance(t, dict) and t.get("attack") == name]
+    if not tests:
+        return "—", ""          # not tested (a baseline, or a result saved before)
+    words = {"accuracy": "how often it is right", "tpr": "people spotted at the verdict's "
+             "false-alarm rate", "top1": "best guess right", "real_people": "right on real people"}
+    tips = [f"{words.get(t.get('figure'), t.get('figure'))} against "
+            f"{t.get('baseline_words', 'guessing')}: p = {_p(t.get('p_value'))}, "
+            f"after correction {_p(t.get('adjusted_p'))}" for t in tests]
+    counted = any(t.get("counted") for t in tests)
+    return ("yes" if counted else "no"), "; ".join(tips) + "."
+
+
+def _p(value) -> str:
+    if not isinstance(value, (int, float)):
+        return "—"
+    return "below 0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 TPR_TIP = ("Share of people present that the attacker spots while wrongly accusing at most "
@@ -79,7 +109,8 @@ class MetricsTable(QTableWidget):
         targets = _fpr_targets(result) if result else list(DEFAULT_FPR_TARGETS)
         headers = ["Attacker", "AUC", "Balanced\naccuracy", "Advantage"]
         headers += [f"TPR at\n{fpr_label(t)} FPR" for t in targets]
-        headers += ["Empirical ε\nlower bound"]
+        # Before the ε column, which the count-table table hides as its last.
+        headers += [EVIDENCE_HEADER, "Empirical ε\nlower bound"]
         self.setColumnCount(len(headers))
         self.setHorizontalHeaderLabels(headers)
         header = self.horizontalHeader()
@@ -94,8 +125,10 @@ class MetricsTable(QTableWidget):
             return
         rows = []
         optimal = (result.get("theory") or {}).get("optimal_attacker")
+        evidence_tips: list[str] = []
         if optimal:
-            rows.append(("Optimal attacker (exact theory)", self._theory_cells(optimal, targets)))
+            rows.append(("Best possible attacker (exact theory)", self._theory_cells(optimal, targets)))
+            evidence_tips.append("Computed exactly, not measured: it counts without a test.")
         tips = ["The best any attacker can do, computed exactly from the noise (the exact "
                 "optimal attacker of differential-privacy theory)."] if optimal else []
         for attack in result.get("attacks") or []:
@@ -105,10 +138,15 @@ class MetricsTable(QTableWidget):
                              if isinstance(attack, dict) else "attack",
                              ["—"] * (len(headers) - 1)))
                 tips.append("")
+                evidence_tips.append("")
                 continue
             # Plain name first; what the attacker does and the science in the tooltip
             # (engine.wording's catalogue; issue 20).
-            rows.append((plain_name(attack), self._attack_cells(entry, targets)))
+            cells = self._attack_cells(entry, targets)
+            text, tip = evidence_cell(result, attack.get("name"))
+            cells.insert(len(cells) - 1, text)
+            evidence_tips.append(tip)
+            rows.append((plain_name(attack), cells))
             tips.append(attack_tooltip(attack))
         self.setRowCount(len(rows))
         for r, (label, cells) in enumerate(rows):
@@ -118,7 +156,9 @@ class MetricsTable(QTableWidget):
             for c, text in enumerate(cells, start=1):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                item.setToolTip(" ".join(text.split()))
+                evidence_column = c == len(headers) - 2 and r < len(evidence_tips)
+                item.setToolTip(evidence_tips[r] if evidence_column and evidence_tips[r]
+                                else " ".join(text.split()))
                 self.setItem(r, c, item)
         self._fit_height()
 
@@ -155,7 +195,7 @@ class MetricsTable(QTableWidget):
         cells = [number(optimal.get("auc")), pct(optimal.get("accuracy")),
                  pct(optimal.get("advantage"))]
         cells += [pct((tpr_at(optimal, t) or {}).get("tpr"), 2) for t in targets]
-        cells.append("—")
+        cells += ["computed\nexactly", "—"]
         return cells
 
     @staticmethod

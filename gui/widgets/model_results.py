@@ -16,9 +16,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from engine.audits.blocks import BttaBound, GeneralizationGap, theory_block
 from engine.audits.model import attribute_sentence
+from engine.data.tabular import model_features_text
 from engine.headline import headline_of_result
 from engine.plots import series
-from engine.wording import plain_name
+from engine.wording import OBVIOUS_GUESS, REAL_PEOPLE_TERMS, SCALED_SCORE, plain_name
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.defences_results import DefencesView
 from gui.widgets.metrics_table import MetricsTable
@@ -114,10 +115,10 @@ def model_sentence(model: dict) -> str:
     shape = []
     if is_number(model.get("classes")):
         shape.append(f"{model['classes']:,} classes")
-    if is_number(model.get("features")):
-        shape.append(f"{model['features']:,} features")
-    if shape:
-        text += " (" + ", ".join(shape) + ")"
+    if model_features_text(model):
+        shape.append(model_features_text(model))
+    if shape:       # a dash, not brackets: the count of inputs is in brackets itself
+        text += " — " + ", ".join(shape)
     text += "."
     extras = []
     if is_number(model.get("shadow_models")) and model.get("shadow_models"):
@@ -326,9 +327,11 @@ class AttributeInferenceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary_label = rich_label()
-        self.table = make_table(["Records", "Predictor", "Right [95 % CI]", "AUC [95 % CI]"],
+        self.table = make_table(["Records", "Predictor", "Right [95 % CI]", "AUC [95 % CI]",
+                                 f"{SCALED_SCORE} [95 % CI]\n(0 = obvious guess)"],
                                 "Top-1 accuracy with its Clopper–Pearson interval; AUC one "
-                                "value against the rest, clustered by record.")
+                                "value against the rest, clustered by record. "
+                                + REAL_PEOPLE_TERMS[SCALED_SCORE])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary_label)
@@ -348,11 +351,26 @@ class AttributeInferenceView(QWidget):
             for which, who in (("model", "with the model's outputs"),
                                ("baseline", "data only (no model)")):
                 m = (a.get(group) or {}).get(which) or {}
+                rp = (a.get(group) or {}).get("real_people") if which == "model" else None
                 rows.append([words, who, f"{pct(m.get('accuracy'))} "
                              f"{interval(m.get('accuracy_ci'), pct)}",
-                             f"{number(m.get('auc'))} {interval(m.get('auc_ci'))}"])
+                             f"{number(m.get('auc'))} {interval(m.get('auc_ci'))}",
+                             _scaled_text(rp)])
+            og = ((a.get(group) or {}).get("real_people") or {}).get("obvious_guess")
+            if og:      # the baseline the scaled score starts from (issue 32 item 1)
+                rows.append([words, f"{OBVIOUS_GUESS.lower()}: '{og.get('value')}' for everyone",
+                             pct(og.get("accuracy")), "—", "0 by definition"])
         fill_table(self.table, rows)
         self.table.setVisible(True)
+
+
+def _scaled_text(rp: dict | None) -> str:
+    """The scaled score with its interval ("0.12 [-0.05, 0.29]"), "—" without one."""
+    if not isinstance(rp, dict) or not is_number(rp.get("scaled_score")):
+        return "—"
+    ci = rp.get("scaled_score_ci")
+    return f"{rp['scaled_score']:.2f} " + interval(
+        ci, lambda v: f"{v:.2f}" if is_number(v) else "—")
 
 
 # ====================================================================== exposed members

@@ -38,8 +38,10 @@ from PySide6.QtWidgets import QWidget
 from engine.data.errors import InputError
 from engine.data.tabular import (
     SCHEMA_VERSION,
+    TabularColumn,
     TabularSchema,
     default_missing,
+    features_phrase,
     infer_tabular_schema,
     load_tabular_csv,
     missing_choices,
@@ -158,14 +160,24 @@ def move_role(columns: list[dict], name: str, role: str) -> list[dict]:
     return out
 
 
-def inputs_of(column: dict) -> int | None:
-    """How many inputs of the model the column becomes (None: its categories are read from the
-    file when it loads)."""
+def inputs_of(column: dict, empty_cells: int = 0) -> int | None:
+    """How many inputs of the model the column becomes once the file, with ``empty_cells`` empty
+    cells in this column, is loaded (None: its categories are read from the file when it loads).
+    The engine's own rule (``TabularColumn.width_with_gaps``), so a "was missing" flag or a
+    "missing" category is counted here as the loaded model counts it (issue 32 item 6)."""
     if column.get("role", "feature") != "feature":
         return 0
-    if column.get("kind", "numeric") == "categorical":
-        return len(column.get("categories") or []) or None
-    return 1
+    categorical = column.get("kind", "numeric") == "categorical"
+    if categorical and not column.get("categories"):
+        return None
+    try:
+        engine_column = TabularColumn(
+            name=str(column.get("name")), role="feature", kind=column.get("kind", "numeric"),
+            categories=tuple(str(c) for c in column.get("categories") or ()),
+            missing=column.get("missing", ""), indicator=column.get("indicator"))
+    except (InputError, TypeError, ValueError):     # a half-edited column: count its values
+        return len(column.get("categories") or []) if categorical else 1
+    return engine_column.width_with_gaps(int(empty_cells or 0))
 
 
 def _listed(values: list, limit: int = PREVIEW_VALUES) -> str:
@@ -199,20 +211,23 @@ def values_text(column: dict) -> tuple[str, str]:
                        "the model trains on, never of the others.")
 
 
-def model_schema_sentence(schema: TabularSchema, columns: list[dict]) -> str:
-    """What the model will train on, in one or two sentences."""
+def model_schema_sentence(schema: TabularSchema, columns: list[dict],
+                          gaps: dict[str, int] | None = None) -> str:
+    """What the model will train on, in one or two sentences (``gaps``: the empty cells the file
+    has, by column, which can add inputs)."""
     features = [c for c in columns if c.get("role", "feature") == "feature"]
-    widths = [inputs_of(c) for c in features]
+    widths = [inputs_of(c, (gaps or {}).get(str(c.get("name")), 0)) for c in features]
     known = sum(w for w in widths if w)
     unknown = [str(c.get("name")) for c, w in zip(features, widths, strict=True) if w is None]
-    inputs = f"{known:,} input{'s' if known != 1 else ''}"
     if unknown:
-        inputs = (f"{inputs} + the categories of {', '.join(repr(n) for n in unknown)}, read "
-                  "from the file")
+        counted = (f"{len(features):,} feature column{'s' if len(features) != 1 else ''} "
+                   f"({known:,} input{'s' if known != 1 else ''} + the categories of "
+                   f"{', '.join(repr(n) for n in unknown)}, read from the file)")
+    else:       # the words of the results page and the report
+        counted = features_phrase(len(features), known)
     classes = schema.class_labels
     label = f"'{schema.label}'" + (f" ({len(classes):,} classes)" if classes else "")
-    text = (f"The model learns from {len(features):,} column{'s' if len(features) != 1 else ''}"
-            f" ({inputs}) and predicts {label}.")
+    text = f"The model learns from {counted} and predicts {label}."
     member = schema.member_column
     text += (f" Column '{member}' says which records it was trained on." if member else
              " No members column: the app draws the training records at random (seeded).")
@@ -308,6 +323,8 @@ class ModelSchemaEditor(SchemaTable):
         self._gaps = {str(k): int(v) for k, v in (counts or {}).items()}
         for row in range(len(self._columns)):
             self._show_row(row)
+        if self._columns:       # gaps can add inputs: the sentence under the table counts them
+            self.check()
 
     def set_missing(self, name: str, choice: str) -> None:
         """Choose what to do with column ``name``'s empty cells, as the user would."""
@@ -320,7 +337,7 @@ class ModelSchemaEditor(SchemaTable):
     # ------------------------------------------------------------------ checking
 
     def summary(self) -> str:
-        return model_schema_sentence(self.validated(), self._columns)
+        return model_schema_sentence(self.validated(), self._columns, self._gaps)
 
     # ------------------------------------------------------------------ building the table
 
@@ -348,9 +365,9 @@ class ModelSchemaEditor(SchemaTable):
             self.select(row, COL_ENCODING, encoding_of(column))
             self.set_enabled(row, COL_ENCODING, role == "feature")
         self._show_missing(row, column, role)
-        inputs = inputs_of(column)
-        text, tip = values_text(column)
         gaps = self._gaps.get(str(column.get("name")), 0)
+        inputs = inputs_of(column, gaps)
+        text, tip = values_text(column)
         if gaps and role != "ignore":
             text += f" — {gaps:,} empty"
             tip += f" The file has {gaps:,} empty cell{'s' if gaps != 1 else ''} here."
@@ -497,7 +514,8 @@ def _gap_counts(data) -> dict[str, int]:
 
 
 def _data_sentence(data) -> str:
-    text = (f"{data.n_records:,} records, {data.X.shape[1]:,} features (encoded), "
+    text = (f"{data.n_records:,} records, "
+            f"{features_phrase(len(data.schema.features), data.X.shape[1])}, "
             f"{data.n_classes:,} classes of '{data.schema.label}'")
     if data.member is not None:
         text += f"; {int(data.member.sum()):,} marked as trained on"

@@ -44,6 +44,7 @@ PADDING = 0.02
 LABEL_ROOM_PX = 46
 LABEL_ROOM_V_PX = 20            # the same on a vertical axis: one line of text high
 NARROW_PX = 760                 # below this width the legend lists its curves in one column
+LEGEND_SAMPLE_PX = 50           # a legend entry's sample and the gap before its words
 LEGEND_ROW = 4                  # PlotItem's layout: 0 title, 1 top axis, 2 view, 3 bottom axis
 # How far a tick label of a vertical axis may reach past the plot's top or bottom edge: about
 # half a line, so the labels of ticks at the very ends (0 and 1 of a rate) are drawn.
@@ -79,8 +80,8 @@ class ReadableAxis(pg.AxisItem):
         self.percent = False        # rates written in percent, as the report writes them
 
     def set_percent(self, on: bool) -> None:
-        """Write this linear axis' rates in percent (0.025 → 2.5%), as the report's axis and
-        the tables do (engine.plots.series.percent_tick)."""
+        """Write this axis' rates in percent (0.025 → 2.5%; on a log axis 0.001 → 0.1%), as
+        the report's axis and the tables do (engine.plots.series.percent_tick)."""
         self.percent = on
         self.picture = None
         self.update()
@@ -138,7 +139,8 @@ class ReadableAxis(pg.AxisItem):
             if all(abs(at - other) >= room for other in self._labelled):
                 self._labelled.append(at)
                 shown.add(i)
-        return [tick_number(10 ** float(v) * scale) if i in shown else ""
+        write = percent_tick if self.percent else tick_number
+        return [write(10 ** float(v) * scale) if i in shown else ""
                 for i, v in enumerate(values)]
 
 
@@ -272,10 +274,21 @@ class PlotView(QWidget):
         self.plot_widget.setMinimumHeight(int(self._min_height + height))
 
     def _fit_legend(self) -> None:
-        """One column on a narrow plot, so long curve names are not cut at the right edge."""
+        """One column on a narrow plot, or when two columns of the longest name would not fit
+        the plot's width, so long curve names are not cut at the right edge (pyqtgraph then
+        widens the plot past its widget and cuts the curves' right side too)."""
         legend = self.plot_item.legend
         if legend is not None and hasattr(self, "_legend_columns"):
-            legend.setColumnCount(self._legend_columns if self.width() >= NARROW_PX else 1)
+            # The words' own width (a LabelItem's rectangle stretches to the legend's).
+            widths = [label.item.document().idealWidth() for _, label in legend.items]
+            # A sample, its gap and the label per column, with the axes' margin beside them.
+            two_fit = 2 * (max(widths, default=0.0) + LEGEND_SAMPLE_PX) + 80 <= self.width()
+            wide = self.width() >= NARROW_PX and two_fit
+            legend.setColumnCount(self._legend_columns if wide else 1)
+
+    def fit_legend(self) -> None:
+        """Lay the legend out again for its entries now (call after adding them)."""
+        self._fit_legend()
 
     def show_message(self, text: str | None) -> None:
         """Show ``text`` instead of the plot (an empty plot draws axes that mean nothing); None

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from engine.aggregates.queries import Domain, load_published_table
 from engine.aggregates.release import ReleaseSpec, candidate_queries, released_count
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.data.microdata import Schema
 from gui.formatting import is_number
 from gui.widgets.form import (
@@ -352,7 +352,7 @@ def check_marginal_options(options: dict) -> None:
             continue
         if not (isinstance(width, int) and not isinstance(width, bool) and width >= 1):
             raise InputError(f"The bucket width of '{column}' must be a whole number of at "
-                             f"least 1, such as 5 (5-year age groups); got {width!r}.",
+                             f"least 1, such as 5 (5-year age groups); got {given_value(width)}.",
                              key="release_options.buckets")
 
 

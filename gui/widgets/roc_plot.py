@@ -26,6 +26,10 @@ WORST_CASE_COLOR = QColor(*series.WORST_STYLE.color)
 # The attacks' colours (engine.plots.series.ATTACK_STYLES): the same in the report.
 ATTACK_COLORS = [QColor(*style.color) for style in series.ATTACK_STYLES]
 PIXELS_PER_POINT = 1.6    # a report line width in points, drawn on screen
+FILL_Z = -20              # the DP region and the bands: under every line
+BAR_Z = 5                 # the policy-rate error bars: over the curves they annotate
+SYMBOLS = {"circle": "o", "square": "s", "triangle": "t1", "diamond": "d", "cross": "x",
+           "star": "star"}
 
 
 def style_pen(style: series.Style) -> QPen:
@@ -51,6 +55,9 @@ class RocPlot(QWidget):
         self.plot_item.setLabel("bottom", "False-positive rate (people wrongly accused)")
         self.plot_item.setLabel("left", "True-positive rate (people correctly spotted)")
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        # Rates in percent, as the tables, the summary and the report's chart write them.
+        for side in ("left", "bottom"):
+            self.plot_item.getAxis(side).set_percent(True)
         self.legend = self.view.add_legend()
 
         self.log_axes = QCheckBox("Log-log axes (zoom on rare, confident accusations)")
@@ -64,9 +71,10 @@ class RocPlot(QWidget):
         self.hint_label = hint      # an audit whose ROC has no DP region says something else
 
         self.every_band = QCheckBox("Every attack's 95 % band")
-        self.every_band.setToolTip("Off: only the strongest attack's confidence band is shaded "
-                                   "(as in the report); on: every attack's, which can hide the "
-                                   "curves when several overlap.")
+        self.every_band.setToolTip("Off: only the strongest attack's confidence band and its "
+                                   "interval at the policy's false-positive rate are drawn (as "
+                                   "in the report); on: every attack's, which can crowd the "
+                                   "plot when several overlap.")
         self.every_band.toggled.connect(self._redraw)
         self.view.add_tool(self.log_axes)
         self.view.add_tool(self.every_band)
@@ -111,6 +119,8 @@ class RocPlot(QWidget):
             self._set_home(series.roc_log_floor({}) if log else None)
             return
 
+        # Fills lie under every line (explicit z-values, not the order items were added in):
+        # a curve is never covered by a filled area (issue 32 item 8).
         if roc.region is not None:
             region = roc.region
             upper = pg.PlotDataItem(np.asarray(region.x), np.asarray(region.upper),
@@ -121,10 +131,13 @@ class RocPlot(QWidget):
                                     pen=pg.mkPen(None))
             self.plot_item.addItem(upper)
             self.plot_item.addItem(lower)
-            self.plot_item.addItem(pg.FillBetweenItem(upper, lower, brush=pg.mkBrush(REGION_COLOR)))
+            fill = pg.FillBetweenItem(upper, lower, brush=pg.mkBrush(REGION_COLOR))
+            fill.setZValue(FILL_Z)
+            self.plot_item.addItem(fill)
 
+        every = self.every_band.isChecked()
         for band in roc.bands:
-            if not (band.shown or self.every_band.isChecked()):
+            if not (band.shown or every):
                 continue
             bx = np.asarray(band.x, dtype=float)
             lo = np.asarray(band.lower, dtype=float)
@@ -135,13 +148,52 @@ class RocPlot(QWidget):
                 self.plot_item.addItem(c_lo)
                 self.plot_item.addItem(c_hi)
                 fill = pg.FillBetweenItem(c_lo, c_hi, brush=pg.mkBrush(QColor(*band.fill)))
+                fill.setZValue(FILL_Z)
+                fill.series_key = band.key
                 self.plot_item.addItem(fill)
                 self._band_legend(band, fill)
 
         for curve in roc.curves():
             item = self._curve(curve.x, curve.y, curve.label, style_pen(curve.style))
             item.series_key = curve.key
+        for bar in roc.intervals:
+            if bar.shown or every:
+                self._interval(bar, log)
+        self.view.fit_legend()
         self._set_home(roc.floor)
+
+    def interval_items(self) -> list[pg.GraphicsObject]:
+        """The error bars drawn now at the policy's false-positive rate (for tests)."""
+        return [i for i in self.plot_item.items if getattr(i, "interval_key", None)]
+
+    def _interval(self, bar: series.Curve, log: bool) -> None:
+        """An attack's TPR at the policy's false-positive rate with its 95 % interval, as the
+        tables quote it (engine.plots.series.policy_interval): a vertical bar with caps and
+        the attack's marker; on log axes a lower end of 0 runs to the axes' floor, and a TPR
+        of 0 has no marker (it lies below every log axis)."""
+        color = QColor(*bar.style.color)
+        x, y, lo, hi = bar.x[0], bar.y[0], bar.lower[0], bar.upper[0]
+        view = math.log10 if log else float      # ErrorBarItem works in view coordinates
+        vx, vy = view(x), (view(y) if y > 0 or not log else view(lo))
+        bars = pg.ErrorBarItem(x=np.asarray([vx]), y=np.asarray([vy]),
+                               top=np.asarray([view(hi) - vy]),
+                               bottom=np.asarray([vy - view(lo)]),
+                               beam=0.06 if log else 0.015, pen=pg.mkPen(color, width=1.6))
+        bars.interval_key = bar.key
+        bars.setZValue(BAR_Z)
+        self.plot_item.addItem(bars)
+        if y > 0 or not log:
+            # A PlotDataItem, not a bare scatter: it follows the plot's log mode.
+            dot = pg.PlotDataItem([x], [y], pen=None, symbol=SYMBOLS.get(bar.style.marker, "o"),
+                                  symbolSize=8, symbolPen=pg.mkPen(color, width=1.4),
+                                  symbolBrush=pg.mkBrush(255, 255, 255))
+            dot.interval_key = bar.key        # not a curve: no series_key, no legend name
+            dot.setZValue(BAR_Z + 1)
+            self.plot_item.addItem(dot)
+        sample = pg.PlotDataItem([0.0], [0.0], pen=None, symbol=SYMBOLS.get(bar.style.marker,
+                                                                              "o"),
+                                 symbolPen=pg.mkPen(color, width=1.4), symbolBrush="w")
+        self.legend.addItem(sample, bar.label)
 
     def _band_legend(self, band: series.Band, fill: pg.FillBetweenItem) -> None:
         """A legend entry for a shaded band, in the series' words (the report lists it too):

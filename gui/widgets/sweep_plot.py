@@ -59,6 +59,9 @@ PARAMETER_AXIS = {
     "observations": "observations per person k",
 }
 LOG_WORDS = series.LOG_WORDS
+# Rates in %, as the banner and the tables write them; the AUC, 0–1 elsewhere, is drawn ×100
+# on the same axis and the title says so (engine.plots.series.SWEEP_PERCENT_WORDS).
+SUCCESS_AXIS = "Best possible attacker's success" + series.SWEEP_PERCENT_WORDS
 
 
 def guide_line(guide: series.Guide, log_x: bool) -> pg.InfiniteLine:
@@ -84,12 +87,13 @@ def inverse_sentence(inverse: dict | None) -> str:
     k = inverse.get("observations")
     if not inverse.get("feasible"):
         note = inverse.get("note") or ""
-        return (f"No ε per observation keeps the optimal attacker at or below {limit} of people "
+        return (f"No ε per observation keeps the best possible attacker at or below {limit} "
+                f"of people "
                 f"spotted at {fpr} false accusations with k = {k}. {note}").strip()
     eps = inverse.get("max_epsilon_per_observation")
     scale = inverse.get("min_noise_scale")
     scale_name = inverse.get("noise_scale_name") or "noise scale"
-    text = (f"To keep the optimal attacker at or below {limit} of people spotted at {fpr} "
+    text = (f"To keep the best possible attacker at or below {limit} of people spotted at {fpr} "
             f"false accusations with k = {k} observations per person, use ε ≤ {number(eps)} per "
             f"observation")
     if is_number(scale):
@@ -108,7 +112,7 @@ class SweepPlot(QWidget):
         self.plot_widget = self.view.plot_widget
         self.plot_item = self.view.plot_item
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.plot_item.setLabel("left", "Optimal attacker's success")
+        self.plot_item.setLabel("left", "Best possible attacker's success")
         self.legend = self.view.add_legend()
         self.inverse_label = QLabel()
         self.inverse_label.setWordWrap(True)
@@ -139,17 +143,19 @@ class SweepPlot(QWidget):
                          axis_label=PARAMETER_AXIS.get(parameter, parameter),
                          current=sweep.get("current"),
                          current_symbol="ε" if parameter == "epsilon" else "k",
+                         y_label=SUCCESS_AXIS, y_percent=True,
                          text=inverse_sentence(theory.get("inverse")))
 
     def show_curves(self, values, curves: Sequence[SweepCurve], *, axis_label: str,
                     current=None, current_symbol: str = "", y_label: str | None = None,
                     text: str = "", guides: Sequence[series.Guide] | None = None,
-                    log_x: bool = True) -> None:
+                    log_x: bool = True, y_percent: bool = False) -> None:
         """Draw ``curves`` against the swept ``values``, rates in [0, 1]; a dashed line marks
         the ``current`` setting; ``text`` goes under the plot. ``guides`` (engine.plots.series
         reference lines, as the report draws them) replace ``current``; ``log_x`` is the
         series' choice of axis (the mechanism's theory sweep is always log), and the axis
-        title says "log scale" only when it is.
+        title says "log scale" only when it is. ``y_percent`` writes the y ticks in % (rates
+        that read in % elsewhere; an AUC axis stays 0–1).
 
         Any audit's sweep (theory curves or measured points with intervals) draws through
         this, so all sweeps look and zoom alike.
@@ -161,6 +167,7 @@ class SweepPlot(QWidget):
         order = np.argsort(values, kind="stable")       # lines run left to right
         values = values[order]
         self.plot_item.setLogMode(x=log_x, y=False)
+        self.plot_item.getAxis("left").set_percent(y_percent)
         self.plot_item.setLabel("bottom", axis_label + (LOG_WORDS if log_x else ""))
         if y_label is not None:
             self.plot_item.setLabel("left", y_label)

@@ -93,12 +93,26 @@ class VerdictBanner(QFrame):
         else:
             self.strongest_label.setText("")
             self.strongest_label.setToolTip("")
-        reasons = "".join(f"<li>{_escape(r)}</li>" for r in block.reasons)
+        evidence = block.evidence or {}
+        sentence = evidence.get("sentence") or ""
+        # The evidence sentence has its own line (issue 32 item 2); the reasons keep the rest.
+        reasons = "".join(f"<li>{_escape(r)}</li>" for r in block.reasons if r != sentence)
         rules = "".join(f"<li>{_escape(r)}</li>" for r in block.policy_rules)
         policy = _escape(block.policy_name)
         html = ""
         if reasons:
             html += f"<b>Why:</b><ul style='margin-top:2px'>{reasons}</ul>"
+        if sentence:
+            cannot = [str(c) for c in evidence.get("cannot_tell") or []]
+            html += f"<p style='margin-top:2px'><b>Evidence:</b> {_escape(sentence)}"
+            if cannot:
+                # Real-people tests are against the obvious guess, not a blind guess.
+                obvious = any(t.get("baseline_words") == "the obvious guess"
+                              for t in evidence.get("tests") or [] if isinstance(t, dict))
+                html += (" Cannot be told from guessing"
+                         + (" or the obvious guess" if obvious else "") + ": "
+                         f"{_escape(', '.join(plain_name(c) for c in cannot))}.")
+            html += "</p>"
         if rules:
             html += f"<b>Verdict policy “{policy}”:</b><ul style='margin-top:2px'>{rules}</ul>"
         self.reasons_label.setText(html)

@@ -89,7 +89,7 @@ PUBLISHED_CASES = [
       "once", "check these counts", "published_records"], (2, 3, 4), True),
     ("count_above_total.csv", 200,
      ["row 3 (sex=Female, age=18-64) counts 250 people, more than the 200 records the table "
-      "describes", "check the count", "published_records"], (3,), True),
+      "describes", "check the count", "people counted in the table (|D|)"], (3,), True),
     ("noisy_negative.csv", 100,
      ["row 3, column 'count'", "'-1' is negative", "clamp noisy counts at 0"], None, None),
     ("noisy_fractional.csv", 100,

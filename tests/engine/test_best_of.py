@@ -357,7 +357,7 @@ def test_the_membership_rehearsal_runs_on_the_games_executor_in_any_order():
     assert rehearsal == ["Rehearsal on the attacker's own stand-ins: proofs"]
     # After the stand-ins' proofs, both candidates' units (stochastic, reconstructions).
     start = executor.messages.index(rehearsal[0])
-    assert executor.messages[start + 1:] == ["Stochastic module: targets",
+    assert executor.messages[start + 1:] == ["Learning from similar public records: targets",
                                              "Reconstructions: targets"]
 
 

@@ -115,6 +115,8 @@ def test_the_model_theory_blocks_read_and_write_back_unchanged():
 # (path in the model result, value, the sentence)
 DAMAGED_BLOCKS = [
     (("verdict", "headline"), "RMIA", "the verdict's strongest attack is not a table"),
+    (("verdict", "evidence"), {"tests": [{"p_value": "small"}]},
+     "the verdict's evidence is not a table of tests with a sentence"),
     (("theory", "btta_bound"), [0.84], "the generalization-gap bound of the model is not a "
                                        "table"),
     (("theory", "btta_bound", "params", "p0_train_accuracy"), "70%",

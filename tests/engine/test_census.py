@@ -45,7 +45,7 @@ def test_several_blocks_and_auxiliary_sources():
     assert p.schema.column("block").domain_size == 5
     with pytest.raises(InputError, match="'n_blocks' must be a whole number of at least 1"):
         generate_census_blocks(n_blocks=0)
-    with pytest.raises(InputError, match="'auxiliary' must be one of"):
+    with pytest.raises(InputError, match="attacker's sample must be one of"):
         generate_census_blocks(auxiliary="elsewhere")
 
 

@@ -68,12 +68,12 @@ def test_a_value_outside_the_categories_reads_the_same_in_every_loader(tmp_path:
 
 @pytest.mark.parametrize("saved, sentence", [
     ([], "the schema must be a table with 'columns', got list."),
-    ({"columns": [], "version": 1}, "unknown key 'version' in the schema"),
-    ({"schema_version": 2, "columns": [{"name": "a"}]}, "schema_version 2 is not supported"),
+    ({"columns": [], "version": 1}, "the schema has an entry “version” this app does not read"),
+    ({"schema_version": 2, "columns": [{"name": "a"}]}, "the schema's version 2 is not supported"),
     ({"columns": "a"}, "'columns' must be a non-empty list of column descriptions"),
     ({"columns": [{"nam": "a"}]}, "unknown key 'nam' in column 1 of the schema (did you mean "
                                   "'name'?)"),
-    ({"columns": [{"role": "ignore"}]}, "column 1 of the schema has no 'name'"),
+    ({"columns": [{"role": "ignore"}]}, "column 1 of the schema has no name"),
 ])
 def test_saved_schemas_of_both_kinds_are_checked_by_one_rebuild(saved, sentence):
     for cls in (Schema, TabularSchema):

@@ -46,7 +46,8 @@ def test_a_bad_cluster_setting_is_one_sentence():
     for bad in ("ray://", "my cluster", "host:99999", 5):
         with pytest.raises(InputError) as info:
             L.LocationConfig.from_dict({"compute": {"cluster": bad}})
-        assert "cluster" in str(info.value) and "\n" not in str(info.value)
+        assert "where to run" in str(info.value) and "\n" not in str(info.value)
+        assert info.value.setting == "compute.cluster"
     with pytest.raises(InputError):
         L.LocationConfig.from_dict({"compute": {"nodes": 3}})
     assert L.LocationConfig.from_dict(

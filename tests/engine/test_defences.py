@@ -138,7 +138,7 @@ def test_defences_refuse_other_families_and_hooks():
     X, y = _data(n=60)
     with pytest.raises(InputError, match="neural network"):
         kcd(X, y, K, TrainingSpec(family="random_forest"), alpha=1.0)
-    with pytest.raises(InputError, match="DP-SGD"):
+    with pytest.raises(InputError, match="private-training defence"):
         l2(X, y, K, replace(SPEC, noise_multiplier=1.0), weight_decay=1e-3)
 
 
@@ -469,7 +469,7 @@ def test_tradeoff_bad_inputs(small_tradeoff):
         tradeoff(config, ["none"])
     with pytest.raises(InputError, match="supervised"):
         tradeoff(ModelConfig(), ["none"], attacks=("lira_online",))
-    with pytest.raises(InputError, match="no setting 'beta'"):
+    with pytest.raises(InputError, match="no setting “beta”"):
         as_settings([("kcd", {"beta": 1})])
     with pytest.raises(InputError, match="Unknown defence"):
         as_settings([("dropout", 0.5)])

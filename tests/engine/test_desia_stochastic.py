@@ -101,7 +101,7 @@ def test_cancel_raises(game):
 def test_bad_model_name_is_a_sentence(game):
     dom, s, codes, aux, targets = game
     qs = contingency_table(dom, ("race",))
-    with pytest.raises(InputError, match=r"Unknown stochastic-module model 'xgb'.*logistic"):
+    with pytest.raises(InputError, match=r"Unknown stochastic-module model “xgb”.*logistic"):
         ds.fit_and_score(qs, answers(qs, codes), codes[targets[0]], "race", aux, len(codes),
                          dom, n_shadow=300, model="xgb")
 

@@ -289,7 +289,7 @@ def test_btta_roc_lines():
     (f0, t0), (f1, t1) = b["balanced_line"]
     # TPR = FPR + (p0 − p1) through the rule's point.
     assert t0 - f0 == pytest.approx(0.25) and t1 - f1 == pytest.approx(0.25)
-    assert "0.625" in b["statement"]
+    assert "62.5%" in b["statement"]          # in %, as every page writes an accuracy
 
 
 # --------------------------------------------------------------------------- CBTTA

@@ -68,8 +68,9 @@ def test_predictions_path_with_the_supervised_attacker(tmp_path):
 
 
 def test_config_errors_are_sentences():
-    with pytest.raises(InputError, match="'predictions'"):
+    with pytest.raises(InputError, match="the predictions file") as err:
         ModelConfig.from_dict({"audit_type": "model", "source": "predictions"})
+    assert err.value.key == err.value.setting == "predictions"
     with pytest.raises(InputError, match="'attacks'"):
         ModelConfig.from_dict({"audit_type": "model", "attacks": ["magic"]})
 
@@ -166,7 +167,7 @@ def test_loss_only_predictions_run_the_confidence_attack_alone(tmp_path):
 
 def test_loss_only_predictions_without_the_confidence_attack_say_what_to_do(tmp_path):
     path = _loss_file(tmp_path)
-    with pytest.raises(InputError, match="only 'confidence' works"):
+    with pytest.raises(InputError, match="only the confidence check works"):
         run(ModelConfig(source="predictions", predictions=str(path), prediction_kind="loss",
                         attacks=("btta", "shokri")))
 

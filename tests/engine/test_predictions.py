@@ -196,7 +196,7 @@ BAD_CASES = [
     ("one_class_column.csv", {}, ["one column per class (at least two)", "only 'p_dog'"]),
     ("empty_cell.csv", {"missing": "error"}, ["1 empty cell in 1 column — 'p_dog' 1 (first in "
                                               "row 3)", "fill them in"]),
-    ("reference_columns_differ.csv", {"kind": "logit"}, ["kind 'logit' is not one of",
+    ("reference_columns_differ.csv", {"kind": "logit"}, ["kind “logit” is not one of",
                                                          "did you mean 'logits'"]),
     ("ids_missing.csv", {"id_col": "idd"}, ["no id column 'idd'", "did you mean 'id'"]),
 ]

@@ -105,6 +105,7 @@ def test_a_damaged_result_is_reported_and_the_settings_still_open(tmp_path, audi
 # engine.audits.blocks.BttaBound, GeneralizationGap) and the verdict's stored headline.
 DAMAGED_MODEL_BLOCKS = [
     (("result", "verdict", "headline"), [1], "strongest attack"),
+    (("result", "verdict", "evidence"), "Holm", "evidence"),
     (("result", "theory", "btta_bound"), "x", "generalization-gap bound"),
     (("result", "theory", "btta_bound", "roc"), [1, 2], "ROC of the generalization-gap bound"),
     (("result", "theory", "btta_bound", "params", "q_prior"), "half", "an accuracy behind"),

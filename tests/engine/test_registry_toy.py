@@ -82,7 +82,7 @@ def test_toy_audit_type_reads_runs_and_estimates_through_its_entry(toy):
 def test_toy_audit_type_is_refused_without_its_entry():
     """Without the entry, nothing else knows the toy: its settings are refused in a sentence
     naming the key (what makes the entry the one place an audit type is found)."""
-    with pytest.raises(Exception, match="'audit_type' must be one of"):
+    with pytest.raises(Exception, match="the audit to run must be one of"):
         config_from_dict({"audit_type": "toy"}, "toy.toml")
 
 
@@ -120,6 +120,6 @@ def test_command_line_checks_demo_and_sample_names_against_the_registry(cli, tmp
     assert cli(["demo", "coins", "--out", str(tmp_path / "d")]) == 2
     assert cli(["--sample", "coins"]) == 2
     err = capsys.readouterr().err
-    assert "unknown demo 'coins'; choose one of mechanism, location, aggregates, model." in err
+    assert "unknown demo “coins”; choose one of mechanism, location, aggregates, model." in err
     assert "no sample audit called 'coins'; choose one of mechanism, location" in err
     assert not (tmp_path / "d").exists()

@@ -46,7 +46,7 @@ def test_an_empty_count_is_unknown_not_zero(tmp_path):
     with pytest.raises(InputError) as info:
         release.require([0, 4])
     assert "row 5, column 'count' holds 'NA', a mark for a missing value, and the attack " \
-        "needs that count (site 's2' at epoch '1')" in info.value.one_line()
+        "needs that count (site “s2” at epoch “1”)" in info.value.one_line()
 
 
 def test_every_column_with_empty_cells_is_listed_at_once(tmp_path):

@@ -326,7 +326,7 @@ def test_deterministic_membership_and_dp_comparison(full):
     assert "1 proved value(s) were wrong" in text
     assert "The tables alone proved 6 of the memberships (all of them right)" in text
     for a in th["membership"]["attacks"]:
-        assert fmt3(a["auc"]) in text and fmt3(a["accuracy"]) in text
+        assert fmt3(a["auc"]) in text and fmt_pct(a["accuracy"]) in text
     assert "ROC of the membership game, log-log axes" in text
     region = th["dp"]["dp_region"]       # the legend's words are the screen's (plot series)
     assert (f"ε = {series.number_words(region['epsilon'])}, δ = "

@@ -155,7 +155,7 @@ def test_model_split_accuracies_and_bound(full):
     assert "Attacker's population 533" in text
     bb = th["btta_bound"]
     assert bb["roc"]["statement"] in text
-    assert f"exceeds {fmt3(bb['balanced_accuracy_bound'])} (paper 001 Thm 2)" in text
+    assert f"exceeds {fmt_pct(bb['balanced_accuracy_bound'])} (paper 001 Thm 2)" in text
     # The bound on the ROC is the polyline (0,0)-(p1,p0)-(1,1): TPR = FPR·p0/p1 below p1.
     assert bound_tpr(result, 0.01) == pytest.approx(0.01 * P0 / P1)
     assert bound_auc(result) == pytest.approx(0.5 * (1 + P0 - P1))
@@ -168,7 +168,7 @@ def test_model_split_accuracies_and_bound(full):
 def test_attack_table_and_strongest_against_the_bound(full):
     result, text = full
     for a in result["attacks"]:
-        assert fmt3(a["auc"]) in text and fmt3(a["accuracy"]) in text
+        assert fmt3(a["auc"]) in text and fmt_pct(a["accuracy"]) in text
         assert f"[{fmt3(a['auc_ci'][0])}, {fmt3(a['auc_ci'][1])}]" in text
         ten = next(r for r in a["tpr_at_fpr"] if r["fpr_target"] == 0.1)
         assert fmt_pct(ten["tpr"]) in text

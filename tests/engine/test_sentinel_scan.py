@@ -376,7 +376,9 @@ def _bad(tmp_path: Path, name: str, header: list[str], rows: list[list]) -> Path
 def _error(fn, *args, **kw) -> str:
     with pytest.raises(InputError) as info:
         fn(*args, **kw)
-    return info.value.one_line()
+    # What the command line shows: the sentence, then the config file's line when the error
+    # names a setting (issue 32 item 7: the key beside the sentence, not in it).
+    return " ".join(filter(None, [info.value.one_line(), info.value.config_line()]))
 
 
 def bad_inputs(tmp_path: Path):

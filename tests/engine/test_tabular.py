@@ -85,9 +85,9 @@ def test_label_is_required_unless_named():
 
 
 @pytest.mark.parametrize("kwargs, phrase", [
-    (dict(name="x", role="target"), "role 'target' is not one of"),
+    (dict(name="x", role="target"), "role “target” is not one of"),
     (dict(name="x", role="lable"), "did you mean 'label'"),
-    (dict(name="x", kind="text"), "kind 'text'"),
+    (dict(name="x", kind="text"), "kind “text”"),
     (dict(name="x", categories=("a",)), "a numeric feature takes no categories"),
     (dict(name="x", kind="categorical", categories=("a", "a")), "listed twice"),
     (dict(name="x", mean=1.0), "give both 'mean' and 'sd'"),
@@ -129,13 +129,13 @@ def test_schema_round_trip_is_toml_safe(tmp_path):
 
 
 @pytest.mark.parametrize("mutate, phrases", [
-    (lambda d: d.update(extra=1), ["p.json", "unknown key 'extra'"]),
-    (lambda d: d.update(schema_version=2), ["schema_version 2 is not supported"]),
+    (lambda d: d.update(extra=1), ["p.json", "entry “extra” this app does not read"]),
+    (lambda d: d.update(schema_version=2), ["schema's version 2 is not supported"]),
     (lambda d: d.update(columns=[]), ["'columns' must be a non-empty list"]),
     (lambda d: d["columns"][0].update(rol="feature"), ["column 1 ('age')", "unknown key 'rol'",
                                                         "did you mean 'role'"]),
-    (lambda d: d["columns"][0].pop("name"), ["column 1", "has no 'name'"]),
-    (lambda d: d["columns"][0].update(kind="number"), ["Column 'age'", "kind 'number'"]),
+    (lambda d: d["columns"][0].pop("name"), ["column 1", "has no name"]),
+    (lambda d: d["columns"][0].update(kind="number"), ["Column 'age'", "kind “number”"]),
     (lambda d: d["columns"][0].update(sd=-1.0), ["'sd' must be above 0"]),
     (lambda d: d["columns"].__setitem__(2, {"name": "y", "role": "feature"}),
      ["No column is the label"]),
@@ -271,7 +271,7 @@ def test_memory_guard_names_n_d_and_the_fix(tmp_path):
     schema = load_tabular_csv(BAD / "too_many_features.csv").schema
     with pytest.raises(InputError, match="about 60 records × at least 31 features"):
         load_tabular_csv(BAD / "too_many_features.csv", schema, max_cells=100)
-    with pytest.raises(InputError, match="'max_cells' must be a whole number"):
+    with pytest.raises(InputError, match="most cells to read must be a whole number"):
         load_tabular_csv(BAD / "too_many_features.csv", max_cells=0)
     assert MAX_CELLS * 4 == 2_000_000_000
 
@@ -284,7 +284,7 @@ BAD_CASES = [
                                                "did you mean 'clas'", "columns found"]),
     ("label_missing.csv", {}, ["no column is named label, class, target or y",
                                "'age', 'sex', 'clas'"]),
-    ("one_class.csv", {}, ["label column 'label' holds only one class ('yes') in all 4 records",
+    ("one_class.csv", {}, ["label column 'label' holds only one class (“yes”) in all 4 records",
                            "at least two classes"]),
     ("singleton_class.csv", {}, ["class 'c' of the label column 'label' has only 1 record "
                                  "(row 5)", "at least 2 records", "merge it"]),
@@ -402,7 +402,7 @@ def test_split_members_refuses_bad_fraction_and_existing_members(tmp_path):
     with pytest.raises(InputError, match="already marked as members or not in column 'member'"):
         split_members(data, 0.5, 0)
     for bad in (0, 1, 1.5, "half", True):
-        with pytest.raises(InputError, match="'train_fraction' must be a number between 0 and 1"):
+        with pytest.raises(InputError, match="share of records the model is trained on must be a number between 0 and 1"):
             split_members(data.with_member(None), bad, 0)
 
 

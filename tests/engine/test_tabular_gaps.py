@@ -189,12 +189,12 @@ def test_a_column_empty_everywhere_and_no_record_left(tmp_path):
 
 
 def test_the_choice_is_checked_saved_and_reset_with_the_kind():
-    with pytest.raises(InputError, match="'missing' 'medain' is not one of.*did you mean "
+    with pytest.raises(InputError, match="'missing' “medain” is not one of.*did you mean "
                                          "'median'"):
         TabularColumn("age", missing="medain")
-    with pytest.raises(InputError, match="'own_category' does not apply to a numeric feature"):
+    with pytest.raises(InputError, match="'missing' “own_category” does not apply to a numeric feature"):
         TabularColumn("age", missing="own_category")
-    with pytest.raises(InputError, match="'median' does not apply to the label"):
+    with pytest.raises(InputError, match="“median” does not apply to the label"):
         TabularColumn("y", "label", "categorical", missing="median")
     s = TabularSchema((TabularColumn("age", missing="median", indicator=False),
                        TabularColumn("y", "label", "categorical")))

@@ -141,8 +141,9 @@ def test_clip_accepts_traces_and_checks_its_arguments():
     assert out.shape == t.matrix.shape
     with pytest.raises(ValueError, match="n_sites"):
         clip_per_epoch(t.matrix, 1, rng(0))
-    with pytest.raises(InputError, match="clip_per_epoch"):
+    with pytest.raises(InputError, match="places kept per person and hour") as info:
         clip_per_epoch(t, 0, rng(0))
+    assert info.value.setting == "clip_per_epoch"
 
 
 # --------------------------------------------------------------------------- loading traces
@@ -217,19 +218,19 @@ def test_blank_lines_keep_spreadsheet_row_numbers(tmp_path):
 def test_max_rows_refuses_larger_files_instead_of_cutting(tmp_path):
     p = write(tmp_path, "m.csv", "user_id,site,epoch\na,x,0\nb,x,1\nc,x,2\n")
     assert load_traces_csv(p, max_rows=3).n_users == 3
-    with pytest.raises(InputError, match="more than max_rows=2"):
+    with pytest.raises(InputError, match="more than 2 data rows"):
         load_traces_csv(p, max_rows=2)
 
 
 def test_parameter_mistakes_are_sentences(tmp_path):
     p = write(tmp_path, "ok.csv", "user_id,site,epoch\na,x,0\n")
-    with pytest.raises(InputError, match="'epoch_unit' must be one of hour, day"):
+    with pytest.raises(InputError, match="time unit must be one of hour, day"):
         load_traces_csv(p, epoch_unit="week")
-    with pytest.raises(InputError, match="both 'lat_col' and 'lon_col'"):
+    with pytest.raises(InputError, match="both the latitude column and the longitude column"):
         load_traces_csv(p, lat_col="lat")
-    with pytest.raises(InputError, match="'grid' only applies"):
+    with pytest.raises(InputError, match="grid of places only applies"):
         load_traces_csv(p, grid=(2, 2))
-    with pytest.raises(InputError, match="'grid' must be two whole numbers"):
+    with pytest.raises(InputError, match="grid of places must be two whole numbers"):
         load_traces_csv(p, lat_col="a", lon_col="b", grid=(0, 3))
     with pytest.raises(InputError, match="file not found"):
         load_traces_csv(tmp_path / "nope.csv")
@@ -237,14 +238,14 @@ def test_parameter_mistakes_are_sentences(tmp_path):
 
 TRACES_CASES = [
     ("unknown_column.csv", {}, ["column 'user_id'", "missing", "columns found: 'user', 'site', "
-                                "'epoch'", "did you mean 'user'", "user_col"]),
+                                "'epoch'", "did you mean 'user'", "the user column"]),
     ("empty.csv", {}, ["is empty", "header row"]),
     ("header_only.csv", {}, ["no data rows", "add one row per observation"]),
     ("negative_epoch.csv", {}, ["row 4", "column 'epoch'", "'-3'", "negative",
                                 "number epochs 0, 1, 2"]),
     ("non_integer_epoch.csv", {}, ["row 3", "column 'epoch'", "'2.5'", "not a whole number"]),
     ("non_numeric_epoch.csv", {}, ["row 4", "a 6-character text of letters", "not a number", "epoch_unit"]),
-    ("unix_time_epoch.csv", {}, ["row 4", "a 10-character number", "epoch_unit"]),
+    ("unix_time_epoch.csv", {}, ["row 4", "a 10-character number", "the time unit"]),
     ("duplicated_rows.csv", {}, ["rows 3 and 5", "same user, site and epoch",
                                  "remove the duplicates", "count column"]),
     ("duplicated_counted.csv", {"count_col": "count"}, ["rows 3 and 4", "one row per user, "
@@ -369,8 +370,8 @@ RELEASE_CASES = [
                                   "allow_negative"]),
     ("release_not_number.csv", {"missing": "error"},
      ["row 3", "column 'count' holds 'n/a', a mark for a missing value", "not 0"]),
-    ("release_missing_cell.csv", {}, ["1 of 4", "missing", "site 's2' at epoch '1'",
-                                      "fill_missing"]),
+    ("release_missing_cell.csv", {}, ["1 of 4", "missing", "site “s2” at epoch “1”",
+                                      "read absent cells as 0"]),
     ("release_duplicated_cell.csv", {}, ["rows 2 and 4", "give the same site and epoch",
                                          "one row per cell"]),
     ("release_unknown_site.csv", {"sites": ["s1", "s2"]}, ["row 4", "column 'site'", "'s9'",
@@ -408,8 +409,11 @@ def test_validate_audit_sizes_accepts_sensible_values():
 def test_validate_audit_sizes_names_the_key(args, key, phrase):
     with pytest.raises(InputError) as info:
         validate_audit_sizes(*args)
-    assert info.value.key == key
-    assert f"'{key}'" in str(info.value) and phrase in str(info.value)
+    # The sentence names the setting by its label; the key travels beside it for the
+    # page's field and the command line's "In the config file" line (issue 32 item 7).
+    assert info.value.key == key and info.value.setting == key
+    assert key not in str(info.value) and phrase in str(info.value)
+    assert f"`{key} =`" in info.value.config_line()
 
 
 def test_find_user():
@@ -417,7 +421,7 @@ def test_find_user():
     assert find_user(t, "c") == 2
     with pytest.raises(InputError) as info:
         find_user(t, "zoe")
-    assert str(info.value) == ("the target id (target_id) is not among the 3 user ids of "
+    assert str(info.value) == ("the target id is not among the 3 user ids of "
                                "small.csv; ids are compared as text exactly as written (case, "
                                "spaces and leading zeros count) — copy it from the file.")
     assert "zoe" not in str(info.value) and "'a'" not in str(info.value)   # ids name people

@@ -175,7 +175,10 @@ def cross_read(result: dict, report_text: str) -> list[str]:
     for where, text in (("report", report_text), ("summary", result["summary"])):
         for m in re.finditer(r"(?<!band of the )strongest attack(?: run)?(?: is the|,|\s*\()"
                              r"\s*([^,.;()]+)", re.sub(r"\s+", " ", text)):
-            if not squash(m.group(1)).startswith(squash(name)):
+            # The capture stops at "(": compare the name without its bracketed part
+            # ("Best possible attacker (simulated)").
+            bare = re.sub(r"\s*\([^)]*\)", "", name)
+            if not squash(m.group(1)).startswith(squash(bare)):
                 problems.append(f"the {where} calls {m.group(1).strip()!r} the strongest")
     if head.get("tpr_from") is not None:
         # The verdict's rate: quoted in the summary and in the report's reasons.

@@ -69,6 +69,28 @@ CROWDED = [(d, k, lab, 0.56 - (0.56 - auc) / 4, 0.815 - (0.815 - acc) / 2)
                            ("dp_sgd", {"noise_multiplier": 2.0}, "DP-SGD σ = 2", 0.20, 0.10)]
 
 
+def cluster(n: int, seed: int) -> list:
+    """``n`` settings (13 or more) of the four defences piled within ±0.006 of AUC and ±1
+    point of accuracy around the limit, as a sweep of many mild settings gives: the labels'
+    worst case."""
+    import random
+
+    rnd = random.Random(seed)
+    kinds = [("kcd", "alpha", "KCD α = {v:g}, teachers = 5"), ("dmp", "temperature", "DMP T = {v:g}"),
+             ("l2", "weight_decay", "L2 λ = {v:g}"), ("dp_sgd", "noise_multiplier", "DP-SGD σ = {v:g}")]
+    out = [("none", {}, "No defence", 0.545, 0.80)]
+    for i in range(n - 1):
+        defence, knob, words = kinds[i % 4]
+        v = ((1e-4, 1e-3, 1e-2, 0.1, 0.5) if defence == "l2" else (0.25, 0.5, 1, 2, 4))[i // 4]
+        out.append((defence, {knob: v}, words.format(v=v), 0.54 + rnd.uniform(-0.006, 0.006),
+                    0.80 + rnd.uniform(-0.01, 0.01)))
+    return out
+
+
+CASES = {"demo": SETTINGS, "crowded": CROWDED, "cluster of 16": cluster(16, 3),
+         "cluster of 20": cluster(20, 5)}
+
+
 def shown_chart(qtbot, size, settings):
     from gui.widgets.defences_results import DefencesView
 
@@ -104,14 +126,32 @@ def test_crowded_settings_get_a_close_up_whose_labels_stand_apart(qtbot, size):
 
 
 def assert_apart(chart, which: int) -> None:
-    """Label boxes overlap neither each other nor any point of the panel."""
+    """Label boxes overlap neither each other, nor any point of the panel (each its marker's
+    size: the star and the ring are larger), nor the words on the limit line."""
     labels = chart.label_boxes(which)
     points = chart.point_boxes(which)
+    fixed = chart.fixed_label_boxes(which)
     assert labels, which
     for a, b in itertools.combinations(labels, 2):
         assert apart(a, b), (which, a, b)
     for label in labels:
         assert all(apart(label, p) for p in points), (which, label)
+        assert all(apart(label, f) for f in fixed), (which, label, fixed)
+
+
+@pytest.mark.parametrize("size", [(900, 700), (1280, 720)])
+@pytest.mark.parametrize("case", list(CASES))
+def test_screen_labels_never_collide(qtbot, size, case):
+    """Every case, both panels: before issue 32 a setting's label sat on "your limit 0.54" at
+    900 × 700 in the sample (the limit's words were no obstacle on screen, and a star or a
+    ring was taken for a point)."""
+    view = shown_chart(qtbot, size, CASES[case])
+    chart = view.chart
+    assert_apart(chart, 0)
+    if chart.close_up.isVisible():
+        assert_apart(chart, 1)
+    if len(CASES[case]) >= 13 and case != "demo":
+        assert chart.close_up.isVisible()
 
 
 def test_report_labels_cover_no_label_and_no_point():
@@ -130,3 +170,64 @@ def test_report_labels_cover_no_label_and_no_point():
     assert len(boxes) >= 5
     for a, b in itertools.combinations(boxes, 2):
         assert apart(a, b), (a, b)
+
+
+# ---------------------------------------------------------------------------- the report
+
+def _compose(t, u):
+    a, b, c, d, e, f = t
+    A, B, C, D, E, F = u
+    return (a * A + c * B, b * A + d * B, a * C + c * D, b * C + d * D, a * E + c * F + e,
+            b * E + d * F + f)
+
+
+def report_texts(group, t=(1, 0, 0, 1, 0, 0)):
+    """(text, box) of every unrotated text the drawing writes, measured from its strings
+    (font metrics, the translation of its group): one box per text, its Greek and Latin runs
+    together."""
+    from reportlab.graphics.shapes import Group, String
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    out = []
+    for item in getattr(group, "contents", []):
+        if not isinstance(item, Group):
+            continue
+        tt = _compose(t, item.transform)
+        strings = [s for s in item.contents if isinstance(s, String)]
+        if strings and abs(tt[1]) < 1e-9:
+            xs, ys = [], []
+            for s in strings:
+                x, y = tt[4] + s.x, tt[5] + s.y
+                xs += [x, x + stringWidth(s.text, s.fontName, s.fontSize)]
+                ys += [y - 0.21 * s.fontSize, y + 0.72 * s.fontSize]   # descender, cap height
+            out.append(("".join(s.text for s in strings), (min(xs), min(ys), max(xs), max(ys))))
+        out += report_texts(item, tt)
+    return out
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_report_labels_never_collide(case):
+    """The report's chart and its close-up, measured on the texts drawn: inside the plot no
+    two texts overlap (the settings' labels, "your limit", "close-up below") and none covers a
+    point's marker."""
+    from engine.report.defences import defences_chart
+
+    main, close_up, _metric, _missing = defences_chart(demo_block(CASES[case]))
+    tradeoff = main.plot_series
+    pts = [(x, y, 6.0 if c is tradeoff.baseline else 3.2)
+           for c in (*tradeoff.curves, tradeoff.baseline) for x, y in zip(c.x, c.y, strict=True)]
+    for drawing in (main, close_up):
+        if drawing is None:
+            continue
+        xa, ya = drawing.plot_axes
+        x0, y0, x1, y1 = xa.start, ya.start, xa.start + xa.length, ya.start + ya.length
+        texts = [(s, b) for s, b in report_texts(drawing)
+                 if x0 <= b[0] and b[2] <= x1 and y0 <= b[1] and b[3] <= y1]
+        assert texts
+        for (s1, b1), (s2, b2) in itertools.combinations(texts, 2):
+            assert apart(b1, b2), (case, s1, s2)
+        for x, y, r in pts:
+            px, py = float(xa(x)), float(ya(y))
+            if x0 <= px <= x1 and y0 <= py <= y1:
+                for s, b in texts:
+                    assert apart(b, (px - r, py - r, px + r, py + r)), (case, s, x, y)

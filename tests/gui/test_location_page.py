@@ -66,7 +66,7 @@ def test_sample_preview_run_results_screenshots_and_wheel(main_window, qtbot, tm
     for attack in result["attacks"]:
         assert legend_name(attack_label(attack)) in names, attack["label"]
     curves = view.observations_plot.curve_names()
-    assert "Optimal attacker (exact)" in curves and "Most that ε-DP allows" in curves
+    assert "Best possible attacker (exact theory)" in curves and "Most that ε-DP allows" in curves
     # The attacks by their plain names, as the tables name them (engine.wording).
     assert "Simple count check" in curves and "Noise-aware count check" in curves
     exposed = result["exposed_records"][0]

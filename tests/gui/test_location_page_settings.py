@@ -23,7 +23,8 @@ def test_published_release_needs_the_auxiliary_attacker_and_keeps_the_path(main_
     page.attacker_combo.setCurrentIndex(page.attacker_combo.findData("informed"))
     page.run_button.click()
     assert not page.is_running()
-    assert "auxiliary" in page.error_label.text()
+    # The sentence names the attacker the release needs in words (issue 32 item 7), not 'auxiliary'.
+    assert "knows nobody in the release but has similar people's traces" in page.error_label.text()
     assert page.steps.currentIndex() == STEP_ATTACKER
     assert page.fields["release"].text() == "resources/location/some_release.csv"
     page.attacker_combo.setCurrentIndex(page.attacker_combo.findData("auxiliary"))

@@ -99,7 +99,7 @@ def test_split_spread_section_shows_the_spread_beside_the_interval(qtbot, plots_
             "accuracy_sd": 0.1504, "accuracy_min": 0.69, "accuracy_max": 0.97,
             "sentence": "One-threshold attack: the result depends on which people the "
                         "attacker happens to know: across 3 splits the accuracy ranged "
-                        "0.690–0.970."}
+                        "69.0%–97.0%."}
     result = {"attacks": [{"name": "one_threshold", "label": "One-threshold attack",
                            "accuracy": 0.69, "accuracy_ci": [0.68, 0.70],
                            "details": {"repetitions": reps}}],
@@ -107,8 +107,8 @@ def test_split_spread_section_shows_the_spread_beside_the_interval(qtbot, plots_
     view.set_result(result)
     assert view.spread_box.isVisibleTo(view)
     text = view.spread_label.text()
-    assert "0.690 (0.680–0.700)" in text and "0.867 ± 0.150" in text
-    assert "0.690 – 0.970" in text and "fresh split of the people" in text
+    assert "69.0 % (68.0 % – 70.0 %)" in text and "86.7 % ± 15.0 points" in text
+    assert "69.0 % – 97.0 %" in text and "fresh split of the people" in text
     assert "which people the attacker happens to know: across 3 splits" in text
     del result["attacks"][0]["details"]["repetitions"]
     view.set_result(result)

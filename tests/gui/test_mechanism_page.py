@@ -49,7 +49,7 @@ def test_run_end_to_end(main_window, qtbot, tmp_path):
                                              for c in range(table.columnCount()))
     assert "ε =" in view.composed_label.text()
     assert "ε ≤" in view.sweep_plot.inverse_label.text()
-    assert "Optimal attacker (exact theory)" in view.roc_plot.curve_names()
+    assert "Best possible attacker (exact theory)" in view.roc_plot.curve_names()
 
     # One screenshot per step of the page, each checked not blank.
     for index in range(len(STEPS)):

@@ -225,7 +225,7 @@ def test_the_sample_csv_columns_are_inferred_into_the_table(page):
     assert page.label_edit.text() == "defaulted" and "c62828" not in page.label_edit.styleSheet()
     page.recheck_data()
     text = page.data_status.text()
-    assert "2,000 records" in text and "24 features" in text and "2 classes" in text
+    assert "2,000 records" in text and "(24 inputs)" in text and "2 classes" in text
     assert "predicts 'defaulted' (2 classes)" in editor.status_label.text()
     assert "Not used: customer_id" in editor.status_label.text()
     d = page.form_dict()
@@ -246,7 +246,7 @@ def test_edits_in_the_table_change_the_config_schema(page):
     cols = columns(page.form_dict()["schema"])
     assert cols["credit_cards"]["categories"] == [str(k) for k in range(7)]
     assert editor.table.item(editor.row_of("credit_cards"), COL_INPUTS).text() == "7"
-    assert "30 features" in page.data_status.text()
+    assert "(30 inputs)" in page.data_status.text()
 
     editor.set_encoding("age", "raw")
     editor.set_role("health", "ignore")

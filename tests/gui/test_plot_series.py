@@ -128,6 +128,7 @@ def test_the_strongest_attacks_band_is_in_both_legends(qtbot):
     plot = RocPlot()
     qtbot.addWidget(plot)
     plot.set_result(result)
+    plot.set_log(True)          # the same axes: a log band's words say where it is drawn
     drawing = roc_chart(result, log_scale=True)
     shown = [b for b in drawing.plot_series.bands if b.shown]
     assert len(shown) == 1

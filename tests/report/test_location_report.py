@@ -11,7 +11,7 @@ from pypdf import PdfReader
 from engine.audits import location
 from engine.report import write_report
 from engine.report.sections import SECTION_TITLES
-from engine.report.styles import fmt3, fmt_count, fmt_eps, fmt_pct
+from engine.report.styles import fmt3, fmt_count, fmt_eps, fmt_pct, fmt_points
 from tests.report.test_pdf import pdf_text
 
 FAST_ATTACKS = ("one_threshold", "two_threshold", "reference", "likelihood_ratio")
@@ -92,12 +92,12 @@ def test_numbers_auc_composed_epsilon_and_exposed_count(redacted):
     th = result["theory"]
     for a in result["attacks"]:
         assert fmt3(a["auc"]) in text, a["name"]
-        assert fmt3(a["accuracy"]) in text, a["name"]
+        assert fmt_pct(a["accuracy"]) in text, a["name"]
     assert fmt_eps(th["epsilon_total"]) in text
     assert f"Composed ε over the target's hours {fmt_eps(th['epsilon_total'])}" in text
     assert f"E = {th['epochs']} hours" in text
     assert fmt_pct(th["dp_bound_accuracy"]) in text
-    assert fmt3(th["optimal_attacker"]["accuracy"]) in text
+    assert fmt_pct(th["optimal_attacker"]["accuracy"]) in text
     ex = result["exposed_records"][0]
     assert f"{fmt_count(ex['count'])} of {fmt_count(ex['population'])} people" in text
     assert re.sub(r"\s+", " ", ex["rule"]) in text
@@ -162,7 +162,7 @@ def test_repetitions_are_reported_with_their_spread(tmp_path):
     reps = result["attacks"][0]["details"]["repetitions"]
     text = " ".join(pdf_text(write_report(result, tmp_path / "r.pdf")).split())
     assert "Accuracy over 2 replays" in text
-    assert f"{fmt3(reps['accuracy_mean'])} ± {fmt3(reps['accuracy_sd'])}" in text
+    assert f"{fmt_pct(reps['accuracy_mean'])} ± {fmt_points(reps['accuracy_sd'])}" in text
 
 
 def _distributions(result: dict) -> dict[str, dict]:
@@ -209,7 +209,7 @@ def test_split_to_split_spread_is_reported_beside_the_interval(tmp_path):
     text = " ".join(pdf_text(write_report(result, tmp_path / "s.pdf")).split())
     assert "How much the result depends on chance" in text
     assert "each with a fresh split of the people" in text
-    assert f"{fmt3(reps['accuracy_min'])} – {fmt3(reps['accuracy_max'])}" in text
+    assert f"{fmt_pct(reps['accuracy_min'])} – {fmt_pct(reps['accuracy_max'])}" in text
     assert f"{fmt3(reps['auc_min'])} – {fmt3(reps['auc_max'])}" in text
     assert "the result depends on which people the attacker knows" in text
 

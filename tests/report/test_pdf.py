@@ -9,7 +9,7 @@ from pypdf import PdfReader
 
 from engine.report import write_report
 from engine.report.sections import SECTION_TITLES
-from engine.report.styles import fmt3, fmt_eps
+from engine.report.styles import fmt3, fmt_eps, fmt_pct
 
 
 def pdf_text(path) -> str:
@@ -48,7 +48,7 @@ def test_verdict_summary_and_key_numbers(written):
     assert "Composed ε over k observations" in text
     for a in result["attacks"]:
         assert fmt3(a["auc"]) in text
-        assert fmt3(a["accuracy"]) in text
+        assert fmt_pct(a["accuracy"]) in text
     assert "Clopper–Pearson" in text
     for rule in result["verdict"]["policy_rules"]:
         assert rule in text

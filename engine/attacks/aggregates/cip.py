@@ -403,7 +403,7 @@ def reconstruct_cip(domain_sizes: Sequence[int], queries: Sequence[CountingQuery
     def done(j: int, got_statuses: list[str], result) -> None:
         statuses.extend(got_statuses)
         results.append(result)
-        progress((j + 1) / k, f"CIP-{mode}: reconstruction {j + 1} of {k}")
+        progress((j + 1) / k, f"Rebuilding the table: {j + 1} of {k}")
 
     solve_kw = dict(exact_then_l1=noisy is None, max_deviation=max_deviation,
                     time_limit=time_limit, workers=workers, cancel=cancel)

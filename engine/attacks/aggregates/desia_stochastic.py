@@ -76,7 +76,7 @@ from engine.aggregates.queries import (
     contribution_classes,
     query_matrix,
 )
-from engine.data.errors import InputError
+from engine.data.errors import InputError, given_value
 from engine.metrics import auc_score
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
@@ -120,14 +120,14 @@ def codes_of(data, domain: Domain, what: str) -> np.ndarray:
 
 def _check_model(model: str) -> str:
     if model not in MODELS:
-        raise InputError(f"Unknown stochastic-module model {model!r}; choose one of "
+        raise InputError(f"Unknown stochastic-module model {given_value(model)}; choose one of "
                          f"{', '.join(MODELS)} (paper 003 §4.3 and §7.1).", key="model")
     return model
 
 
 def _check_other_values(other_values: str) -> str:
     if other_values not in OTHER_VALUES:
-        raise InputError(f"Unknown choice {other_values!r} for the other records' sensitive "
+        raise InputError(f"Unknown choice {given_value(other_values)} for the other records' sensitive "
                          "values in the shadow datasets; choose 'kept' (their own values) or "
                          "'uniform' (re-drawn at random, as in the paper).", key="other_values")
     return other_values
@@ -135,8 +135,9 @@ def _check_other_values(other_values: str) -> str:
 
 def _check_features(features: str) -> str:
     if features not in FEATURES:
-        raise InputError(f"Unknown feature choice {features!r}; choose 'target' (only the "
-                         f"queries that can count the target) or 'all' (every released query).",
+        raise InputError(f"Unknown feature choice {given_value(features)}; choose the target's "
+                         f"counts (only the counts that can include the target) or all counts "
+                         f"(every released count).",
                          key="features")
     return features
 
@@ -144,10 +145,10 @@ def _check_features(features: str) -> str:
 def check_shadow_sizes(n_shadow, dataset_size, n_aux: int, extra: int) -> tuple[int, int]:
     if isinstance(n_shadow, bool) or int(n_shadow) != n_shadow or n_shadow < 30:
         raise InputError(f"The number of shadow datasets must be a whole number of at least "
-                         f"30 (the paper uses 20,000), got {n_shadow!r}.", key="n_shadow")
+                         f"30 (the paper uses 20,000), got {given_value(n_shadow)}.", key="n_shadow")
     if isinstance(dataset_size, bool) or int(dataset_size) != dataset_size or dataset_size < 1:
         raise InputError(f"The dataset size |D| must be a whole number of at least 1, got "
-                         f"{dataset_size!r}.", key="dataset_size")
+                         f"{given_value(dataset_size)}.", key="dataset_size")
     need = int(dataset_size) - 1 + extra
     if need > n_aux:
         raise InputError(f"Each shadow dataset draws {need:,} auxiliary records without "
@@ -428,9 +429,13 @@ def _full_proba(clf, x: np.ndarray, k: int) -> np.ndarray:
 
 
 def train_and_predict(x: np.ndarray, y: np.ndarray, released: np.ndarray, k: int, *,
-                      model: str, seed: int, cancel: CancelToken = NEVER) -> dict:
+                      model: str, seed: int, cancel: CancelToken = NEVER,
+                      also: np.ndarray | None = None) -> dict:
     """Train on the first 2/3 of the shadows, validate on the last 1/3 (§4.3), predict the
-    release. Returns probabilities (k,), validation accuracy and pooled AUC."""
+    release. Returns probabilities (k,), validation accuracy and pooled AUC. ``also``: a
+    second release to score with the same classifier (``also_probabilities``) — the release
+    as actually published, for the real-people figure of issue 32 item 1: the shadows and
+    the classifier depend only on the target's quasi-identifiers, not on the release read."""
     n_train = int(round(TRAIN_FRACTION * x.shape[0]))
     xt, yt, xv, yv = x[:n_train], y[:n_train], x[n_train:], y[n_train:]
     if x.shape[1] == 0 or np.unique(yt).size < 2:
@@ -438,9 +443,13 @@ def train_and_predict(x: np.ndarray, y: np.ndarray, released: np.ndarray, k: int
         prior = np.bincount(yt, minlength=k).astype(float)
         prior = prior / prior.sum() if prior.sum() else np.full(k, 1.0 / k)
         pv = np.repeat(prior[None, :], len(yv), axis=0)
-        return {"probabilities": prior, "validation_accuracy": float(np.mean(yv == prior.argmax()))
-                if len(yv) else float("nan"), "validation_auc": 0.5, "n_train": n_train,
-                "n_validation": int(len(yv)), "fitted": False, "_val_proba": pv}
+        out = {"probabilities": prior,
+               "validation_accuracy": float(np.mean(yv == prior.argmax()))
+               if len(yv) else float("nan"), "validation_auc": 0.5, "n_train": n_train,
+               "n_validation": int(len(yv)), "fitted": False, "_val_proba": pv}
+        if also is not None:
+            out["also_probabilities"] = prior.copy()
+        return out
     cancel.check()
     clf = make_model(model, seed)
     import warnings
@@ -455,6 +464,9 @@ def train_and_predict(x: np.ndarray, y: np.ndarray, released: np.ndarray, k: int
     out = {"probabilities": p, "validation_accuracy": float(np.mean(pv.argmax(axis=1) == yv)),
            "validation_auc": _pooled_auc(pv, yv, k), "n_train": n_train,
            "n_validation": int(len(yv)), "fitted": True, "_val_proba": pv}
+    if also is not None:
+        out["also_probabilities"] = _full_proba(
+            clf, np.asarray(also, dtype=np.float64).reshape(1, -1), k)[0]
     if model == "logistic":
         out["l2_C"] = float(np.ravel(clf[-1].C_)[0])  # chosen by cross-validation
     return out
@@ -479,7 +491,7 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
                        *, n_shadow: int = 20_000, model: str = "logistic",
                        features: str = "target", noise: Noise | None = None, seed: int = 0,
                        other_values: str = "kept", progress: Progress = NO_PROGRESS,
-                       cancel: CancelToken = NEVER) -> list[dict]:
+                       cancel: CancelToken = NEVER, also_released=None) -> list[dict]:
     """Alg. 2 (paper 003 §3.2) for many targets that share one set of auxiliary samples.
 
     ``targets_codes`` is (K, c): each target's codes (its sensitive entry is ignored). Every
@@ -487,7 +499,9 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     result does not depend on the other targets) and its own classifier. ``other_values``:
     the auxiliary records keep their own sensitive values ("kept", the game's model) or get
     uniform ones ("uniform", Alg. 2 as published); module docstring. Returns one dict per
-    target as :func:`fit_and_score` does.
+    target as :func:`fit_and_score` does. ``also_released``: a second release per target
+    (or one for all) scored by the same classifier, as ``also_probabilities``
+    (:func:`train_and_predict`; issue 32 item 1).
     """
     dom = as_domain(domain)
     _check_model(model)
@@ -498,6 +512,8 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     targets = np.asarray(targets_codes)
     targets = targets.reshape(1, -1) if targets.ndim == 1 else targets
     released = released_matrix(released_answers, len(queries), targets.shape[0])
+    also = (None if also_released is None
+            else released_matrix(also_released, len(queries), targets.shape[0]))
     aux = codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = check_shadow_sizes(n_shadow, dataset_size, aux.shape[0], 0)
     rows = [target_candidate_rows(t, dom, sens) for t in targets]
@@ -516,7 +532,7 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
         x, z = plan.build(cancel, span.span(0.0, 0.5))
         t1 = time.perf_counter()
         out = train_and_predict(x, z, released[i][mask], k, model=model, seed=seed,
-                                cancel=cancel)
+                                cancel=cancel, also=None if also is None else also[i][mask])
         out.pop("_val_proba")
         p = out["probabilities"]
         out.update({"prediction": int(np.argmax(p)), "labels": dom.labels[sens],
@@ -609,7 +625,8 @@ def membership_score_many_targets(release_queries: Sequence[CountingQuery], rele
     aux = codes_of(auxiliary, dom, "auxiliary data")
     n_shadow, size = check_shadow_sizes(n_shadow, dataset_size, aux.shape[0], 1)
     if randomise_sensitive and sensitive_column is None:
-        raise InputError("Re-randomising the sensitive values needs 'sensitive_column'.",
+        raise InputError("Re-randomising the sensitive values needs the sensitive column; "
+                         "name it in the data's description.",
                          key="sensitive_column")
     sens = dom.index(sensitive_column) if randomise_sensitive else None
     contribs = target_answers(queries, targets)                          # (T, m)

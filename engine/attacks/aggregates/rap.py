@@ -320,7 +320,7 @@ def reconstruct_rap_many(domain_sizes: Sequence[int], queries: Sequence[Counting
                                        for x in logits]
                 cancel.check()
                 progress((epoch + 1) / max(int(epochs), 1),
-                         f"RAP-{mode}: epoch {epoch + 1} of {epochs}")
+                         f"Rebuilding an approximate table: step {epoch + 1} of {epochs}")
                 if all(x is not None for x in kept):
                     break
     cancel.check()
@@ -343,5 +343,5 @@ def reconstruct_rap_many(domain_sizes: Sequence[int], queries: Sequence[Counting
                 records.astype(np.int32), f"rap-{mode}", time.perf_counter() - start,
                 {"loss": per_model.numpy().astype(float), "loss_curve": curves[t],
                  "device": str(dev), "epochs": int(epochs), "released_together": tt}))
-    progress(1.0, f"RAP-{mode}: done")
+    progress(1.0, "Rebuilding an approximate table: done")
     return out

@@ -158,7 +158,7 @@ def _train(net, opt, loss_fn, x_t, y_t, x_v, y_v, n, batch, epochs, gen, dev, pr
             best_state = {key: v.detach().clone() for key, v in net.state_dict().items()}
         else:
             stale += 1
-        progress((epoch + 1) / epochs, f"Training the meta-classifier: epoch {epoch + 1} of "
+        progress((epoch + 1) / epochs, f"Training the detector: epoch {epoch + 1} of "
                                        f"{epochs}")
         if stale >= PATIENCE:
             break

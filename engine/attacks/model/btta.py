@@ -192,9 +192,10 @@ def roc_bound(p: BTTAParams) -> dict:
         "accuracy_line": _iso_line(accuracy_bound(p), p.q),
         "balanced_accuracy": balanced_accuracy_bound(p),
         "balanced_line": _iso_line(balanced_accuracy_bound(p), 0.5),
-        "statement": (f"No attack that knows only the training accuracy ({p.p0:.3f}), the test "
-                      f"accuracy ({p.p1:.3f}) and the share of members ({p.q:.3f}) can exceed "
-                      f"an accuracy of {accuracy_bound(p):.3f} (paper 001, Thm 2)."),
+        # In %, as the results page and the report write every accuracy (issue 32 item 6).
+        "statement": (f"No attack that knows only the training accuracy ({p.p0:.1%}), the "
+                      f"test accuracy ({p.p1:.1%}) and the share of members ({p.q:.1%}) can "
+                      f"exceed an accuracy of {accuracy_bound(p):.1%} (paper 001, Thm 2)."),
     }
 
 
