@@ -41,6 +41,17 @@ LONG_TESTS = (
     "tests/engine/test_sentinel_scan.py::test_planted_values_stay_out_unless_records_are_asked_for",
     "tests/engine/test_loader_fuzz.py::test_arbitrary_bytes_give_a_load_or_a_sentence",
     "tests/gui/test_model_defences.py::test_a_real_tiny_run_shows_the_trade_off_and_exports",
+    # Each plays whole count-table games (15–30 s on 2 cores); the fast suite was 660 s with them
+    # (issue 33 makes these games cheaper and can bring them back).
+    "tests/engine/test_best_of.py::test_same_seed_same_combination_and_its_choice_is_reported",
+    "tests/engine/test_best_of.py::test_the_membership_combination_played_is_never_below",
+    "tests/engine/test_best_of.py::test_same_config_and_seed_give_the_same_membership_combination",
+    "tests/engine/test_best_of.py::test_the_membership_rehearsal_runs_on_the_games_executor",
+    "tests/engine/test_desia_other_values.py::test_on_a_skewed_table_kept_values_score_at_least",
+    # The issue 32 item 7 scans over one small run of every audit type (~65 s of runs).
+    "tests/engine/test_message_scan.py::test_progress_lines_speak_plainly",
+    "tests/gui/test_glossary_scan.py::test_every_term_on_the_page_and_the_first_report_pages",
+    "tests/gui/test_glossary_scan.py::test_the_new_terms_reach_the_strip_and_the_report_glossary",
 )
 
 
