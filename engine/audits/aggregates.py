@@ -684,7 +684,8 @@ def _warnings(config: AggregatesConfig, attacks: list[dict], theory: dict) -> li
                    "attacks. Run it on a less busy computer for numbers that repeat exactly.")
     if theory["game"]["targets"] < 30:
         out.append(f"Only {theory['game']['targets']} targets were attacked: intervals are "
-                   "wide; raise 'max_targets' if the data has more unique records.")
+                   "wide; raise “Targets attacked at most” if the data has more unique "
+                   "records.")
     return out
 
 

@@ -367,7 +367,7 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
     solves = 1 + ("desia_no_verification" in wanted) + ("desia_no_uniqueness" in wanted)
     # The published variant takes the shortcut from the true table on an exact release; the
     # ablations always solve as published.
-    parts.append(CostPart(f"{label}DeSIA's deterministic module: {n_targets:,} targets × "
+    parts.append(CostPart(f"{label}Looking for values the counts prove: {n_targets:,} targets × "
                           f"{solves} solver call(s) over {sh.record_space:,.0f} possible "
                           f"records and {m:,} released counts",
                           n_targets * (infer_seconds(sh, m, lim, exact=not noisy)
@@ -390,7 +390,7 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
                               "likelihood"))
     cips = [a for a in ("cip_rand", "cip_init") if a in wanted]
     if cips:
-        parts.append(CostPart(f"{label}CIP: {len(cips) * K:,} reconstructions per target "
+        parts.append(CostPart(f"{label}Table rebuilder: {len(cips) * K:,} reconstructions per target "
                               f"({n_targets:,} targets)",
                               n_targets * len(cips) * K * cip_seconds(sh, m, lim, noisy),
                               _solver_bytes(sh, m) + 4.0 * K * sh.n * sh.columns,
@@ -399,7 +399,7 @@ def aia_parts(config, sh: Shape, *, attacks, n_targets: int, m: int, noisy: bool
     if "desia_synthetic" in wanted and "rap_rand" not in raps:
         raps.append("rap_rand")
     if raps:
-        parts.append(CostPart(f"{label}RAP: {len(raps)} × {K:,} relaxed datasets trained "
+        parts.append(CostPart(f"{label}Approximate table rebuilder: {len(raps)} × {K:,} relaxed datasets trained "
                               f"{RAP_EPOCHS:,} epochs per target ({n_targets:,} targets)",
                               n_targets * len(raps) * rap_seconds(sh, K, m),
                               _rap_bytes(sh, K, m), "reconstructions", "rap"))
@@ -417,7 +417,7 @@ def real_people_parts(config, sh: Shape, *, attacks, n_targets: int, m: int,
         wanted |= set(ATTRIBUTE_ATTACKS["best_of"].candidates)
     lim, K = float(config.solver_time_limit), int(config.reconstructions)
     solves = 1 + ("desia_no_verification" in wanted) + ("desia_no_uniqueness" in wanted)
-    parts = [CostPart(f"Real people: DeSIA's deterministic module on the published release, "
+    parts = [CostPart(f"Real people: looking for values the published counts prove, "
                       f"{n_targets:,} targets",
                       n_targets * (infer_seconds(sh, m, lim, exact=not noisy)
                                    + (solves - 1) * infer_seconds(sh, m, lim)),
@@ -433,13 +433,13 @@ def real_people_parts(config, sh: Shape, *, attacks, n_targets: int, m: int,
     cips = [a for a in once if a.startswith("cip")]
     raps = [a for a in once if a.startswith("rap")]
     if cips:
-        parts.append(CostPart(f"Real people: CIP, {len(cips) * K:,} reconstructions of the "
+        parts.append(CostPart(f"Real people: table rebuilder, {len(cips) * K:,} reconstructions of the "
                               "published release",
                               len(cips) * K * cip_seconds(sh, m, lim, noisy),
                               _solver_bytes(sh, m) + 4.0 * K * sh.n * sh.columns,
                               "reconstructions", "cip"))
     if raps:
-        parts.append(CostPart(f"Real people: RAP, {len(raps)} × {K:,} relaxed datasets of "
+        parts.append(CostPart(f"Real people: approximate table rebuilder, {len(raps)} × {K:,} relaxed datasets of "
                               "the published release", len(raps) * rap_seconds(sh, K, m),
                               _rap_bytes(sh, K, m), "reconstructions", "rap"))
     return parts
@@ -528,7 +528,7 @@ def estimate(config) -> CostEstimate:
                             m=mv, noisy=noisy if key == "sweep_fractions" else True)
             seconds += sum(p.seconds for p in sub)
             memory = max([memory] + [p.bytes for p in sub])
-        what = "m/|D|" if key == "sweep_fractions" else "ε"
+        what = "the share of counts released" if key == "sweep_fractions" else "ε"
         parts.append(CostPart(f"Sweep over {len(values)} values of {what}: the attribute game "
                               f"again each time ({sweep_t:,} targets)", seconds, memory, key,
                               "sweeps"))

@@ -369,8 +369,11 @@ class MembershipView(QWidget):
             self.metrics_table.setVisible(False)
             return False
         dp = theory.get("dp") or {}
+        # The verdict travels too: its evidence holds the membership attacks' tests (one Holm
+        # family over both games), which the "Beats guessing" column reads.
         sub = {"attacks": membership.get("attacks") or [],
-               "theory": {"dp_region": dp.get("dp_region")} if dp.get("dp_region") else {}}
+               "theory": {"dp_region": dp.get("dp_region")} if dp.get("dp_region") else {},
+               "verdict": result.get("verdict") if isinstance(result, dict) else None}
         self.roc_plot.set_result(sub)
         self.metrics_table.set_result(sub)
         shorten_unmeasurable(self.metrics_table)
