@@ -23,6 +23,14 @@ def pdf_text(result: dict, tmp_path_factory, name: str) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(str(path)).pages)
 
 
+def shown(view_class, result: dict, qtbot):
+    """A results view of ``view_class`` showing ``result``, owned by the test's qtbot."""
+    view = view_class()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    return view
+
+
 def flat(text: str) -> str:
     """PDF text as one line (the PDF breaks lines anywhere) with rich-text tags removed."""
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
@@ -55,9 +63,7 @@ def test_no_simulated_figure_is_quoted_above_the_proven_maximum(mechanism_run, q
     head = result["verdict"]["headline"]
     assert head["verdict_accuracy"] == pytest.approx(exact)
     at_most = f"correctly at most {whole_percent(exact)} of the time"
-    view = MechanismResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(MechanismResultsView, result, qtbot)
     assert at_most in result["summary"]
     assert at_most in flat(view.verdict_banner.text())
     assert at_most in pdf
@@ -69,9 +75,7 @@ def test_one_name_for_the_best_possible_attacker(mechanism_run, qtbot):
     from gui.widgets.mechanism_results import MechanismResultsView
 
     result, pdf = mechanism_run
-    view = MechanismResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(MechanismResultsView, result, qtbot)
     table = view.metrics_table
     rows = [table.cell_text(r, 0) for r in range(table.rowCount())]
     assert rows[0] == "Best possible attacker (exact theory)"
@@ -108,9 +112,7 @@ def test_location_summary_quotes_the_mean_over_repetitions(location_run, qtbot):
     reps = attack["details"]["repetitions"]
     mean = f"right {reps['accuracy_mean']:.1%} of the time on average"
     spread = f"standard deviation {100 * reps['accuracy_sd']:.1f} points"
-    view = LocationResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(LocationResultsView, result, qtbot)
     for text in (result["summary"], flat(view.verdict_banner.text()), pdf):
         assert mean in text and spread in text
 
@@ -121,9 +123,7 @@ def test_location_says_releases_wherever_it_says_spots(location_run, qtbot):
     from gui.widgets.location_results import LocationResultsView
 
     result, pdf = location_run
-    view = LocationResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(LocationResultsView, result, qtbot)
     banner = flat(view.verdict_banner.text())
     spots = [r for r in result["verdict"]["reasons"] if "spots" in r]
     assert spots, result["verdict"]["reasons"]
@@ -199,9 +199,7 @@ def test_features_are_counted_one_way_in_the_editor_results_and_report(gappy_mod
     editor.set_schema(info.schema)
     editor.set_gap_counts(info.gaps)
     TabularSchema.from_dict(editor.schema_dict())          # the table as the audit reads it
-    view = ModelResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(ModelResultsView, result, qtbot)
     for text in (info.sentence, editor.status_label.text(), flat(view.gap_view.model_label.text()), pdf):
         assert said in text, text
         assert not re.search(r"\b[67] features\b|\(6 inputs\)", text), text
@@ -283,9 +281,7 @@ def test_the_best_possible_attacker_has_one_name_on_every_page(mechanism_run, qt
     from gui.widgets.mechanism_results import MechanismResultsView
 
     result, pdf = mechanism_run
-    view = MechanismResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(MechanismResultsView, result, qtbot)
     screen = screen_text(view)
     assert "What if? The best possible attacker as the setting changes" in screen
     from engine.audits.mechanism import MechanismConfig
@@ -316,9 +312,7 @@ def test_accuracies_are_in_percent_on_the_page_in_result_json_and_in_the_pdf(gap
     from gui.widgets.model_results import ModelResultsView
 
     _, result, pdf = gappy_model_run
-    view = ModelResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(ModelResultsView, result, qtbot)
     screen, pdf = percent_text(screen_text(view)), percent_text(pdf)
     bound = result["theory"]["btta_bound"]
     statement = bound["roc"]["statement"]
@@ -337,9 +331,7 @@ def test_location_report_writes_accuracies_and_names_as_the_page_does(location_r
     from gui.widgets.location_results import LocationResultsView
 
     result, pdf = location_run
-    view = LocationResultsView()
-    qtbot.addWidget(view)
-    view.set_result(result)
+    view = shown(LocationResultsView, result, qtbot)
     screen = screen_text(view)
     assert "Best possible attacker (exact theory)" in screen
     assert "Best possible attacker (exact theory)" in pdf
