@@ -4,7 +4,8 @@
     python main.py FILE.praudit.json        open the app on a saved project
     python main.py --sample mechanism       open the app on the bundled sample audit
     python main.py run CONFIG.toml --out D  run an audit headless: D/result.json, D/report.pdf
-    python main.py demo mechanism --out D   the same for a bundled example
+    python main.py demo mechanism --out D   the same for a bundled example (model-thorough: the
+                                            model's whole defence sweep, minutes)
     python main.py calibrate                measure this computer's speed for the estimates
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file, setting or column and
@@ -33,14 +34,16 @@ commands:
   run CONFIG --out DIR   run the audit described by a TOML config file and write
                          DIR/config.toml, DIR/report.pdf and DIR/result.json
   demo NAME --out DIR    run a bundled example (NAME: mechanism, location, aggregates
-                         or model)
+                         or model, each under 2 minutes on 2 cores; or model-thorough,
+                         the model example with every defence setting: about 13 minutes
+                         on 2 cores, so it asks for --yes there)
   calibrate              measure how fast this computer runs each kind of audit (one
                          small audit each, about 40 seconds; a quiet computer measures best):
                          the time estimates use it from then on
 
 config files (TOML): every key is documented in docs/config_reference.md; complete examples
-are resources/configs/mechanism_demo.toml, location_demo.toml, aggregates_demo.toml and
-model_demo.toml. Minimal example:
+are resources/configs/mechanism_demo.toml, location_demo.toml, aggregates_demo.toml,
+model_demo.toml and model_thorough.toml. Minimal example:
 
   audit_type = "mechanism"
   mechanism = "laplace"      # laplace | gaussian | discrete_laplace | discrete_gaussian
@@ -99,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     # exits 2 with the names to choose from), so a new audit type needs no line here and
     # --help does not load the audits.
     demo_p.add_argument("name", metavar="NAME", help="which example: an audit type, e.g. "
-                                                     "mechanism")
+                                                     "mechanism, or model-thorough")
     demo_p.add_argument("--out", required=True, help="output folder (created if missing)")
     demo_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     demo_p.add_argument("--yes", action="store_true", help="as for run")
@@ -207,7 +210,7 @@ class _Stop:
     KeyboardInterrupt, the path Ctrl+C has always taken (the audit is cancelled, the folder's
     write undone, one line on stderr); SIGTERM is remembered for its line and exit code 143.
     While held (the earlier run being moved aside or back: renames that must not stop half-way,
-    engine.audits.run_folder.write_run's ``hold``) a signal waits, and is raised when the hold
+    engine.run_folder.write_run's ``hold``) a signal waits, and is raised when the hold
     ends. ``phase``: what an interruption stops — the audit ("audit": nothing written yet) or
     the write ("write"); "done" once the files are written (a signal then changes nothing)."""
 
@@ -253,7 +256,7 @@ class _Stop:
     def message(cls, out: Path | None) -> str:
         """The one line an interruption prints: what stopped the run, and where the last
         finished run is."""
-        from engine.audits.run_folder import where_the_last_run_is
+        from engine.run_folder import where_the_last_run_is
 
         stopped = "stopped by a termination signal" if cls.terminated else "cancelled"
         if out is None:
@@ -266,8 +269,8 @@ class _Stop:
 def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
                 include_records: bool = False, yes: bool = False) -> int:
     from engine.audits.registry import run_audit
-    from engine.audits.run_folder import MODEL, check_writable, locked, write_run
     from engine.project import config_to_toml
+    from engine.run_folder import MODEL, check_writable, locked, write_run
     from engine.runtime import Progress
 
     # One run at a time writes into OUT: the folder is locked from before the estimate until
@@ -282,7 +285,7 @@ def _run_config(config, out: Path, *, quiet: bool, report: bool = True,
         defences = getattr(config, "defences", None)
         export = bool(defences is not None and defences.enabled and defences.export_recommended)
         # The earlier run in OUT is moved aside, every file is written under a temporary name
-        # and renamed, result.json last (engine.audits.run_folder: the folder's protocol); a
+        # and renamed, result.json last (engine.run_folder: the folder's protocol); a
         # write stopped by Ctrl+C, SIGTERM or an error puts the earlier run back.
         _Stop.phase = "write"
         outputs = write_run(out, result, config_toml=config_to_toml(config.to_dict()),
@@ -368,10 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
             return 2
         if args.sample is not None:
-            from engine.audits.registry import AUDIT_TYPES
-            if args.sample not in AUDIT_TYPES:
+            from engine.audits.samples import sample_names
+            if args.sample not in sample_names():
                 print(f"error: there is no sample audit called {args.sample!r}; choose one of "
-                      f"{', '.join(AUDIT_TYPES)}.", file=sys.stderr)
+                      f"{', '.join(sample_names())}.", file=sys.stderr)
                 return 2
         from gui.app import main as gui_main
         return gui_main(argv, open_sample=args.sample, open_path=project_path)
@@ -392,8 +395,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run_config(config, Path(args.out), quiet=args.quiet,
                                report=not args.no_report, include_records=args.include_records,
                                yes=args.yes)
-        from engine.audits.registry import demo_config
-        return _run_config(demo_config(args.name), Path(args.out), quiet=args.quiet,
+        # An audit type's quick sample, or an extra one such as model-thorough (issue 33
+        # item 3); an unknown name is one sentence listing them.
+        from engine.audits.samples import sample_config
+        return _run_config(sample_config(args.name), Path(args.out), quiet=args.quiet,
                            yes=args.yes)
     except InputError as exc:
         _StderrProgress.end_line()

@@ -97,7 +97,7 @@ def game_view(frame, sensitive, block, epsilon, workdir: Path):
     view of every target's own release."""
     from bench.study_census_tables import MAX_AUXILIARY
     from engine.audits.aggregates import AggregatesConfig
-    from engine.games.aggregates import _view, released_per_target, setup_game
+    from engine.games.aggregates import game_view, released_per_target, setup_game
 
     seed = 7
     g = np.random.default_rng([seed, 22])
@@ -114,7 +114,7 @@ def game_view(frame, sensitive, block, epsilon, workdir: Path):
         reconstructions=3, solver_time_limit=2.0, seed=seed, **noise)
     game, draws = setup_game(config, "aggregates-aia")
     truth = draws.integers(0, game.domain.sizes[-1], game.targets.size)
-    return _view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
+    return game_view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
 
 
 def main(argv=None) -> int:

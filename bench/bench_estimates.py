@@ -17,9 +17,10 @@ measures this machine as "Measure this machine" does (engine.estimates.machine, 
 temporary app-data folder), then runs small held-out configs (:func:`held_out_cases`: neither
 the probes of that measurement nor this bench's calibration configs) in fresh processes, first
 as the machine is ("quiet"), then with two CPU-burning processes this bench starts itself
-("busy", once the load average has risen), and prints measured ÷ estimated for each — with the
-estimate the app would show then (this machine's factors, scaled by the load at the start)
+("busy"), and prints measured ÷ estimated for each — with the estimate the app would show then
+(this machine's factors, scaled by the slowdown measured at the start, engine.estimates.slowdown)
 and, for comparison, the built-in constants alone. The goal: every ratio between 0.5 and 2.
+At loads 0, 2, 8 and 15: ``python -m bench.bench_estimates_load``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.estimates_model_config import model_config
 from bench.measured_run import measure, peak_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,11 +112,9 @@ def mechanism_cases() -> list[tuple[str, dict]]:
 
 # --------------------------------------------------------------------------- model
 
-def _model(**kw) -> dict:
-    from engine.audits.model import ModelConfig
-    d = {**ModelConfig().to_dict(), **kw}
-    d["defences"] = {**ModelConfig().defences.to_dict(), **kw.get("defences", {})}
-    return d
+# The model configs come from bench/estimates_model_config, which
+# bench/estimates_model_parts reads too (no import circle between the two benches).
+_model = model_config
 
 
 def _step_time(models: int, d: int, k: int, hidden: tuple, batch: int = 128) -> tuple:
@@ -440,14 +440,14 @@ def _held_out_lines(label: str) -> list[float]:
         r = measure(d)
         ratio = r["wall_s"] / max(shown.expected_seconds, 1e-9)
         ratios.append(ratio)
-        print(f"held-out {label} {name}: estimated {shown.expected_seconds:.1f} s (load × "
+        print(f"held-out {label} {name}: estimated {shown.expected_seconds:.1f} s (slowdown × "
               f"{shown.slowdown:.2f}), measured {r['wall_s']:.1f} s, ratio {ratio:.2f} "
               f"(built-in constants alone: ratio "
               f"{r['wall_s'] / max(built_in.expected_seconds, 1e-9):.2f})", flush=True)
     return ratios
 
 
-def held_out(*, calibrate: bool = True, busy_wait_s: float = 120.0) -> int:
+def held_out(*, calibrate: bool = True, busy_wait_s: float = 1.0) -> int:
     import multiprocessing
     import os
     import tempfile
@@ -463,22 +463,16 @@ def held_out(*, calibrate: bool = True, busy_wait_s: float = 120.0) -> int:
                   f"{os.getloadavg()[0]:.1f}): " + ", ".join(
                       f"{k} × {v:.2f}" for k, v in sorted(measured.factors.items())), flush=True)
         quiet = _held_out_lines("quiet")
-        import engine.estimates as est
+        from engine.estimates.slowdown import METER
         burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(2)]
         for b in burners:
             b.start()
         try:
-            # The estimate reads the programs running now (engine.estimates.programs_running):
-            # wait until it sees the two (a few seconds at most).
-            start = time.monotonic()
-            while time.monotonic() - start < busy_wait_s:
-                est._last_reading = None
-                if (est.programs_running() or 0.0) >= 1.5:
-                    break
-                time.sleep(1)
-            print(f"two busy processes started; {est.programs_running():.1f} programs "
-                  f"running after {time.monotonic() - start:.0f} s (load average "
-                  f"{os.getloadavg()[0]:.1f})", flush=True)
+            # The estimate measures the share of the processors left to it
+            # (engine.estimates.slowdown): a second is enough for the two to be running.
+            time.sleep(min(busy_wait_s, 1.0))
+            print(f"two busy processes started; measured slowdown "
+                  f"{METER(fresh=True):.2f} (load average {os.getloadavg()[0]:.1f})", flush=True)
             busy = _held_out_lines("busy")
         finally:
             for b in burners:

@@ -85,7 +85,7 @@ def _wide_game() -> dict:
     from engine.aggregates.release import ReleaseSpec, build_release
     from engine.attacks.aggregates.desia_deterministic import RecordSpace
     from engine.data.census import generate_census_blocks
-    from engine.games.aggregates import domain_and_codes
+    from engine.games.aggregates_data import domain_and_codes
 
     protected, _ = generate_census_blocks(3, records_per_block=450, n_auxiliary=10)
     schema = protected.schema

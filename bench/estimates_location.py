@@ -47,7 +47,8 @@ def _timed(fn, *args, **kw):
 
 def _theory_tables() -> tuple[dict, dict]:
     """Seconds of one exact trade-off curve and of one accountant's composition over k."""
-    from engine.audits.location import LocationConfig, cell_noise_scale, epoch_sensitivity
+    from engine.audits.location import LocationConfig
+    from engine.games.location_setup import cell_noise_scale, epoch_sensitivity
     from engine.mechanisms.accounting import compose
     from engine.mechanisms.tradeoff import mechanism_tradeoff
     trade, comp = {}, {}
@@ -155,6 +156,8 @@ def _scenarios(CAL: dict) -> dict:
     from engine.audits import location as L
     from engine.data.city import generate_city
     from engine.data.traces import clip_per_epoch
+    from engine.games import location as location_game
+    from engine.games import location_setup
     from engine.runtime import NEVER, NO_PROGRESS, rng
 
     loads = []
@@ -197,8 +200,8 @@ def _scenarios(CAL: dict) -> dict:
         target = int(np.argmin(np.abs(k_all - st["k"])))
         others = g.permutation(np.delete(np.arange(n_users), target))
         aux, rel = np.sort(others[: others.size // 2]), np.sort(others[others.size // 2:])
-        scale = L.cell_noise_scale(config)
-        sc, t = _timed(L.build_scenario, config, traces, clipped, target, rel, aux,
+        scale = location_setup.cell_noise_scale(config)
+        sc, t = _timed(location_game.build_scenario, config, traces, clipped, target, rel, aux,
                        scale, ("bench", i), n_test=st["T"], with_reference=True,
                        with_large=False, progress=NO_PROGRESS, cancel=NEVER)
         d = sc.data

@@ -1,7 +1,7 @@
 """The model cost model's fixed costs and per-attack costs (issue 21, "Estimates that hold"),
 measured part by part — ``python -m bench.bench_estimates --calibrate model-parts``.
 
-Why apart from :func:`bench.bench_estimates.calibrate_model`: that calibration fits the attacks
+Why apart from ``calibrate_model`` of bench/bench_estimates.py: that calibration fits the attacks
 as one cost per (record × class) shared by every attack, and has no fixed part. On the held-out
 config of 3,000 records (two attacks) the estimate was 0.9 s for a 6.2 s run on a quiet
 machine: what a small audit costs is mostly what no per-record constant sees —
@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from bench.estimates_model_config import model_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,12 +75,11 @@ def fixed_costs() -> dict[str, float]:
 
 
 def _outputs(records: int):
-    from bench.bench_estimates import _model
     from engine.audits.registry import config_from_dict
     from engine.games.model import train_and_query
     from engine.runtime import NEVER, NO_PROGRESS
 
-    d = _model(synthetic_records=records, shadow_models=SHADOWS, reference_models=REFERENCES,
+    d = model_config(synthetic_records=records, shadow_models=SHADOWS, reference_models=REFERENCES,
                epochs=3, attacks=["confidence", "lira_online"])
     config = config_from_dict(d, "bench")
     return config, train_and_query(config, progress=NO_PROGRESS, cancel=NEVER)
@@ -87,7 +88,7 @@ def _outputs(records: int):
 def attack_costs(say=print) -> dict[str, list[float]]:
     """``{attack: [fixed seconds, seconds per cell]}`` for every attack of the model table."""
     from engine.attacks.model import ATTACKS
-    from engine.audits.model import NEEDS_REFERENCE
+    from engine.games.model import NEEDS_REFERENCE
     from engine.runtime import NEVER, device
 
     dev = device()

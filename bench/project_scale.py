@@ -100,7 +100,7 @@ class Job:
 
 def _census_shape(a: Assumptions):
     from engine.estimates.aggregates import Shape
-    from engine.games.aggregates import AUXILIARY_RATIO
+    from engine.games.aggregates_data import AUXILIARY_RATIO
 
     pairs = [(i, j) for i in range(len(CENSUS_DOMAINS)) for j in range(i + 1, len(CENSUS_DOMAINS))]
     m = sum(CENSUS_DOMAINS) + sum(CENSUS_DOMAINS[i] * CENSUS_DOMAINS[j] for i, j in pairs)

@@ -138,7 +138,8 @@ def paper_stochastic(config) -> tuple[np.ndarray, np.ndarray]:
     :func:`play`'s game: the game's own draws are repeated (engine.games.aggregates.play_aia
     draws the targets, then the secrets, from one stream). Returns (truth, scores)."""
     from engine.attacks.aggregates.desia_stochastic import score_many_targets
-    from engine.games.aggregates import released_per_target, setup_game, shadow_noise
+    from engine.games.aggregates import released_per_target, setup_game
+    from engine.games.aggregates_units import shadow_noise
 
     game, g = setup_game(config, "aggregates-aia")
     s = game.codes.shape[1] - 1
@@ -199,7 +200,7 @@ def pooled(trials: list[dict], name: str, confidence: float = 0.95) -> dict:
     """AUC and top-1 over ``name``'s trials, each with a percentile interval from resampling
     the distinct people attacked (a person attacked in several repetitions is one unit;
     2,000 seeded resamples), and the clustered DeLong interval of the audit for the AUC."""
-    from engine.games.aggregates import top1_guesses
+    from engine.games.aggregates_scoring import top1_guesses
     from engine.metrics import clustered_auc_ci
     from engine.runtime import rng
 

@@ -43,17 +43,13 @@ Ray is imported only when a cluster is named: the in-process default never loads
 from __future__ import annotations
 
 import functools
-import ipaddress
 import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -61,8 +57,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.cluster_address import check_cluster_answers, host_of, is_loopback
 from engine.data.errors import InputError, given_value
 from engine.private_tmp import remove_stale
+from engine.ray_watchdog import start_watchdog, stop_watchdog
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, JobCancelled, Progress
 
 Unit = Callable[[int, Any, Progress, CancelToken], Any]
@@ -143,7 +141,7 @@ class RayExecutor:
             _forget_ray_token()
             # A loopback address stays one when the cluster's node is there (Ray would put
             # this computer's network address in its place, where such a cluster is not).
-            loopback = _is_loopback(_host_of(cluster)) and (
+            loopback = is_loopback(host_of(cluster)) and (
                 answer.nodes is None or LOOPBACK in answer.nodes)
             try:
                 with _loopback_node(loopback):
@@ -179,7 +177,7 @@ class RayExecutor:
             "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": token_path,
             "RAY_AUTH_TOKEN": None, LOOPBACK_VARIABLE: "0"})
         _forget_ray_token()
-        self._watchdog = _start_watchdog(self._temp_dir)
+        self._watchdog = start_watchdog(self._temp_dir)
         with _loopback_node(True):
             ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
                      logging_level="ERROR", configure_logging=False,
@@ -188,7 +186,7 @@ class RayExecutor:
                      _node_ip_address=LOOPBACK)
         self._started_here = True
         node = ray.util.get_node_ip_address()
-        if not _is_loopback(node):
+        if not is_loopback(node):
             raise InputError(f"The private Ray instance would listen on {node}, not on this "
                              "computer's loopback address only, so it was not started; leave "
                              "the cluster setting empty to run in the app's own process.",
@@ -240,7 +238,7 @@ class RayExecutor:
             self._ray.shutdown()
         self._started_here = False
         if self._watchdog is not None:
-            _stop_watchdog(self._watchdog)
+            stop_watchdog(self._watchdog)
             self._watchdog = None
         if self._saved_env is not None:
             _restore_environment(self._saved_env)
@@ -342,108 +340,6 @@ def _loopback_node(loopback: bool) -> Iterator[None]:
             constants.ENABLE_RAY_CLUSTER = before
 
 
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-# The watchdog (Linux): ends the private instance's processes when the app ends, however it
-# ends (issue 31 item 9). Ray's own processes die with the app (Ray asks Linux to kill them
-# when their parent dies), but the two agents the raylet starts (ray::DashboardAgent,
-# ray::RuntimeEnvAgent) only notice the raylet has gone, then wait 60 s on the dead cluster to
-# report it (ray._private.utils.publish_error_to_driver) before they exit. The watchdog reads
-# its stdin, a pipe from the app: end of file means the app closed the instance or died. It
-# notes, every 0.5 s, the app's processes whose command line names the private folder
-# (gcs_server, raylet, …) and all they started; at the end it kills those still alive (the
-# same process: same start time) and removes the folder, where Ray may have spilled the
-# audit's records. It runs in
-# its own session, so the Ctrl-C meant for the app does not end it first.
-_WATCHDOG = r"""
-import os, shutil, signal, sys, threading, time
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-folder, me, app = sys.argv[1].encode(), os.getpid(), os.getppid()
-seen = {}
-def look():
-    parents, starts, named = {}, {}, set()
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            with open("/proc/%s/cmdline" % name, "rb") as f:
-                command = f.read()
-        except (OSError, IndexError):
-            continue
-        pid = int(name)
-        parents[pid], starts[pid] = int(fields[1]), int(fields[19])
-        if pid != me and folder in command:
-            named.add(pid)
-    children = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    # Walk down from the app: a process that names the folder is Ray's, and so is all below.
-    todo = [(pid, False) for pid in children.get(app, [])]
-    while todo:
-        pid, ray = todo.pop()
-        ray = ray or pid in named
-        if ray:
-            seen.setdefault(pid, starts[pid])
-        todo.extend((child, ray) for child in children.get(pid, []))
-def start_time(pid):
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return None if fields[0] == b"Z" else int(fields[19])
-    except (OSError, IndexError):
-        return None
-def watch():
-    while True:
-        look()
-        time.sleep(0.5)
-threading.Thread(target=watch, daemon=True).start()
-while sys.stdin.buffer.read(4096):
-    pass
-look()
-for attempt in range(100):
-    alive = [pid for pid, start in list(seen.items()) if start_time(pid) == start]
-    if not alive:
-        break
-    for pid in alive:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    time.sleep(0.1)
-shutil.rmtree(folder, ignore_errors=True)
-"""
-_WATCHDOG_STOP_SECONDS = 30.0      # hang guard: it needs well under a second
-
-
-def _start_watchdog(folder: str) -> subprocess.Popen | None:
-    """The private instance's watchdog (see _WATCHDOG), or None where there is no /proc."""
-    if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"):
-        return None
-    return subprocess.Popen([sys.executable, "-I", "-c", _WATCHDOG, folder],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-
-
-def _stop_watchdog(watchdog: subprocess.Popen) -> None:
-    """Close the watchdog's pipe (the instance has been shut down) and wait for it to end
-    whatever Ray left and remove the folder."""
-    try:
-        watchdog.stdin.close()
-        watchdog.wait(_WATCHDOG_STOP_SECONDS)
-    except (OSError, subprocess.TimeoutExpired):
-        watchdog.kill()
-        watchdog.wait()
-
-
 RAY_DIR_PREFIX = "pra-ray-"
 # mkdtemp's name: the prefix with the process id, then its own random part.
 _RAY_DIR_NAME = re.compile(re.escape(RAY_DIR_PREFIX) + r"(\d+)-.+")
@@ -480,212 +376,6 @@ def _edges(count: int, weights: Sequence[float] | None) -> list[float]:
 
 def _step(message: str, done: int, count: int) -> str:
     return f"{message} ({done} of {count})" if message else ""
-
-
-# --------------------------------------------------------------------------- a cluster by address
-
-# Each step of the check before Ray connects to an address is bounded, so an address that
-# names no host, refuses or stays silent gets its sentence in under 30 s (issue 31 item 3):
-# Ray 2.60 itself waited minutes with no sentence. At most 8 + 5 + 3 × 5 = 28 s: the name,
-# the connection, then up to three questions (without the token, with it, the nodes).
-NAME_SECONDS = 8.0          # the name service's answer
-CONNECT_SECONDS = 5.0       # a TCP connection to the port
-ANSWER_SECONDS = 5.0        # a Ray server's answer to each question once connected
-# What the check asks (gRPC, the protocol of both ports; the requests are hand-encoded so the
-# check needs no Ray): the GCS of "host:port" for its cluster id, the client server of
-# "ray://host:port" for a ping (ClusterInfoRequest, type PING = 6).
-_GCS_QUESTION = ("/ray.rpc.NodeInfoGcsService/GetClusterId", b"")
-_CLIENT_QUESTION = ("/ray.rpc.RayletDriver/ClusterInfo", b"\x08\x06")
-# Where Ray 2.60 reads a cluster's token, first found first (ray.exceptions
-# .AuthenticationError's help): the RAY_AUTH_TOKEN variable, the file RAY_AUTH_TOKEN_PATH
-# names, ~/.ray/auth_token.
-TOKEN_HELP = ("put the cluster's token (on its head node: `ray get-auth-token`) in the "
-              "RAY_AUTH_TOKEN environment variable or in the file ~/.ray/auth_token (or the "
-              "file RAY_AUTH_TOKEN_PATH names), readable by you alone, and run again")
-
-
-def _host_of(cluster: str) -> str:
-    return cluster.removeprefix("ray://").rpartition(":")[0].strip("[]")
-
-
-def cluster_token() -> tuple[str | None, str]:
-    """The token Ray would send to a cluster, and where it is, in words (or where it was
-    looked for, when there is none)."""
-    token = os.environ.get("RAY_AUTH_TOKEN", "").strip()
-    if token:
-        return token, "the RAY_AUTH_TOKEN environment variable"
-    named = os.environ.get("RAY_AUTH_TOKEN_PATH", "").strip()
-    path = Path(named).expanduser() if named else Path.home() / ".ray" / "auth_token"
-    where = f"the file {path}" + (" (RAY_AUTH_TOKEN_PATH)" if named else "")
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None, where
-    return (token or None), where
-
-
-def _resolve(host: str, port: int, cluster: str) -> list:
-    """The addresses of ``host``, asked of the name service in a thread that is given up on
-    after NAME_SECONDS (a lookup cannot be cancelled)."""
-    answer: dict[str, Any] = {}
-
-    def lookup() -> None:
-        try:
-            answer["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            answer["error"] = exc
-
-    thread = threading.Thread(target=lookup, daemon=True)
-    thread.start()
-    thread.join(NAME_SECONDS)
-    if thread.is_alive():
-        raise InputError(f"The Ray cluster address '{cluster}' names the computer '{host}', "
-                         f"and the name service did not answer about it within "
-                         f"{NAME_SECONDS:.0f} s; check the network, or write the cluster's IP "
-                         "address instead of its name.", key="compute.cluster")
-    if "error" in answer:
-        raise InputError(f"The Ray cluster address '{cluster}' names the computer '{host}', "
-                         "which the name service does not know; check the spelling of the "
-                         "name, or leave the cluster setting empty to run on this computer.",
-                         key="compute.cluster")
-    return answer["infos"]
-
-
-def _reach(infos: list, host: str, port: int, cluster: str) -> str:
-    """Open (and close) a TCP connection to the first address of ``host`` that accepts one,
-    all of them within CONNECT_SECONDS; returns this computer's address on that connection
-    (the one Ray's driver would take as its node's)."""
-    refused = silent = None
-    deadline = time.monotonic() + CONNECT_SECONDS
-    for family, kind, proto, _, address in infos:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            with socket.socket(family, kind, proto) as sock:
-                sock.settimeout(left)
-                sock.connect(address)
-                return str(sock.getsockname()[0])
-        except ConnectionRefusedError as exc:
-            refused = exc
-        except TimeoutError as exc:
-            silent = exc
-        except OSError as exc:   # no route, network down: nothing answers either
-            silent = silent or exc
-    if refused is not None:
-        raise InputError(f"The computer at '{host}' refused the connection to port {port} "
-                         f"(the Ray cluster address '{cluster}'): no Ray cluster listens "
-                         "there. Start the cluster (`ray start --head`) or correct the port — "
-                         "'host:6379' for the cluster itself, 'ray://host:10001' for its "
-                         "client server.", key="compute.cluster")
-    reason = ("" if isinstance(silent, TimeoutError) or silent is None
-              else f" ({silent.strerror or silent})")
-    raise InputError(f"The Ray cluster address '{cluster}' did not answer within "
-                     f"{CONNECT_SECONDS:.0f} s{reason}: the computer is off or unreachable "
-                     "from here, or a firewall drops the connection; check the address and "
-                     "the network, or leave the cluster setting empty to run on this "
-                     "computer.", key="compute.cluster")
-
-
-def _ask(target: str, question: tuple[str, bytes], token: str | None) -> Any:
-    """Ask a Ray server one question over gRPC; returns the answer's status code."""
-    import grpc  # Ray's own dependency, loaded only when a cluster is named
-
-    metadata = (("authorization", f"Bearer {token}"),) if token else ()
-    channel = grpc.insecure_channel(target)
-    try:
-        call = channel.unary_unary(question[0])
-        call(question[1], timeout=ANSWER_SECONDS, metadata=metadata)
-        return grpc.StatusCode.OK
-    except grpc.RpcError as exc:
-        return exc.code()
-    finally:
-        channel.close()
-
-
-def _node_addresses(target: str, token: str | None) -> frozenset[str] | None:
-    """The addresses of the cluster's live nodes, as its GCS lists them (None when it does
-    not say)."""
-    import grpc  # see _ask
-    from ray.core.generated.gcs_service_pb2 import GetAllNodeInfoReply
-
-    metadata = (("authorization", f"Bearer {token}"),) if token else ()
-    channel = grpc.insecure_channel(target)
-    try:
-        ask = channel.unary_unary("/ray.rpc.NodeInfoGcsService/GetAllNodeInfo",
-                                  response_deserializer=GetAllNodeInfoReply.FromString)
-        reply = ask(b"", timeout=ANSWER_SECONDS, metadata=metadata)
-    except grpc.RpcError:
-        return None
-    finally:
-        channel.close()
-    return frozenset(node.node_manager_address for node in reply.node_info_list
-                     if node.state == 0)          # GcsNodeInfo.ALIVE
-
-
-@dataclass(frozen=True)
-class ClusterAnswer:
-    """What :func:`check_cluster_answers` learnt: whether the cluster asked for the token (Ray
-    must then be told to send it) and, for "host:port", the addresses of its live nodes."""
-
-    needs_token: bool
-    nodes: frozenset[str] | None = None
-
-
-def check_cluster_answers(cluster: str) -> ClusterAnswer:
-    """Check, in under 30 s, that a Ray cluster answers at ``cluster`` ("host:port" or
-    "ray://host:port"): the host is known, the port accepts a connection, a Ray server answers
-    there and accepts this computer's token if it asks for one, and, for "host:port", this
-    computer is one of the cluster's nodes (Ray's driver needs a node of its own there and
-    waited a minute for one). Each failure is its own InputError sentence (issue 31 item 3)."""
-    client = cluster.startswith("ray://")
-    address = cluster.removeprefix("ray://")
-    host, _, port_text = address.rpartition(":")
-    host, port = host.strip("[]"), int(port_text)
-    here = _reach(_resolve(host, port, cluster), host, port, cluster)
-    if os.environ.get("RAY_USE_TLS", "").strip().lower() in ("1", "true"):
-        # The question would go unencrypted to a TLS server: Ray's own connection checks it.
-        return ClusterAnswer(needs_token=cluster_token()[0] is not None)
-    question = _CLIENT_QUESTION if client else _GCS_QUESTION
-    import grpc  # see _ask
-
-    target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    token = None
-    code = _ask(target, question, None)
-    if code == grpc.StatusCode.UNAUTHENTICATED:
-        token, where = cluster_token()
-        if token is None:
-            raise InputError(f"The Ray cluster at '{cluster}' asks for its authentication "
-                             f"token, and this computer has none (looked in the "
-                             f"token's environment variable and {where}): "
-                             f"{TOKEN_HELP}.", key="compute.cluster")
-        code = _ask(target, question, token)
-        if code == grpc.StatusCode.UNAUTHENTICATED:
-            raise InputError(f"The Ray cluster at '{cluster}' rejected the authentication "
-                             f"token in {where}: it is not this cluster's token; "
-                             f"{TOKEN_HELP}.", key="compute.cluster")
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        raise InputError(f"The Ray cluster address '{cluster}' accepts connections but no Ray "
-                         f"server answered there within {ANSWER_SECONDS:.0f} s: the port "
-                         "belongs to another program, or the cluster is stuck; check the "
-                         "port ('host:6379' for the cluster itself, 'ray://host:10001' for "
-                         "its client server).", key="compute.cluster")
-    if code != grpc.StatusCode.OK:
-        other = ("'host:6379' (the cluster itself)" if client
-                 else "'ray://host:10001' (its client server)")
-        raise InputError(f"The Ray cluster address '{cluster}' answers, but not as a Ray "
-                         f"{'client server' if client else 'cluster'} ({code.name}): the port "
-                         f"belongs to another program, or the address needs the other form, "
-                         f"{other}.", key="compute.cluster")
-    if client:
-        return ClusterAnswer(needs_token=token is not None)
-    nodes = _node_addresses(target, token)
-    if nodes is not None and not _is_loopback(host) and here not in nodes:
-        raise InputError(f"'{cluster}' reaches the Ray cluster, but this computer ({here}) is "
-                         "not one of its nodes, and the 'host:port' form works only on a "
-                         f"node; from here, use its client server: 'ray://{target.rpartition(':')[0]}"
-                         ":10001' (started by `ray start --head`).", key="compute.cluster")
-    return ClusterAnswer(needs_token=token is not None, nodes=nodes)
 
 
 def check_cluster(value: Any, source: str = "config") -> str:

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
+from engine.data.paths import APP_FOLDER
 from engine.metrics import clopper_pearson
 
-ROOT = Path(__file__).resolve().parents[1]
-ERROR_RATES_FILE = ROOT / "resources" / "verdict_error_rates.json"
+ERROR_RATES_FILE = APP_FOLDER / "resources" / "verdict_error_rates.json"
 
 AUDIT_TYPES = ("mechanism", "location", "aggregates", "model")
 

@@ -41,6 +41,7 @@ import numpy as np
 from scipy import stats
 
 from engine.headline import headline
+from engine.numbers import is_finite
 from engine.policy import VerdictPolicy
 
 METHOD = "Holm"
@@ -81,10 +82,6 @@ class Test:
         return asdict(self)
 
 
-def _finite(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def chance_scaled(top1: float, chance: float) -> float:
     """Top-1 accuracy on the balanced scale (½ at chance 1/|V|, 1 when always right): the
     same map as the count-table audit's ``chance_corrected_accuracy``."""
@@ -107,42 +104,42 @@ def tests_of(attack: dict, policy: VerdictPolicy) -> list[Test]:
         # top-1 guess per target is one independent Bernoulli trial at chance 1/|V|.
         chance, targets = d.get("chance"), d.get("targets")
         p = d.get("top1_p_value")
-        if p is None and _finite(d.get("top1_correct")) and _finite(chance) and targets:
+        if p is None and is_finite(d.get("top1_correct")) and is_finite(chance) and targets:
             p = top1_p_value(int(d["top1_correct"]), int(targets), float(chance))
-        if _finite(p) and _finite(d.get("top1_accuracy")) and _finite(chance):
+        if is_finite(p) and is_finite(d.get("top1_accuracy")) and is_finite(chance):
             out.append(Test(name, label, "top1", "accuracy", float(d["top1_accuracy"]),
                             float(chance), GUESSING, float(p),
                             chance_scaled(float(d["top1_accuracy"]), float(chance)),
-                            int(targets) if _finite(targets) else None))
+                            int(targets) if is_finite(targets) else None))
     else:
         p = attack.get("accuracy_p_value")
-        if _finite(p) and _finite(attack.get("accuracy")):
-            n = (d.get("accuracy_trials") if _finite(d.get("accuracy_trials"))
+        if is_finite(p) and is_finite(attack.get("accuracy")):
+            n = (d.get("accuracy_trials") if is_finite(d.get("accuracy_trials"))
                  else attack.get("n_positive", 0) + attack.get("n_negative", 0))
             out.append(Test(name, label, "accuracy", "accuracy", float(attack["accuracy"]),
                             0.5, GUESSING, float(p), float(attack["accuracy"]), int(n)))
         for row in attack.get("tpr_at_fpr") or []:
             if not isinstance(row, dict) or not _same(row.get("fpr_target"), policy.fpr):
                 continue
-            if row.get("measurable", True) and _finite(row.get("p_value")) \
-                    and _finite(row.get("tpr")):
+            if row.get("measurable", True) and is_finite(row.get("p_value")) \
+                    and is_finite(row.get("tpr")):
                 out.append(Test(name, label, "tpr", "tpr", float(row["tpr"]), policy.fpr,
                                 GUESSING, float(row["p_value"]), float(row["tpr"]),
                                 attack.get("n_positive")))
     real = d.get("real_people")
-    if isinstance(real, dict) and _finite(real.get("p_value")):
+    if isinstance(real, dict) and is_finite(real.get("p_value")):
         value = real.get("accuracy")
         base = real.get("baseline", real.get("obvious_guess"))
         if isinstance(base, dict):
             base = base.get("accuracy")
         score = real.get("score")
-        if not _finite(score) and _finite(value) and _finite(base) and base < 1:
+        if not is_finite(score) and is_finite(value) and is_finite(base) and base < 1:
             score = (value - base) / (1.0 - base)
-        if _finite(value) and _finite(base) and _finite(score):
+        if is_finite(value) and is_finite(base) and is_finite(score):
             out.append(Test(name, label, "real_people", "accuracy", float(value), float(base),
                             OBVIOUS_GUESS, float(real["p_value"]),
                             0.5 + max(0.0, float(score)) / 2.0,
-                            real.get("n") if _finite(real.get("n")) else None))
+                            real.get("n") if is_finite(real.get("n")) else None))
     return out
 
 
@@ -335,9 +332,9 @@ def weigh(attacks: Iterable[dict], policy: VerdictPolicy, *, alpha: float = 0.02
         if t.kind == "accuracy" and (ev.counted_accuracy is None
                                      or t.level_value > ev.counted_accuracy):
             ev.counted_accuracy, ev.counted_accuracy_from = t.level_value, t.label
-    if _finite(optimum_tpr):
+    if is_finite(optimum_tpr):
         ev.exact.append({"figure": "tpr", "value": float(optimum_tpr), "label": optimum_label})
-    if _finite(optimum_accuracy):
+    if is_finite(optimum_accuracy):
         ev.exact.append({"figure": "accuracy", "value": float(optimum_accuracy),
                          "label": optimum_label})
     _how_much(ev, policy)

@@ -26,49 +26,56 @@ saved result.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 from engine.metrics import min_negatives_for
+from engine.numbers import is_finite, same_rate
 from engine.policy import LEVELS, VerdictPolicy
+from engine.results.blocks import AttackEntry, BlockError, TprRow, Verdict, tpr_row_at
 from engine.wording import attack_words
 
-# Two false-alarm rates are the same setting when they agree to this relative precision
-# (configs store 0.01; a float written and read back, or 1/100 computed, must still match).
-_FPR_REL_TOL = 1e-9
+__all__ = ["Headline", "as_entry", "banded_attack", "headline", "headline_of_result",
+           "measurable_tpr", "not_measurable_sentence", "same_rate", "tpr_at"]
 
 
-def same_rate(a, b) -> bool:
-    """True when two false-alarm rates name the same setting."""
-    try:
-        return math.isclose(float(a), float(b), rel_tol=_FPR_REL_TOL, abs_tol=1e-15)
-    except (TypeError, ValueError):
-        return False
-
-
-def tpr_at(attack: dict, fpr: float) -> dict | None:
-    """The attack's TPR-at-FPR row for false-alarm rate ``fpr``, or None.
-
-    Result entries key the rate as ``fpr_target`` (an attack: the rate its threshold was set
-    for) and theory's curves as ``fpr`` (an exact rate): both are read here, so no caller
-    compares floats with a bare tolerance of its own."""
-    for row in attack.get("tpr_at_fpr") or []:
-        if not isinstance(row, dict):
-            continue
-        target = row.get("fpr_target", row.get("fpr"))
-        if same_rate(target, fpr):
-            return row
+def as_entry(attack) -> AttackEntry | None:
+    """``attack`` as a typed :class:`AttackEntry` (an entry as it is, a result.json dict read
+    by ``from_dict``), or None when it is neither or damaged (it is then left out, as
+    :func:`engine.results.result.result_problem` has named it)."""
+    if isinstance(attack, AttackEntry):
+        return attack if attack.problem is None else None
+    if isinstance(attack, Mapping):
+        try:
+            return AttackEntry.from_dict(dict(attack))
+        except BlockError:
+            return None
     return None
 
 
-def measurable_tpr(attack: dict, fpr: float) -> float | None:
+def tpr_at(attack, fpr: float):
+    """The attack's TPR-at-FPR row for false-alarm rate ``fpr``, or None: a :class:`TprRow`
+    for a typed entry; for an entry still passed as a dict (callers not yet typed, issue 33
+    item 1) the dict row itself. Both are found by :func:`engine.results.blocks.tpr_row_at`,
+    the one lookup of a rate."""
+    if isinstance(attack, AttackEntry):
+        return attack.tpr_at(fpr)
+    rows = attack.get("tpr_at_fpr") if isinstance(attack, Mapping) else None
+    typed: list[tuple[TprRow, dict]] = []
+    for row in rows or []:
+        try:
+            typed.append((TprRow.from_dict(row), row))
+        except BlockError:
+            continue
+    found = tpr_row_at([t for t, _ in typed], fpr)
+    return next((d for t, d in typed if t is found), None) if found is not None else None
+
+
+def measurable_tpr(attack, fpr: float) -> float | None:
     """The TPR at ``fpr`` when it is measurable (and a finite number), else None."""
-    row = tpr_at(attack, fpr)
-    if row is None or not row.get("measurable", True):
-        return None
-    value = row.get("tpr")
-    return float(value) if _finite(value) else None
+    entry = as_entry(attack)
+    row = entry.tpr_at(fpr) if entry is not None else None
+    return row.measured_tpr if row is not None else None
 
 
 def not_measurable_sentence(n_negative, fpr: float,
@@ -76,7 +83,7 @@ def not_measurable_sentence(n_negative, fpr: float,
     """Why a TPR at ``fpr`` is not printed, and what it would take to measure it: a clause
     that completes "…, but " or starts a sentence once capitalised."""
     need = min_negatives_for(fpr)
-    have = f"{int(n_negative):,}" if _finite(n_negative) else "fewer"
+    have = f"{int(n_negative):,}" if is_finite(n_negative) else "fewer"
     return (f"how many it spots while wrongly accusing {fpr:.0%} of the others cannot be "
             f"measured: that takes at least {need:,} {negatives}, and the audit had {have}")
 
@@ -144,25 +151,22 @@ class Headline:
         return d
 
 
-def _finite(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
-
-
 def _interval(value) -> tuple[float, float] | None:
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(_finite(v) for v in value):
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(is_finite(v) for v in value):
         return float(value[0]), float(value[1])
     return None
 
 
-def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
-             accuracy_of: Callable[[dict], float | None] | None = None,
+def headline(attacks: Iterable, policy: VerdictPolicy, *,
+             accuracy_of: Callable | None = None,
              optimum_tpr: float | None = None, optimum_accuracy: float | None = None,
              optimum_label: str = "the best possible attacker (exact theory)",
              counted: Mapping | frozenset | None = None) -> Headline:
     """The strongest of ``attacks`` by ``policy`` and the verdict's figures (module docstring).
 
-    ``accuracy_of`` maps an attack to its accuracy on the policy's balanced scale (default: its
+    ``attacks``: typed :class:`AttackEntry` objects, or result dicts (the audits pass the
+    entries they are writing; each is read by :func:`as_entry`). ``accuracy_of`` maps an
+    attack, as it was passed, to its accuracy on the policy's balanced scale (default: its
     ``accuracy``; the count-table audit puts top-1 accuracy on that scale). ``optimum_tpr`` /
     ``optimum_accuracy``: the exact optimal attacker of DP theory, where the audit computes it;
     it counts for the verdict, not as the quoted attack.
@@ -174,66 +178,63 @@ def headline(attacks: Iterable[dict], policy: VerdictPolicy, *,
     counted figure ranks before every attack without one. ``None`` keeps the rule of the
     module docstring (a result saved before issue 32).
     """
-    acc_of = accuracy_of or (lambda a: a.get("accuracy"))
     if counted is not None and not isinstance(counted, Mapping):
         counted = {pair: None for pair in counted}
     counted_names = {name for name, _ in counted} if counted is not None else set()
     fpr = policy.fpr
-    best, best_key = None, None
+    best, best_acc, best_key = None, None, None
     verdict_tpr, tpr_from = 0.0, None
     verdict_acc, acc_from = 0.5, None
-    for a in attacks:
-        if not isinstance(a, dict):
+    for given in attacks:
+        a = as_entry(given)
+        if a is None:
             continue
         tpr = measurable_tpr(a, fpr)
-        acc = acc_of(a)
-        acc = float(acc) if _finite(acc) else None
-        label = a.get("label") or a.get("name")
+        acc = accuracy_of(given) if accuracy_of is not None else a.accuracy
+        acc = float(acc) if is_finite(acc) else None
+        label = a.label or a.name
         v_tpr, v_acc = tpr, acc
         if counted is not None:
-            v_tpr = _counted_value(counted, a.get("name"), "tpr", tpr)
-            v_acc = _counted_value(counted, a.get("name"), "accuracy", acc)
+            v_tpr = _counted_value(counted, a.name, "tpr", tpr)
+            v_acc = _counted_value(counted, a.name, "accuracy", acc)
         if v_tpr is not None and (tpr_from is None or v_tpr > verdict_tpr):
             verdict_tpr, tpr_from = v_tpr, label
         if v_acc is not None and (acc_from is None or v_acc > verdict_acc):
             verdict_acc, acc_from = v_acc, label
         level = policy.level(tpr or 0.0, acc if acc is not None else 0.5)[0]
-        auc = a.get("auc")
-        key = ((a.get("name") in counted_names,) if counted is not None else ()) + (
+        key = ((a.name in counted_names,) if counted is not None else ()) + (
                LEVELS.index(level), -1.0 if tpr is None else tpr,
-               -1.0 if acc is None else acc, float(auc) if _finite(auc) else -1.0)
+               -1.0 if acc is None else acc, float(a.auc) if is_finite(a.auc) else -1.0)
         if best_key is None or key > best_key:
-            best, best_key = a, key
+            best, best_acc, best_key = a, acc, key
     # The exact optimum is the most any attacker of this threat model can achieve (Neyman–
     # Pearson, paper 002 Thm 1): where the audit computes it, it IS the verdict's figure. A
     # simulated attack quoted above it would be sampling noise presented as a proven maximum
     # (issue 32 item 6: "at most 80.1 %" beside an exact 79.0 %).
-    if optimum_tpr is not None and _finite(optimum_tpr):
+    if optimum_tpr is not None and is_finite(optimum_tpr):
         verdict_tpr, tpr_from = float(optimum_tpr), optimum_label
-    if optimum_accuracy is not None and _finite(optimum_accuracy):
+    if optimum_accuracy is not None and is_finite(optimum_accuracy):
         verdict_acc, acc_from = float(optimum_accuracy), optimum_label
     if best is None:
         return Headline(fpr=fpr, verdict_tpr=verdict_tpr, verdict_accuracy=verdict_acc,
                         tpr_from=tpr_from, accuracy_from=acc_from)
-    row = tpr_at(best, fpr) or {}
+    row = best.tpr_at(fpr)
     tpr = measurable_tpr(best, fpr)
-    acc = acc_of(best)
-    n_neg = best.get("n_negative")
     level_index = best_key[1] if counted is not None else best_key[0]
     return Headline(
-        fpr=fpr, name=best.get("name"), label=best.get("label") or best.get("name"),
-        plain_name=attack_words(best.get("name"), best.get("label")).plain_name,
+        fpr=fpr, name=best.name, label=best.label or best.name,
+        plain_name=attack_words(best.name, best.label).plain_name,
         level=LEVELS[level_index], tpr=tpr,
-        tpr_ci=_interval(row.get("tpr_ci")) if tpr is not None else None,
+        tpr_ci=_interval(row.tpr_ci) if tpr is not None and row is not None else None,
         tpr_measurable=tpr is not None,
-        n_negative=int(n_neg) if _finite(n_neg) else None,
-        accuracy=float(acc) if _finite(acc) else None,
-        accuracy_ci=_interval(best.get("accuracy_ci")),
-        auc=float(best["auc"]) if _finite(best.get("auc")) else None,
-        auc_ci=_interval(best.get("auc_ci")),
+        n_negative=int(best.n_negative) if is_finite(best.n_negative) else None,
+        accuracy=best_acc,
+        accuracy_ci=_interval(best.accuracy_ci),
+        auc=float(best.auc) if is_finite(best.auc) else None,
+        auc_ci=_interval(best.auc_ci),
         verdict_tpr=verdict_tpr, verdict_accuracy=verdict_acc,
         tpr_from=tpr_from, accuracy_from=acc_from,
-        distinguishable=counted is None or best.get("name") in counted_names)
+        distinguishable=counted is None or best.name in counted_names)
 
 
 def _counted_value(counted: Mapping, name, figure: str, own: float | None) -> float | None:
@@ -242,69 +243,105 @@ def _counted_value(counted: Mapping, name, figure: str, own: float | None) -> fl
     if (name, figure) not in counted:
         return None
     v = counted[(name, figure)]
-    return float(v) if _finite(v) else own
+    return float(v) if is_finite(v) else own
 
 
-def headline_of_result(result: dict, *, stored: bool = True) -> Headline | None:
+def _parts(result) -> tuple[Verdict | None, tuple[AttackEntry, ...], Mapping, object]:
+    """The verdict, attacks, config and theory of ``result``: a loaded result
+    (engine.results.loaded.LoadedResult, read by attribute) or a result.json dict (read here
+    by the blocks' ``from_dict``; callers not yet passing the loaded result, issue 33)."""
+    if not isinstance(result, Mapping):
+        verdict = getattr(result, "verdict", None)
+        block = getattr(result, "headline_block", None)
+        if verdict is None and isinstance(block, Mapping):
+            # a verdict that cannot be read keeps its stored headline (checked on its own)
+            verdict = Verdict(level="low", headline=dict(block))
+        return (verdict, tuple(a for a in getattr(result, "attacks", ()) if a.problem is None),
+                getattr(result, "config", None) or {}, getattr(result, "theory", None))
+    verdict = None
+    if isinstance(result.get("verdict"), Mapping):
+        try:
+            verdict = Verdict.from_dict(dict(result["verdict"]))
+        except BlockError:
+            # a damaged verdict keeps a usable stored headline (it is checked on its own)
+            block = result["verdict"].get("headline")
+            verdict = Verdict(level="low", headline=block if isinstance(block, dict) else None)
+    raw = result.get("attacks")
+    attacks = tuple(e for e in map(as_entry, raw) if e is not None) \
+        if isinstance(raw, list) else ()
+    return verdict, attacks, result.get("config") or {}, result.get("theory")
+
+
+def headline_of_result(result, *, stored: bool = True) -> Headline | None:
     """The headline a saved result stores (``verdict.headline``), rebuilt from its attacks and
     policy when it has none (a result saved before headlines existed) or ``stored`` is False.
-    None when the result has no attacks to quote."""
-    if not isinstance(result, dict):
+    None when the result has no attacks to quote. ``result``: a loaded result or its dict."""
+    if result is None or isinstance(result, (str, bytes, list, tuple)):
         return None
-    verdict = result.get("verdict") if isinstance(result.get("verdict"), dict) else {}
-    block = verdict.get("headline") if stored else None
+    verdict, attacks, config, _ = _parts(result)
+    block = verdict.headline if stored and verdict is not None else None
     if isinstance(block, dict):
         parsed = _stored_headline(block)
         if parsed is not None:
             return parsed
-    attacks = result.get("attacks")
-    if not isinstance(attacks, list) or not attacks:
+    if not attacks:
         return None
-    pol = (result.get("config") or {}).get("policy")
+    pol = config.get("policy") if isinstance(config, Mapping) else None
     try:
-        policy = VerdictPolicy.from_dict(pol) if isinstance(pol, dict) else VerdictPolicy()
+        policy = VerdictPolicy.from_dict(pol) if isinstance(pol, Mapping) else VerdictPolicy()
     except Exception:  # noqa: BLE001 - a damaged policy block: the default policy's rate
         policy = VerdictPolicy()
     return headline(attacks, policy)
 
 
-def banded_attack(result: dict) -> str | None:
+def banded_attack(result, attacks: Iterable | None = None) -> str | None:
     """The attack whose confidence band a ROC chart draws by default — the strongest, so the
     screen and the PDF show the same one band instead of a stack of bands that hides every
     curve (issue 21): the stored headline's attack, else the one the result names as strongest
-    (``theory.strongest``), else the headline rebuilt from the attacks."""
-    if not isinstance(result, dict):
+    (``theory.strongest``, results of early versions), else the headline rebuilt from the
+    attacks. ``attacks``: the entries the chart draws (default: the result's own)."""
+    if result is None or isinstance(result, (str, bytes, list, tuple)):
         return None
-    names = {a.get("name") for a in result.get("attacks") or [] if isinstance(a, dict)}
-    verdict = result.get("verdict") if isinstance(result.get("verdict"), dict) else {}
-    stored = verdict.get("headline") if isinstance(verdict.get("headline"), dict) else {}
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    named = theory.get("strongest") if isinstance(theory.get("strongest"), dict) else {}
+    verdict, own, config, theory = _parts(result)
+    entries = own if attacks is None else tuple(e for e in map(as_entry, attacks)
+                                                if e is not None)
+    names = {a.name for a in entries}
+    stored = verdict.headline if verdict is not None and isinstance(verdict.headline, dict) \
+        else {}
+    extra = theory if isinstance(theory, Mapping) else getattr(theory, "extra", None) or {}
+    named = extra.get("strongest") if isinstance(extra.get("strongest"), Mapping) else {}
     for name in (stored.get("name"), named.get("name")):
         if name in names:
             return name
-    head = headline_of_result(result, stored=False)
-    return head.name if head is not None and head.name in names else None
+    if not entries:
+        return None
+    pol = config.get("policy") if isinstance(config, Mapping) else None
+    try:
+        policy = VerdictPolicy.from_dict(pol) if isinstance(pol, Mapping) else VerdictPolicy()
+    except Exception:  # noqa: BLE001 - a damaged policy block: the default policy's rate
+        policy = VerdictPolicy()
+    head = headline(entries, policy)
+    return head.name if head.name in names else None
 
 
 def _stored_headline(d: dict) -> Headline | None:
     """A stored headline block, or None when any field is not of its type (a damaged or
     hand-edited result: the headline is then rebuilt from the attacks)."""
     def number_or_none(v):
-        return v is None or _finite(v)
+        return v is None or is_finite(v)
 
     def interval_or_none(v):
         return v is None or _interval(v) is not None
 
     fields = Headline.__dataclass_fields__
     values = {k: v for k, v in d.items() if k in fields}
-    if not (_finite(values.get("fpr")) and 0 < values["fpr"] < 1
+    if not (is_finite(values.get("fpr")) and 0 < values["fpr"] < 1
             and values.get("level", "low") in LEVELS
             and all(isinstance(values.get(k), (str, type(None)))
                     for k in ("name", "label", "plain_name", "tpr_from", "accuracy_from"))
             and all(number_or_none(values.get(k))
                     for k in ("tpr", "n_negative", "accuracy", "auc"))
-            and all(_finite(values.get(k, 0.0)) for k in ("verdict_tpr", "verdict_accuracy"))
+            and all(is_finite(values.get(k, 0.0)) for k in ("verdict_tpr", "verdict_accuracy"))
             and all(interval_or_none(values.get(k)) for k in ("tpr_ci", "accuracy_ci", "auc_ci"))
             and isinstance(values.get("tpr_measurable", False), bool)
             and isinstance(values.get("distinguishable", True), bool)):

@@ -13,9 +13,10 @@ field — a step whose figures are missing is left out.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
+
+from engine.numbers import is_finite
 
 NOT_MEASURED = "Not measured by this audit"
 
@@ -63,12 +64,12 @@ def _mechanism(result: dict) -> list[NextStep]:
     steps: list[NextStep] = []
     inverse = theory.get("inverse") or {}
     per = theory.get("epsilon_per_observation")
-    if inverse.get("feasible") and _number(inverse.get("max_epsilon_per_observation")):
+    if inverse.get("feasible") and is_finite(inverse.get("max_epsilon_per_observation")):
         target = float(inverse["max_epsilon_per_observation"])
-        if not _number(per) or target < float(per):
+        if not is_finite(per) or target < float(per):
             steps.append(NextStep(
                 f"Add more noise: use at most ε = {target:.3g} per observation"
-                + (f" (today {float(per):.3g})" if _number(per) else ""),
+                + (f" (today {float(per):.3g})" if is_finite(per) else ""),
                 f"Computed exactly: then even the best possible attacker spots at most "
                 f"{_pct(inverse.get('max_tpr'))} of the people present while wrongly accusing "
                 f"{_pct(inverse.get('fpr'))} of the people absent, over "
@@ -80,7 +81,7 @@ def _mechanism(result: dict) -> list[NextStep]:
             (inverse.get("note") or "Lower the number of observations per person, or accept "
              "a higher limit.").rstrip(".") + ".", measured=True))
     observations = theory.get("observations")
-    if _number(observations) and float(observations) > 1:
+    if is_finite(observations) and float(observations) > 1:
         swept = (theory.get("sweep") or {}).get("parameter") == "observations"
         steps.append(NextStep(
             f"Count each person in fewer observations (today {_count(observations)})",
@@ -108,7 +109,7 @@ def _location(result: dict) -> list[NextStep]:
             f"{NOT_MEASURED}: these counts were audited without noise. Set the release's "
             "noise and ε on the Release step and run the audit again to measure it.",
             measured=False))
-    elif _number(theory.get("dp_bound_accuracy")):
+    elif is_finite(theory.get("dp_bound_accuracy")):
         bound = float(theory["dp_bound_accuracy"])
         if bound >= NO_LIMIT_ACCURACY:
             # "no attacker can be right more than 100.0 %" read as a guarantee: say it is none.
@@ -131,7 +132,7 @@ def _location(result: dict) -> list[NextStep]:
             f"{_pct(best[0])} of the time, people seen in {_hours(observations[-1])} "
             f"{_pct(best[-1])} (50 % is guessing).", measured=True))
     size = config.get("aggregate_size")
-    if _number(size):
+    if is_finite(size):
         steps.append(NextStep(
             f"Count more people in each release (today {_count(size)})",
             f"{NOT_MEASURED}: one person's trace weighs less in a larger crowd; set a larger "
@@ -146,7 +147,7 @@ def _aggregates(result: dict) -> list[NextStep]:
     steps: list[NextStep] = []
     deterministic = theory.get("deterministic") or {}
     determined = deterministic.get("determined")
-    if _number(determined) and int(determined) > 0:
+    if is_finite(determined) and int(determined) > 0:
         tables = Counter(t for record in result.get("exposed_records") or []
                          if isinstance(record, dict) and record.get("determined")
                          for t in record.get("tables") or [])
@@ -201,7 +202,7 @@ def _model(result: dict) -> list[NextStep]:
                                 "limit",
                       "not_measurable": (f"Audit with at least {need:,} records the model was "
                                          "not trained on, to tell whether a defence is needed"
-                                         if _number(need) else
+                                         if is_finite(need) else
                                          "Measure the risk on more records before choosing a "
                                          "defence")}.get(
                 state, "Audit with more records before choosing a defence")
@@ -214,7 +215,7 @@ def _model(result: dict) -> list[NextStep]:
                 "Train the model with the defence the Defences section recommends",
                 f"Measured: of the {settings}, it keeps the attacks within your limit"
                 + (f" and costs {_pct(cost)} of the model's accuracy on new records"
-                   if _number(cost) and float(cost) > 0 else " without lowering the model's "
+                   if is_finite(cost) and float(cost) > 0 else " without lowering the model's "
                    "accuracy on new records") + ".", measured=True))
         else:
             steps.append(NextStep(
@@ -227,8 +228,8 @@ def _model(result: dict) -> list[NextStep]:
             f"{NOT_MEASURED}: turn on the Defences step and run again to measure which "
             "setting lowers the risk and what it costs in accuracy.", measured=False))
     gap = theory.get("generalization_gap")
-    if isinstance(gap, dict) and _number(gap.get("gap")) and float(gap["gap"]) > 0.02 \
-            and _number(gap.get("train_accuracy")) and _number(gap.get("test_accuracy")):
+    if isinstance(gap, dict) and is_finite(gap.get("gap")) and float(gap["gap"]) > 0.02 \
+            and is_finite(gap.get("train_accuracy")) and is_finite(gap.get("test_accuracy")):
         steps.append(NextStep(
             "Stop training earlier, or train on more records",
             f"Measured: the model is right on {_pct(gap['train_accuracy'])} of its training "
@@ -251,31 +252,26 @@ def _best_sweep_accuracy(sweep: dict) -> list[float] | None:
         return None
     best = []
     for values in zip(*columns, strict=False):
-        numbers = [float(v) for v in values if _number(v)]
+        numbers = [float(v) for v in values if is_finite(v)]
         if not numbers:
             return None
         best.append(max(numbers))
     return best
 
 
-def _number(value) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(float(value)))
-
-
 def _pct(value) -> str:
-    return f"{float(value):.1%}" if _number(value) else "an unknown share"
+    return f"{float(value):.1%}" if is_finite(value) else "an unknown share"
 
 
 def _count(value) -> str:
-    return f"{int(value):,}" if _number(value) else "?"
+    return f"{int(value):,}" if is_finite(value) else "?"
 
 
 def _hours(value) -> str:
-    return "1 hour" if _number(value) and int(value) == 1 else f"{_count(value)} hours"
+    return "1 hour" if is_finite(value) and int(value) == 1 else f"{_count(value)} hours"
 
 
 def _value(parameter: str, value) -> str:
     if parameter == "fraction":
         return f"{_pct(value)} of the counts"
-    return f"ε = {float(value):.3g}" if _number(value) else str(value)
+    return f"ε = {float(value):.3g}" if is_finite(value) else str(value)

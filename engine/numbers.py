@@ -31,3 +31,25 @@ def whole_percent(share: float) -> str:
         if (shown < 1 or share >= 1) and (shown > 0 or share <= 0):
             return text
     return "over 99.99%" if share < 1 else "under 0.01%"
+
+
+def is_finite(x) -> bool:
+    """True for a real number that is finite (not a bool, None, text, NaN or ±inf): the one
+    check every reader of results uses before it prints or plots a figure (issue 33 item 1;
+    there were nine private copies)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+# Two false-alarm rates are the same setting when they agree to this relative precision
+# (configs store 0.01; a float written and read back, or 1/100 computed, must still match).
+_RATE_REL_TOL = 1e-9
+
+
+def same_rate(a, b) -> bool:
+    """True when two false-alarm rates name the same setting: the one comparison of rates
+    (issue 33 item 1: there were bare ``abs(a - b) < 1e-12`` checks besides three helpers).
+    The lookup of a TPR row by its rate is :func:`engine.results.blocks.tpr_row_at`."""
+    try:
+        return math.isclose(float(a), float(b), rel_tol=_RATE_REL_TOL, abs_tol=1e-15)
+    except (TypeError, ValueError):
+        return False

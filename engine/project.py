@@ -18,7 +18,6 @@ from pathlib import Path
 
 from engine.atomic_write import atomic_path, copy_file
 from engine.audits.registry import AUDIT_TYPES, config_from_dict
-from engine.audits.result import result_problem
 
 # Re-exported: callers that handle projects and config files together import both from here.
 from engine.config_file import config_to_toml as config_to_toml
@@ -27,6 +26,7 @@ from engine.data.errors import InputError, given_value
 from engine.data.paths import require_regular_file, resolve_path
 from engine.data.text_input import read_text
 from engine.private_tmp import process_alive
+from engine.results.result import result_problem
 
 PROJECT_SCHEMA_VERSION = 1
 PROJECT_SUFFIX = ".praudit.json"
@@ -49,7 +49,7 @@ class Project:
     name: str = ""
     saved: str = ""
     # Set by load_project, never saved (class attributes, not fields): the words for why the
-    # saved result cannot be shown (engine.audits.result.result_problem), and the first
+    # saved result cannot be shown (engine.results.result.result_problem), and the first
     # setting the audit would refuse — an InputError naming its key — when the project was
     # saved from a half-typed form. Both None for a sound project.
     result_problem = None

@@ -22,9 +22,10 @@ Imports nothing of the app, so every layer may read it (docs/dev/layers.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from engine.numbers import is_finite
 
 
 @dataclass(frozen=True)
@@ -326,7 +327,7 @@ def shadow_choice_sentence(attack: dict) -> str | None:
     if not isinstance(choice, dict) or not choice.get("chosen"):
         return None
     combination, chosen = plain_name(attack), plain_name(choice["chosen"]).lower()
-    aucs = {k: v for k, v in (choice.get("shadow_auc") or {}).items() if _finite(v)}
+    aucs = {k: v for k, v in (choice.get("shadow_auc") or {}).items() if is_finite(v)}
     if choice["chosen"] not in aucs:
         return (f"The {combination.lower()} used the {chosen}: its rehearsal found no "
                 "stand-ins to compare the two on, so it kept the first.")
@@ -564,6 +565,11 @@ TECHNICAL_TERMS: dict[str, dict[str, str]] = {
                                    "from.",
         "Quasi-identifiers": "Details the attacker already knows about a person, such as "
                              "their block, sex and age, which together may single them out.",
+        "Sensitive column": "The one detail the attacker tries to learn about a person from "
+                            "the tables, such as a diagnosis or an income band.",
+        "Marginals (1- and 2-way)": "Count tables of one column, or of every pair of "
+                                    "columns: the tables a new file gets by default, built "
+                                    "from the columns it uses.",
         "Contingency tables": "Tables of counts of people by combinations of their details, "
                               "such as the census tables of people by sex and age.",
         "Table reconstruction (CIP, RAP)": "Rebuilding a whole table of records that fits the "
@@ -646,11 +652,6 @@ NOT_MEASURABLE = ("“not measurable” means the audit had too few test cases w
                   "to measure that rate; it is left out rather than guessed (see the glossary).")
 
 
-def _finite(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
-
-
 def first_time_notes(attacks: Iterable[dict]) -> list[str]:
     """The plain sentences a results table needs under it, each once, in the order the
     surprising readings first appear across ``attacks`` (result entries)."""
@@ -664,11 +665,11 @@ def first_time_notes(attacks: Iterable[dict]) -> list[str]:
         if not isinstance(a, dict):
             continue
         adv = a.get("advantage")
-        if _finite(adv) and adv < 0:
+        if is_finite(adv) and adv < 0:
             add(MINUS_ZERO if round(adv, 3) == 0 else NEGATIVE_ADVANTAGE)
         for key in ("advantage_ci",):
             ci = a.get(key)
-            if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_finite(v) for v in ci) \
+            if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(is_finite(v) for v in ci) \
                     and ci[0] < 0 < ci[1]:
                 add(CROSSES_ZERO)
         for row in a.get("tpr_at_fpr") or []:

@@ -5,13 +5,12 @@ Kept Qt-free and tiny so that every widget formats a rate, an interval or an ε 
 
 from __future__ import annotations
 
-import math
-
-from engine.numbers import distinguishing_digits
+from engine.numbers import distinguishing_digits, is_finite
 
 
 def is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite real number (not a bool): engine.numbers.is_finite, the one finite check."""
+    return is_finite(value)
 
 
 def pct(value, digits: int = 1) -> str:

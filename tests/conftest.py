@@ -6,7 +6,7 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PRA_DEVICE", "cpu")
 # CIP's solves stop at a deterministic amount of work, with a wall-clock backstop for a much
-# slower machine (engine.attacks.aggregates.solver): at load 6 on 2 cores it cut solves and a
+# slower machine (engine.aggregates.solver): at load 6 on 2 cores it cut solves and a
 # "same seed, same reconstructions" test failed. A test's numbers must not depend on the
 # machine's load, so the suite's backstop is 100 × the limit (inherited by Ray workers and CLI
 # subprocesses through the environment).

@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.aggregates.queries import CountingQuery, Domain
+from engine.aggregates.solver import solve
 from engine.data.errors import InputError, given_value
 from engine.runtime import NEVER, CancelToken
 
@@ -223,11 +224,6 @@ class _Model:
         self.solves = 0
 
     def _solve(self, model, time_limit: float, cancel: CancelToken):
-        # Not at module level: engine.attacks.aggregates imports this package's queries, so
-        # the package would import itself back (docs/dev/layers.md, "Not in the contract
-        # yet"); moving the solver below both packages removes this import.
-        from engine.attacks.aggregates.solver import solve
-
         self.solves += 1
         return solve(model, time_limit=max(time_limit, 0.01), workers=1, cancel=cancel,
                      seed=_SEED)

@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 from scipy.stats import norm
 
 from engine.attacks.dp_mechanism import ATTACK_LABELS, naive_sum_statistic, optimal_statistic
 from engine.auditing import evaluate_attack, gdp_heuristic_epsilon_lower_bound
-from engine.audits.config_fields import as_choice, as_number, begin_from_dict, common_fields
-from engine.audits.result import AuditResult, software_versions
 from engine.config_file import read_config_file
 from engine.data.errors import InputError
+from engine.data.paths import APP_FOLDER
 from engine.evidence import verdict_block
-from engine.games.membership import MechanismGame, play
+from engine.games.membership import MechanismGame, play, tradeoff_summary
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
 from engine.mechanisms.accounting import compose
 from engine.mechanisms.arguments import MECHANISM_NAMES
@@ -43,6 +41,8 @@ from engine.mechanisms.tradeoff import (
 from engine.metrics import min_negatives_for
 from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
+from engine.results.config_fields import as_choice, as_number, begin_from_dict, common_fields
+from engine.results.result import AuditResult, software_versions
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 
 DISCRETE = ("discrete_laplace", "discrete_gaussian")
@@ -194,20 +194,6 @@ def epsilon_from_scale(mechanism: str, scale: float, delta: float, sensitivity: 
     return hi
 
 
-def tradeoff_summary(tradeoff, fpr_targets) -> dict:
-    fpr, tpr = tradeoff.roc_points(512)
-    return {
-        "statistic": tradeoff.statistic,
-        "method": tradeoff.method,
-        "numerical_error": float(tradeoff.numerical_error),
-        "accuracy": float(tradeoff.accuracy()),
-        "auc": float(tradeoff.auc()),
-        "advantage": float(tradeoff.advantage()),
-        "tpr_at_fpr": [{"fpr": float(t), "tpr": float(tradeoff.tpr_at(t))} for t in fpr_targets],
-        "roc": {"fpr": np.asarray(fpr).tolist(), "tpr": np.asarray(tpr).tolist()},
-    }
-
-
 # --------------------------------------------------------------------------- what-if questions
 
 def sweep_values(config: MechanismConfig, epsilon0: float) -> list[float]:
@@ -334,19 +320,13 @@ def plain_summary(config: MechanismConfig, epsilon0: float, accuracy: float, tpr
 
 # --------------------------------------------------------------------------- the job
 
-def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
-        cancel: CancelToken = NEVER) -> AuditResult:
-    """Run the whole mechanism audit (see module docstring)."""
-
-    if not isinstance(config, MechanismConfig):
-        raise TypeError("run() needs a MechanismConfig")
-    config.validate()
-    clock = Stopwatch()
-    fpr_targets = config.measured_fpr_targets()
-    warnings: list[str] = []
+def exact_theory(config: MechanismConfig, *, progress: Progress, cancel: CancelToken
+                 ) -> tuple[dict, object]:
+    """Step 1: the noise, the privacy loss composed over k observations and the exact optimal
+    attacker (paper 002 Thm 1). Returns (the result's theory block without the what-if
+    questions, the optimal attacker's trade-off); ``progress`` is the run's (0–10 %)."""
     k, delta, sens = config.observations, config.delta, config.sensitivity
-
-    # 1. Theory: accounting and the exact optimal attacker.
+    fpr_targets = config.measured_fpr_targets()
     progress(0.0, "Calibrating the noise")
     scale, epsilon0 = resolve_noise(config)
     cancel.check()
@@ -366,51 +346,6 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
     dp_region = {"epsilon": eps_total, "delta": delta, "fpr": region_fpr.tolist(),
                  "tpr_upper": np.asarray(dp_region_tpr_upper(region_fpr, eps_total, delta)).tolist()}
     cancel.check()
-
-    # 2. The membership game.
-    game = MechanismGame(mechanism=config.mechanism, scale=scale, sensitivity=sens,
-                         observations=k, trials=config.trials, postprocess=config.postprocess,
-                         baseline=config.baseline_count)
-    opt_stat, opt_words = optimal_statistic(config.mechanism, sens)
-    statistics = {"np_optimal": opt_stat, "naive_sum": naive_sum_statistic}
-    scores, labels = play(game, statistics, rng(config.seed, "membership-game"),
-                          progress=progress.span(0.10, 0.70), cancel=cancel)
-
-    # 3. Metrics with confidence intervals and empirical ε lower bounds.
-    attacks = []
-    words = {"np_optimal": opt_words, "naive_sum": "sum over the k releases of (x − others)"}
-    for i, name in enumerate(statistics):
-        cancel.check()
-        details = {"statistic": words[name], "paper": "002 §3, Thm 1"}
-        if name == "naive_sum" and config.mechanism in GAUSSIAN_FAMILY:
-            details["note"] = "For Gaussian noise the naive sum is the optimal statistic."
-        if config.mechanism == "gaussian" and delta > 0:
-            # Only the (continuous) Gaussian mechanism has an exactly Gaussian trade-off curve.
-            details["epsilon_lower_bound_gdp"] = gdp_heuristic_epsilon_lower_bound(
-                scores[name], labels, delta=delta, confidence=config.confidence)
-        attacks.append(evaluate_attack(name, ATTACK_LABELS[name], scores[name], labels,
-                                       delta=delta, confidence=config.confidence,
-                                       fpr_targets=fpr_targets, details=details,
-                                       interval_method=config.bound_interval, cancel=cancel))
-        progress(0.70 + 0.08 * (i + 1) / len(statistics), "Measuring the attacks")
-    baselines = [_random_guess_baseline(config, labels)]
-
-    # 4. What-if questions (exact theory, fast).
-    sweep = what_if_sweep(config, scale, epsilon0, progress=progress.span(0.78, 0.90),
-                          cancel=cancel)
-    inverse = inverse_question(config, progress=progress.span(0.90, 0.99), cancel=cancel)
-
-    # 5. Verdict: the exact optimum (a proof) and the measured attacks that beat guessing
-    # after Holm's correction over all of them (engine.evidence, issue 32 item 2).
-    policy = config.policy
-    verdict, head, _evidence = verdict_block(
-        attacks, policy, confidence=config.confidence,
-        optimum_tpr=float(optimal.tpr_at(policy.fpr)),
-        optimum_accuracy=float(optimal.accuracy()), units="trials")
-    best_tpr, best_acc = head.verdict_tpr, head.verdict_accuracy
-    level = verdict["level"]
-
-    warnings += _warnings(config, attacks, theory_opt, eps_total)
     theory = {
         "mechanism": config.mechanism,
         "mechanism_label": MECHANISM_LABELS[config.mechanism],
@@ -425,20 +360,78 @@ def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
         "optimal_attacker": theory_opt,
         "worst_case_dp": worst,
         "dp_region": dp_region,
-        "sweep": sweep,
-        "inverse": inverse,
     }
+    return theory, optimal
+
+
+def play_and_measure(config: MechanismConfig, scale: float, *, progress: Progress,
+                     cancel: CancelToken) -> tuple[list[dict], np.ndarray]:
+    """Steps 2–3: the membership game (engine.games.membership) with the optimal and the naive
+    statistic, each measured with intervals and empirical ε lower bounds. Returns (the attack
+    entries, the trials' labels); ``progress`` is the run's (10–78 %)."""
+    k, delta, sens = config.observations, config.delta, config.sensitivity
+    game = MechanismGame(mechanism=config.mechanism, scale=scale, sensitivity=sens,
+                         observations=k, trials=config.trials, postprocess=config.postprocess,
+                         baseline=config.baseline_count)
+    opt_stat, opt_words = optimal_statistic(config.mechanism, sens)
+    statistics = {"np_optimal": opt_stat, "naive_sum": naive_sum_statistic}
+    scores, labels = play(game, statistics, rng(config.seed, "membership-game"),
+                          progress=progress.span(0.10, 0.70), cancel=cancel)
+    attacks = []
+    words = {"np_optimal": opt_words, "naive_sum": "sum over the k releases of (x − others)"}
+    for i, name in enumerate(statistics):
+        cancel.check()
+        details = {"statistic": words[name], "paper": "002 §3, Thm 1"}
+        if name == "naive_sum" and config.mechanism in GAUSSIAN_FAMILY:
+            details["note"] = "For Gaussian noise the naive sum is the optimal statistic."
+        if config.mechanism == "gaussian" and delta > 0:
+            # Only the (continuous) Gaussian mechanism has an exactly Gaussian trade-off curve.
+            details["epsilon_lower_bound_gdp"] = gdp_heuristic_epsilon_lower_bound(
+                scores[name], labels, delta=delta, confidence=config.confidence)
+        attacks.append(evaluate_attack(name, ATTACK_LABELS[name], scores[name], labels,
+                                       delta=delta, confidence=config.confidence,
+                                       fpr_targets=config.measured_fpr_targets(),
+                                       details=details, interval_method=config.bound_interval,
+                                       cancel=cancel))
+        progress(0.70 + 0.08 * (i + 1) / len(statistics), "Measuring the attacks")
+    return attacks, labels
+
+
+def run(config: MechanismConfig, *, progress: Progress = NO_PROGRESS,
+        cancel: CancelToken = NEVER) -> AuditResult:
+    """Run the whole mechanism audit (see module docstring): config → exact theory → game →
+    attacks → what-if questions → headline → result."""
+    if not isinstance(config, MechanismConfig):
+        raise TypeError("run() needs a MechanismConfig")
+    config.validate()
+    clock = Stopwatch()
+    # 1. Theory: accounting and the exact optimal attacker.
+    theory, optimal = exact_theory(config, progress=progress, cancel=cancel)
+    scale, epsilon0 = theory["noise_scale"], theory["epsilon_per_observation"]
+    # 2–3. The membership game; metrics with intervals and empirical ε lower bounds.
+    attacks, labels = play_and_measure(config, scale, progress=progress, cancel=cancel)
+    # 4. What-if questions (exact theory, fast).
+    theory["sweep"] = what_if_sweep(config, scale, epsilon0, progress=progress.span(0.78, 0.90),
+                                    cancel=cancel)
+    theory["inverse"] = inverse_question(config, progress=progress.span(0.90, 0.99),
+                                         cancel=cancel)
+    # 5. Verdict: the exact optimum (a proof) and the measured attacks that beat guessing
+    # after Holm's correction over all of them (engine.evidence, issue 32 item 2).
+    policy = config.policy
+    verdict, head, _evidence = verdict_block(
+        attacks, policy, confidence=config.confidence,
+        optimum_tpr=float(optimal.tpr_at(policy.fpr)),
+        optimum_accuracy=float(optimal.accuracy()), units="trials")
+    warnings = _warnings(config, attacks, theory["optimal_attacker"], theory["epsilon_total"])
     progress(1.0, "Done")
     return AuditResult(
         audit_type="mechanism", name=config.name, seed=config.seed, config=config.to_dict(),
         software=software_versions("cpu"), runtime_s=round(clock.elapsed(), 3),
-        attacks=attacks, baselines=baselines, theory=theory,
+        attacks=attacks, baselines=[_random_guess_baseline(config, labels)], theory=theory,
         verdict=verdict,
-        summary=plain_summary(config, epsilon0, best_acc, best_tpr, level, head),
-        warnings=warnings,
-        inputs=[],
-        exposed_records=[],
-    )
+        summary=plain_summary(config, epsilon0, head.verdict_accuracy, head.verdict_tpr,
+                              verdict["level"], head),
+        warnings=warnings, inputs=[], exposed_records=[])
 
 
 def _random_guess_baseline(config: MechanismConfig, labels: np.ndarray) -> dict:
@@ -480,7 +473,7 @@ def _warnings(config: MechanismConfig, attacks: list[dict], theory_opt: dict,
     return out
 
 
-SAMPLE_CONFIG = Path(__file__).resolve().parents[2] / "resources" / "configs" / "mechanism_demo.toml"
+SAMPLE_CONFIG = APP_FOLDER / "resources" / "configs" / "mechanism_demo.toml"
 
 
 def demo_config() -> MechanismConfig:

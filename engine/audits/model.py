@@ -35,21 +35,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine.attacks.model import btta, metric
-from engine.attacks.model.base import ModelOutputs, evaluate, supervised_split
-from engine.attacks.model.label_only import generalization_gap
-from engine.attacks.real_people import beats_obvious
-from engine.auditing import evaluate_attack
-from engine.audits.config_fields import (
-    as_bool,
-    as_choice,
-    as_choice_list,
-    as_number,
-    begin_from_dict,
-    common_fields,
-)
+from engine.attacks.model.base import ModelOutputs, supervised_split
 from engine.audits.predictions_intake import check_sizes, class_warnings, predictions_entry
-from engine.audits.result import AuditResult, input_warnings, software_versions
 from engine.compute import ComputeSettings, one_executor_per_job
 from engine.data.errors import InputError, given_value
 from engine.data.paths import resolve_path
@@ -61,18 +48,28 @@ from engine.defences.tradeoff import tradeoff as run_tradeoff
 from engine.evidence import verdict_block
 from engine.games.model import (
     LOSS_ONLY_ATTACKS,
-    NEEDS_REFERENCE,
     Outputs,
     run_attacks,
     train_and_query,
 )
-from engine.headline import not_measurable_sentence
-from engine.metrics import delong_auc_ci
+from engine.games.model_measure import exposed_of, measure
+from engine.games.model_summary import (
+    model_summary,
+    model_theory,
+    model_warnings,
+)
 from engine.models import TrainingSpec
-from engine.numbers import whole_percent
 from engine.policy import VerdictPolicy
+from engine.results.config_fields import (
+    as_bool,
+    as_choice,
+    as_choice_list,
+    as_number,
+    begin_from_dict,
+    common_fields,
+)
+from engine.results.result import AuditResult, input_warnings, software_versions
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device
-from engine.wording import plain_name
 
 SOURCES = ("train", "predictions")
 SYNTHETIC = ("purchase", "mixed")
@@ -87,7 +84,6 @@ PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "PTL+PTC", "PPL+PPC")
 SUPERVISED_KNOWN = 0.5     # share of a predictions file's members (and non-members) the
                            # attacker knows without shadow predictions (paper 004 §4.3)
 ATTRIBUTE_CLASSIFIERS = ("logistic", "boosting")
-ATTRIBUTE_MARGIN = 0.02    # accuracy points below which "the model adds" is not worded as such
 
 
 @dataclass(frozen=True)
@@ -276,57 +272,18 @@ def _outputs_from(pred) -> np.ndarray:
     return probs
 
 
-def per_class_breakdown(outcome, member: np.ndarray, labels: np.ndarray, class_labels,
-                        confidence: float) -> list[dict]:
-    """One attack, class by class (issue 8, "per-class breakdown"): its AUC with the DeLong
-    interval and its own decisions' TPR and FPR among the class's members and non-members.
-    Classes with no member or no non-member among the evaluated records are left out. Paper
-    004 §5 reports attacks per class because a class the model fits worse leaks more."""
-    rows = []
-    for k in np.unique(labels):
-        mask = labels == k
-        pos, neg = int(np.sum(member[mask])), int(np.sum(~member[mask]))
-        if not pos or not neg:
-            continue
-        auc, ci = delong_auc_ci(outcome.scores[mask], member[mask], confidence)
-        d = outcome.decisions[mask]
-        rows.append({"class": str(class_labels[int(k)]) if int(k) < len(class_labels)
-                     else str(int(k)),
-                     "n_members": pos, "n_non_members": neg, "auc": auc, "auc_ci": list(ci),
-                     "tpr": float(np.sum(d & member[mask]) / pos),
-                     "fpr": float(np.sum(d & ~member[mask]) / neg)})
-    return rows
 
 
-def ranking_metrics(attacks, *, loss_only: bool = False) -> tuple[str, ...]:
-    """The metrics whose every-record ranking a supervised predictions run adds: those of
-    metric.RANKING_METRICS named in ``attacks``, in that order (issue 31 item 5: run what was
-    asked); a loss-only file ranks by confidence alone (LOSS_ONLY_ATTACKS)."""
-    wanted = set(attacks)
-    allowed = LOSS_ONLY_ATTACKS if loss_only else metric.RANKING_METRICS
-    return tuple(m for m in metric.RANKING_METRICS if m in wanted and m in allowed)
 
 
-def exposed_members(config: ModelConfig, out: Outputs, outcome, evaluated: np.ndarray) -> list:
-    """The members the strongest attack is surest about: row numbers (and labels if asked)."""
-    member = np.asarray(out.target.member)
-    idx = np.flatnonzero(member & evaluated)
-    order = idx[np.argsort(-outcome.scores[idx], kind="stable")][:config.exposed_count]
-    rows = []
-    for rank, i in enumerate(order, start=1):
-        entry = {"rank": rank, "row": int(out.rows[i]), "score": float(outcome.scores[i]),
-                 "attack": outcome.name}
-        if config.list_exposed_records:
-            entry["label"] = str(out.class_labels[int(out.target.labels[i])])
-        rows.append(entry)
-    return rows
 
 
 # One executor for the whole job: one private Ray instance for cluster = "local" (issue 22).
 @one_executor_per_job
 def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         cancel: CancelToken = NEVER) -> AuditResult:
-    """The model audit (module docstring)."""
+    """The model audit (module docstring): config → game (train and query, or read the
+    predictions) → attacks → headline → defences → result."""
     if not isinstance(config, ModelConfig):
         raise TypeError("run() needs a ModelConfig")
     config.validate()
@@ -340,140 +297,22 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
     else:
         audit_part(0.0, "Reading the predictions")
         out = read_predictions(config)
-    # Imported once the inputs are read and checked: scipy.stats alone took 7 s of the 8 s a
-    # 3-record predictions file waited for its refusal on a busy machine (issue 18).
-
     outcomes = run_attacks(config, out, progress=audit_part.span(0.7, 0.95), cancel=cancel)
-    member = np.asarray(out.target.member)
-    evaluated = out.evaluate_mask if out.evaluate_mask is not None else np.ones_like(member)
-    attacks = []
-    labels = np.asarray(out.target.labels)[evaluated.astype(bool)]
-    for o in outcomes:
-        if out.evaluate_mask is not None:
-            o.scores, o.decisions = o.scores[evaluated], o.decisions[evaluated]
-        entry = evaluate(o, member[evaluated], delta=0.0, confidence=config.confidence,
-                         fpr_targets=config.fpr_targets)
-        entry["per_class"] = per_class_breakdown(o, member[evaluated].astype(bool), labels,
-                                                 out.class_labels, config.confidence)
-        attacks.append(entry)
-    ranked = {}
-    if out.evaluate_mask is not None:
-        # Supervised intake: the metrics also rank every record, threshold-free (issue 22
-        # item 2), so the rates at small false-positive rates have all the records' support.
-        # Only the metrics the officer asked for (issue 31 item 5): "confidence" in `attacks`
-        # brings its held-out attack and its every-record ranking, and a metric not asked for
-        # adds neither — so neither can become the headline.
-        metrics = ranking_metrics(config.attacks, loss_only=out.loss_only)
-        for o in metric.ranking_outcomes(out.target, metrics):
-            cancel.check()
-            entry = evaluate_attack(o.name, o.label, o.scores, member, delta=0.0,
-                                    confidence=config.confidence,
-                                    fpr_targets=config.fpr_targets, details=o.details,
-                                    cancel=cancel)
-            entry["per_class"] = []
-            attacks.append(entry)
-            ranked[o.name] = o
-    policy = config.policy
+    attacks, ranked = measure(config, out, outcomes, cancel=cancel)
     # One headline (engine.headline): the verdict, the summary, the report and the results
     # page all quote the same attack and figures; a rate that is not measurable is never one.
     # Only attacks that beat guessing after Holm's correction over all of them raise the
     # level (engine.evidence, issue 32 item 2).
-    verdict, head, _evidence = verdict_block(attacks, policy, confidence=config.confidence,
+    verdict, head, _evidence = verdict_block(attacks, config.policy,
+                                             confidence=config.confidence,
                                              units="test records of both groups")
     strongest = next((a for a in attacks if a["name"] == head.name), None)
-    exposed = []
-    if strongest is not None:
-        if strongest["name"] in ranked:      # scored every record
-            exposed = exposed_members(config, out, ranked[strongest["name"]],
-                                      np.ones(member.size, dtype=bool))
-        else:
-            best_outcome = next(o for o in outcomes if o.name == strongest["name"])
-            full_scores = np.zeros(member.size)
-            full_scores[np.flatnonzero(evaluated)] = best_outcome.scores
-            best_outcome.scores = full_scores
-            exposed = exposed_members(config, out, best_outcome, evaluated.astype(bool))
+    exposed = exposed_of(config, out, strongest, outcomes, ranked)
     # The strongest attack is the verdict's headline (verdict.headline below); theory no
     # longer repeats it (issue 19 item 5: one place to read it).
-    theory = {"model": out.model, "threat_model": out.threat}
-    if not out.loss_only:
-        # Thm 2 from the model's own train/test accuracy: what knowing only those allows.
-        own = btta.params_from_outputs(out.target)
-        gap = generalization_gap(out.target, config.confidence)
-        for row in gap["per_class"]:
-            row["class"] = str(out.class_labels[row["class"]])
-        theory["btta_bound"] = {
-            "params": own.to_dict(), "expected": btta.expected_metrics(own),
-            "accuracy_bound": btta.accuracy_bound(own),
-            "balanced_accuracy_bound": btta.balanced_accuracy_bound(own),
-            "roc": btta.roc_bound(own),
-            "source": "the model's train/test accuracy (paper 001 Thm 2)"}
-        theory["generalization_gap"] = gap
-    if out.attribute is not None:
-        theory["attribute_inference"] = out.attribute
-    m = out.model
-    if out.loss_only:
-        summary = (f"The model's mean loss is {m['mean_loss_members']:.3g} on its training "
-                   f"records and {m['mean_loss_non_members']:.3g} on others. ")
-    else:
-        summary = (f"The model is right on {whole_percent(m['train_accuracy'])} of its "
-                   f"training records and {whole_percent(m['test_accuracy'])} of others. ")
-    if strongest is not None:
-        finds = (f"finds {head.tpr:.1%} of the members while wrongly accusing "
-                 f"{policy.fpr:.0%} of the others" if head.tpr is not None else
-                 "; " + not_measurable_sentence(head.n_negative, policy.fpr,
-                                                "records that were not in the training data"))
-        summary += (f"The strongest attack ({head.short_label()}) tells members from "
-                    f"non-members with AUC {strongest['auc']:.2f}"
-                    + (" and " if head.tpr is not None else "") + finds
-                    + ("; after correcting for the number of attacks run, it cannot be told "
-                       "from guessing" if not head.distinguishable else ""))
-        # "Strongest" is the policy's ranking (its rate at the policy's false-positive rate,
-        # then accuracy), not the AUC: when another attack has the higher AUC, say so, or the
-        # table beside the summary seems to contradict it (issue 32 item 6).
-        top_auc = max((a for a in attacks if isinstance(a.get("auc"), float)),
-                      key=lambda a: a["auc"], default=None)
-        if top_auc is not None and top_auc is not strongest \
-                and round(top_auc["auc"], 2) > round(strongest["auc"], 2):
-            summary += (f" (the strongest by your policy's measures; the "
-                        f"{plain_name(top_auc).lower()} has the highest AUC, "
-                        f"{top_auc['auc']:.2f})")
-        if "btta_bound" in theory:
-            # Paper 001 Thm 2 bounds an attacker who knows only the two accuracies; read as
-            # "no attack exceeds it", it contradicted a stronger measured attack beside it.
-            bound = theory["btta_bound"]["balanced_accuracy_bound"]
-            summary += (f". An attacker who knew only these two accuracies could be right at "
-                        f"most {whole_percent(bound)} of the time")
-            if strongest["accuracy"] > bound:
-                summary += (f"; this attack, which reads the model's answer for each record, "
-                            f"is right {whole_percent(strongest['accuracy'])} of the time")
-        summary += "."
-    summary += "".join(" " + i["missing_values"]["sentence"] for i in out.inputs
-                       if i.get("missing_values"))
-    if out.attribute is not None:
-        summary += " " + attribute_sentence(out.attribute)
-    warnings = list(out.warnings)
-    if out.references is None and set(config.attacks) & set(NEEDS_REFERENCE) \
-            and not out.loss_only:
-        warnings.append("LiRA and RMIA need reference models trained like the audited one; "
-                        "with predictions from elsewhere they were not run.")
-    if out.loss_only:
-        skipped = [a for a in config.attacks if a not in LOSS_ONLY_ATTACKS]
-        warnings.append("The predictions hold one loss per record: only the confidence attack "
-                        "(the true class's probability, exp(−loss)) could run"
-                        + (f"; skipped: {', '.join(skipped)}" if skipped else "")
-                        + ". Without the predicted class the accuracies, the generalization "
-                        "gap and paper 001's bound are unknown.")
-    if config.sensitive_feature and out.attribute is None:
-        warnings.append("Attribute inference needs the records' features; a predictions file "
-                        "holds only the model's outputs, so it was not run.")
-    if out.threat == "supervised":
-        warnings.append("No shadow predictions were given: the attacker is assumed to know "
-                        "half of the members and non-members (paper 004 §4.3) and is measured "
-                        "on the other half."
-                        + (" The attacks marked 'every record, no threshold' rank all records "
-                           "by the model's outputs alone, so their curves and rates use every "
-                           "record; their accuracies choose a threshold on half of the records "
-                           "and count on the other half." if ranked else ""))
+    theory = model_theory(config, out)
+    summary = model_summary(config, out, attacks, head, strongest, theory)
+    warnings = model_warnings(config, out, ranked)
     attachments = {}
     if with_defences:
         theory["defences"], attachments["tradeoff"] = run_defences(
@@ -490,38 +329,6 @@ def run(config: ModelConfig, *, progress: Progress = NO_PROGRESS,
         attachments=attachments)
 
 
-def attribute_sentence(a: dict) -> str:
-    """The attribute game in plain words, with its reading (shared by the summary, the page
-    and the report): what the model adds for members beyond what it adds for people it never
-    saw is what it memorised about them; what it adds for both is population statistics."""
-    mem, non = a["members"], a["non_members"]
-    gain_mem = mem["model"]["accuracy"] - mem["baseline"]["accuracy"]
-    gain_non = non["model"]["accuracy"] - non["baseline"]["accuracy"]
-    text = (f"Predicting '{a['feature']}' from the model's outputs is right for "
-            f"{mem['model']['accuracy']:.0%} of the training members and "
-            f"{non['model']['accuracy']:.0%} of the non-members; from the other features "
-            f"alone, {mem['baseline']['accuracy']:.0%} and {non['baseline']['accuracy']:.0%}")
-    rp = mem.get("real_people")
-    if not rp:      # a result from before issue 32
-        text += (f" (always guessing '{a['majority_value']}': {a['majority_share']:.0%}).")
-    else:           # issue 32 item 1: judged against the obvious guess, not against 50 %
-        og = rp["obvious_guess"]
-        text += (f". Answering '{og['value']}' for everyone, the obvious guess, is right for "
-                 f"{og['accuracy']:.0%} of the members; scaled between that (0) and a sure "
-                 f"answer (1), the members' score is {rp['scaled_score']:.2f} (95% interval "
-                 f"{rp['scaled_score_ci'][0]:.2f} to {rp['scaled_score_ci'][1]:.2f})"
-                 + (", measurably better than the obvious guess." if beats_obvious(rp)
-                    else ", which cannot be told apart from the obvious guess."))
-    if gain_mem - gain_non > ATTRIBUTE_MARGIN:
-        text += (" The model helps more for its members: it leaks their value beyond what it "
-                 "learnt about the population.")
-    elif max(gain_mem, gain_non) > ATTRIBUTE_MARGIN:
-        text += (" The model helps about as much for people it never saw: it learnt how the "
-                 "feature relates to the others in the population — a statistical inference, "
-                 "not a leak of its training records.")
-    else:
-        text += " The model adds little to what the other features already tell."
-    return text
 
 
 def export_setting(result: dict, index: int, directory, *, tradeoff=None,
@@ -563,11 +370,30 @@ def _file_stem(label: str) -> str:
 
 
 def demo_config() -> ModelConfig:
-    """The bundled example: an MLP trained on 4,000 purchase-style records (600 binary
-    features, 100 classes; paper 004 §4.1), the attacker holding half of them, every attack
-    with 8 shadow and 16 reference models; then the defences step with issue 9's sweep (KCD at
-    5 α, DMP at 3 temperatures, L2 at 3 strengths, DP-SGD at 3 noise levels) judged against
-    TPR ≤ 2 % at 1 % FPR."""
+    """The bundled example, quick (issue 33 item 3: every sample finishes in under 2 minutes on
+    2 quiet cores): an MLP trained for 20 epochs on 4,000 purchase-style records (600 binary
+    features, 100 classes; paper 004 §4.1), the attacker holding half of them, every default
+    attack with 8 shadow and 16 reference models; then the defences step at one setting per
+    defence (KCD α = 0.5, DMP T = 4, L2 λ = 0.01, DP-SGD σ = 2), each also trained as 2
+    reference models under its defence so that LiRA and RMIA judge it, against TPR ≤ 2 % at
+    1 % FPR. The full sweep is :func:`thorough_config`."""
     return ModelConfig(name="Sample: neural network on purchase-style records", synthetic="purchase",
+                       synthetic_records=4000, epochs=20, shadow_models=8,
+                       reference_models=16,
+                       defences=DefenceConfig(enabled=True, kcd_alphas=(0.5,),
+                                              dmp_temperatures=(4.0,), l2_weight_decays=(0.01,),
+                                              dpsgd_noise_multipliers=(2.0,),
+                                              reference_models=2))
+
+
+def thorough_config() -> ModelConfig:
+    """The thorough sample (issue 33 item 3; the sample before it): the same data and attacks,
+    the model trained for 30 epochs, then issue 9's whole sweep (KCD at 5 α, DMP at 3
+    temperatures, L2 at 3 strengths, DP-SGD at 3 noise levels), each setting also trained as 4
+    reference models under its defence: minutes, not seconds (its estimate is shown where it is
+    offered)."""
+    return ModelConfig(name="Thorough sample: neural network on purchase-style records, every "
+                            "defence setting", synthetic="purchase",
                        synthetic_records=4000, epochs=30, shadow_models=8,
-                       reference_models=16, defences=DefenceConfig(enabled=True))
+                       reference_models=16,
+                       defences=DefenceConfig(enabled=True, reference_models=4))

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.attacks.model.metric import MIN_CLASS_RECORDS
-from engine.audits.result import input_entry
 from engine.data.errors import InputError
+from engine.results.result import input_entry
 
 #: Attacks whose fitting is done class by class (metric thresholds per true class; the Shokri
 #: attack's model per class; CBTTA's default partition is by true label).

@@ -46,13 +46,13 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.data.paths import APP_FOLDER
 from engine.data.predictions import write_predictions_csv
 from engine.data.tabular import load_tabular_csv
 from engine.models import TrainingSpec, train_model
 from engine.runtime import rng, torch_threads
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_DIR = ROOT / "resources" / "model"
+SAMPLE_DIR = APP_FOLDER / "resources" / "model"
 PURCHASE_SAMPLE = SAMPLE_DIR / "purchase_sample.csv"
 PREDICTIONS_FILE = "sample_predictions.csv"
 SHADOW_FILE = "sample_shadow_predictions.csv"

@@ -21,6 +21,7 @@ from engine.defences.tradeoff import (
     short_attack_name,
     tradeoff,
 )
+from engine.headline import tpr_at
 from engine.metrics import min_negatives_for
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress
 
@@ -101,7 +102,7 @@ def more_exposed(rows: list[dict], fpr: float) -> list[dict]:
     def entry(row, metric):
         risk = row["risk"]
         if metric == "tpr":
-            e = next((t for t in risk["tpr_at_fpr"] if abs(t["fpr"] - fpr) < 1e-12), None)
+            e = tpr_at(risk, fpr)
             return None if e is None or not e.get("measurable", True) else e
         return risk[metric]
 

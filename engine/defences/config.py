@@ -1,6 +1,6 @@
 """What the user asks of the defences step of a model audit (issue 9): which defences, at which
 settings of their knobs, judged against which risk limit — the ``[defences]`` table of a model
-config, validated into sentences like every other config key (engine.audits.config_fields).
+config, validated into sentences like every other config key (engine.results.config_fields).
 
 An empty list switches a defence off; ``enabled = false`` switches the whole step off. The
 settings become :class:`~engine.defences.tradeoff.DefenceSetting` rows for
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from engine.audits.config_fields import as_bool, as_choice, as_number, reject_unknown_keys
 from engine.data.errors import InputError, given_value
 from engine.defences.tradeoff import DefenceSetting, RiskLimit
 from engine.games.model import NEEDS_REFERENCE
+from engine.results.config_fields import as_bool, as_choice, as_number, reject_unknown_keys
 
 RISK_METRICS = ("tpr", "auc", "accuracy", "advantage", "epsilon")
 MAX_SETTINGS = 12            # per defence: each setting is at least one more model to train

@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from engine.atomic_write import atomic_path, write_text
-from engine.audits.result import file_sha256, software_versions, to_plain
 from engine.data.errors import InputError
 from engine.data.paths import require_regular_file, resolve_path
 from engine.data.predictions import write_predictions_csv
 from engine.data.text_input import read_text
 from engine.models import MLPModel, TrainingSpec
+from engine.results.result import file_sha256, software_versions, to_plain
 
 # safetensors is imported inside the functions that use it: heavy, and needed only when a model
 # trains or is read (docs/dev/layers.md).

@@ -56,15 +56,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine.attacks.model.base import (
-    AttackOutcome,
     ModelOutputs,
     ReferenceOutputs,
     evaluate,
     supervised_split,
 )
 from engine.attacks.model.label_only import generalization_gap
+from engine.attacks.outcome import AttackOutcome
 from engine.auditing import empirical_epsilon_lower_bound
-from engine.audits.result import to_plain
 from engine.compute import Executor, InProcessExecutor, cluster_of, executor_for
 from engine.data.errors import InputError, given_value
 from engine.defences.baselines import early_stopping_many, l2_many, undefended
@@ -82,10 +81,11 @@ from engine.games.model import (
     run_attacks,
     split_records,
 )
-from engine.headline import headline
+from engine.headline import headline, same_rate, tpr_at
 from engine.mechanisms.tradeoff import dp_region_tpr_upper
 from engine.metrics import min_negatives_for
 from engine.models import reference_tasks
+from engine.results.result import to_plain
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, rng
 from engine.runtime import device as default_device
 from engine.wording import plain_name  # the attacks by their plain names, not their codes
@@ -529,7 +529,7 @@ def _strongest(attacks: list[dict], fpr_targets: Sequence[float], delta: float,
     per_fpr = []
     for t in fpr_targets:
         rows = [(a["name"], r) for a in attacks for r in a["tpr_at_fpr"]
-                if abs(r["fpr_target"] - t) < 1e-12]
+                if same_rate(r["fpr_target"], t)]
         measurable = [(n, r) for n, r in rows if r.get("measurable", True)]
         pool = measurable or rows
         name, r = max(pool, key=lambda nr: nr[1]["tpr"])
@@ -600,7 +600,7 @@ def measure(config, model, X_u, y_u, inside, *, attacks: Sequence[str], delta: f
     risk = _strongest(results, fpr_targets, delta,
                       family_epsilon_bounds(subs, member[evaluated], delta, config.confidence))
     policy_fpr = config.policy.fpr
-    risk["tpr"] = next(r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - policy_fpr) < 1e-12)
+    risk["tpr"] = tpr_at(risk, policy_fpr)
     # The setting's one strongest attack by the audit's headline rule (engine.headline: the
     # policy's level, then the measurable TPR at its FPR, balanced accuracy, AUC) — the same
     # rule the verdict names the audit's strongest attack by, applied to this setting.
@@ -851,7 +851,7 @@ def row_risk(row: dict, limit: RiskLimit) -> tuple[float | None, str]:
     and the attack's name."""
     risk = row["risk"]
     if limit.metric == "tpr":
-        entry = next((r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - limit.fpr) < 1e-12), None)
+        entry = tpr_at(risk, limit.fpr)
         if entry is None:
             got = ", ".join(f"{r['fpr']:.2%}" for r in risk["tpr_at_fpr"])
             raise InputError(f"The trade-off measured the share of people spotted at "
@@ -882,8 +882,7 @@ def _undefended_figures(limit: RiskLimit, attacks: Sequence[dict] | None,
     figures = []
     for a in attacks or []:
         if limit.metric == "tpr":
-            r = next((t for t in a.get("tpr_at_fpr") or []
-                      if abs(float(t.get("fpr_target", -1)) - limit.fpr) < 1e-12), None)
+            r = tpr_at(a, limit.fpr)
             if r is None:
                 continue
             value, ci, ok = r.get("tpr"), r.get("tpr_ci"), bool(r.get("measurable", True))
@@ -903,7 +902,7 @@ def _undefended_figures(limit: RiskLimit, attacks: Sequence[dict] | None,
         return [], "none"
     risk = base_row["risk"]
     if limit.metric == "tpr":
-        entry = next((r for r in risk["tpr_at_fpr"] if abs(r["fpr"] - limit.fpr) < 1e-12), None)
+        entry = tpr_at(risk, limit.fpr)
         if entry is None:
             return [], "none"
         ok = bool(entry.get("measurable", True))

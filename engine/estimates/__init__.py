@@ -28,14 +28,13 @@ from __future__ import annotations
 import math
 import os
 import sys
-import threading
-import time
 from dataclasses import dataclass, field, replace
 
 from engine.audits.registry import AUDIT_TYPES
 from engine.data.errors import InputError
 from engine.estimates import calibration
 from engine.estimates.machine import apply_speed
+from engine.estimates.slowdown import METER as SLOWDOWN_METER
 
 CONFIRM_SECONDS = 600.0          # ask before runs estimated above 10 minutes
 # The range an estimate is shown as, around the quiet-machine figure: held-out runs measured
@@ -68,8 +67,9 @@ class CostEstimate:
     resident_setting: str       # the key that sizes the resident data
     parts: tuple[CostPart, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
-    # How much slower than on a quiet machine the run is expected to go, from the processors
-    # other programs keep busy when it is estimated (machine_slowdown); 1 on a quiet machine.
+    # How much slower than on a quiet machine the run is expected to go, from the share of the
+    # processors other programs leave it, measured when it is estimated (machine_slowdown); 1
+    # on a quiet machine.
     # ``seconds`` stays the quiet-machine figure; what the user is told is ``expected_seconds``.
     slowdown: float = 1.0
 
@@ -153,129 +153,16 @@ def estimate(config, *, slowdown: float | None = None, machine: bool = True) -> 
     return replace(cost, slowdown=machine_slowdown() if slowdown is None else float(slowdown))
 
 
-def machine_slowdown(load: float | None = None, cores: int | None = None) -> float:
-    """How much slower than on a quiet machine a run started now is expected to go.
+def machine_slowdown(*, fresh: bool = False) -> float:
+    """How much slower than on a quiet machine a run started now is expected to go: the share
+    of the processors other programs leave to this one, measured by a short probe
+    (engine.estimates.slowdown; one reading serves a few seconds, ``fresh`` measures anew) —
+    1 on a quiet machine.
 
-    The run's threads share the processors with the programs already running: with ``load``
-    programs running on average (:func:`programs_running`) and ``cores`` processors, a run
-    that would use every core gets about cores / (load + cores) of them, so it takes
-    (load + cores) / cores as long — 1 on a quiet machine, 8.5 with 15 busy programs on 2
-    cores (issue 21 saw 3-18 times the quiet estimate there). Where the load cannot be read
-    (Windows), 1."""
-    if cores is None:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            cores = os.cpu_count() or 1
-    if load is None:
-        load = programs_running()
-        if load is None:
-            return 1.0
-    return max(1.0, (max(load, 0.0) + cores) / max(cores, 1))
-
-
-# How long one reading of the programs running is used (estimates follow every keystroke), and
-# how it is sampled.
-RUNNING_READING_SECONDS = 5.0
-RUNNING_SAMPLES, RUNNING_SAMPLE_GAP = 20, 0.01
-_last_reading: tuple[float, float] | None = None
-
-
-def programs_running(*, clock=time.monotonic, sleep=time.sleep) -> float | None:
-    """How many programs other than this one are running now: Linux's count of running
-    threads (/proc/loadavg's fourth field; the reading thread itself taken off), averaged over
-    a fifth of a second and reused for five seconds. Where that cannot be read, the 1-minute
-    load average; where neither can (Windows), None.
-
-    Not the load average first: it follows programs that start or stop a minute late. Measured
-    on 2 cores (bench/bench_estimates.py --held-out): a minute after two busy programs had
-    ended it still read 2.0, so "Measure this machine" divided its runs by a slowdown of 2 on
-    a quiet machine and fitted speed factors of 0.45–0.66 — the next count-table run then took
-    1.5 (quiet) to 2.1 (busy) times its estimate."""
-    global _last_reading
-    now = clock()
-    if _last_reading is not None and now - _last_reading[0] < RUNNING_READING_SECONDS:
-        return _last_reading[1]
-    counts = []
-    for i in range(RUNNING_SAMPLES):
-        try:
-            running = _threads_running()
-        except (OSError, ValueError, IndexError):
-            break
-        counts.append(max(running - 1, 0))
-        if i + 1 < RUNNING_SAMPLES:
-            sleep(RUNNING_SAMPLE_GAP)
-    if counts:
-        value = sum(counts) / len(counts)
-    else:
-        try:
-            value = os.getloadavg()[0]
-        except (AttributeError, OSError):
-            return None
-    _last_reading = (clock(), value)
-    return value
-
-
-class OthersRunning:
-    """Samples, in a thread of its own while a block runs, how many threads of *other*
-    programs are running: Linux's running count (/proc/loadavg) less this process's own
-    running threads (/proc/self/task/*/stat). ``mean`` is their average over the block
-    (None where /proc cannot be read).
-
-    "Measure this machine" divides each probe's time by the slowdown of the programs that ran
-    *beside* it. One reading before the first probe (0.2 s) caught whatever happened then: on
-    a quiet 2-core machine three measurements in a row gave location factors 1.02, 0.65, 1.16
-    and mechanism 1.80, 1.19, 2.01, every type moving together."""
-
-    def __init__(self, every: float = 0.05) -> None:
-        self.every = every
-        self.samples: list[int] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True,
-                                        name="programs-running sampler")
-
-    def __enter__(self) -> OthersRunning:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def mean(self) -> float | None:
-        return sum(self.samples) / len(self.samples) if self.samples else None
-
-    def _sample(self) -> None:
-        while not self._stop.is_set():
-            others = _others_running_now()
-            if others is None:
-                return
-            self.samples.append(others)
-            self._stop.wait(self.every)
-
-
-def _threads_running() -> int:
-    """Linux's count of threads running now, this process's included (/proc/loadavg's
-    fourth field, "running/total"); OSError, ValueError or IndexError where it cannot be read."""
-    with open("/proc/loadavg", encoding="ascii") as fh:
-        return int(fh.read().split()[3].split("/")[0])
-
-
-def _others_running_now() -> int | None:
-    try:
-        running = _threads_running()
-        own = 0
-        for task in os.listdir("/proc/self/task"):
-            try:
-                with open(f"/proc/self/task/{task}/stat", encoding="ascii") as fh:
-                    # The state follows the command's closing parenthesis.
-                    own += fh.read().rpartition(")")[2].split()[0] == "R"
-            except OSError:            # a thread that ended meanwhile
-                continue
-    except (OSError, ValueError, IndexError):
-        return None
-    return max(running - max(own, 1), 0)
+    Not the load average nor the count of programs running (issue 33 item 5): on a machine at
+    load 7–18 the factor (load + cores) / cores made estimates 3–30 times too long, since the
+    load counts threads this process does not compete with."""
+    return SLOWDOWN_METER(fresh=fresh)
 
 
 # --------------------------------------------------------------------------- the checks

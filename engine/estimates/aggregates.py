@@ -9,7 +9,9 @@ candidate statistics C (engine.aggregates.release.candidate_queries on that doma
 release holds m = round(fraction·|D|) of them (at most C); from the candidates' conditions,
 per released statistic on average, follow f = the statistics that can count a given target
 (the stochastic module's features, one per table) and q = the statistics a record falls in.
-T = min(``max_targets``, the records expected unique on their quasi-identifiers).
+T = min(``max_targets``, the records unique on their quasi-identifiers: counted as the game
+counts them where the data is small enough to read before the run, :func:`counted_unique`,
+else expected from the domains, :func:`targets`).
 
 Per step, what it costs (constants measured by bench/estimates_aggregates.py):
 
@@ -28,7 +30,9 @@ Per step, what it costs (constants measured by bench/estimates_aggregates.py):
 * **Likelihood attack**: its own shadow datasets per target.
 * **CIP** (rand / init): ``reconstructions`` solves per target, each from a table over W
   (the L1 model of a noisy release × a measured factor), at most ``solver_time_limit``
-  (CP-SAT's deterministic time, about a second of one core per unit) plus the build.
+  (CP-SAT's deterministic time, about a second of one core per unit) plus the build; on a
+  marginals release every solve × :data:`MARGINALS_SOLVE_FACTOR` (the deterministic module's
+  too).
 * **RAP**: 1,500 Adam epochs per target of K stacked relaxed datasets of |D| rows, seconds per
   epoch e0 + e1·K·|D|·(Σ domains + m), measured on one thread (what RAP uses below
   K·|D|·m = 2·10⁶; above it torch uses every core, so on a quiet machine the estimate errs
@@ -63,12 +67,12 @@ from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, MEMBERSHIP_ATTACKS
 from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
 from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
 from engine.data.census import census_schema
-from engine.data.microdata import Schema, infer_schema
+from engine.data.microdata import Schema, infer_schema, unique_targets
 from engine.data.paths import resolve_path
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_sample, csv_shape
 from engine.estimates.scaling import loglog
-from engine.games.aggregates import AUXILIARY_RATIO
+from engine.games.aggregates_data import AUXILIARY_RATIO, load_data
 
 MEMORY_MARGIN = 1.2                  # every byte count: an estimate should rather err high
 #: Above this many categories a quasi-identifier gets a warning before the run: ten times the
@@ -82,6 +86,14 @@ MANY_CATEGORIES = 1_000
 #: (60,000 per file) took 10 s — the estimate follows the form as the user types.
 INFER_ROWS = 2_000
 BUILD_SHARE = 0.25                   # of a solver step's time: building the CP-SAT model
+#: A CP-SAT solve on a marginals release against the P-tables' tables (``det_seconds``,
+#: ``cip_seconds``) at the same model size W: its overlapping 1- and 2-way tables make each
+#: solve ~7.5 times as long. Measured 28 Nov 2026 on 2 cores (CIP-rand, K = 4, exact and
+#: Laplace): the 450-record sample block with 1- and 2-way marginals 0.23 s per solve (16
+#: and 20 solves), census blocks of 300 records 0.225 s, where the tables say 0.03 s (the
+#: same runs on the P-tables: 0.065 s against 0.048 s). Issue 33 item 5: runs with 2-way
+#: marginals took 6–15 times their estimate.
+MARGINALS_SOLVE_FACTOR = 7.5
 STOCHASTIC = ("desia", "desia_no_verification", "desia_no_uniqueness", "desia_stochastic_only")
 
 
@@ -100,6 +112,9 @@ class Shape:
     tables_per_query: float    # f / m: statistics that can count a target, per released one
     cover_per_query: float     # q / m: statistics a record falls in, per released one
     qi_domains: tuple = ()     # (name, number of categories) of each quasi-identifier
+    unique: int | None = None  # records unique on their quasi-identifiers, counted (None:
+                               # too much data to read before the run; modelled instead)
+    solve_factor: float = 1.0  # a solve's time against the P-tables' at the same size
 
 
 def _path(path: str):
@@ -231,7 +246,45 @@ def shape(config) -> Shape:
     if release_rows:
         c = release_rows
     return Shape(n, max(int(n_aux), 1), len(sizes), float(math.prod(sizes)), int(sum(sizes)),
-                 int(k), float(qi_cells), int(c), float(per_match), float(per_cover), tuple(qi))
+                 int(k), float(qi_cells), int(c), float(per_match), float(per_cover), tuple(qi),
+                 counted_unique(config),
+                 MARGINALS_SOLVE_FACTOR if config.release == "marginals" else 1.0)
+
+
+#: Data files up to this size (each) are read before the run to count the targets exactly
+#: (the sample's 450 records: 10 ms); larger ones are modelled (:func:`targets`).
+COUNT_TARGETS_BYTES = 2_000_000
+_unique_cache: dict[tuple, int | None] = {}
+
+
+def counted_unique(config) -> int | None:
+    """The records unique on their quasi-identifiers exactly as the game finds them
+    (engine.games.aggregates.setup_game: the data loaded as the audit loads it, then
+    engine.data.microdata.unique_targets) — the synthetic census blocks generated (a few
+    milliseconds), a data file read when every file is at most :data:`COUNT_TARGETS_BYTES`;
+    None otherwise or when the data cannot be read (the audit will say why).
+
+    Issue 33 item 5: the model of :func:`targets` said 29 targets where the game attacked 49,
+    and every target's solves and classifiers were missing from the estimate."""
+    files = [f for f in (config.data, config.auxiliary) if f]
+    stamps = []
+    for f in files:
+        stamp = _stamp(_path(f))
+        if not stamp or stamp[0] > COUNT_TARGETS_BYTES:
+            return None
+        stamps.append(stamp)
+    key = (config.data, config.auxiliary, tuple(stamps),
+           json.dumps(config.schema or {}, sort_keys=True), config.sensitive, config.release,
+           int(config.published_records), int(config.seed), int(config.census_records),
+           int(config.census_auxiliary))
+    if key not in _unique_cache:
+        try:
+            _unique_cache[key] = int(unique_targets(load_data(config).protected).size)
+        except Exception:           # the audit's own reading will say what is wrong
+            _unique_cache[key] = None
+        if len(_unique_cache) > 64:
+            _unique_cache.pop(next(iter(_unique_cache)))
+    return _unique_cache[key]
 
 
 def released(sh: Shape, fraction: float, published: bool = False) -> int:
@@ -242,16 +295,19 @@ def released(sh: Shape, fraction: float, published: bool = False) -> int:
 
 
 def targets(config, sh: Shape, limit: int | None = None) -> int:
-    """Unique records attacked: at most the limit, and the records expected unique on their
-    quasi-identifiers — |D|·exp(−(|D|−1)/(share·cells)) for a small |D|, a floor share of the
-    cells for a large one (the rare combinations: the oldest ages, the rarest races stay
-    unique); both shares measured on census blocks."""
+    """Unique records attacked: at most the limit, and the records unique on their
+    quasi-identifiers — counted where the data could be read before the run (``sh.unique``,
+    :func:`counted_unique`), else expected: |D|·exp(−(|D|−1)/(share·cells)) for a small |D|, a
+    floor share of the cells for a large one (the rare combinations: the oldest ages, the
+    rarest races stay unique); both shares measured on census blocks."""
+    limit = limit if limit is not None else config.max_targets
+    if sh.unique is not None:
+        return int(max(1, min(limit, sh.unique)))
     CAL = constants("aggregates")
     cells = max(CAL["unique_cell_share"] * sh.qi_cells, 1.0)
     unique = min(sh.n, max(sh.n * math.exp(-(sh.n - 1) / cells),
                            CAL["unique_floor_share"] * sh.qi_cells))
-    return int(max(2, min(limit if limit is not None else config.max_targets,
-                          math.ceil(unique))))
+    return int(max(2, min(limit, math.ceil(unique))))
 
 
 # --------------------------------------------------------------------------- unit costs
@@ -273,14 +329,15 @@ def infer_seconds(sh: Shape, m: int, limit: float, *, exact: bool = False) -> fl
     if exact and "witness_seconds" in CAL:
         t = loglog(CAL["witness_seconds"], _work(sh, m))
         return min(t, BUILD_SHARE * t + limit)
-    t = loglog(CAL["det_seconds"], _work(sh, m))
+    t = loglog(CAL["det_seconds"], _work(sh, m)) * sh.solve_factor
     return min(t, BUILD_SHARE * t + 2.0 * limit)
 
 
 def cip_seconds(sh: Shape, m: int, limit: float, noisy: bool) -> float:
     """One CIP reconstruction: one solve limited in deterministic time (≈ seconds)."""
     CAL = constants("aggregates")
-    t = loglog(CAL["cip_seconds"], _work(sh, m)) * (CAL["cip_l1_factor"] if noisy else 1.0)
+    t = loglog(CAL["cip_seconds"], _work(sh, m)) * (CAL["cip_l1_factor"] if noisy else 1.0) \
+        * sh.solve_factor
     return min(t, BUILD_SHARE * t + limit)
 
 

@@ -50,7 +50,6 @@ import numpy as np
 
 from engine.attacks.location.likelihood_ratio import BATCH_AGGREGATES
 from engine.attacks.location.meta_classifier import BATCH_SIZE, MAX_STEPS
-from engine.audits.location import SWEEP_ATTACKS
 from engine.data.city import (
     ACTIVITY_MAX,
     ACTIVITY_MEDIAN,
@@ -64,8 +63,8 @@ from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import SAMPLE_BYTES, csv_shape
 from engine.estimates.scaling import loglog
 from engine.games.location import BATCH_CELLS, noise_rows
+from engine.games.location_repeats import SWEEP_ATTACKS
 
-ROOT = Path(__file__).resolve().parents[2]
 # The sizes the audit's own modules use, read from them so the estimate follows a change.
 SIGMA = ACTIVITY_SIGMA          # spread (log-normal σ) of observations per person, as the city's
 CITY_SITES = GRID[0] * GRID[1]

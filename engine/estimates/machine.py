@@ -7,8 +7,9 @@ in fresh processes and takes far longer than a user will wait. Measuring this ma
 runs one small audit of each type in this process (about 40 seconds in all on
 a 2-core computer) and re-fits one constant per audit type: how many times the
 reference machine's time this computer takes for that type's work (measured ÷ estimated with
-the built-in constants, the programs running beside each probe — sampled while it runs —
-divided out as :func:`machine_slowdown` adds them back at estimate time). The estimates multiply every step's seconds by it
+the built-in constants, the slowdown other programs caused — measured by the probe of
+engine.estimates.slowdown just before and after each audit — divided out, as
+:func:`engine.estimates.machine_slowdown` multiplies it back in at estimate time). The estimates multiply every step's seconds by it
 (:func:`apply_speed`); memory is not re-fitted (it does not depend on the processor).
 
 The measuring itself is engine.estimates.measuring (it runs audits and reads the estimates,

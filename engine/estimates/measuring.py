@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine.atomic_write import write_text
 from engine.audits.registry import config_from_dict, demo_config, run_audit
-from engine.estimates import OthersRunning, estimate, machine_slowdown
+from engine.estimates import estimate, machine_slowdown
 from engine.estimates.machine import (
     FACTOR_RANGE,
     KIND_WORDS,
@@ -58,10 +58,11 @@ def _probe_configs(scale: float) -> dict[str, list[dict]]:
 def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVER, *,
                     types: tuple[str, ...] = ("mechanism", "location", "aggregates", "model"),
                     scale: float = 1.0, path: Path | None = None,
-                    clock=time.perf_counter) -> MachineConstants:
+                    clock=time.perf_counter, slowdown=machine_slowdown) -> MachineConstants:
     """Run the probe audits, fit one speed factor per audit type, store them (atomically) and
     return them. A job (ARCHITECTURE §3): progress per audit, cancelled between and within
-    audits — a cancelled measurement stores nothing."""
+    audits — a cancelled measurement stores nothing. ``slowdown``: the measured slowdown
+    (engine.estimates.machine_slowdown; tests pass their own)."""
 
     # torch and its compiler package are loaded first, as the app loads them when its window
     # opens (gui.app.preload_torch): their one-time 2–5 s would otherwise land on whichever
@@ -79,13 +80,14 @@ def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVE
                   f"({KIND_WORDS.get(audit_type, audit_type)})")
         config = config_from_dict(d, "measuring this machine")
         built_in = estimate(config, slowdown=1.0, machine=False).seconds
-        with OthersRunning() as beside:
-            start = clock()
-            run_audit(config, progress=part.span(0.0, 1.0), cancel=cancel)
-            took = clock() - start
-        # What ran beside this probe, sampled throughout it (not one reading before).
-        took /= machine_slowdown(load=beside.mean) if beside.mean is not None \
-            else machine_slowdown()
+        # The share of the processors other programs left to this probe, measured just
+        # before and just after it (engine.estimates.slowdown), divided out as the estimate
+        # multiplies it back in: the factor is this computer's speed, not its load then.
+        before = slowdown(fresh=True)
+        start = clock()
+        run_audit(config, progress=part.span(0.0, 1.0), cancel=cancel)
+        took = clock() - start
+        took /= 0.5 * (before + slowdown(fresh=True))
         sums = measured.setdefault(audit_type, [0.0, 0.0])
         sums[0] += took
         sums[1] += built_in

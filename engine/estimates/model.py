@@ -50,13 +50,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.audits.model import NEEDS_REFERENCE
 from engine.data.paths import resolve_path
 from engine.defences.config import reference_models_run
 from engine.defences.tradeoff import SUPERVISED_ATTACKS
 from engine.estimates import CostEstimate, CostPart, constants
 from engine.estimates.probe import csv_shape
 from engine.estimates.scaling import loglog
+from engine.games.model import NEEDS_REFERENCE
 from engine.models.spec import ARCHITECTURES
 
 

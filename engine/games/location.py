@@ -29,6 +29,11 @@ people with at least one visit among the m read cells ("active" people, A of the
 read counts, so we draw how many active people a uniform n-subset contains — Hypergeometric(P,
 A, n), exactly — and then that many distinct active people uniformly (top-h of random keys).
 The sums are sparse matrix products, in batches so memory stays bounded and cancel responds.
+
+Above the sampling, the game of one target (:func:`build_scenario`: shadow and test releases)
+and the attacks played on it (:func:`run_attacks`, :func:`play_main`), moved here from the
+audit (issue 33 item 2); the set-up is engine.games.location_setup, the replays and the
+observation sweep engine.games.location_repeats.
 """
 
 from __future__ import annotations
@@ -38,8 +43,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from engine.attacks.location import ATTACKS as LOCATION_ATTACKS
+from engine.attacks.location.base import AggregateSet, AttackData
+from engine.auditing import evaluate_attack
+from engine.data.errors import InputError
+from engine.data.traces import Release
+from engine.games.location_setup import LocationGame, LocationGameSettings, sampling_device
 from engine.mechanisms.sampling import sample_noise
-from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, torch_generator
+from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng, torch_generator
 
 BATCH_CELLS = 1 << 22          # keys drawn per batch (batch × active people) ≈ 32 MB of float64
 NOISE_BATCH_VALUES = 1 << 18   # noise values drawn between two cancel checks
@@ -152,16 +163,6 @@ def _unknown_counts_torch(pool: CellPool, h: np.ndarray, rng: np.random.Generato
     return out
 
 
-@dataclass(frozen=True)
-class AggregateSet:
-    """Labelled aggregates on the read cells: what the attacker computes its scores from."""
-
-    x: np.ndarray              # (count, m) float32: read cells minus what the attacker knows
-    labels: np.ndarray         # (count,) bool: True = target in the aggregate
-    unknown: np.ndarray | None  # (count, m) counts of the unknown others (before noise and
-    #                            target), kept for the shadow set so attacks can learn its law
-
-
 def play(target_on_cells: np.ndarray, pool: CellPool, unknown_size: int, count: int,
          mechanism: str, scale: float, rng: np.random.Generator, *, keep_unknown: bool = False,
          device: str = "numpy", progress: Progress = NO_PROGRESS,
@@ -191,3 +192,152 @@ def play(target_on_cells: np.ndarray, pool: CellPool, unknown_size: int, count: 
                                           rng).astype(np.float32)
     progress(1.0, "Aggregates ready")
     return AggregateSet(x=x, labels=labels, unknown=counts if keep_unknown else None)
+
+
+# --------------------------------------------------------------------------- one target
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything the attacks of one target need."""
+
+    target_row: int
+    k: int                            # the target's positive observations after clipping
+    k_epochs: int                     # distinct epochs among them (what DP composes over)
+    data: AttackData
+    large_shadow: object | None       # AggregateSet for the large MLP, if requested
+
+
+def build_scenario(config: LocationGameSettings, traces, clipped: sp.csr_matrix, target_row: int,
+                   release_rows: np.ndarray, aux_rows: np.ndarray, scale: float | None,
+                   g_seed: tuple, *, n_test: int, with_reference: bool, with_large: bool,
+                   progress: Progress, cancel: CancelToken,
+                   published: Release | None = None,
+                   sampling_device: str = "numpy") -> Scenario:
+    """Shadow and test aggregates for one target.
+
+    ``published``: a published release (engine.data.traces.Release); a count it left empty
+    that the attacks read stops the run with one sentence. Then nobody is known to be
+    released (``release_rows`` is empty): the test aggregates are the attacker's own validation
+    draws from its auxiliary pool, and the published release's read cells are appended as the
+    last test row (label False, a placeholder: :func:`split_published` takes it off)."""
+    z_row = clipped[target_row]
+    target_cells = z_row.indices.astype(np.int64)
+    k = int(target_cells.size)
+    if k == 0:
+        raise InputError("The target person has no observations after clipping; choose "
+                         "another target.", key="target_id")
+    epochs = np.unique(target_cells // traces.n_sites)
+    ref_vector = None
+    cells = target_cells
+    if with_reference:
+        g_ref = rng(config.seed, "reference-traces", *g_seed)
+        n_ref = min(config.reference_traces, aux_rows.size)
+        refs = g_ref.choice(aux_rows, size=n_ref, replace=False)
+        ref_mean = np.asarray(clipped[refs].mean(axis=0)).ravel()
+        extra = np.setdiff1d(np.flatnonzero(ref_mean), target_cells)
+        cells = np.r_[target_cells, extra]
+        ref_vector = ref_mean[cells].astype(np.float32)
+    if published is not None:
+        # An empty released count is unknown, never scored as 0: stop before any shadow
+        # release is drawn if an attack reads one.
+        published.require(cells)
+    z = np.zeros(cells.size, dtype=np.float32)
+    z[:k] = 1.0
+    on_cells = clipped[:, cells]
+    aux_pool = CellPool.from_rows(on_cells[aux_rows])
+    release_pool = aux_pool if published is not None else CellPool.from_rows(on_cells[release_rows])
+    unknown = config.unknown_size()
+    mech = config.mechanism
+    sc = scale if scale is not None else 1.0
+    shadow = play(z, aux_pool, unknown, config.shadow_aggregates, mech, sc,
+                  rng(config.seed, "shadow", *g_seed), keep_unknown=True, device=sampling_device,
+                  progress=progress.span(0.0, 0.2), cancel=cancel)
+    large = None
+    if with_large and config.large_shadow_aggregates:
+        large = play(z, aux_pool, unknown, config.large_shadow_aggregates, mech, sc,
+                     rng(config.seed, "shadow-large", *g_seed), device=sampling_device,
+                     progress=progress.span(0.2, 0.6),
+                     cancel=cancel)
+    test = play(z, release_pool, unknown, n_test, mech, sc, rng(config.seed, "test", *g_seed),
+                device=sampling_device, progress=progress.span(0.6, 1.0), cancel=cancel)
+    if published is not None:
+        row = np.asarray(published.values, dtype=np.float32).ravel()[cells][None, :]
+        test = AggregateSet(x=np.vstack([test.x, row]), labels=np.r_[test.labels, False],
+                            unknown=None)
+    data = AttackData(k=k, target=z, shadow=shadow, test=test, mechanism=mech, scale=sc,
+                      reference=ref_vector)
+    return Scenario(target_row, k, int(epochs.size), data, large)
+
+
+def split_published(outcomes, scenario: Scenario):
+    """Take the published release's score (last test row) off every outcome.
+
+    Returns (outcomes on the validation aggregates, test labels, {name: release verdict})."""
+    labels = scenario.data.test.labels[:-1]
+    verdicts = {}
+    for o in outcomes:
+        score = float(o.scores[-1])
+        o.keep(slice(None, -1))
+        absent = o.scores[~labels]
+        present = o.scores[labels]
+        verdicts[o.name] = {
+            "label": o.label, "score": score, "threshold": float(o.threshold),
+            "says_present": bool(score >= o.threshold),
+            # How often a simulated release *without* the target scores at least this high:
+            # the false-accusation rate of flagging this release (a p-value).
+            "share_absent_at_least": float(np.mean(absent >= score)),
+            "share_present_at_least": float(np.mean(present >= score)),
+        }
+    return outcomes, labels, verdicts
+
+
+def run_attacks(config: LocationGameSettings, scenario: Scenario, names, dev: str, *,
+                progress: Progress, cancel: CancelToken):
+    """AttackOutcome per requested attack name, in the config's order; each from its entry of
+    the table engine.attacks.location.ATTACKS."""
+    data = scenario.data
+    outs = []
+    for i, name in enumerate(names):
+        cancel.check()
+        sub = progress.span(i / len(names), (i + 1) / len(names))
+        # The config's check admits only names of the table; the loop skipped others before
+        # the table too.
+        if name in LOCATION_ATTACKS:
+            outs += LOCATION_ATTACKS[name](data, config, large_shadow=scenario.large_shadow,
+                                           device=dev, progress=sub, cancel=cancel)
+        sub(1.0, "")
+    return outs
+
+
+def play_main(config: LocationGameSettings, game: LocationGame, *, progress: Progress,
+              cancel: CancelToken) -> tuple[Scenario, list[dict], np.ndarray, dict | None]:
+    """The main target's game: every attack of the settings on its shadow and test releases,
+    each measured by the shared metric layer (engine.auditing.evaluate_attack) at its own
+    threshold; ``progress`` is the whole run's (this reports 10–75 %).
+
+    Returns (the scenario, the attack entries, the test labels, and {attack: its verdict on the
+    published release} when one is attacked, else None)."""
+    progress(0.10, "Building shadow and test aggregates")
+    scenario = build_scenario(config, game.traces, game.clipped, game.target_row,
+                              game.release_rows, game.aux_rows, game.scale, ("main",),
+                              n_test=config.test_aggregates,
+                              with_reference="reference" in config.attacks,
+                              with_large=any(a.startswith("meta") for a in config.attacks),
+                              progress=progress.span(0.10, 0.45), cancel=cancel,
+                              published=game.published,
+                              sampling_device=sampling_device(game.dev))
+    outcomes = run_attacks(config, scenario, config.attacks, game.dev,
+                           progress=progress.span(0.45, 0.75), cancel=cancel)
+    test_labels = scenario.data.test.labels
+    release_verdicts = None
+    if game.published is not None:
+        outcomes, test_labels, release_verdicts = split_published(outcomes, scenario)
+    attacks = []
+    for o in outcomes:
+        cancel.check()
+        attacks.append(evaluate_attack(o.name, o.label, o.scores, test_labels,
+                                       delta=config.delta, confidence=config.confidence,
+                                       fpr_targets=config.measured_fpr_targets(),
+                                       details=o.details, accuracy_threshold=o.threshold,
+                                       cancel=cancel))
+    return scenario, attacks, test_labels, release_verdicts

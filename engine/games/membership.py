@@ -92,3 +92,21 @@ def play_reference(game: MechanismGame, statistic: Callable[[list[float]], float
             out.append(statistic(xs))
             labels.append(member)
     return np.asarray(out), np.asarray(labels)
+
+
+def tradeoff_summary(tradeoff, fpr_targets) -> dict:
+    """An exact trade-off curve (engine.mechanisms.tradeoff) as the result's theory block
+    records it: accuracy, AUC, advantage, TPR at each FPR target and 512 points of its ROC.
+    The mechanism and location audits both quote it (moved here from the mechanism audit,
+    issue 33 item 2, so the location game does not import an audit)."""
+    fpr, tpr = tradeoff.roc_points(512)
+    return {
+        "statistic": tradeoff.statistic,
+        "method": tradeoff.method,
+        "numerical_error": float(tradeoff.numerical_error),
+        "accuracy": float(tradeoff.accuracy()),
+        "auc": float(tradeoff.auc()),
+        "advantage": float(tradeoff.advantage()),
+        "tpr_at_fpr": [{"fpr": float(t), "tpr": float(tradeoff.tpr_at(t))} for t in fpr_targets],
+        "roc": {"fpr": np.asarray(fpr).tolist(), "tpr": np.asarray(tpr).tolist()},
+    }

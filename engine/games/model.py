@@ -25,7 +25,6 @@ from engine.attacks.model.attribute import AttributeData
 from engine.attacks.model.attribute import attack as attribute_attack
 from engine.attacks.model.base import ModelOutputs, ReferenceOutputs
 from engine.attacks.real_people import obvious_value, real_people
-from engine.audits.result import input_entry
 from engine.compute import cluster_of, run_units
 from engine.data.errors import InputError
 from engine.data.paths import resolve_path
@@ -40,6 +39,8 @@ from engine.models import (
     train_model,
 )
 from engine.models.batched import cpu_group_size
+from engine.policy import VerdictPolicy
+from engine.results.result import input_entry
 from engine.runtime import NEVER, CancelToken, Progress, device, rng
 
 # Attacks that need reference models trained like the audited one on the audit universe.
@@ -72,6 +73,11 @@ class ModelGameSettings(Protocol):
     attribute_classifier: str
     confidence: float
     seed: int
+    # Read by the measuring and the summary (engine.games.model_measure, model_summary).
+    exposed_count: int
+    list_exposed_records: bool
+    fpr_targets: tuple[float, ...]
+    policy: VerdictPolicy
 
     def training_spec(self) -> TrainingSpec: ...
 

@@ -32,12 +32,14 @@ each medium converts. Qt-free and reportlab-free (ARCHITECTURE §7).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from statistics import NormalDist
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from engine.headline import banded_attack, tpr_at
-from engine.metrics import balanced_accuracy_with_ci
+from engine.headline import banded_attack
+from engine.numbers import is_finite
+from engine.results.blocks import AttackEntry, BttaBound, DpRegion, DpTheory, theory_block
+from engine.results.loaded import load_result
+from engine.results.mechanism import MechanismSweep
 from engine.wording import attack_words
 
 RGB = tuple[int, int, int]
@@ -141,21 +143,25 @@ def band_fill(style: Style) -> RGBA:
 
 # ------------------------------------------------------------------------------ helpers
 
-def _number(v) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return float(v) if math.isfinite(v) else None
+def number_or_none(v) -> float | None:
+    """``v`` as a float when it is a finite number (engine.numbers.is_finite), else None."""
+    return float(v) if is_finite(v) else None
 
 
-def finite_points(block: dict | None, xkey: str = "fpr", ykey: str = "tpr"
+def finite_points(block: Mapping | None, xkey: str = "fpr", ykey: str = "tpr"
                   ) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """The (x, y) pairs of ``block`` where both are finite numbers, in stored order."""
-    if not isinstance(block, dict):
+    """The (x, y) pairs of ``block`` (a curve as stored: a table of two lists, such as an
+    attack's ``roc`` or its band) where both are finite numbers, in stored order."""
+    if not isinstance(block, Mapping):
         return (), ()
-    xs, ys = block.get(xkey) or [], block.get(ykey) or []
+    return finite_pairs(block.get(xkey) or [], block.get(ykey) or [])
+
+
+def finite_pairs(xs, ys) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The (x, y) pairs of two sequences where both are finite numbers, in stored order."""
     if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
         return (), ()
-    pairs = [(_number(a), _number(b)) for a, b in zip(xs, ys, strict=False)]
+    pairs = [(number_or_none(a), number_or_none(b)) for a, b in zip(xs, ys, strict=False)]
     pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
     return tuple(a for a, _ in pairs), tuple(b for _, b in pairs)
 
@@ -165,13 +171,18 @@ def short_label(label: str) -> str:
     return label.split(" (")[0] if " (" in label else label
 
 
-def attack_label(attack: dict) -> str:
+def attack_label(attack: AttackEntry | Mapping) -> str:
     """An attack's name in a chart: its plain name where the catalogue knows it (issue 20:
-    the same name as the tables beside the chart), else its label."""
-    words = attack_words(attack.get("name"), attack.get("label"))
+    the same name as the tables beside the chart), else its label. ``attack``: a typed entry
+    (or a table with its name and label, as the count-table sweeps pass)."""
+    if isinstance(attack, AttackEntry):
+        name, label = attack.name, attack.label
+    else:
+        name, label = attack.get("name"), attack.get("label")
+    words = attack_words(name, label)
     if words.description:
         return words.plain_name
-    return str(attack.get("label") or attack.get("name") or "attack")
+    return str(label or name or "attack")
 
 
 def legend_name(label: str) -> str:
@@ -200,10 +211,14 @@ def percent_tick(v: float) -> str:
     return f"{p:.3g}%"
 
 
-def worst_case_label(theory: dict) -> str:
+def worst_case_label(theory) -> str:
     """What ε0 is per and what it is composed over (observations in the mechanism audit, the
-    target's epochs in the location audit)."""
-    if "epsilon_per_epoch" in theory:
+    target's epochs in the location audit). ``theory``: typed (the location theory has
+    ``epsilon_per_epoch``) or its dict."""
+    per_epoch = ("epsilon_per_epoch" in theory if isinstance(theory, Mapping)
+                 else getattr(theory, "epsilon_per_epoch", None) is not None
+                 or "epsilon_per_epoch" in (getattr(theory, "raw", None) or {}))
+    if per_epoch:
         return "Worst case allowed by the claimed ε per hour (composed over the target's hours)"
     return "Worst case allowed by the claimed ε per observation (composed over k)"
 
@@ -213,7 +228,7 @@ def worst_case_label(theory: dict) -> str:
 BOUND_LABEL = "Best attack knowing only the train/test accuracy (paper 001 Thm 2)"
 
 
-def band_label(attack: dict, strongest: bool) -> str:
+def band_label(attack: AttackEntry | Mapping, strongest: bool) -> str:
     """The legend words of an attack's shaded band, the same on screen and in print."""
     who = "the strongest attack, " if strongest else ""
     return f"95% confidence band of {who}{legend_name(attack_label(attack))} (pointwise)"
@@ -222,37 +237,52 @@ def band_label(attack: dict, strongest: bool) -> str:
 LOG_BAND_WORDS = " (pointwise, drawn where it lies above 0)"
 
 
-def interval_label(attack: dict, fpr: float) -> str:
+def interval_label(attack: AttackEntry | Mapping, fpr: float) -> str:
     """The legend words of an attack's error bar at the policy's false-positive rate: the
     TPR and 95 % interval the tables quote at that rate."""
     return (f"{legend_name(attack_label(attack))} at {rate_words(fpr)} false positives "
             "(95% interval)")
 
 
-def policy_interval(attack: dict, fpr: float, style: Style, shown: bool) -> Curve | None:
+def policy_interval(attack: AttackEntry, fpr: float, style: Style, shown: bool
+                    ) -> Curve | None:
     """The attack's measured TPR at the policy's false-positive rate ``fpr`` with its 95 %
     interval (``tpr_at_fpr``, :func:`engine.metrics.tpr_at_fpr`) as a one-point curve with
     an error bar, or None when the tables call it not measurable at this size (an interval
     of 0 %–100 % says nothing a bar could show)."""
-    row = tpr_at(attack, fpr)
-    if not isinstance(row, dict) or not row.get("measurable", True):
+    row = attack.tpr_at(fpr)
+    if row is None or not row.measurable:
         return None
-    tpr = _number(row.get("tpr"))
-    ci = row.get("tpr_ci")
-    lo, hi = ((_number(ci[0]), _number(ci[1])) if isinstance(ci, (list, tuple))
-              and len(ci) == 2 else (None, None))
+    tpr = number_or_none(row.tpr)
+    ci = row.tpr_ci
+    lo, hi = (number_or_none(ci[0]), number_or_none(ci[1])) if ci is not None else (None, None)
     if tpr is None or lo is None or hi is None:
         return None
-    return Curve(f"interval:{attack.get('name')}", interval_label(attack, fpr), (float(fpr),),
+    return Curve(f"interval:{attack.name}", interval_label(attack, fpr), (float(fpr),),
                  (tpr,), style, (lo,), (hi,), shown)
 
 
-def result_policy_fpr(result: dict) -> float:
+def result_policy_fpr(result) -> float:
     """The verdict policy's false-positive rate (1 % when the result does not say)."""
-    config = result.get("config") if isinstance(result.get("config"), dict) else {}
-    policy = config.get("policy") if isinstance(config.get("policy"), dict) else {}
-    fpr = _number(policy.get("fpr"))
-    return fpr if fpr is not None and 0 < fpr < 1 else 0.01
+    fpr = load_result(result).policy_fpr
+    return fpr if 0 < fpr < 1 else 0.01
+
+
+def _theory_part(theory, name: str, read):
+    """``theory.<name>`` typed: the audit's typed theory's attribute (``read`` types it when
+    the audit left it a table), or ``read`` of the key of a theory still held as a dict (a
+    placeholder's ``raw``) during the issue 33 migration; None when there is none."""
+    if not isinstance(theory, Mapping):
+        if hasattr(theory, name):
+            value = getattr(theory, name)
+            return read(value) if isinstance(value, Mapping) else value
+        theory = getattr(theory, "raw", None)
+    return read(theory.get(name)) if isinstance(theory, Mapping) else None
+
+
+def _btta(d) -> BttaBound | None:
+    """The model audit's bound read from a table (None when damaged: no curve)."""
+    return theory_block({"btta_bound": d}, "btta_bound", BttaBound)
 
 
 @dataclass(frozen=True)
@@ -275,55 +305,53 @@ class RocSeries:
         return (self.diagonal, *self.references, *self.attacks)
 
 
-def roc_series(result: dict, log: bool = False) -> RocSeries:
-    """The ROC layers of ``result`` (module docstring); with ``log``, the points as log-log
-    axes draw them (:func:`log_roc`)."""
+def roc_series(result, log: bool = False) -> RocSeries:
+    """The ROC layers of ``result`` (a loaded result or its dict; module docstring); with
+    ``log``, the points as log-log axes draw them (:func:`log_roc`)."""
+    r = load_result(result)
     if log:
-        return log_roc(roc_series(result), roc_log_floor(result))
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)]
+        return log_roc(roc_series(r), roc_log_floor(r))
+    theory = r.theory
+    attacks = r.attacks
     region = None
-    rb = theory.get("dp_region") if isinstance(theory.get("dp_region"), dict) else {}
-    rx, ry = finite_points(rb, "fpr", "tpr_upper")
+    rb = _theory_part(theory, "dp_region", DpRegion.from_dict)
+    rx, ry = finite_pairs(list(rb.fpr), list(rb.tpr_upper)) if rb is not None else ((), ())
     if len(rx) >= 2:
-        eps, delta = _number(rb.get("epsilon")), _number(rb.get("delta"))
+        eps, delta = number_or_none(rb.epsilon), number_or_none(rb.delta)
         words = (f"ε = {number_words(eps)}, δ = {number_words(delta or 0.0)}"
                  if eps is not None else "ε, δ")
         region = Band("dp_region", f"Allowed by ({words})-DP: an attack must stay in the "
                       "shaded area", rx, tuple(0.0 for _ in rx), ry, REGION_FILL)
 
-    banded = banded_attack({**result, "attacks": attacks})
-    fpr = result_policy_fpr(result)
+    banded = banded_attack(r)
+    fpr = result_policy_fpr(r)
     bands, curves, intervals = [], [], []
     for i, a in enumerate(attacks):
         style = attack_style(i)
-        key = f"attack:{a.get('name')}"
-        bar = policy_interval(a, fpr, style, a.get("name") == banded)
+        key = f"attack:{a.name}"
+        bar = policy_interval(a, fpr, style, a.name == banded)
         if bar is not None:
             intervals.append(bar)
-        band = (a.get("details") or {}).get("roc_band") if isinstance(a.get("details"),
-                                                                       dict) else None
+        band = a.roc_band
         bx, lo = finite_points(band, "fpr", "tpr_lower")
         bx2, hi = finite_points(band, "fpr", "tpr_upper")
         if len(bx) >= 2 and bx == bx2:
-            bands.append(Band(f"band:{a.get('name')}", band_label(a, a.get("name") == banded),
-                              bx, lo, hi, band_fill(style), a.get("name") == banded, key))
-        x, y = finite_points(a.get("roc"))
+            bands.append(Band(f"band:{a.name}", band_label(a, a.name == banded),
+                              bx, lo, hi, band_fill(style), a.name == banded, key))
+        x, y = finite_points(a.roc)
         curves.append(Curve(key, legend_name(attack_label(a)), x, y, style))
 
     refs = []
-    worst = theory.get("worst_case_dp") if isinstance(theory.get("worst_case_dp"), dict) else {}
-    x, y = finite_points(worst.get("roc"))
+    dp = DpTheory.of(theory) if theory is not None else DpTheory()
+    worst, opt = dp.worst_case_dp, dp.optimal_attacker
+    x, y = finite_points(worst.roc) if worst is not None else ((), ())
     if len(x) >= 2:
         refs.append(Curve("worst_case", worst_case_label(theory), x, y, WORST_STYLE))
-    opt = theory.get("optimal_attacker") if isinstance(theory.get("optimal_attacker"),
-                                                       dict) else {}
-    x, y = finite_points(opt.get("roc"))
+    x, y = finite_points(opt.roc) if opt is not None else ((), ())
     if len(x) >= 2:
         refs.append(Curve("optimal", "Best possible attacker (exact theory)", x, y, OPTIMAL_STYLE))
-    bound = theory.get("btta_bound") if isinstance(theory.get("btta_bound"), dict) else {}
-    x, y = finite_points(((bound.get("roc") or {}) if isinstance(bound.get("roc"), dict)
-                          else {}).get("curve"))
+    bound = _theory_part(theory, "btta_bound", _btta)
+    x, y = finite_pairs(*bound.curve) if bound is not None else ((), ())
     if len(x) >= 2:
         refs.append(Curve("btta_bound", BOUND_LABEL, x, y, BOUND_STYLE))
     diagonal = Curve("diagonal", "Random guess", (0.0, 1.0), (0.0, 1.0), DIAGONAL_STYLE)
@@ -336,12 +364,12 @@ def roc_series(result: dict, log: bool = False) -> RocSeries:
 LOG_STEP = 1.05         # the largest ratio between neighbouring x of a densified segment
 
 
-def roc_log_floor(result: dict) -> float:
+def roc_log_floor(result) -> float:
     """The smallest value of log-log ROC axes: 10⁻⁴, or 1/(number of non-members) if that is
     smaller, rounded down to a decade — below 1/N no FPR other than 0 can be observed."""
     lo = 1e-4
-    for a in result.get("attacks") or []:
-        n = _number(a.get("n_negative")) if isinstance(a, dict) else None
+    for a in load_result(result).attacks:
+        n = number_or_none(a.n_negative)
         if n is not None and n > 0:
             lo = min(lo, 1.0 / n)
     return 10.0 ** math.floor(math.log10(lo) + 1e-9)
@@ -456,100 +484,26 @@ def rate_words(rate: float) -> str:
 SWEEP_PERCENT_WORDS = " (%; AUC × 100)"
 
 
-def sweep_series(result: dict) -> tuple[Curve, ...]:
-    """The mechanism audit's sweep (``theory.sweep``): the optimal attacker's balanced
-    accuracy, AUC and TPR at the policy FPR against the swept value, sorted by it."""
-    sweep = (result.get("theory") or {}).get("sweep") or {}
-    if not isinstance(sweep, dict):
+def sweep_series(result) -> tuple[Curve, ...]:
+    """The mechanism audit's sweep (``theory.sweep``, engine.results.mechanism.MechanismSweep):
+    the optimal attacker's balanced accuracy, AUC and TPR at the policy FPR against the swept
+    value, sorted by it."""
+    sweep = getattr(load_result(result).theory, "sweep", None)
+    if not isinstance(sweep, MechanismSweep):
         return ()
-    fpr = _number(sweep.get("fpr"))
+    fpr = number_or_none(sweep.fpr)
     names = (("accuracy", "Balanced accuracy"), ("auc", "AUC"),
              ("tpr_at_fpr", f"TPR at {rate_words(fpr)} FPR" if fpr is not None
               else "TPR at low FPR"))
     out = []
     for key, label in names:
-        x, y = finite_points(sweep, "values", key)
+        x, y = finite_pairs(list(sweep.values), list(getattr(sweep, key)))
         if not x:
             continue
         order = sorted(range(len(x)), key=lambda i: x[i])
         out.append(Curve(f"sweep:{key}", label, tuple(x[i] for i in order),
                          tuple(y[i] for i in order), SWEEP_STYLES[key]))
     return tuple(out)
-
-
-# ------------------------------------------------------------------------------ count tables
-
-COUNT_SWEEP_KEYS = ("fraction", "noise")
-DETERMINED_LABEL = "Targets determined by the tables (share)"
-DETERMINED_STYLE = Style((120, 120, 120), (6, 3), "square", 1.1)
-
-
-def measured_label(label: str) -> str:
-    """A measured sweep attack's legend words: its name and what its whiskers are."""
-    return f"{legend_name(label)} (measured, 95% interval)"
-
-
-def measured_sweep_series(values: Sequence, attacks: dict, labels: dict | None = None,
-                          styles: dict[str, int] | None = None, *, metric: str = "auc",
-                          ci_key: str = "auc_ci") -> tuple[Curve, ...]:
-    """A measured ``metric`` of several attacks against one swept setting (paper 003 Fig. 6
-    and 8): per attack of ``attacks`` (name → one row per entry of ``values``) a curve
-    through its finite points, sorted by the swept value, with each point's 95 % interval
-    (``ci_key``). ``styles`` maps an attack to its style index (to match the ROC chart);
-    the rest take the next unused one."""
-    labels = labels or {}
-    index = dict(styles or {})
-    out = []
-    for name, rows in (attacks or {}).items():
-        if not isinstance(rows, (list, tuple)) or not rows:
-            continue
-        name = str(name)
-        if name not in index:
-            index[name] = next(i for i in range(len(index) + 1) if i not in index.values())
-        pts = []
-        for v, row in zip(values or [], rows, strict=False):
-            x = _number(v)
-            y = _number(row.get(metric)) if isinstance(row, dict) else None
-            if x is None or y is None:
-                continue
-            ci = row.get(ci_key)
-            lo, hi = ((_number(ci[0]), _number(ci[1])) if isinstance(ci, (list, tuple))
-                      and len(ci) == 2 else (None, None))
-            pts.append((x, y, lo if hi is not None else None, hi if lo is not None else None))
-        pts.sort(key=lambda p: p[0])
-        label = str(labels.get(name) or name.replace("_", " ").capitalize())
-        out.append(Curve(f"attack:{name}", measured_label(label), tuple(p[0] for p in pts),
-                         tuple(p[1] for p in pts), attack_style(index[name]),
-                         tuple(p[2] for p in pts), tuple(p[3] for p in pts)))
-    return tuple(out)
-
-
-def count_sweep_series(result: dict, key: str) -> tuple[Curve, ...]:
-    """The count-tables audit's sweep ``theory.sweeps[key]`` ("fraction": more released
-    counts, paper 003 Fig. 6; "noise": more noise, Fig. 8): each attack's measured AUC with
-    its interval, in the style the attack has in the ROC chart (its place among the
-    attribute-game attacks of ``result["attacks"]``), then the share of targets the tables
-    alone determine."""
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    sweeps = theory.get("sweeps") if isinstance(theory.get("sweeps"), dict) else {}
-    sweep = sweeps.get(key) if isinstance(sweeps.get(key), dict) else {}
-    values = sweep.get("values") if isinstance(sweep.get("values"), list) else []
-    if not values:
-        return ()
-    attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)
-               and not (isinstance(a.get("details"), dict) and a["details"].get("game") == "mia")]
-    styles = {str(a.get("name")): i for i, a in enumerate(attacks)}
-    labels = {str(a.get("name")): attack_label(a) for a in attacks}
-    given = sweep.get("labels") if isinstance(sweep.get("labels"), dict) else {}
-    labels.update({str(n): str(lab) for n, lab in given.items() if lab})
-    curves = list(measured_sweep_series(values, sweep.get("attacks") or {}, labels, styles))
-    x, y = finite_points({"values": values, "share": sweep.get("determined_share") or []},
-                         "values", "share")
-    if x:
-        order = sorted(range(len(x)), key=lambda i: x[i])
-        curves.append(Curve("determined_share", DETERMINED_LABEL, tuple(x[i] for i in order),
-                            tuple(y[i] for i in order), DETERMINED_STYLE))
-    return tuple(curves)
 
 
 # ------------------------------------------------------------------------------ guide lines
@@ -578,7 +532,7 @@ class Guide:
 def log_axis(values: Sequence) -> bool:
     """Whether a swept axis is logarithmic, on screen and in print alike: when every value is
     > 0 and they span :data:`LOG_SPAN` times or more (0.5–1 is linear; 1–100 is not)."""
-    xs = [_number(v) for v in values]
+    xs = [number_or_none(v) for v in values]
     xs = [v for v in xs if v is not None]
     return len(xs) >= 2 and min(xs) > 0 and max(xs) / min(xs) >= LOG_SPAN
 
@@ -587,542 +541,17 @@ def chance_guide(level: float = 0.5) -> Guide:
     return Guide("chance", CHANCE_LABEL, level, False, CHANCE_STYLE)
 
 
-def count_sweep_current(result: dict, key: str) -> float | None:
-    """The audited setting on the count-tables sweep ``key``: the released share m/|D|
-    ("fraction") or the ε per count ("noise", only when noise was added), as the release
-    block records it, else as the configuration asked; None when it has no place on the axis
-    (a release of all counts, no noise)."""
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    release = theory.get("release") if isinstance(theory.get("release"), dict) else {}
-    config = result.get("config") if isinstance(result.get("config"), dict) else {}
-    for block in (release, config):
-        if key == "fraction":
-            v = _number(block.get("fraction"))
-        else:
-            v = _number(block.get("epsilon")) if block.get("mechanism") not in (None, "none") \
-                else None
-        if v is not None and v > 0:
-            return v
-    return None
-
-
-def count_sweep_guides(result: dict, key: str) -> tuple[Guide, ...]:
-    """The reference lines of the count-tables sweep ``key``: random guessing (AUC 0.5) and
-    the audited setting (:func:`count_sweep_current`)."""
-    out = [chance_guide(0.5)]
-    current = count_sweep_current(result, key)
-    if current is not None:
-        # The report's number formats (an ε to 2 decimals, a share to 4 digits), on screen too.
-        words = (f"m/|D| = {current:.4g}" if key == "fraction" else
-                 f"ε = {current:.2f}" if current >= 0.1 else f"ε = {current:.3g}")
-        out.append(Guide("current", "Audited setting", current, True, CURRENT_STYLE,
-                         f"audited: {words}"))
-    return tuple(out)
-
-
-def count_sweep_log_x(result: dict, key: str) -> bool:
-    """Whether the count-tables sweep ``key`` has a log x axis (:func:`log_axis` of the swept
-    values and the audited setting)."""
-    values = [x for c in count_sweep_series(result, key) for x in c.x]
-    current = count_sweep_current(result, key)
-    return log_axis(values + ([current] if current is not None else []))
-
-
-# ------------------------------------------------------------------------------ accuracy vs k
-
-OPTIMUM_K_LABEL = "Best possible attacker (exact theory)"
-DP_BOUND_K_LABEL = "Most that ε-DP allows"
-
-
-def sweep_attack_name(name: str) -> str:
-    """A sweep attack's legend name when the main run did not use it: its plain name from the
-    catalogue (the warning of :func:`dp_bound_warning` names it the same way)."""
-    return legend_name(attack_label({"name": name}))
-
-
-def observations_series(result: dict) -> tuple[Curve, ...]:
-    """Location audit, accuracy against k (``theory.sweep``): the most ε-DP per epoch allows,
-    the exact optimal attacker, then each sweep attack's measured accuracy with its 95 %
-    interval per point (the style of the same attack in the ROC chart)."""
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    sweep = theory.get("sweep") if isinstance(theory.get("sweep"), dict) else {}
-    ks = sweep.get("observations") or []
-    out = []
-    for key, label, style in (("dp_bound_accuracy", DP_BOUND_K_LABEL, DP_BOUND_STYLE),
-                              ("optimal_accuracy", OPTIMUM_K_LABEL, OPTIMAL_STYLE)):
-        x, y = finite_points(sweep, "observations", key)
-        pairs = sorted((a, b) for a, b in zip(x, y, strict=True) if a > 0)
-        if pairs:
-            out.append(Curve(key, label, tuple(a for a, _ in pairs), tuple(b for _, b in pairs),
-                             style))
-    names = [str(a.get("name")) for a in result.get("attacks") or [] if isinstance(a, dict)]
-    labels = {str(a.get("name")): legend_name(attack_label(a))
-              for a in result.get("attacks") or [] if isinstance(a, dict)}
-    attacks = sweep.get("attacks") if isinstance(sweep.get("attacks"), dict) else {}
-    taken: set[int] = set()
-    for name, rows in attacks.items():
-        if not isinstance(rows, list) or not rows:
-            continue
-        if name in names:
-            index = names.index(name)
-        else:       # a sweep attack not among the main attacks: the next unused style
-            index = next(i for i in range(len(names) + len(attacks) + 1)
-                         if i not in taken and i >= len(names))
-        taken.add(index)
-        pts = []
-        for k, row in zip(ks, rows, strict=False):
-            kk = _number(k)
-            acc = _number(row.get("accuracy")) if isinstance(row, dict) else None
-            if kk is None or kk <= 0 or acc is None:
-                continue
-            ci = row.get("accuracy_ci") if isinstance(row.get("accuracy_ci"), (list, tuple)) \
-                else None
-            lo, hi = (_number(ci[0]), _number(ci[1])) if ci and len(ci) == 2 else (None, None)
-            pts.append((kk, acc, lo, hi))
-        pts.sort(key=lambda p: p[0])
-        out.append(Curve(f"attack:{name}", labels.get(name, sweep_attack_name(name)),
-                         tuple(p[0] for p in pts), tuple(p[1] for p in pts),
-                         attack_style(index), tuple(p[2] for p in pts),
-                         tuple(p[3] for p in pts)))
-    return tuple(out)
-
-
-AUDITED_TARGET_STYLE = Style((115, 115, 115), (1, 2), None, 0.8)
-
-
-def observations_current(result: dict) -> float | None:
-    """The audited target's number of observations k (None when unknown)."""
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    target = theory.get("target") if isinstance(theory.get("target"), dict) else {}
-    k = _number(target.get("observations", theory.get("observations")))
-    return k if k is not None and k > 0 else None
-
-
-def observations_guides(result: dict) -> tuple[Guide, ...]:
-    """The reference lines of the accuracy-against-k chart: random guessing (balanced
-    accuracy 0.5) and the audited target's k."""
-    out = [chance_guide(0.5)]
-    k = observations_current(result)
-    if k is not None:
-        out.append(Guide("current", "Audited target", k, True, AUDITED_TARGET_STYLE,
-                         f"audited target: k = {k:g}"))
-    return tuple(out)
-
-
-def observations_log_x(result: dict) -> bool:
-    """Whether the accuracy-against-k chart has a log k axis (:func:`log_axis` of the swept
-    k and the audited target's)."""
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    sweep = theory.get("sweep") if isinstance(theory.get("sweep"), dict) else {}
-    ks = [v for v in (_number(k) for k in sweep.get("observations") or []) if v and v > 0]
-    k = observations_current(result)
-    return log_axis(ks + ([k] if k is not None else []))
-
-
-FAMILY_ALPHA = 0.05     # the family-wise false-alarm rate of the ε-bound check (issue 32 item 5)
-
-
-@dataclass(frozen=True)
-class BoundPoint:
-    """One measured point of the accuracy-against-k chart that lies above the ε-DP bound."""
-
-    name: str                  # the attack's result name
-    label: str                 # its legend name
-    k: float                   # the sweep target's number of observations
-    accuracy: float            # the measured balanced accuracy
-    bound: float               # the most ε-DP allows at this k (exact)
-    lower: float | None        # its one-sided lower bound at the last Holm level it met
-    breach: bool               # True: above the bound by more than chance explains
-
-
-@dataclass(frozen=True)
-class BoundCheck:
-    """The family-wise test of every measured point against the ε-DP bound
-    (:func:`dp_bound_check`)."""
-
-    n_points: int                       # measured points with a bound at their k (N)
-    above: tuple[BoundPoint, ...]       # those measured above the bound, k order
-    alpha: float = FAMILY_ALPHA
-    test_releases: int | None = None    # test releases per point
-
-    @property
-    def breaches(self) -> tuple[BoundPoint, ...]:
-        return tuple(p for p in self.above if p.breach)
-
-
-def _counts(row: dict) -> tuple[int, int, int, int] | None:
-    c = row.get("accuracy_counts")
-    if isinstance(c, (list, tuple)) and len(c) == 4 and all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in c) \
-            and c[0] + c[1] > 0 and c[2] + c[3] > 0:
-        return int(c[0]), int(c[1]), int(c[2]), int(c[3])
-    return None
-
-
-def family_lower(accuracy: float, counts: tuple[int, int, int, int] | None,
-                 ci: tuple[float | None, float | None], level: float,
-                 confidence: float = 0.95) -> float | None:
-    """A measured balanced accuracy's one-sided lower bound at error rate ``level``.
-
-    With the point's counts (TP, FN, FP, TN): the lower end of the exact interval of
-    :func:`engine.metrics.balanced_accuracy_with_ci` at confidence 1 − 2·level (Clopper–Pearson
-    with equal classes, as the location game draws them). A result saved before the counts
-    were kept has only its two-sided ``confidence`` interval: its lower half-width is read as
-    z·SE and rescaled to the level (normal approximation)."""
-    if counts is not None:
-        return balanced_accuracy_with_ci(*counts, 1.0 - 2.0 * level)[1][0]
-    lo = ci[0]
-    if lo is None or not 0 < confidence < 1:
-        return None
-    normal = NormalDist()
-    se = max(accuracy - lo, 0.0) / normal.inv_cdf(0.5 + confidence / 2)
-    return accuracy - normal.inv_cdf(1.0 - level) * se
-
-
-def dp_bound_check(result: dict, alpha: float = FAMILY_ALPHA) -> BoundCheck | None:
-    """Which measured points of the accuracy-against-k chart lie above the most ε-DP allows
-    by more than chance explains (issue 32 item 5).
-
-    The bound is exact theory; each point is an estimate on a finite number of test releases,
-    so with N points plotted some lie above the line by chance even when the release gives
-    exactly its ε. Each point is a one-sided test of "true accuracy ≤ bound at this k"; the N
-    tests together are corrected by Holm's step-down procedure (Holm 1979): a point is a
-    *breach* only if its lower bound at level α / (N − r) — r the points already found — lies
-    above the bound. The chance that any point of a release at (or under) its bound is called a
-    breach is then at most α = 5 %, whatever N (tests/engine/test_dp_bound_points.py checks it
-    by simulation). None when the chart has no bound (no noise) or no measured point."""
-    theory = result.get("theory") if isinstance(result.get("theory"), dict) else {}
-    sweep = theory.get("sweep") if isinstance(theory.get("sweep"), dict) else {}
-    ks, bounds = sweep.get("observations") or [], sweep.get("dp_bound_accuracy") or []
-    attacks = sweep.get("attacks") if isinstance(sweep.get("attacks"), dict) else {}
-    labels = {str(a.get("name")): legend_name(attack_label(a))     # as the chart's legend
-              for a in result.get("attacks") or [] if isinstance(a, dict)}
-    config = result.get("config") if isinstance(result.get("config"), dict) else {}
-    confidence = _number(config.get("confidence")) or 0.95
-    points = []          # (name, k, accuracy, bound, counts, ci)
-    for name, rows in attacks.items():
-        if not isinstance(rows, list):
-            continue
-        for k, b, row in zip(ks, bounds, rows, strict=False):
-            kk, bb = _number(k), _number(b)
-            acc = _number(row.get("accuracy")) if isinstance(row, dict) else None
-            if kk is None or kk <= 0 or bb is None or acc is None:
-                continue
-            ci = row.get("accuracy_ci") if isinstance(row.get("accuracy_ci"), (list, tuple)) \
-                else ()
-            lo = _number(ci[0]) if len(ci) == 2 else None
-            points.append((str(name), kk, acc, bb, _counts(row), (lo, None)))
-    if not points:
-        return None
-    n = len(points)
-    above = [i for i, p in enumerate(points) if p[2] > p[3] + 1e-12]
-    found: set[int] = set()
-    lower: dict[int, float | None] = {}
-    while True:                      # Holm, step-down: level α / (N − r) after r breaches
-        level = alpha / (n - len(found))
-        new = set()
-        for i in above:
-            if i in found:
-                continue
-            name, k, acc, b, counts, ci = points[i]
-            lower[i] = family_lower(acc, counts, ci, level, confidence)
-            if lower[i] is not None and lower[i] > b + 1e-12:
-                new.add(i)
-        if not new:
-            break
-        found |= new
-    size = _number(sweep.get("test_aggregates"))
-    out = [BoundPoint(points[i][0], labels.get(points[i][0], sweep_attack_name(points[i][0])),
-                      points[i][1], points[i][2], points[i][3], lower.get(i), i in found)
-           for i in above]
-    out.sort(key=lambda p: (p.k, p.label))
-    return BoundCheck(n, tuple(out), alpha, int(size) if size else None)
-
-
-def _k_words(k: float) -> str:
-    return f"{int(k)}" if float(k).is_integer() else f"{k:g}"
-
-
-def _pct(v: float) -> str:
-    return f"{100 * v:.1f}%"
-
-
-def dp_bound_warning(result: dict, check: BoundCheck | None = None) -> str:
-    """The warning a breach of the ε-DP bound needs, for result.warnings (the Warnings box,
-    and the report's section 8), or "" when no point is a breach (issue 32 item 5)."""
-    check = dp_bound_check(result) if check is None else check
-    if check is None or not check.breaches:
-        return ""
-    config = result.get("config") if isinstance(result.get("config"), dict) else {}
-    eps = _number(config.get("epsilon"))
-    per = f"ε = {number_words(eps)} per hour" if eps is not None else "the claimed ε"
-    found = check.breaches
-    said = "; ".join(f"{p.label} at k = {_k_words(p.k)} measured {_pct(p.accuracy)} where {per} allows "
-                     f"at most {_pct(p.bound)}" for p in found[:3])
-    more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
-    one = len(found) == 1
-    return (f"A measured accuracy is above the most that {per} allows: {said}{more}. "
-            f"{'This point is' if one else 'These points are'} above the line by more than "
-            f"chance explains: all {check.n_points} points of the accuracy-against-observations "
-            "chart were tested together, so that chance alone raises this warning in at most 1 "
-            "audit in 20. "
-            "Either the release does not give the ε it claims (the noise or the clipping is "
-            "not as configured), or the audit's settings differ from the release's: do not "
-            "rely on the stated ε until this is explained.")
-
-
-def observations_note(result: dict) -> str:
-    """The caption's sentence on measured points above "most that ε-DP allows" (issue 21;
-    issue 32 item 5).
-
-    The bound is exact theory; a measured accuracy is an estimate on a finite number of test
-    releases, so some of the N points plotted lie above the line by chance alone. Only a point
-    that stays above it after the family-wise test of :func:`dp_bound_check` is a breach: the
-    caption then points to the warning (:func:`dp_bound_warning`); otherwise it says that the
-    points outside are what chance gives."""
-    check = dp_bound_check(result)
-    if check is None or not check.above:
-        return ""
-    n_above, n = len(check.above), check.n_points
-    releases = (f"{check.test_releases:,} test releases per point" if check.test_releases
-                else "this number of test releases")
-    found = check.breaches
-    if not found:
-        ks = ", ".join(_k_words(k) for k in sorted({p.k for p in check.above}))
-        verb = "lies" if n_above == 1 else "lie"
-        return (f"{n_above} of {n} measured points {verb} above the line of the most that "
-                f"ε-DP allows (at k = {ks}), as chance alone gives with {releases}: tested "
-                f"together over all {n} points (so that chance alone flags one in at most 1 "
-                "audit in 20), none is a breach.")
-    p = found[0]
-    others = (f" {len(found) - 1} more point{'s' if len(found) > 2 else ''} also "
-              f"{'do' if len(found) > 2 else 'does'}." if len(found) > 1 else "")
-    return (f"{p.label} at k = {_k_words(p.k)} measured {_pct(p.accuracy)}, above the most "
-            f"that ε-DP allows ({_pct(p.bound)}) by more than chance explains over the {n} "
-            f"points plotted, tested together.{others} See the warnings: either the "
-            "release does not give the ε it claims or the audit's settings differ from the "
-            "release's.")
-
-
-# ------------------------------------------------------------------------------ defences
-
-RISK_KEYS = ("tpr", "accuracy", "auc", "advantage", "epsilon")
-PERCENT_METRICS = ("tpr", "accuracy", "advantage")      # written in % everywhere else
-
-
-@dataclass(frozen=True)
-class TradeoffSeries:
-    """A model's defences on one risk axis (:func:`tradeoff_series`)."""
-
-    metric: str
-    curves: tuple[Curve, ...]           # one per defence, points in knob order
-    baseline: Curve | None              # the undefended model (one point)
-    recommended: tuple[float, float] | None
-    recommended_id: int | None
-    limit: float | None                 # the user's limit on this axis, if it is the limit's
-    missing: tuple[str, ...] = field(default_factory=tuple)   # rows not drawable on this axis
-
-    @property
-    def x_percent(self) -> bool:
-        """Whether the risk axis reads in percent: a TPR, a balanced accuracy and an advantage
-        are percentages in the tables and the summary (issue 32 item 8); an AUC and an ε are
-        not."""
-        return self.metric in PERCENT_METRICS
-
-    @property
-    def y_percent(self) -> bool:
-        """Test accuracy reads in percent, on screen as in the report and the tables."""
-        return True
-
-    def points(self) -> list[tuple[float, float]]:
-        out = [(x, y) for c in self.curves for x, y in zip(c.x, c.y, strict=True)]
-        if self.baseline is not None:
-            out += list(zip(self.baseline.x, self.baseline.y, strict=True))
-        return out
-
-
-def risk_value(row: dict, metric: str, fpr: float | None
-               ) -> tuple[float | None, list | None]:
-    """The strongest attack's ``metric`` for a defence row and its interval (None when it
-    could not be measured; a TPR not measurable at this FPR is never drawn)."""
-    risk = row.get("risk") if isinstance(row.get("risk"), dict) else {}
-    if metric == "tpr":
-        entry = tpr_at({"tpr_at_fpr": risk.get("tpr_at_fpr") or []}, fpr) \
-            if fpr is not None else None
-        if not isinstance(entry, dict) or not entry.get("measurable", True):
-            return None, None
-        value = _number(entry.get("value", entry.get("tpr")))
-    else:
-        entry = risk.get(metric)
-        value = _number(entry.get("value")) if isinstance(entry, dict) else None
-    if value is None:
-        return None, None
-    ci = entry.get("ci")
-    ok = isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_number(c) is not None
-                                                                 for c in ci)
-    return value, list(ci) if ok else None
-
-
-KNOB = {"kcd": "alpha", "dmp": "temperature", "l2": "weight_decay",
-        "early_stopping": "epochs", "dp_sgd": "noise_multiplier"}
-
-
-def knob_order(row: dict) -> float:
-    """A setting's place along its defence's curve (the knob it turns; DP-SGD by ε,
-    decreasing, when it was set by ε)."""
-    knobs = row.get("knobs") if isinstance(row.get("knobs"), dict) else {}
-    value = _number(knobs.get(KNOB.get(row.get("defence"), "")))
-    if value is None and row.get("defence") == "dp_sgd":
-        eps = _number(knobs.get("target_epsilon"))
-        value = -eps if eps is not None else None          # a larger ε is less noise
-    return value if value is not None else 0.0
-
-
-def knob_text(row: dict) -> str:
-    """The short label of a point on its curve: α = 1, T = 2, σ = 0.5 …"""
-    label = str(row.get("label", ""))
-    for prefix in ("No defence", "KCD ", "DMP ", "L2 ", "Early stopping ", "DP-SGD "):
-        if label.startswith(prefix):
-            label = label[len(prefix):]
-    return label.split(",")[0].strip()
-
-
-def tradeoff_series(block: dict, metric: str) -> TradeoffSeries:
-    """Test accuracy against the strongest attack's ``metric`` for every defence setting of
-    ``block`` (``theory.defences``; paper 004): one curve per defence in knob order, each
-    point with its intervals and knob label, the undefended model, the recommended point (when
-    a setting meets the limit) and the limit when it is on this axis."""
-    limit = block.get("limit") if isinstance(block.get("limit"), dict) else {}
-    fpr = _number(limit.get("fpr"))
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    rec_index = rec.get("index") if rec.get("met") else None
-    by: dict[str, list[tuple[float, float, dict, list | None]]] = {}
-    missing = []
-    for row in block.get("rows") or []:
-        if not isinstance(row, dict):
-            continue
-        x, x_ci = risk_value(row, metric, fpr)
-        y = _number(row.get("test_accuracy"))
-        if x is None or y is None:
-            missing.append(str(row.get("label") or row.get("defence")))
-            continue
-        by.setdefault(str(row.get("defence")), []).append((x, y, row, x_ci))
-    order = [d for d in DEFENCE_ORDER if d in by] + sorted(d for d in by
-                                                           if d not in DEFENCE_ORDER
-                                                           and d != "none")
-
-    def curve(key: str, label: str, pts, style: Style) -> Curve:
-        pts = sorted(pts, key=lambda p: knob_order(p[2]))
-        yci = [p[2].get("test_accuracy_ci") for p in pts]
-        yci = [c if isinstance(c, (list, tuple)) and len(c) == 2
-               and all(_number(v) is not None for v in c) else None for c in yci]
-        xci = [p[3] for p in pts]
-        return Curve(key, label, tuple(p[0] for p in pts), tuple(p[1] for p in pts), style,
-                     lower=tuple(c[0] if c else None for c in yci),
-                     upper=tuple(c[1] if c else None for c in yci),
-                     point_labels=tuple(knob_text(p[2]) for p in pts),
-                     point_ids=tuple(int(p[2].get("index", -1)) for p in pts),
-                     x_lower=tuple(c[0] if c else None for c in xci),
-                     x_upper=tuple(c[1] if c else None for c in xci))
-
-    curves = tuple(curve(f"defence:{d}", DEFENCE_TITLES.get(d, d.replace("_", " ")), by[d],
-                         attack_style(i)) for i, d in enumerate(order))
-    baseline = curve("none", UNDEFENDED_LABEL, by["none"][:1],
-                     UNDEFENDED_STYLE) if by.get("none") else None
-    chosen = next(((x, y) for pts in by.values() for x, y, r, _ in pts
-                   if rec_index is not None and r.get("index") == rec_index), None)
-    on_axis = limit.get("metric") == metric and _number(limit.get("value")) is not None
-    return TradeoffSeries(metric, curves, baseline, chosen, rec_index,
-                          float(limit["value"]) if on_axis else None, tuple(missing))
-
-
-def default_metric(block: dict) -> str:
-    """The risk axis a defences chart opens on: the limit's measure, or the AUC when no
-    setting could be measured on it (a TPR at a low FPR needs many non-members)."""
-    limit = block.get("limit") if isinstance(block.get("limit"), dict) else {}
-    metric = str(limit.get("metric") or "tpr")
-    if metric not in RISK_KEYS:
-        metric = "tpr"
-    fpr = _number(limit.get("fpr"))
-    rows = [r for r in block.get("rows") or [] if isinstance(r, dict)]
-    if not any(risk_value(r, metric, fpr)[0] is not None for r in rows):
-        return "auc"
-    return metric
-
-
 def nice_step(raw: float) -> float:
-    """A 1-2-2.5-5 step at least ``raw``."""
-    if raw <= 0 or not math.isfinite(raw):
+    """A 1-2-2.5-5 step at least ``raw``: the one tick step of the screen's and the report's
+    axes (engine.report.plotkit had a twin; issue 33 item 2)."""
+    raw = float(raw)
+    if not is_finite(raw) or raw <= 0:
         return 1.0
     mag = 10 ** math.floor(math.log10(raw))
     for m in (1, 2, 2.5, 5, 10):
         if raw <= m * mag:
             return m * mag
     return 10 * mag
-
-
-def tradeoff_ranges(series: TradeoffSeries, pad: float = 0.06, intervals: bool = False
-                    ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Axis ranges around the drawn points with the limit in view (issue 21: settings sat in
-    a blob at the left of a 0–1 axis), rounded out to a 1-2-5 step and padded so edge markers
-    keep room for their labels; rates never leave [0, 1] (ε only ≥ 0). With ``intervals``
-    the points' 95 % intervals are in range too: the screen's chart opens on these, as the
-    report's axes hold them."""
-    pts = series.points()
-    curves = (*series.curves, *([series.baseline] if series.baseline is not None else []))
-
-    def ends(lows, highs) -> list[float]:
-        return [v for v in (*(lows or ()), *(highs or ())) if v is not None]
-
-    xs = [p[0] for p in pts] + ([series.limit] if series.limit is not None else [])
-    ys = [p[1] for p in pts]
-    if pts and intervals:
-        xs += [v for c in curves for v in ends(c.x_lower, c.x_upper)]
-        ys += [v for c in curves for v in ends(c.lower, c.upper)]
-    if not xs:
-        return (0.0, 1.0), (0.0, 1.0)
-
-    def rounded(lo: float, hi: float, floor: float, cap: float | None):
-        if hi - lo < 1e-9:
-            lo, hi = lo - 0.02, hi + 0.02
-        step = nice_step((hi - lo) / 5)
-        lo = math.floor(lo / step + 1e-9) * step
-        hi = math.ceil(hi / step - 1e-9) * step
-        lo, hi = lo - pad * (hi - lo), hi + pad * (hi - lo)
-        return max(lo, floor - pad * step), hi if cap is None else min(hi, cap + pad * step)
-
-    cap = None if series.metric == "epsilon" else 1.0
-    return rounded(min(xs), max(xs), 0.0, cap), rounded(min(ys), max(ys), 0.0, 1.0)
-
-
-def tradeoff_crowd(series: TradeoffSeries, x_range, y_range, *, width: float, height: float,
-                   radius: float = 22.0, least: int = 5
-                   ) -> tuple[tuple[float, float], tuple[float, float]] | None:
-    """Where ``least`` or more points sit within ``radius`` (in the medium's units, on a plot
-    of ``width`` × ``height``) of one another — too close to label: the (x, y) ranges of a
-    close-up of that crowd, or None."""
-    pts = series.points()
-    if len(pts) < least:
-        return None
-    sx = width / (x_range[1] - x_range[0])
-    sy = height / (y_range[1] - y_range[0])
-    xy = [(x * sx, y * sy) for x, y in pts]
-    counts = [sum(abs(a - c) <= radius and abs(b - d) <= radius for c, d in xy)
-              for a, b in xy]
-    best = max(range(len(xy)), key=lambda i: counts[i])
-    if counts[best] < least:
-        return None
-    bx, by = xy[best]
-    member = [abs(a - bx) <= 1.5 * radius and abs(b - by) <= 1.5 * radius for a, b in xy]
-    cx = [p[0] for p, m in zip(pts, member, strict=True) if m]
-    cy = [p[1] for p, m in zip(pts, member, strict=True) if m]
-
-    def padded(lo: float, hi: float, span: float) -> tuple[float, float]:
-        w = max(hi - lo, 0.02 * span, 0.045)    # ≥ 1-point ticks on a percent axis
-        return lo - 0.12 * w, hi + 0.12 * w
-
-    return (padded(min(cx), max(cx), x_range[1] - x_range[0]),
-            padded(min(cy), max(cy), y_range[1] - y_range[0]))
 
 
 # ------------------------------------------------------------------------------ labels

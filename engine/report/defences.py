@@ -11,14 +11,16 @@ Absent from older results: then nothing is printed. Method: docs/methods/defence
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from reportlab.lib import colors
 from reportlab.lib.units import cm
 from reportlab.platypus import CondPageBreak, Flowable, Spacer
 
 from engine.defences.audit import attacks_sentence, reference_attacks_missing
-from engine.headline import tpr_at
+from engine.numbers import is_finite
 from engine.plots import series as plot_series
+from engine.plots import tradeoff as tradeoff_plot
 from engine.report import styles as st
 from engine.report.charts import (
     TradeoffCurve,
@@ -29,9 +31,6 @@ from engine.report.charts import (
 from engine.report.sections import (
     TEXT_WIDTH,
     brief_name,
-    close,
-    finite,
-    finite_pair,
     keep,
     markup,
     min_negatives,
@@ -42,9 +41,10 @@ from engine.report.sections import (
     two_lines,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
+from engine.results.loaded import load_result
+from engine.results.model_defences import DefenceRow, DefencesBlock, defences_of
 
-# The moved code's names for the shared checks (engine.report.sections).
-_ok, _ok_pair, _policy_fpr = finite, finite_pair, policy_fpr
+_ok = is_finite
 
 DEFENCE_ORDER = ("none", "kcd", "dmp", "l2", "early_stopping", "dp_sgd")
 DEFENCE_WORDS = {
@@ -67,72 +67,56 @@ RISK_NAMES = {"auc": "AUC", "accuracy": "balanced accuracy", "advantage": "advan
               "epsilon": "empirical ε lower bound"}
 
 
-def defences_block(result: dict) -> dict:
-    """``theory["defences"]`` when the audit ran defences and the block has rows, else {}."""
-    theory = result.get("theory")
-    block = theory.get("defences") if isinstance(theory, dict) else None
-    if not isinstance(block, dict):
-        return {}
-    rows = block.get("rows")
-    if not isinstance(rows, list) or not any(isinstance(r, dict) for r in rows):
-        return {}
-    return block
+def defences_block(result) -> DefencesBlock | None:
+    """``theory.defences`` typed (engine.results.model_defences) when the audit ran defences
+    and the block has rows, else None. ``result``: a result dict or a LoadedResult."""
+    theory = load_result(result).theory
+    if isinstance(theory, Mapping):      # a result that does not say it is a model audit
+        return defences_of(theory.get("defences"))
+    return getattr(theory, "defences", None)
 
 
-def _knob_value(row: dict) -> float | None:
-    knobs = row.get("knobs") if isinstance(row.get("knobs"), dict) else {}
-    v = knobs.get(MAIN_KNOB.get(str(row.get("defence")), ""))
-    if not _ok(v) and row.get("defence") == "dp_sgd" and _ok(knobs.get("target_epsilon")):
-        return -float(knobs["target_epsilon"])          # a larger ε is less noise
+def _knob_value(row: DefenceRow) -> float | None:
+    v = row.knobs.get(MAIN_KNOB.get(str(row.defence), ""))
+    if not _ok(v) and row.defence == "dp_sgd" and _ok(row.knobs.get("target_epsilon")):
+        return -float(row.knobs["target_epsilon"])          # a larger ε is less noise
     return float(v) if _ok(v) else None
 
 
-def _defence_rows(block: dict) -> list[dict]:
+def _defence_rows(block: DefencesBlock) -> list[DefenceRow]:
     """The rows, the undefended model first, then each defence in the usual order, each by its
     knob (KCD by α, DMP by T, L2 by λ, early stopping by epochs, DP-SGD by σ)."""
-    rows = [r for r in block.get("rows") or [] if isinstance(r, dict)]
-
     def key(ir):
         i, r = ir
-        d = str(r.get("defence"))
+        d = str(r.defence)
         rank = DEFENCE_ORDER.index(d) if d in DEFENCE_ORDER else len(DEFENCE_ORDER)
         v = _knob_value(r)
         return (rank, d, v is None, v if v is not None else 0.0, i)
 
-    return [r for _, r in sorted(enumerate(rows), key=key)]
+    return [r for _, r in sorted(enumerate(block.rows), key=key)]
 
 
-def _limit(block: dict) -> dict:
-    lim = block.get("limit")
-    return lim if isinstance(lim, dict) else {}
-
-
-def _risk(row: dict, metric: str, fpr) -> tuple[float | None, list | None, bool]:
+def _risk(row: DefenceRow, metric: str, fpr) -> tuple[float | None, list | None, bool]:
     """The strongest attack's ``metric`` for a row: (value, interval, measurable). For
     ``tpr`` the entry at ``fpr`` (TPR at that FPR); a TPR that is not measurable gives
     (None, None, False)."""
-    risk = row.get("risk") if isinstance(row.get("risk"), dict) else {}
     if metric == "tpr":
-        entry = tpr_at(risk, fpr)
-        if entry is None and isinstance(risk.get("tpr"), dict) \
-                and close(risk["tpr"].get("fpr"), fpr):
-            entry = risk["tpr"]
+        entry = row.risk.tpr_at_limit(fpr)
         if entry is None:
             return None, None, True
-        if entry.get("measurable") is False:
+        if not entry.measurable:
             return None, None, False
     else:
-        entry = risk.get(metric)
-    if not isinstance(entry, dict) or not _ok(entry.get("value")):
+        entry = row.risk.measure(metric)
+    if entry is None or entry.value is None:
         return None, None, True
-    ci = entry.get("ci")
-    return float(entry["value"]), (list(ci) if _ok_pair(ci) else None), True
+    return entry.value, (list(entry.ci) if entry.ci is not None else None), True
 
 
-def _limit_words(block: dict) -> str:
+def _limit_words(block: DefencesBlock) -> str:
     """The limit in plain words (markup)."""
-    lim = _limit(block)
-    metric, value, fpr = lim.get("metric"), lim.get("value"), lim.get("fpr")
+    lim = block.limit
+    metric, value, fpr = lim.metric, lim.value, lim.fpr
     if metric == "tpr" and _ok(value) and _ok(fpr):
         words = (f"the strongest attack may find at most <b>{fmt_pct(value)}</b> of the "
                  f"members while wrongly accusing {fmt_pct(fpr)} of the non-members")
@@ -141,23 +125,24 @@ def _limit_words(block: dict) -> str:
                  f"<b>{fmt_num(value) if metric == 'epsilon' else fmt3(value)}</b>")
     else:
         words = "no limit was recorded"
-    if lim.get("text"):
-        words += f" ({markup(lim['text'])})"
-    if lim.get("use_upper"):
+    if lim.text:
+        words += f" ({markup(lim.text)})"
+    if lim.use_upper:
         words += (", judged on the upper end of its 95% interval, so a setting passes only "
                   "when the limit holds with 95% confidence")
     return words
 
 
-def defences_chart(block: dict):
+def defences_chart(block: DefencesBlock | dict):
     """The privacy–utility chart of the defences (:func:`engine.report.charts.tradeoff_chart`)
     and what its caption must add: (drawing, close-up or None, axis metric, labels of rows not
     drawn). The curves, points, point labels, legend words and colours are
     :func:`engine.plots.series.tradeoff_series` on the axis the screen opens on
     (:func:`engine.plots.series.default_metric`), so the report and the screen agree."""
-    metric = plot_series.default_metric(block)
-    tradeoff = plot_series.tradeoff_series(block, metric)
-    fpr = _limit(block).get("fpr") if _ok(_limit(block).get("fpr")) else 0.01
+    block = defences_of(block) or DefencesBlock()
+    metric = tradeoff_plot.default_metric(block)
+    tradeoff = tradeoff_plot.tradeoff_series(block, metric)
+    fpr = block.limit_fpr if block.limit_fpr is not None else 0.01
 
     def points(curve: plot_series.Curve) -> list:
         out = []
@@ -183,7 +168,7 @@ def defences_chart(block: dict):
     args = dict(x_floor=floor, x_cap=cap, limit=tradeoff.limit)
     crowd = tradeoff_crowd(curves, baseline, **args)
     common = dict(x_title=x_title, x_percent=tradeoff.x_percent,
-                  limit_label=str(_limit(block).get("text") or ""),
+                  limit_label=str(block.limit.text or ""),
                   baseline_label=tradeoff.baseline.label if tradeoff.baseline else "", **args)
     drawing = tradeoff_chart(
         curves, baseline, title="Privacy against utility of each defence setting",
@@ -197,77 +182,77 @@ def defences_chart(block: dict):
     return drawing, close_up, metric, list(tradeoff.missing)
 
 
-def _rec_sentence(block: dict) -> str:
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    sentences = [s for s in block.get("sentences") or [] if isinstance(s, str)]
-    statement = rec.get("statement") or (sentences[0] if sentences else "")
+def _rec_sentence(block: DefencesBlock) -> str:
+    rec = block.recommendation
+    sentences = block.sentences
+    statement = rec.statement or (sentences[0] if sentences else "")
     if not statement:
         return "No recommendation was recorded."
     text = markup(statement)
-    if rec.get("needed") is False:
+    if rec.needed is False:
         # No defence needed, or not decidable at this size (issue 32 item 4): the decision's
         # sentence, its verdict in bold — never "No setting meets".
         head, *rest = re.split(r"(?<=\.)\s+", text, maxsplit=1)
         return f"<b>{head}</b> {rest[0] if rest else ''}".strip()
-    if rec.get("met"):
+    if rec.met:
         return f"<b>Recommendation:</b> {text}"
     # No setting meets the limit: its first sentence in bold, the ways forward after it.
     head, *rest = re.split(r"(?<=\.)\s+", text, maxsplit=1)
     return f"<b>{head}</b> {rest[0] if rest else ''}".strip()
 
 
-def _attack_name(row: dict, name) -> str:
+def _attack_name(row: DefenceRow, name) -> str:
     """An attack's short name from the row's compact attack list ("btta" → "Bayesian
     Take-the-Typical attack"), or the name itself."""
-    a = next((a for a in row.get("attacks") or [] if isinstance(a, dict)
-              and a.get("name") == name), None)
-    return brief_name(a.get("label") or name) if a else str(name)
+    a = row.attack_named(name)
+    return brief_name(a.label or name) if a else str(name)
 
 
-def _dp_rows(rows: list[dict]) -> list[dict]:
-    return [r for r in rows if isinstance(r.get("dp"), dict)]
+def _dp_rows(rows: list[DefenceRow]) -> list[DefenceRow]:
+    return [r for r in rows if r.dp is not None]
 
 
-def defences_section(result: dict) -> list[Flowable]:
+def defences_section(result) -> list[Flowable]:
     """The "Defences" part of section 5 (issue 9; paper 004): recommendation, limit, how to
     read it, the privacy–utility chart, every setting's numbers, who the attacker is, DP-SGD's
     promise against the attacks, where DMP's reference data came from. [] without defences."""
     from reportlab.platypus import TableStyle
 
     block = defences_block(result)
-    if not block:
+    if block is None:
         return []
     rows = _defence_rows(block)
-    lim = _limit(block)
-    fpr = lim.get("fpr") if _ok(lim.get("fpr")) else _policy_fpr(result)
-    rec = block.get("recommendation") if isinstance(block.get("recommendation"), dict) else {}
-    data = block.get("data") if isinstance(block.get("data"), dict) else {}
-    defended = [r for r in rows if r.get("defence") != "none"]
-    kinds = [d for d in DEFENCE_ORDER[1:] if any(r.get("defence") == d for r in defended)]
-    kinds += sorted({str(r.get("defence")) for r in defended} - set(DEFENCE_ORDER))
+    lim = block.limit
+    plain = result if isinstance(result, dict) else dict(load_result(result).raw)
+    fpr = block.limit_fpr if block.limit_fpr is not None else policy_fpr(plain)
+    rec = block.recommendation
+    data = block.data
+    members = data.members if data is not None else None
+    defended = [r for r in rows if r.defence != "none"]
+    kinds = [d for d in DEFENCE_ORDER[1:] if any(r.defence == d for r in defended)]
+    kinds += sorted({str(r.defence) for r in defended} - set(DEFENCE_ORDER))
     names = ", ".join(markup(DEFENCE_WORDS.get(d, d.replace("_", " "))) for d in kinds) \
         or "none"
     n_settings = len(defended)
     intro = (f"To see what a defence would buy, the model was trained again with "
              f"{fmt_count(n_settings)} defence setting{'s' if n_settings != 1 else ''} — "
              f"{names} — each on the same "
-             + (f"{fmt_count(data.get('members'))} " if _ok(data.get("members")) else "")
+             + (f"{fmt_count(members)} " if _ok(members) else "")
              + "training records, and every retrained model was attacked in the same way "
              f"(paper 004). <b>Your limit:</b> {_limit_words(block)}.")
     first: list[Flowable] = [CondPageBreak(9 * cm),
                              sub("Defences: retraining the model to leak less"),
                              para(intro + " " + markup(defences_attacks_text(block))),
                              para(_rec_sentence(block))]
-    mv = block.get("most_vulnerable") if isinstance(block.get("most_vulnerable"), dict) else {}
-    if mv and mv.get("is_undefended") is False and mv.get("undefended_within_interval") \
+    mv = block.most_vulnerable
+    if mv is not None and mv.is_undefended is False and mv.undefended_within_interval \
             is False:
         first.append(para(
-            f"Check: the strongest attack does best against {markup(mv.get('label'))} (AUC "
-            f"{fmt3(mv.get('auc'))}), a defended setting, beyond the undefended model's "
+            f"Check: the strongest attack does best against {markup(mv.label)} (AUC "
+            f"{fmt3(mv.auc)}), a defended setting, beyond the undefended model's "
             "interval. A defence should not make the model easier to attack; look at how "
             "this setting was trained before relying on the sweep.", "small"))
-    exposed = [t for t in (block.get("sentences") or [])[1:]
-               if isinstance(t, str) and t.startswith("Watch out:")]
+    exposed = [t for t in block.sentences[1:] if t.startswith("Watch out:")]
     for text in exposed:
         first.append(para(markup(text), "small"))
     how = para(
@@ -282,11 +267,11 @@ def defences_section(result: dict) -> list[Flowable]:
 
     drawing, close_up, metric, missing = defences_chart(block)
     caption = []
-    if metric != lim.get("metric"):
-        caption.append(f"{markup(lim.get('text') or 'The limit')} could not be measured for "
+    if metric != lim.metric:
+        caption.append(f"{markup(lim.text or 'The limit')} could not be measured for "
                        "any setting (too few non-members for that false-positive rate), so the "
                        "chart shows the strongest attack's AUC and cannot draw the limit.")
-    if lim.get("use_upper") and metric == lim.get("metric"):
+    if lim.use_upper and metric == lim.metric:
         caption.append("The limit is judged on the upper end of each interval: a setting is "
                        "within it only when its whisker's right end is left of the line.")
     if missing:
@@ -306,23 +291,22 @@ def defences_section(result: dict) -> list[Flowable]:
     head = ["Setting", "Test accuracy", "Gap", "Strongest AUC", "Balanced accuracy",
             tpr_head, "Empirical ε bound"]
     table_rows: list[list[str]] = [head]
-    candidates = set(rec.get("candidates") or [])
-    not_judged = set(rec.get("not_measurable") or [])
+    candidates = set(rec.candidates)
+    not_judged = set(rec.not_measurable)
     rec_row = None
     for i, r in enumerate(rows, 1):
-        label = markup(r.get("label") or r.get("defence") or st.DASH)
+        label = markup(r.label or r.defence or st.DASH)
         notes = []
-        is_rec = bool(rec.get("met")) and r.get("index") == rec.get("index") \
-            and r.get("index") is not None
+        is_rec = bool(rec.met) and r.index == rec.index and r.index is not None
         if is_rec:
             label = f"<b>{label}</b>"
             notes.append("<b>recommended</b>")
             rec_row = i
-        elif r.get("index") in candidates:
+        elif r.index in candidates:
             notes.append("within the limit")
-        if r.get("defence") == "none":
+        if r.defence == "none":
             notes.append("undefended")
-        if r.get("index") in not_judged:
+        if r.index in not_judged:
             notes.append("not judged")
         cell = label + (f'<br/><font size="7">{", ".join(notes)}</font>' if notes else "")
         auc, auc_ci, _ = _risk(r, "auc", None)
@@ -336,14 +320,13 @@ def defences_section(result: dict) -> list[Flowable]:
             tpr_text = two_lines(fmt_pct(tpr), fmt_ci(tpr_ci, fmt_pct))
         eps, _, _ = _risk(r, "epsilon", None)
         eps_text = fmt_eps(eps)
-        dp = r.get("dp") if isinstance(r.get("dp"), dict) else None
-        if dp and _ok(dp.get("accountant_epsilon")):
-            eps_text += f'<br/><font size="7">promised {fmt_eps(dp["accountant_epsilon"])}</font>'
-        gap = r.get("generalization_gap")
+        dp = r.dp
+        if dp is not None and _ok(dp.accountant_epsilon):
+            eps_text += f'<br/><font size="7">promised {fmt_eps(dp.accountant_epsilon)}</font>'
+        gap = r.generalization_gap
         table_rows.append([
             cell,
-            two_lines(fmt_pct(r.get("test_accuracy")),
-                      fmt_ci(r.get("test_accuracy_ci"), fmt_pct)),
+            two_lines(fmt_pct(r.test_accuracy), fmt_ci(r.test_accuracy_ci, fmt_pct)),
             f"{100 * gap:.1f}" if _ok(gap) else st.DASH,
             two_lines(fmt3(auc), fmt_ci(auc_ci)),
             two_lines(fmt_pct(acc), fmt_ci(acc_ci, fmt_pct)),
@@ -353,7 +336,7 @@ def defences_section(result: dict) -> list[Flowable]:
     if rec_row is not None:
         t.setStyle(TableStyle([("BACKGROUND", (0, rec_row), (-1, rec_row), st.GREY_FILL),
                                ("BOX", (0, rec_row), (-1, rec_row), 1.0, colors.black)]))
-    n_eval = data.get("non_members")
+    n_eval = data.non_members if data is not None else None
     table_note = (
         "Every retrained model, the undefended one first. Test accuracy: share of the "
         "non-members it labels correctly; gap: train minus test accuracy, in percentage "
@@ -366,7 +349,7 @@ def defences_section(result: dict) -> list[Flowable]:
     table_part = [sub("Every setting measured"), para(table_note, "small"), t]
 
     who: list[Flowable] = [para("<b>Who the attacker is, and what was measured.</b>")]
-    tm = block.get("threat_model_text")
+    tm = block.threat_model_text
     who.append(para(
         (markup(tm) + " " if tm else "")
         + "In plain words: an insider who already knows, for half of the people, whether they "
@@ -375,21 +358,21 @@ def defences_section(result: dict) -> list[Flowable]:
           "attacker, so a defence that holds here is likely to hold against weaker ones."
         + defences_reference_attacker_text(block)))
     facts = []
-    if data:
-        src = markup(data.get("source") or "the audited data")
+    if data is not None:
+        src = markup(data.source or "the audited data")
         facts.append(f"Records: {src}"
-                     + (f", {fmt_count(data.get('members'))} members and "
-                        f"{fmt_count(n_eval)} non-members" if _ok(data.get("members"))
+                     + (f", {fmt_count(members)} members and "
+                        f"{fmt_count(n_eval)} non-members" if _ok(members)
                         and _ok(n_eval) else "") + ".")
-    if any(r.get("defence") == "dmp" for r in rows):
-        ref = block.get("reference")
+    if any(r.defence == "dmp" for r in rows):
+        ref = block.reference
         facts.append("DMP's reference data (unlabelled records the protected model learns "
                      "from, labelled by the undefended model): "
                      + (markup(ref) if ref else "not recorded") + ".")
-    cost = block.get("cost_in_models")
-    total = sum(v for v in cost.values() if _ok(v)) if isinstance(cost, dict) else None
-    if _ok(block.get("runtime_s")):
-        facts.append(f"The sweep took {fmt_num(round(float(block['runtime_s']), 1))} s"
+    cost = block.cost_in_models
+    total = sum(v for v in cost.values() if _ok(v)) if cost is not None else None
+    if _ok(block.runtime_s):
+        facts.append(f"The sweep took {fmt_num(round(float(block.runtime_s), 1))} s"
                      + (f" to train {fmt_num(round(total))} models and attack each"
                         if _ok(total) and total else "") + ".")
     if facts:
@@ -403,30 +386,30 @@ def defences_section(result: dict) -> list[Flowable]:
                      "Most this data can prove", "Reading"]]
         untestable = False
         for r in dp_rows:
-            dp = r["dp"]
-            if dp.get("testable") is False:
+            dp = r.dp
+            if dp.testable is False:
                 untestable = True
                 reading = "not testable at this size"
-            elif dp.get("within_claim") is False:
+            elif dp.within_claim is False:
                 reading = "<b>contradicts the promise</b>"
-            elif dp.get("within_claim"):
+            elif dp.within_claim:
                 reading = "consistent with the promise"
             else:
-                reading = markup(dp.get("verdict") or st.DASH)
-            delta = dp.get("delta")
+                reading = markup(dp.verdict or st.DASH)
+            delta = dp.delta
             dp_table.append([
-                markup(r.get("label") or "DP-SGD"),
-                fmt_eps(dp.get("accountant_epsilon"))
+                markup(r.label or "DP-SGD"),
+                fmt_eps(dp.accountant_epsilon)
                 + (f'<br/><font size="7">at δ = {st.fmt_sci(delta)}'
-                   + (f", {markup(dp.get('accountant'))}" if dp.get("accountant") else "")
+                   + (f", {markup(dp.accountant)}" if dp.accountant else "")
                    + "</font>" if _ok(delta) else ""),
-                fmt_eps(dp.get("empirical_epsilon_lower_bound"))
-                + (f'<br/><font size="7">by {markup(_attack_name(r, dp.get("attack")))}'
-                   "</font>" if dp.get("attack") else ""),
-                fmt_eps(dp.get("max_certifiable")), reading])
-        first_dp = dp_rows[0]["dp"]
-        together = int(first_dp.get("attacks_together") or 1)
-        level = first_dp.get("confidence")
+                fmt_eps(dp.empirical_epsilon_lower_bound)
+                + (f'<br/><font size="7">by {markup(_attack_name(r, dp.attack))}'
+                   "</font>" if dp.attack else ""),
+                fmt_eps(dp.max_certifiable), reading])
+        first_dp = dp_rows[0].dp
+        together = int(first_dp.attacks_together or 1)
+        level = first_dp.confidence
         level_words = f"{float(level):.0%}" if _ok(level) else "95%"
         words = ("DP-SGD comes with a promise: its accountant computes an ε, and no attack "
                  "should do better than that ε allows. The attacks give the opposite kind of "
@@ -451,17 +434,18 @@ def defences_section(result: dict) -> list[Flowable]:
     return out + [Spacer(1, 6)]
 
 
-def defences_limitation(block: dict) -> str:
+def defences_limitation(block: DefencesBlock | dict) -> str:
     """The limitations bullet about the defences (section 8)."""
-    data = block.get("data") if isinstance(block.get("data"), dict) else {}
+    block = defences_of(block) or DefencesBlock()
+    data = block.data
     rows = _defence_rows(block)
-    ceilings = [((r.get("risk") or {}).get("epsilon") or {}).get("max_certifiable")
-                for r in rows if isinstance(r.get("risk"), dict)]
+    ceilings = [r.risk.epsilon.max_certifiable for r in rows
+                if r.has_risk and r.risk.epsilon is not None]
     ceilings = [c for c in ceilings if _ok(c)]
     size = ""
-    if _ok(data.get("members")) and _ok(data.get("non_members")):
-        size = (f" They were measured on {fmt_count(data['members'])} members and "
-                f"{fmt_count(data['non_members'])} non-members, half of each used by the "
+    if data is not None and _ok(data.members) and _ok(data.non_members):
+        size = (f" They were measured on {fmt_count(data.members)} members and "
+                f"{fmt_count(data.non_members)} non-members, half of each used by the "
                 "attacker to learn: differences between settings smaller than the intervals "
                 "are noise")
         if ceilings:
@@ -473,18 +457,19 @@ def defences_limitation(block: dict) -> str:
             "other data needs a new audit.")
 
 
-def defences_attacks_text(block: dict) -> str:
+def defences_attacks_text(block: DefencesBlock | dict) -> str:
     """Which attacks judged every defence setting, and whether the audit's strongest (LiRA,
     RMIA) were re-run on them — the engine's sentence (engine.defences.audit.attacks_sentence,
     issue 20 item 1), rebuilt for a result saved before it was stored."""
-    stored = [t for t in block.get("sentences") or [] if isinstance(t, str)
-              and t.startswith("Every setting, the model with no defence included")]
-    return stored[0] if stored else attacks_sentence(block)
+    block = defences_of(block) or DefencesBlock()
+    stored = [t for t in block.sentences
+              if t.startswith("Every setting, the model with no defence included")]
+    return stored[0] if stored else attacks_sentence(dict(block.table))
 
 
-def defences_reference_attacker_text(block: dict) -> str:
+def defences_reference_attacker_text(block: DefencesBlock | dict) -> str:
     """" …" on the attacker who trains copies of the model under each defence, or ""."""
-    n_ref = block.get("reference_models")
+    n_ref = (defences_of(block) or DefencesBlock()).reference_models
     if not _ok(n_ref) or not n_ref:
         return ""
     return (f" For the attacks that train copies of the model, the attacker also knows the "
@@ -493,16 +478,16 @@ def defences_reference_attacker_text(block: dict) -> str:
             "attacks are measured on the same half of the records as the others.")
 
 
-def defences_threat_limitation(block: dict) -> str:
+def defences_threat_limitation(block: DefencesBlock | dict) -> str:
     """The first sentence of the limitations bullet: which attackers judged the defences."""
-    rows = block.get("rows") or []
-    if block.get("reference_models") and not reference_attacks_missing(block):
+    block = defences_of(block) or DefencesBlock()
+    rows = block.rows
+    if block.reference_models and not reference_attacks_missing(dict(block.table)):
         return (f"Defences: the retrained models were attacked by an insider who knows half "
                 f"of the members and half of the non-members, and by the attacks that train "
-                f"copies of the model (LiRA, RMIA) with {fmt_count(block['reference_models'])} "
+                f"copies of the model (LiRA, RMIA) with {fmt_count(block.reference_models)} "
                 "copies per setting trained under the same defence.")
-    if block.get("reference_attacks_asked") or "reference_attacks_asked" not in block \
-            or not rows:
+    if block.reference_attacks_asked or block.reference_attacks_asked is None or not rows:
         return ("Defences: the retrained models were attacked only under the supervised threat "
                 "model (the attacker knows half of the members and half of the non-members); "
                 "the attacks that train copies of the model (LiRA and RMIA), the strongest of "

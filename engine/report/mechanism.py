@@ -11,7 +11,6 @@ from __future__ import annotations
 from reportlab.lib.units import cm
 from reportlab.platypus import Flowable, KeepTogether, Spacer
 
-from engine.headline import tpr_at
 from engine.report import styles as st
 from engine.report.charts import sweep_chart
 from engine.report.sections import (
@@ -32,6 +31,8 @@ from engine.report.sections import (
     tpr_cells,
 )
 from engine.report.styles import fmt3, fmt_ci, fmt_count, fmt_eps, fmt_num, fmt_pct
+from engine.results.loaded import LoadedResult, load_result
+from engine.results.mechanism import InverseAnswer, MechanismSettings, MechanismTheory
 
 POSTPROCESS_WORDS = {
     "none": "none (the noisy values are released as they are)",
@@ -40,57 +41,65 @@ POSTPROCESS_WORDS = {
 }
 
 
-def _theory(result: dict) -> dict:
-    return result.get("theory") or {}
+def _parts(result) -> tuple[LoadedResult, MechanismTheory, MechanismSettings]:
+    """The loaded result, its typed theory and its settings (engine.results.mechanism)."""
+    r = load_result(result)
+    th = r.theory if isinstance(r.theory, MechanismTheory) else MechanismTheory()
+    return r, th, MechanismSettings.from_config(r.config)
+
+
+def _first(*values):
+    """The first value that is not None (the theory's figure, else the config's)."""
+    return next((v for v in values if v is not None), None)
 
 
 class MechanismSections(AuditSections):
     """Sections 2, 3, 4 (theory part), 6, 8 and 9 for ``audit_type == "mechanism"``."""
 
     # ----------------------------------------------------------------- 2. what was audited
-    def audited(self, result: dict) -> list[Flowable]:
-        th, cfg = _theory(result), result.get("config") or {}
-        out: list[Flowable] = inputs_table(result, "No input files: the mechanism is simulated.")
+    def audited(self, result) -> list[Flowable]:
+        r, th, cfg = _parts(result)
+        out: list[Flowable] = inputs_table(r, "No input files: the mechanism is simulated.")
         out.append(Spacer(1, 4))
         out.append(key_value_table([
             ("Configuration SHA-256", f'<font face="{st.FONT_MONO}" size="7.5">'
-             f'{markup(result.get("config_sha256") or st.DASH)}</font>'),
-            ("Mechanism", markup(th.get("mechanism_label") or cfg.get("mechanism") or st.DASH)),
+             f'{markup(r.config_sha256 or st.DASH)}</font>'),
+            ("Mechanism", markup(th.mechanism_label or cfg.mechanism or st.DASH)),
         ]))
         out.append(Spacer(1, 8))
-        scale_name = th.get("noise_scale_name") or "noise scale"
-        k = th.get("observations", cfg.get("observations"))
-        source = ("calibrated from ε" if cfg.get("noise_from") == "epsilon"
-                  else "given directly" if cfg.get("noise_from") == "scale" else "")
+        scale_name = th.noise_scale_name or "noise scale"
+        k = _first(th.observations, cfg.observations)
+        source = ("calibrated from ε" if cfg.noise_from == "epsilon"
+                  else "given directly" if cfg.noise_from == "scale" else "")
+        postprocess = cfg.postprocess if "postprocess" in r.config else st.DASH
         rows = [
             ("Parameter", "Value", "Meaning"),
-            ("Mechanism", markup(th.get("mechanism_label") or cfg.get("mechanism")),
+            ("Mechanism", markup(th.mechanism_label or cfg.mechanism),
              "the noise added to each released value"),
-            ("ε per observation", fmt_eps(th.get("epsilon_per_observation", cfg.get("epsilon"))),
+            ("ε per observation", fmt_eps(_first(th.epsilon_per_observation, cfg.epsilon)),
              "privacy loss of one release (smaller = more private)"),
             (f"Noise scale ({markup(scale_name.removeprefix('scale '))})",
-             fmt_num(th.get("noise_scale")),
+             fmt_num(th.noise_scale),
              f"size of the noise{', ' + source if source else ''}"),
-            ("δ (failure probability)", st.fmt_sci(th.get("delta", cfg.get("delta"))),
+            ("δ (failure probability)", st.fmt_sci(_first(th.delta, cfg.delta)),
              "probability the ε guarantee may fail"),
-            ("Sensitivity (Δ)", fmt_num(th.get("sensitivity", cfg.get("sensitivity"))),
+            ("Sensitivity (Δ)", fmt_num(_first(th.sensitivity, cfg.sensitivity)),
              "the most one person can change one released value"),
             ("Observations per person (k)", fmt_num(k),
              "how many releases each person contributes to"),
-            ("Simulated games per case (N)", fmt_num(cfg.get("trials")),
+            ("Simulated games per case (N)", fmt_num(cfg.trials),
              "games played with the person present, and as many with the person absent"),
-            ("Post-processing", markup(POSTPROCESS_WORDS.get(str(cfg.get("postprocess")),
-                                                             cfg.get("postprocess", st.DASH))),
+            ("Post-processing", markup(POSTPROCESS_WORDS.get(str(cfg.postprocess), postprocess)),
              "applied to each release after the noise"),
-            ("Seed", markup(result.get("seed", cfg.get("seed", st.DASH))),
+            ("Seed", markup(_first(r.seed, cfg.seed, st.DASH)),
              "drives every random number of the simulation"),
         ]
         out.append(table(rows, [4.6 * cm, 3.4 * cm, TEXT_WIDTH - 8.0 * cm]))
         return out
 
     # ----------------------------------------------------------------- 3. threat model
-    def threat_model(self, result: dict) -> list[Flowable]:
-        k = _theory(result).get("observations")
+    def threat_model(self, result) -> list[Flowable]:
+        k = _parts(result)[1].observations
         k_text = f"all {fmt_count(k)}" if isinstance(k, int) else "all k"
         return [
             para("We assume the strongest attacker that differential privacy protects against "
@@ -107,10 +116,9 @@ class MechanismSections(AuditSections):
         ]
 
     # ----------------------------------------------------------------- 4. method, theory part
-    def method_theory(self, result: dict) -> list[Flowable]:
-        th = _theory(result)
-        opt = th.get("optimal_attacker") or {}
-        err = opt.get("numerical_error")
+    def method_theory(self, result) -> list[Flowable]:
+        opt = _parts(result)[1].optimal_attacker
+        err = opt.numerical_error if opt is not None else None
         err_text = ("exact" if not err else
                     f"numerical error at most {fmt_num(err)} on AUC and TPR")
         out = [sub("Exact theory"),
@@ -118,8 +126,8 @@ class MechanismSections(AuditSections):
                     "likelihood-ratio "
                     "test is the most powerful test at every false-positive rate, so its ROC is "
                     "the best any attacker can do against this mechanism. Statistic: "
-                    f"{markup(opt.get('statistic') or st.DASH)}; computed by "
-                    f"{markup(opt.get('method') or st.DASH)} ({err_text}). Closed forms and "
+                    f"{markup((opt and opt.statistic) or st.DASH)}; computed by "
+                    f"{markup((opt and opt.method) or st.DASH)} ({err_text}). Closed forms and "
                     "numerical convolution as in ARCHITECTURE §6; Laplace case from paper 000 "
                     "§3 (clipped sum)."),
                para("<b>The composed guarantee</b>: the privacy loss of the k observations is "
@@ -131,48 +139,45 @@ class MechanismSections(AuditSections):
         return out
 
     # ----------------------------------------------------------------- 6. comparison
-    def theory(self, result: dict) -> list[Flowable]:
-        th = _theory(result)
+    def theory(self, result) -> list[Flowable]:
+        r, th, _ = _parts(result)
         out: list[Flowable] = []
         out += self._accounting(th)
-        out += self._attacker_comparison(result, th)
-        out += self._epsilon_bounds(result, th)
-        out += self._what_if(result, th)
+        out += self._attacker_comparison(r, th)
+        out += self._epsilon_bounds(r, th)
+        out += self._what_if(r, th)
         return out
 
-    def _accounting(self, th: dict) -> list[Flowable]:
+    def _accounting(self, th: MechanismTheory) -> list[Flowable]:
         return accounting_table(th, k_sym="k", over="k observations")
 
-    def _attacker_comparison(self, result: dict, th: dict) -> list[Flowable]:
-        opt = th.get("optimal_attacker") or {}
-        worst = th.get("worst_case_dp")
-        attacks = [a for a in result.get("attacks") or [] if isinstance(a, dict)][:3]
+    def _attacker_comparison(self, r: LoadedResult, th: MechanismTheory) -> list[Flowable]:
+        opt = th.optimal_attacker
+        worst = th.worst_case_dp
+        attacks = r.attacks[:3]
         head = ["Measure", "Best possible attacker (exact theory)"]
         if worst:
             head.append("Worst case for ε0-DP (exact)")
         head += [markup(short_attack_label(a)) + " (measured)" for a in attacks]
         rows = [head]
 
-        def measured(a, key, ci_key, fmt=fmt3):
-            return f"{fmt(a.get(key))} {fmt_ci(a.get(ci_key), fmt)}"
-
-        rows.append(["Balanced accuracy", fmt_pct(opt.get("accuracy"))]
-                    + ([fmt_pct(worst.get("accuracy"))] if worst else [])
-                    + [measured(a, "accuracy", "accuracy_ci", fmt_pct) for a in attacks])
-        rows.append(["AUC", fmt3(opt.get("auc"))]
-                    + ([fmt3(worst.get("auc"))] if worst else [])
-                    + [measured(a, "auc", "auc_ci") for a in attacks])
-        targets = [r.get("fpr") for r in opt.get("tpr_at_fpr") or []]
-        for t in targets:
+        rows.append(["Balanced accuracy", fmt_pct(opt.accuracy if opt else None)]
+                    + ([fmt_pct(worst.accuracy)] if worst else [])
+                    + [f"{fmt_pct(a.accuracy)} {fmt_ci(a.accuracy_ci, fmt_pct)}"
+                       for a in attacks])
+        rows.append(["AUC", fmt3(opt.auc if opt else None)]
+                    + ([fmt3(worst.auc)] if worst else [])
+                    + [f"{fmt3(a.auc)} {fmt_ci(a.auc_ci, fmt3)}" for a in attacks])
+        for t in opt.targets if opt else []:
             row = [f"TPR at {fmt_pct(t)} FPR", fmt_pct(theory_tpr(opt, t))]
             if worst:
                 row.append(fmt_pct(theory_tpr(worst, t)))
             for a in attacks:
-                m = tpr_at(a, t)
+                m = a.tpr_at(t)
                 if m is None:
                     row.append(st.DASH)
-                elif m.get("measurable") is False:
-                    row.append(f"not measurable with {fmt_count(a.get('n_negative'))} "
+                elif not m.measurable:
+                    row.append(f"not measurable with {fmt_count(a.n_negative)} "
                                "non-members")
                 else:
                     v, ci, _ = tpr_cells(m)
@@ -190,32 +195,32 @@ class MechanismSections(AuditSections):
                  "ε0-DP shows what the claimed ε per observation would allow for a mechanism "
                  "less forgiving than this one.", "small")])]
 
-    def _epsilon_bounds(self, result: dict, th: dict) -> list[Flowable]:
-        return epsilon_bounds_table(result, th)
+    def _epsilon_bounds(self, r: LoadedResult, th: MechanismTheory) -> list[Flowable]:
+        return epsilon_bounds_table(r, th)
 
-    def _what_if(self, result: dict, th: dict) -> list[Flowable]:
+    def _what_if(self, r: LoadedResult, th: MechanismTheory) -> list[Flowable]:
         out: list[Flowable] = []
-        if th.get("sweep"):
+        if th.sweep is not None:
             out.append(KeepTogether([
                 sub("What if the setting changed?"),
                 para("The best possible attacker, computed exactly, for other values of the "
                      "swept setting, all "
                      "else equal. The dashed vertical line marks the audited setting.", "small"),
-                sweep_chart(result)]))
-        inv = th.get("inverse")
-        if inv:
+                sweep_chart(r)]))
+        inv = th.inverse
+        if inv is not None:
             out.append(sub("Which setting would keep the risk under a limit?"))
             out.append(para(_inverse_text(inv)))
         return out
 
     # ----------------------------------------------------------------- 8. limitations
-    def limitations(self, result: dict) -> list[str]:
-        cfg = result.get("config") or {}
-        out = standard_limitations(result)
+    def limitations(self, result) -> list[str]:
+        r, _, cfg = _parts(result)
+        out = standard_limitations(r)
         out.insert(1, "The theory assumes the attacker knows everyone else's data and the "
                       "mechanism exactly (section 3). That is the worst case: a real attacker "
                       "who knows less does no better.")
-        pp = cfg.get("postprocess")
+        pp = cfg.postprocess
         out.append("Post-processing of the released values (rounding, setting negatives to 0) "
                    "can only reduce risk, never increase it; the theory ignores it and is "
                    "therefore an upper bound"
@@ -226,29 +231,29 @@ class MechanismSections(AuditSections):
         return out
 
     # ----------------------------------------------------------------- 9. exposed records
-    def exposed(self, result: dict, include_records: bool) -> list[Flowable]:
+    def exposed(self, result, include_records: bool) -> list[Flowable]:
         return [para("No individual records are involved: the audit simulates the mechanism. "
                      "No real person's data was read, so no record can be exposed by this "
                      "report.")]
 
 
-def _inverse_text(inv: dict) -> str:
+def _inverse_text(inv: InverseAnswer) -> str:
     """The inverse question in one plain answer (contract: theory.inverse)."""
-    fpr, max_tpr, k = inv.get("fpr"), inv.get("max_tpr"), inv.get("observations")
+    fpr, max_tpr, k = inv.fpr, inv.max_tpr, inv.observations
     question = (f"To keep the best possible attacker from finding more than "
                 f"{fmt_pct(max_tpr)} of the "
                 f"people present while wrongly flagging {fmt_pct(fpr)} of the people absent, "
                 f"with {fmt_num(k)} observations per person: ")
-    if not inv.get("feasible") or inv.get("max_epsilon_per_observation") is None:
-        note = f" {markup(inv['note'])}" if inv.get("note") else ""
+    if not inv.feasible or inv.max_epsilon_per_observation is None:
+        note = f" {markup(inv.note)}" if inv.note else ""
         return question + "<b>no setting achieves this</b>." + note
-    name = markup(inv.get("noise_scale_name") or "noise scale")
-    text = (question + f"use at most <b>ε = {fmt_eps(inv.get('max_epsilon_per_observation'))}"
+    name = markup(inv.noise_scale_name or "noise scale")
+    text = (question + f"use at most <b>ε = {fmt_eps(inv.max_epsilon_per_observation)}"
             f"</b> per observation, i.e. a noise {name} of at least "
-            f"<b>{fmt_num(inv.get('min_noise_scale'))}</b>")
-    if inv.get("achieved_tpr") is not None:
-        text += f" (the attacker then finds {fmt_pct(inv.get('achieved_tpr'))})"
+            f"<b>{fmt_num(inv.min_noise_scale)}</b>")
+    if inv.achieved_tpr is not None:
+        text += f" (the attacker then finds {fmt_pct(inv.achieved_tpr)})"
     text += "."
-    if inv.get("note"):
-        text += f" {markup(inv['note'])}"
+    if inv.note:
+        text += f" {markup(inv.note)}"
     return text

@@ -37,17 +37,21 @@ from engine.report.sections import (
     verdict_error_rate_limitations,
     without_personal_fields,
 )
+from engine.results.loaded import load_result
 
 MARGIN = 2 * cm
 FOOTER_Y = 1.1 * cm
 
 
-def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
+def build_story(result, include_records: bool = False) -> list[Flowable]:
     """The flowables of the whole report, sections 1–10 in order. Without ``include_records``
-    no section sees a field that names a person (:func:`without_personal_fields`)."""
+    no section sees a field that names a person (:func:`without_personal_fields`). The result
+    (a dict or a loaded result) is read once here (engine.results.loaded.load_result, issue 33
+    item 1) and every section is given the loaded result."""
+    result = load_result(result)
     if not include_records:
         result = without_personal_fields(result)
-    entry = AUDIT_TYPES.get(str(result.get("audit_type")))
+    entry = AUDIT_TYPES.get(result.audit_type)
     hooks = entry.sections()() if entry is not None else AuditSections()    # unknown: generic
     story: list[Flowable] = []
     story += cover(result)                                            # 1
@@ -60,7 +64,7 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
     story += [heading(6), *hooks.theory(result)]                      # 6
     story += verdict(result)                                          # 7
     story += decision_log(result)                     # the officer's decisions, under it
-    warnings = [st.markup(w) for w in result.get("warnings") or []]
+    warnings = [st.markup(w) for w in result.warnings]
     story += [heading(8)]
     if warnings:
         story += [sub("Warnings from this run")] + bullets(warnings)
@@ -68,30 +72,28 @@ def build_story(result: dict, include_records: bool = False) -> list[Flowable]:
         hooks.limitations(result) + verdict_error_rate_limitations(result))
     story += [heading(9), *hooks.exposed(result, include_records)]  # 9
     story += reproducibility(result)                                  # 10
-    story += glossary(result.get("audit_type"))          # the terms in plain words (issue 20)
+    story += glossary(result.audit_type)               # the terms in plain words (issue 20)
     return story
 
 
-def decision_log(result: dict) -> list[Flowable]:
+def decision_log(result) -> list[Flowable]:
     """The officer's decision log (``result["decision_log"]``: the notes written on the results
     page, each ``{"time", "text"}``), printed under the verdict it decides on. The app adds
     it to the result it exports, a note still in the box included (issue 32 item 6: a note
     typed before export was missing from the PDF); a result without notes prints nothing."""
-    entries = [e for e in result.get("decision_log") or []
-               if isinstance(e, dict) and str(e.get("text") or "").strip()]
+    entries = load_result(result).decision_log
     if not entries:
         return []
-    rows = [f"<b>{st.markup(str(e.get('time') or '')[:16].replace('T', ' '))}</b> — "
-            f"{st.markup(str(e['text']).strip())}" for e in entries]
+    rows = [f"<b>{st.markup(e.time[:16].replace('T', ' '))}</b> — {st.markup(e.text)}"
+            for e in entries]
     return [sub("Decision log"), para("What was decided on this verdict, as written in the "
                                       "app, with the date and time:"), *bullets(rows)]
 
 
-def footer_text(result: dict) -> str:
-    version = (result.get("software") or {}).get("app")
-    if not version:
-        version = __version__
-    return f"Privacy Risk Auditor {version} — {result.get('name') or 'Unnamed audit'}"
+def footer_text(result) -> str:
+    r = load_result(result)
+    version = r.software.get("app") or __version__
+    return f"Privacy Risk Auditor {version} — {r.name or 'Unnamed audit'}"
 
 
 def _numbered_canvas(footer: str):
@@ -154,14 +156,16 @@ class _Doc(BaseDocTemplate):
             self.canv.addOutlineEntry(title, key, level=0)
 
 
-def write_report(result: dict, path: str | pathlib.Path, *,
+def write_report(result, path: str | pathlib.Path, *,
                  include_records: bool = False) -> pathlib.Path:
-    """Write the PDF report of ``result`` (a result.json dict) to ``path``; return the path.
+    """Write the PDF report of ``result`` (a result.json dict, or a loaded result) to
+    ``path``; return the path.
 
     ``include_records`` prints exposed-record identifiers in full (section 9); by default they
     are redacted, as the report may travel further than the data.
     """
     st.register_fonts()
+    result = load_result(result)
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     w, h = A4
@@ -173,7 +177,7 @@ def write_report(result: dict, path: str | pathlib.Path, *,
                    # Document properties get the page text's cleaning and more (one line, no
                    # invisible characters): a viewer's title bar shows them (issue 18).
                    title=st.metadata_text(
-                       f"Privacy risk audit — {result.get('name') or 'Unnamed audit'}"),
+                       f"Privacy risk audit — {result.name or 'Unnamed audit'}"),
                    author=st.metadata_text("Privacy Risk Auditor"),
                    subject=st.metadata_text("Privacy risk audit report"),
                    creator=st.metadata_text(footer_text(result)))

@@ -26,6 +26,8 @@ from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_LEFT
 from reportlab.lib.styles import ParagraphStyle
 
+from engine.numbers import is_finite
+
 FONT = "PRA-Sans"
 FONT_BOLD = "PRA-Sans-Bold"
 FONT_ITALIC = "PRA-Sans-Italic"
@@ -230,36 +232,32 @@ def styles() -> dict[str, ParagraphStyle]:
 DASH = "—"
 
 
-def _ok(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
 def fmt3(x) -> str:
     """AUC (and other scores that are not rates): 3 decimals; missing values as an em dash.
     Balanced accuracy and advantage are rates, in % (:func:`fmt_pct`) as on the results
     page."""
-    return f"{x:.3f}" if _ok(x) else DASH
+    return f"{x:.3f}" if is_finite(x) else DASH
 
 
 def fmt_pct(x) -> str:
     """A rate (TPR, FPR) as a percentage with 1 decimal."""
-    return f"{100.0 * x:.1f}%" if _ok(x) else DASH
+    return f"{100.0 * x:.1f}%" if is_finite(x) else DASH
 
 
 def fmt_points(x) -> str:
     """A difference or spread of rates in percentage points, 1 decimal ("0.2 points")."""
-    return f"{100.0 * x:.1f} points" if _ok(x) else DASH
+    return f"{100.0 * x:.1f} points" if is_finite(x) else DASH
 
 
 def fmt_pct_sig(x) -> str:
     """A small rate as a percentage with 3 significant digits ("0.05%", "1.17%"), where one
     decimal would round 0.05 % and 0.16 % to the same-looking 0.1 % and 0.2 %."""
-    return f"{100.0 * x:.3g}%" if _ok(x) else DASH
+    return f"{100.0 * x:.3g}%" if is_finite(x) else DASH
 
 
 def fmt_conf(c) -> str:
     """A confidence level: "95%" (1 decimal only when needed, e.g. "99.9%")."""
-    if not _ok(c):
+    if not is_finite(c):
         return "95%"
     p = 100.0 * c
     return f"{p:.0f}%" if abs(p - round(p)) < 1e-9 else f"{p:.1f}%"
@@ -267,14 +265,14 @@ def fmt_conf(c) -> str:
 
 def fmt_ci(ci, fmt=fmt3) -> str:
     """A confidence interval as "[lo, hi]" in the same format as its value."""
-    if not ci or len(ci) != 2 or not (_ok(ci[0]) and _ok(ci[1])):
+    if not ci or len(ci) != 2 or not (is_finite(ci[0]) and is_finite(ci[1])):
         return DASH
     return f"[{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
 def fmt_eps(x) -> str:
     """An ε: 2 decimals (3 significant digits below 0.1, where 2 decimals would hide it)."""
-    if not _ok(x):
+    if not is_finite(x):
         return DASH
     return f"{x:.2f}" if abs(x) >= 0.1 or x == 0 else f"{x:.3g}"
 
@@ -285,7 +283,7 @@ def fmt_num(x) -> str:
         return "yes" if x else "no"
     if isinstance(x, int):
         return f"{x:,}".replace(",", " ")
-    if not _ok(x):
+    if not is_finite(x):
         return DASH if x is None else str(x)
     if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e6):
         return fmt_sci(x)
@@ -294,7 +292,7 @@ def fmt_num(x) -> str:
 
 def fmt_sci(x) -> str:
     """Small probabilities such as δ: "1×10<super>−5</super>" (Paragraph markup)."""
-    if not _ok(x):
+    if not is_finite(x):
         return DASH
     if x == 0:
         return "0"
@@ -312,4 +310,4 @@ def fmt_sci(x) -> str:
 
 def fmt_count(n) -> str:
     """Counts with a thin space as thousands separator (20 000), as in the GUI."""
-    return f"{int(n):,}".replace(",", " ") if _ok(n) else DASH
+    return f"{int(n):,}".replace(",", " ") if is_finite(n) else DASH

@@ -20,186 +20,64 @@ and :func:`show_status` for the grey (or red) sentence right under a field.
 
 from __future__ import annotations
 
-import os
 import tomllib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractButton,
-    QButtonGroup,
-    QFileDialog,
-    QFormLayout,
-    QFrame,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QRadioButton,
     QStackedWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from engine.audits.config_fields import every_error
-from engine.audits.presets import CUSTOM, TITLES, apply_preset, matching_preset, presets
+from engine.audits import registry
 from engine.data.errors import InputError
-from engine.data.paths import resolve_path as engine_resolve_path
 from engine.policy import VerdictPolicy
-from gui.error_dialog import show_job_error
-from gui.job_runner import JobError, JobFunction, JobProgress, JobRunner
+from gui.job_runner import JobRunner
+from gui.pages.audit_form_rows import FormRows
+from gui.pages.audit_forms import (
+    CSV_FILTER,
+    ERROR_COLOUR,
+    POLICY_KEYS,
+    RESULT_STEPS,
+    SOURCE_PREFIXES,
+    STATUS_COLOUR,
+    FormStep,
+    add_read_notes,
+    audit_steps,
+    field_sentence,
+    plain_sentence,
+    policy_fields,
+    read_notes_sentence,
+    resolve_path,
+    run_fields,
+    show_status,
+    status_label,
+)
+from gui.pages.audit_running import Running
 from gui.widgets.form import (
     FieldSpec,
-    add_row,
-    clear_invalid,
-    format_value,
-    mark_invalid,
-    nested_get,
-    nested_set,
-    number_field,
-    parse_value,
-    show_field_error,
 )
 from gui.widgets.results_scaffold import ReportStep, ResultsStep
 from gui.widgets.results_view import ResultsView
 from gui.widgets.run_bar import RunBar
-from gui.widgets.steps import next_hint, note, numbered, scrolled, step_list, step_page
+from gui.widgets.steps import next_hint, scrolled, step_list, step_page
 
-RESULT_STEPS = ("Results", "Report")
-CSV_FILTER = "CSV files (*.csv *.txt);;All files (*)"
-SOURCE_PREFIXES = ("settings: ", "config: ", "schema: ")
-STATUS_COLOUR, ERROR_COLOUR = "#444", "#c62828"
-
-
-@dataclass(frozen=True)
-class FormStep:
-    """One form step: its name in the step list, its title, its intro sentence, and the
-    "Next: …" hint at its bottom ("" for none)."""
-
-    name: str
-    title: str
-    intro: str
-    next_hint: str = ""
+# The helpers the audit pages import from here moved to gui.pages.audit_forms (issue 33 item 2);
+# this module still offers them, so a page imports its whole kit from one place.
+__all__ = ["CSV_FILTER", "ERROR_COLOUR", "POLICY_KEYS", "RESULT_STEPS", "SOURCE_PREFIXES",
+           "STATUS_COLOUR", "AuditPage", "FormStep", "add_read_notes", "audit_steps",
+           "field_sentence", "plain_sentence", "policy_fields", "read_notes_sentence",
+           "resolve_path", "run_fields", "show_status", "status_label"]
 
 
-POLICY_KEYS = ("policy.fpr", "policy.high_tpr", "policy.medium_tpr", "policy.high_accuracy",
-               "policy.medium_accuracy")
-
-
-def policy_fields(step: int) -> dict[str, FieldSpec]:
-    """The verdict-policy fields every audit has (config keys "policy.x"), shown on ``step``
-    by :meth:`AuditPage.build_policy_box`."""
-    return {
-        "policy.fpr": FieldSpec(
-            "False-positive rate judged", step,
-            "The share of absent people an attacker may wrongly accuse when we judge how many "
-            "present people it spots (0.01 = 1 %)."),
-        "policy.high_tpr": FieldSpec(
-            "High risk if people spotted ≥", step,
-            "High risk if the attacker spots at least this share of the people present at that "
-            "false-positive rate (0.10 = 10 %)."),
-        "policy.medium_tpr": FieldSpec(
-            "Medium risk if people spotted ≥", step,
-            "Medium risk if the attacker spots at least this share (0.02 = 2 %)."),
-        "policy.high_accuracy": FieldSpec(
-            "High risk if accuracy ≥", step,
-            "High risk if the attacker is right at least this often (0.75 = 75 %; 0.5 is "
-            "guessing)."),
-        "policy.medium_accuracy": FieldSpec(
-            "Medium risk if accuracy ≥", step,
-            "Medium risk if the attacker is right at least this often (0.60 = 60 %)."),
-    }
-
-
-def resolve_path(text: str) -> Path:
-    """A typed path as the engines read it — the engine's one rule
-    (:func:`engine.data.paths.resolve_path`: ``~`` expanded; as written, or in the app folder
-    for the bundled samples), so what a field previews is what the run reads."""
-    return engine_resolve_path(text)
-
-
-def plain_sentence(message: str) -> str:
-    """An engine sentence without the "settings: " / "config: " / "schema: " the page's own
-    validation puts in front (the user did not write a file of that name)."""
-    for prefix in SOURCE_PREFIXES:
-        if message.startswith(prefix):
-            message = message[len(prefix):]
-    return message
-
-
-def field_sentence(message: str, key: str, label: str | None = None) -> str:
-    """An engine sentence about config ``key`` as it reads under that field: the field's own
-    label names it, so a leading internal key and the "settings [defences]:" trail before it
-    go ("'epsilon' must be greater than 0" → "Must be greater than 0"); a key quoted inside
-    the sentence ("lower 'trials'") becomes the field's ``label``."""
-    text = plain_sentence(" ".join(message.split()))
-    for name in (key, key.rsplit(".", 1)[-1]):
-        quoted = f"'{name}'"
-        at = text.find(quoted + " ") if name else -1
-        if at >= 0 and (at == 0 or text[:at].endswith(": ")):
-            rest = text[at + len(quoted) + 1:]
-            return rest[:1].upper() + rest[1:]
-        if name and label and quoted in text:
-            return text.replace(quoted, f"“{label}”")
-    return text
-
-
-def read_notes_sentence(path) -> str:
-    """"How the file was read: …" when reading it needed an assumption (a ';' separator, a
-    byte-order mark, old-Mac line ends; engine.data.text_input), else ""."""
-    from engine.data.text_input import read_notes
-
-    notes = read_notes(path)
-    return f"How the file was read: {'; '.join(notes)}." if notes else ""
-
-
-def add_read_notes(label: QLabel, path) -> None:
-    """Append :func:`read_notes_sentence` to a status line (not to an error sentence)."""
-    extra = read_notes_sentence(path)
-    if extra and ERROR_COLOUR not in label.styleSheet():
-        label.setText(f"{label.text()} {extra}".strip())
-
-
-def status_label() -> QLabel:
-    """The sentence under a field: wrapped, hidden while there is nothing to say (so it takes
-    no space); set it with :func:`show_status`."""
-    label = QLabel("")
-    label.setWordWrap(True)
-    label.setVisible(False)
-    return label
-
-
-def show_status(label: QLabel, text: str, error: bool = False) -> None:
-    """Say ``text`` under a field: grey, or red for a problem; an empty text hides the line."""
-    label.setStyleSheet(f"color: {ERROR_COLOUR if error else STATUS_COLOUR};")
-    label.setText(text)
-    label.setVisible(bool(text))
-
-
-def run_fields(step: int) -> dict[str, FieldSpec]:
-    """The seed and confidence-level fields every audit has, shown on ``step``."""
-    return {
-        "seed": FieldSpec(
-            "Random seed", step,
-            "Any whole number. The same settings and seed always give the same numbers, so a "
-            "colleague can reproduce the audit.", integer=True),
-        "confidence": FieldSpec(
-            "Confidence level", step,
-            "Confidence of the intervals shown around measured numbers, e.g. 0.95 for 95 %."),
-    }
-
-
-def audit_steps(form_steps: Sequence[FormStep]) -> tuple[str, ...]:
-    """The numbered step list of an audit: its form steps, then Results and Report."""
-    return numbered([step.name for step in form_steps] + list(RESULT_STEPS))
-
-
-class AuditPage(QWidget):
+class AuditPage(FormRows, Running, QWidget):
     """Steps, form, run bar, results and report of one audit type.
 
     A subclass sets the class attributes ``AUDIT_TYPE``, ``AUDIT_LABEL``, ``CONFIG_CLASS``,
@@ -242,12 +120,19 @@ class AuditPage(QWidget):
         raise NotImplementedError
 
     @staticmethod
-    def run_audit(config, progress, cancel) -> dict:
-        """Run the audit on a worker thread and return its result.json dict.
+    def run_audit(config, progress, cancel):
+        """Run the audit on a worker thread: the registry's run (engine.audits.registry), so
+        every page starts its job one way (issue 33 item 2). Returns the AuditResult, whose
+        result.json dict the job makes (a subclass may return that dict itself).
 
         Runs off the main thread: it must use only its arguments, never the page's widgets.
         """
-        raise NotImplementedError
+        return registry.run_audit(config, progress=progress, cancel=cancel)
+
+    def take_attachments(self, attachments: dict, config) -> None:
+        """A finished run's attachments — what its result.json does not hold
+        (AuditResult.attachments, e.g. the model audit's defended models) — with the config it
+        ran, on the main thread; the base keeps nothing."""
 
     def reveal_key(self, key: str) -> None:
         """Make the field of ``key`` visible (e.g. unfold a collapsed box); the step is
@@ -361,273 +246,13 @@ class AuditPage(QWidget):
             layout.addWidget(next_hint(step.next_hint))
         return page
 
-    def number_field(self, key: str) -> QLineEdit:
-        """The text field of number ``key`` of ``FIELDS``, registered in ``self.fields``."""
-        edit = number_field(key, self.FIELDS[key])
-        self.fields[key] = edit
-        return edit
-
-    def add_field_row(self, form: QFormLayout, key: str) -> QLineEdit:
-        """A labelled row with the field of ``key``; returns the field."""
-        edit = self.number_field(key)
-        add_row(form, self.FIELDS[key], edit)
-        return edit
-
     # ------------------------------------------------------------ shared form builders
-
-    def add_name_row(self, form: QFormLayout) -> QLineEdit:
-        """The "Audit name" row every audit starts with (``self.name_edit``)."""
-        self.name_edit = QLineEdit()
-        self.name_edit.setToolTip("A name for this audit; it appears on the report.")
-        form.addRow("Audit name:", self.name_edit)
-        return self.name_edit
-
-    def add_radio_row(self, form: QFormLayout, label: str,
-                      buttons: Sequence[QAbstractButton]) -> QButtonGroup:
-        """A labelled row of exclusive radio buttons, one under the other."""
-        group = QButtonGroup(self)
-        column = QVBoxLayout()
-        for button in buttons:
-            group.addButton(button)
-            column.addWidget(button)
-        form.addRow(label, column)
-        return group
-
-    def path_row(self, form: QFormLayout, key: str, title: str,
-                 browse=None) -> tuple[QLineEdit, QLabel]:
-        """The field of path ``key`` (registered in ``self.fields``) with a Browse… button and
-        the sentence about the file right under it (:func:`show_status`; hidden while there is
-        nothing to say). ``browse`` runs on Browse…; by default it asks for a CSV file with
-        ``title`` and puts it in the field. The button is ``edit.browse_button``."""
-        edit = self.number_field(key)
-        button = QPushButton("Browse…")
-        button.setToolTip(title + ".")
-        if browse is None:
-            def browse(edit=edit, title=title):
-                path = self.ask_file(edit, title)
-                if path:
-                    edit.setText(path)
-                    clear_invalid(edit)
-        button.clicked.connect(browse)
-        status = status_label()
-        row = QHBoxLayout()
-        row.addWidget(edit, 1)
-        row.addWidget(button)
-        column = QVBoxLayout()
-        column.setSpacing(2)
-        column.addLayout(row)
-        column.addWidget(status)
-        add_row(form, self.FIELDS[key], column)
-        edit.browse_button = button
-        return edit, status
-
-    def ask_file(self, edit: QLineEdit, title: str, filters: str = CSV_FILTER) -> str:
-        """Ask for a file to open, starting in the folder of the path in ``edit`` (else in
-        :attr:`BROWSE_FOLDER`); "" when the user cancels."""
-        current = edit.text().strip()
-        start = str(resolve_path(current).parent) if current else str(self.BROWSE_FOLDER)
-        path, _ = QFileDialog.getOpenFileName(self, title, start, filters)
-        # Other data on a page that holds a saved project (issue 31, item 1): the window asks
-        # whether to start a new project; "" (as if cancelled) keeps everything as it was.
-        if path and (not current or os.path.abspath(resolve_path(current))
-                     != os.path.abspath(path)) and not self.confirm_other_data(path):
-            return ""
-        return path
-
-    def read_data(self, path: Path, read: Callable[[], Any], done: Callable[[Any], None],
-                  failed: Callable[[str, str], None], status: QLabel,
-                  sync_bytes: int) -> None:
-        """Read a data file at once when it is small, on the job runner when it is larger
-        than ``sync_bytes`` (the window never freezes). ``read()`` must use only what it was
-        given (it may run off the main thread); ``done(result)`` or ``failed(sentence, key)``
-        run on the main thread; ``status`` says "Reading the file…" meanwhile, then whatever
-        ``done`` says plus what was assumed to read the file (:func:`add_read_notes`)."""
-        if self._read_job is not None:
-            return
-        if not (path.is_file() and path.stat().st_size > sync_bytes):
-            try:
-                result = read()
-            except InputError as exc:
-                failed(exc.one_line(), exc.key or "")
-                return
-            done(result)
-            add_read_notes(status, path)
-            return
-        if self.runner.is_busy():
-            show_status(status, "Another job is running; the file is read when it has "
-                                "finished (or press Run).")
-            return
-
-        def finished(result) -> None:
-            self._read_job = None
-            done(result)
-            add_read_notes(status, path)
-
-        def stopped(error: JobError) -> None:
-            self._read_job = None
-            failed(error.message, error.key)
-
-        show_status(status, "Reading the file…")
-        self._read_job = self.runner.submit(lambda progress, cancel: read(), finished, stopped,
-                                            label="Reading the records")
 
     # ------------------------------------------------------------ form <-> dict
 
-    def field_values(self) -> dict[str, Any]:
-        """Every number field's text as a number where it is one, else as typed; text
-        fields exactly as typed."""
-        return {key: edit.text() if self.FIELDS[key].text
-                else parse_value(edit.text(), self.FIELDS[key].integer)
-                for key, edit in self.fields.items()}
-
-    def apply_fields(self, config: dict, skip: Sequence[str] = ()) -> dict:
-        """Write every field's value into ``config`` ("policy.fpr" into config["policy"]),
-        except the keys in ``skip``; returns ``config``."""
-        for key, value in self.field_values().items():
-            if key not in skip:
-                nested_set(config, key, value)
-        return config
-
     # ------------------------------------------------------------ how thorough (presets)
 
-    def build_depth_box(self, layout: QVBoxLayout) -> QVBoxLayout:
-        """"How thorough?": Quick look, Standard, Thorough — each with what it runs and its
-        estimated time — or Custom (issue 20, presets). Returns the layout of the Custom panel,
-        where the page puts its full list of attacks: shown only when Custom is chosen, so the
-        officer picks a depth, not an attack. Choosing a preset sets its values
-        (:mod:`engine.audits.presets`) and leaves every other setting as typed."""
-        box = QFrame()
-        box.setFrameShape(QFrame.Shape.StyledPanel)
-        box_layout = QVBoxLayout(box)
-        title = QLabel("How thorough should the audit be?")
-        title.setStyleSheet("font-weight: bold;")
-        box_layout.addWidget(title)
-        self.depth_group = QButtonGroup(self)
-        self.depth_buttons: dict[str, QRadioButton] = {}
-        self.depth_notes: dict[str, QLabel] = {}
-        choices = [(p.key, p.title, p.sentence) for p in presets(self.AUDIT_TYPE)]
-        choices.append((CUSTOM, TITLES[CUSTOM], "Choose the attacks and sizes yourself."))
-        for key, text, sentence in choices:
-            button = QRadioButton(text)
-            button.setToolTip(sentence)
-            self.depth_group.addButton(button)
-            self.depth_buttons[key] = button
-            box_layout.addWidget(button)
-            sentence_label = note(sentence)
-            sentence_label.setContentsMargins(24, 0, 0, 4)
-            self.depth_notes[key] = sentence_label
-            box_layout.addWidget(sentence_label)
-            button.toggled.connect(lambda on, key=key: on and self._depth_chosen(key))
-        layout.addWidget(box)
-        self.custom_panel = QWidget()
-        custom_layout = QVBoxLayout(self.custom_panel)
-        custom_layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.custom_panel)
-        self._depth_estimates: dict[str, str] = {}
-        return custom_layout
-
-    def _depth_chosen(self, key: str) -> None:
-        """A depth button was clicked (or set to match the form): apply a preset's values, or
-        show the full list for Custom."""
-        self.custom_panel.setVisible(key == CUSTOM)
-        if key == CUSTOM or getattr(self, "_syncing_depth", False):
-            return
-        preset = next(p for p in presets(self.AUDIT_TYPE) if p.key == key)
-        try:
-            form = self.form_dict()
-        except Exception:  # noqa: BLE001 - a half-built form: nothing to apply to yet
-            return
-        self._base_config = self.complete_config(apply_preset(form, preset))
-        self._syncing_depth = True
-        try:
-            self.fill_form(self._base_config)
-        finally:
-            self._syncing_depth = False
-
-    def sync_depth(self, config: dict | None = None) -> None:
-        """Tick the depth the form's settings match (Custom when none), e.g. after a project is
-        opened or a size is typed by hand."""
-        buttons = getattr(self, "depth_buttons", None)
-        if not buttons:
-            return
-        if config is None:
-            try:
-                config = self.form_dict()
-            except Exception:  # noqa: BLE001 - a half-built form: try again later
-                return
-        key = matching_preset(self.AUDIT_TYPE, config)
-        if not buttons[key].isChecked():
-            self._syncing_depth = True
-            try:
-                buttons[key].setChecked(True)
-            finally:
-                self._syncing_depth = False
-        self.custom_panel.setVisible(key == CUSTOM)
-
-    def update_depth_estimates(self, form: dict) -> None:
-        """Each preset's estimated time beside its name, from the engine's estimate of the
-        config it would give (the same estimate the run bar shows)."""
-        buttons = getattr(self, "depth_buttons", None)
-        if not buttons:
-            return
-        from engine.estimates import duration_range, estimate
-        for preset in presets(self.AUDIT_TYPE):
-            try:
-                config = self.CONFIG_CLASS.from_dict(apply_preset(form, preset),
-                                                     source="settings")
-                words = duration_range(estimate(config).expected_seconds)
-            except Exception:  # noqa: BLE001 - no estimate for settings not yet valid
-                words = ""
-            buttons[preset.key].setText(preset.title + (f" — {words}" if words else ""))
-
     # ------------------------------------------------------------ the verdict policy box
-
-    def build_policy_box(self, layout: QVBoxLayout) -> None:
-        """A folded "Verdict policy" box with the ``policy.x`` fields of ``FIELDS`` and the
-        rules they make, in words (every audit has a verdict policy)."""
-        self.policy_toggle = QToolButton()
-        self.policy_toggle.setText("Verdict policy — when is the risk high, medium or low?")
-        self.policy_toggle.setCheckable(True)
-        self.policy_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.policy_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.policy_toggle.setStyleSheet("QToolButton { border: none; font-weight: bold; }")
-        self.policy_toggle.setToolTip("The thresholds that turn the measured attack success "
-                                      "into a low, medium or high risk verdict.")
-        self.policy_toggle.toggled.connect(self._toggle_policy)
-        self.policy_box = QFrame()
-        self.policy_box.setFrameShape(QFrame.Shape.StyledPanel)
-        policy_form = QFormLayout(self.policy_box)
-        for key in POLICY_KEYS:
-            self.add_field_row(policy_form, key).textEdited.connect(self.update_policy_rules)
-        self.policy_rules_label = note("")
-        policy_form.addRow(self.policy_rules_label)
-        self.policy_box.setVisible(False)
-        layout.addWidget(self.policy_toggle)
-        layout.addWidget(self.policy_box)
-
-    def _toggle_policy(self, shown: bool) -> None:
-        self.policy_box.setVisible(shown)
-        self.policy_toggle.setArrowType(Qt.ArrowType.DownArrow if shown
-                                        else Qt.ArrowType.RightArrow)
-
-    def update_policy_rules(self) -> None:
-        """Say in words what the policy fields make (or why they are not valid yet)."""
-        label = getattr(self, "policy_rules_label", None)
-        if label is None:
-            return
-        policy = self.form_dict().get("policy") or {}
-        try:
-            rules = VerdictPolicy.from_dict(policy).rules()
-        except InputError as exc:
-            label.setText(exc.one_line())
-            return
-        label.setText("\n".join(rules))
-
-    def fill_fields(self, config: dict) -> None:
-        """Show the values of ``config`` in the number fields ("a.b" reads config["a"]["b"])."""
-        for key, edit in self.fields.items():
-            edit.setText(format_value(nested_get(config, key)))
-            clear_invalid(edit)
 
     @property
     def loaded_config(self) -> dict:
@@ -704,18 +329,6 @@ class AuditPage(QWidget):
         self.decision_logged.emit(entry)
 
     # ------------------------------------------------------------ running
-
-    def is_running(self) -> bool:
-        return self._job_id is not None
-
-    def audit_job(self, config) -> JobFunction:
-        """The job the runner executes: ``run_audit`` on a snapshot of the validated config."""
-        run_audit = type(self).run_audit
-
-        def job(progress, cancel):
-            return run_audit(config, progress, cancel)
-
-        return job
 
     # ------------------------------------------------------------ cost before running
 
@@ -822,206 +435,11 @@ class AuditPage(QWidget):
             question = question.replace(f" ('{key}')", words)
         return question
 
-    def start_run(self) -> None:
-        """Validate the form with the engine's rules, check its cost, then run the audit on
-        the job runner."""
-        if self.is_running() or self.runner.is_busy():
-            return
-        self.clear_error()
-        try:
-            config = self.validated_config()
-        except InputError as exc:
-            errors = self.form_errors(self.form_dict())
-            self.show_form_errors(errors)
-            self.show_input_error(exc)             # its step, its field in view and focused
-            if len(errors) > 1:
-                self.run_bar.show_error(f"{len(errors)} settings need correcting: " + "; ".join(
-                    self.labelled_sentence(e).rstrip(".") for e in errors) + ".")
-            self._settings_error_shown = True
-            return
-        if not self.preflight_allows(config):
-            return
-        self._base_config = {**self._base_config, **config.to_dict()}
-        self.run_bar.start(getattr(self, "_run_estimate_s", None))
-        self.run_bar.set_fraction(0.0)
-        self.status_label.setText("Starting…")
-        self._job_id = self.runner.submit(self.audit_job(config), self._on_run_done,
-                                          self._on_run_error, self._on_run_progress,
-                                          on_cancelled=self._on_run_cancelled,
-                                          label=self.AUDIT_LABEL)
-        self._refresh_controls()
-
-    def cancel_run(self) -> None:
-        if not self.is_running():
-            return
-        self.runner.cancel()
-        self.cancel_button.setEnabled(False)
-        self.status_label.setText("Cancelling… (stops at the next checkpoint)")
-
-    def _on_run_progress(self, update: JobProgress) -> None:
-        self.run_bar.show_progress(update)
-
-    def _on_run_done(self, result: dict) -> None:
-        self._job_id = None
-        self._refresh_controls()
-        self.run_bar.set_fraction(1.0)
-        self.status_label.setText(f"Done in {result.get('runtime_s', 0):.1f} s.")
-        self.export_status.setText("")
-        self.show_result(result)
-        self.step_list.setCurrentRow(self.results_step)
-        self.result_ready.emit(result)
-
-    def _on_run_error(self, error: JobError) -> None:
-        self._job_id = None
-        self._refresh_controls()
-        if error.is_input_error:
-            self.show_error_at(error.message, error.key)
-        self.status_label.setText("The audit stopped with an error.")
-        show_job_error(self, "The audit could not finish", error)
-
-    def _on_run_cancelled(self) -> None:
-        self._job_id = None
-        self._refresh_controls()
-        self.run_bar.set_fraction(0.0)
-        self.status_label.setText("Audit cancelled. Your settings are unchanged.")
-
-    def _refresh_controls(self) -> None:
-        """One job at a time: Run and Export only when nothing runs, Cancel only for the audit."""
-        busy = self.runner.is_busy()
-        self.run_button.setEnabled(not busy)
-        self.cancel_button.setEnabled(self.is_running() and busy)
-        self._update_export_enabled()
-
     # ------------------------------------------------------------ inline errors
-
-    def step_of_key(self, key: str) -> int | None:
-        """The step that holds the setting ``key`` ("policy.fpr" falls back to "policy")."""
-        if key in self.FIELDS:
-            return self.FIELDS[key].step
-        return self.KEY_STEPS.get(key.split(".")[0])
-
-    def form_errors(self, form: dict) -> list[InputError]:
-        """Every problem of the form at once (engine.audits.config_fields.every_error)."""
-        return every_error(self.CONFIG_CLASS.from_dict, form, source="settings")
-
-    def show_form_errors(self, errors: list[InputError]) -> None:
-        """Each problem under its field in the field's own words, every field without one
-        cleared; problems of settings without a field go under the form (issue 21). Called as
-        the form changes, so a corrected value loses its mark at once."""
-        by_key = {e.key: e for e in errors if e.key}
-        for key, edit in self.fields.items():
-            error = by_key.pop(key, None)
-            if error is not None:
-                show_field_error(edit, field_sentence(str(error), key, self.FIELDS[key].label
-                                                      if key in self.FIELDS else None))
-            elif getattr(edit, "error_label", None) is not None or edit.styleSheet():
-                clear_invalid(edit)
-        rest = [plain_sentence(e.one_line()) for e in errors if not e.key or e.key in by_key]
-        if rest:
-            self.run_bar.show_error("\n".join(rest))
-            self._settings_error_shown = True
-        elif not errors and self._settings_error_shown:
-            # What the run bar says about the settings goes once they are valid; a problem
-            # found while running (a data file) stays until the next run.
-            self.run_bar.clear_error()
-            self._settings_error_shown = False
-
-    def labelled_sentence(self, error: InputError) -> str:
-        """"ε per observation: must be greater than 0 …" — the field's label, then the
-        engine's sentence in the field's words; a setting without a field keeps its sentence."""
-        spec = self.FIELDS.get(error.key or "")
-        text = plain_sentence(error.one_line())
-        if spec is None:
-            return text
-        sentence = field_sentence(text, error.key, spec.label).rstrip(".")
-        return f"{spec.label}: {sentence[:1].lower()}{sentence[1:]}."
-
-    def show_input_error(self, error: InputError) -> None:
-        """Show the engine's sentence in red under the form, mark the field, go to its step."""
-        self.show_error_at(error.one_line(), error.key or "")
-
-    def show_error_at(self, text: str, key: str) -> None:
-        """Show ``text`` under the form and mark the field of config ``key`` (if the page has
-        one): used for bad settings and for input errors found while the audit runs (e.g. a
-        data file that does not load)."""
-        text = plain_sentence(text)
-        self.run_bar.show_error(self.labelled_sentence(InputError(text, key=key or None)))
-        step = self.step_of_key(key)
-        if step is not None:
-            self.step_list.setCurrentRow(step)
-        self.reveal_key(key)
-        edit = self.fields.get(key)
-        if edit is not None:
-            spec = self.FIELDS.get(key)
-            show_field_error(edit, field_sentence(text, key, spec.label if spec else None))
-            mark_invalid(edit)
-        self.status_label.setText("Please correct the highlighted setting.")
-
-    def clear_error(self) -> None:
-        self.run_bar.clear_error()
-        for edit in self.fields.values():
-            clear_invalid(edit)
 
     # ------------------------------------------------------------ report
 
-    def _update_export_enabled(self) -> None:
-        enabled = self._result is not None and not self.runner.is_busy()
-        tip = "" if self._result is not None else (
-            f"Run the audit first (step {len(self.FORM_STEPS)}, “Run audit”).")
-        if self._result is None and not self.export_status.text():
-            self.export_status.setText(tip)
-        for button in (self.export_button, self.export_button_results):
-            button.setEnabled(enabled)
-            button.setToolTip(tip)
 
-    def result_for_report(self) -> dict | None:
-        """The result the PDF is written from: the run's, with the decision log (issue 32 item
-        6: the officer's note must reach the report). A note typed in the box but not yet
-        added is added to the log first, so exporting never leaves it behind."""
-        if self._result is None:
-            return None
-        view = self.results_view
-        if view.note_edit.toPlainText().strip():
-            view.add_note_button.click()            # logs it with its time, as a click would
-        return {**self._result, "decision_log": list(self._decision_log)}
 
-    def export_report(self) -> None:
-        """Ask where to save, then write the PDF on the job runner (the window never freezes)."""
-        if self._result is None or self.runner.is_busy():
-            return
-        default_name = (self._result.get("name") or "privacy-audit").replace("/", "-")
-        default_name = "".join(c for c in default_name if c not in '\\:*?"<>|')[:80]
-        path, _ = QFileDialog.getSaveFileName(self, "Export PDF report",
-                                              str(Path.home() / f"{default_name}.pdf"),
-                                              "PDF report (*.pdf)")
-        if not path:
-            return
-        if not path.lower().endswith(".pdf"):
-            path += ".pdf"
-        result = self.result_for_report()
 
-        def report_job(progress, cancel, result=result, path=path):
-            from engine.report import write_report
 
-            progress(0.1, "Writing the PDF report")
-            write_report(result, path, include_records=False)
-            return path
-
-        self.export_status.setText("Writing the report…")
-        self.status_label.setText("Writing the PDF report…")
-        self.runner.submit(report_job, self._on_report_done, self._on_report_error,
-                           label="PDF report")
-        self._refresh_controls()
-
-    def _on_report_done(self, path: str) -> None:
-        self._refresh_controls()
-        message = f"Report written to {os.path.normpath(path)}"
-        self.export_status.setText(message)
-        self.status_label.setText(message)
-        self.report_written.emit(path)
-
-    def _on_report_error(self, error: JobError) -> None:
-        self._refresh_controls()
-        self.export_status.setText("The report could not be written.")
-        self.status_label.setText("The report could not be written.")
-        show_job_error(self, "The report could not be written", error)

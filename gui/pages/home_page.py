@@ -4,6 +4,11 @@ Privacy officers pick an audit by the question they have, not by the method's na
 card leads with the question. Audits not built yet are shown disabled with a "coming soon"
 badge: the user sees what the product will cover and is never led into a dead end. A card is
 available when the engine registry runs its audit and the app has a page for it.
+
+Samples (issue 33 item 3): "Open the sample DP-mechanism audit" opens the quickest; "Other
+samples" lists every available audit type's quick sample and the extra, longer ones
+(engine.audits.samples: the model's thorough sample), each with its estimated time, worked
+out when the list opens (this computer's measured speed and how busy it is then).
 """
 
 from __future__ import annotations
@@ -19,12 +24,16 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.audits.registry import AUDIT_TYPES
+from engine.audits.samples import EXTRA_SAMPLES, sample_config
+from engine.estimates import duration_range, estimate
 
 
 def audit_cards(pages: Iterable[str]) -> list[tuple[str, str, str, bool]]:
@@ -99,11 +108,12 @@ class AuditCard(QFrame):
 
 
 class HomePage(QWidget):
-    """Cards, "Open project…", "Open sample audit" and the recent projects."""
+    """Cards, "Open project…", "Open the sample DP-mechanism audit", "Other samples" and the recent
+    projects."""
 
     audit_chosen = Signal(str)            # audit type
     open_project_requested = Signal()
-    open_sample_requested = Signal(str)   # audit type of the sample
+    open_sample_requested = Signal(str)   # the sample: an audit type or an extra sample
     recent_project_chosen = Signal(str)   # path
 
     def __init__(self, available_pages: Iterable[str] = ("mechanism",),
@@ -139,11 +149,36 @@ class HomePage(QWidget):
                                            "person. Press Run to see the results.")
         self.open_sample_button.clicked.connect(lambda: self.open_sample_requested.emit(
             "mechanism"))
-        for button in (self.open_project_button, self.open_sample_button):
+        self.other_samples_button = QToolButton()
+        self.other_samples_button.setText("Other samples")
+        self.other_samples_button.setToolTip("Ready-made examples of the other audits, and "
+                                             "longer, thorough ones, each with its estimated "
+                                             "time.")
+        self.other_samples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.samples_menu = QMenu(self.other_samples_button)
+        # sample name -> (its menu entry, the entry's words before the estimate)
+        self.sample_actions: dict[str, tuple] = {}
+        available = set(available_pages)
+        entries = [(t.name, f"{t.title} sample") for t in AUDIT_TYPES.values()
+                   if t.name in available]
+        entries += [(x.name, f"{x.title} sample") for x in EXTRA_SAMPLES.values()
+                    if x.audit_type in available]
+        for name, words in entries:
+            action = self.samples_menu.addAction(words)
+            if name in EXTRA_SAMPLES:
+                action.setToolTip(EXTRA_SAMPLES[name].description)
+            action.triggered.connect(lambda _=False, n=name: self.open_sample_requested.emit(n))
+            self.sample_actions[name] = (action, words)
+        self.samples_menu.setToolTipsVisible(True)
+        self.samples_menu.aboutToShow.connect(self.show_sample_estimates)
+        self.other_samples_button.setMenu(self.samples_menu)
+        for button in (self.open_project_button, self.open_sample_button,
+                       self.other_samples_button):
             button.setMinimumHeight(34)
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_project_button)
         buttons.addWidget(self.open_sample_button)
+        buttons.addWidget(self.other_samples_button)
         buttons.addStretch(1)
 
         recent_title = QLabel("Recent projects")
@@ -169,6 +204,19 @@ class HomePage(QWidget):
         layout.addWidget(self.recent_list)
         layout.addStretch(1)
         self.set_recent_projects([])
+
+    def show_sample_estimates(self) -> None:
+        """Each sample's entry with its estimated time: "Machine-learning model, thorough
+        sample (about 6 to 16 minutes)" — the engine's cost model of the sample's config
+        (engine.estimates), so the words follow this computer's speed, never a number written
+        here. A sample whose estimate fails keeps its plain words (an estimate is advice)."""
+        for name, (action, words) in self.sample_actions.items():
+            try:
+                seconds = estimate(sample_config(name)).expected_seconds
+            except Exception:  # noqa: BLE001 - the menu must open whatever the estimate does
+                action.setText(words)
+                continue
+            action.setText(f"{words} ({duration_range(seconds)})")
 
     def set_recent_projects(self, paths: list[str]) -> None:
         self.recent_list.clear()

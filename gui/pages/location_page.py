@@ -10,12 +10,6 @@ attack check boxes and the mapping between the form and a ``LocationConfig`` dic
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from pathlib import Path
-
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -27,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import engine.audits.location as location_audit
 from engine.audits.location import ATTACKS, DEFAULT_ATTACKS, LocationConfig
 from engine.data.errors import InputError
+from engine.data.paths import APP_FOLDER
 from engine.mechanisms import MECHANISM_LABELS
 from gui.job_runner import JobError
 from gui.pages.audit_page import (
@@ -38,10 +32,10 @@ from gui.pages.audit_page import (
     audit_steps,
     plain_sentence,
     policy_fields,
-    read_notes_sentence,
     resolve_path,
     run_fields,
 )
+from gui.pages.location_preview import DataPreview, DataPreviewPlot, load_preview
 from gui.widgets.form import (
     FieldSpec,
     attack_box_texts,
@@ -50,12 +44,10 @@ from gui.widgets.form import (
     mark_invalid,
     select_data,
 )
-from gui.widgets.location_results import LocationResultsView, sequential_colormap
-from gui.widgets.plot_view import PlotView
+from gui.widgets.location_results import LocationResultsView
 from gui.widgets.steps import note
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_CONFIG = REPO_ROOT / "resources" / "configs" / "location_demo.toml"
+SAMPLE_CONFIG = APP_FOLDER / "resources" / "configs" / "location_demo.toml"
 PREVIEW_SYNC_BYTES = 5_000_000      # smaller files are previewed at once, larger ones as a job
 
 FORM_STEPS = (
@@ -245,70 +237,6 @@ KEY_STEPS = {"name": STEP_DATA, "epoch_unit": STEP_DATA, "audit_type": STEP_DATA
              "list_exposed_ids": STEP_RUN, "fpr_targets": STEP_RUN, "policy": STEP_RUN,
              "threshold_rule": STEP_RUN, "per_cell_fpr": STEP_RUN, "compute": STEP_RUN,
              "release_missing": STEP_ATTACKER}
-
-
-# ====================================================================== data preview
-
-@dataclass(frozen=True)
-class DataPreview:
-    """What the Data step shows about the loaded traces."""
-
-    aggregate: np.ndarray          # (E, S) people per epoch and site
-    n_people: int
-    n_sites: int
-    n_epochs: int
-    median_observations: float
-    source: str
-    read_as: str = ""              # what was assumed to read the file (read_notes_sentence)
-
-    def sentence(self) -> str:
-        return (f"{self.n_people:,} people, {self.n_sites:,} sites, {self.n_epochs:,} hours, "
-                f"median {self.median_observations:g} observations per person "
-                f"({self.source}). {self.read_as}").strip()
-
-
-def load_preview(data: dict, progress=None, cancel=None) -> DataPreview:
-    """Validate the data settings with the engine's rules and load them (any thread)."""
-    config = LocationConfig.from_dict(data, source="settings")
-    traces, inputs = location_audit.load_population(config)
-    k = traces.observations_per_user()
-    source = os.path.basename(config.traces) if config.traces else "synthetic city"
-    read_as = read_notes_sentence(inputs[0]["path"]) if inputs else ""
-    return DataPreview(traces.aggregate(), traces.n_users, traces.n_sites, traces.n_epochs,
-                       float(np.median(k)) if k.size else 0.0, source, read_as)
-
-
-class DataPreviewPlot(QWidget):
-    """Sites × epochs heat map of the aggregate, with its one-line description."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.view = PlotView(min_height=240)
-        self.plot_item = self.view.plot_item
-        self.plot_item.setLabel("bottom", "Hour (time period)")
-        self.plot_item.setLabel("left", "Site (place)")
-        self.image = pg.ImageItem(axisOrder="col-major")
-        self.image.setColorMap(sequential_colormap())
-        self.plot_item.addItem(self.image)
-        self.view.setToolTip("People counted at each place (rows) in each hour (columns): "
-                             "darker is more people.")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
-        self.set_aggregate(None)
-
-    def set_aggregate(self, aggregate: np.ndarray | None) -> None:
-        if aggregate is None or aggregate.size == 0:
-            self.image.clear()
-            self.view.show_message("No data loaded yet: choose a traces file above, or use "
-                                   "the synthetic city, to see how many people each place "
-                                   "counts in each hour.")
-            return
-        self.view.show_message(None)
-        data = np.asarray(aggregate, dtype=float)           # (E, S): x = epoch, y = site
-        self.image.setImage(data, levels=(0.0, max(float(data.max()), 1.0)))
-        n_epochs, n_sites = data.shape
-        self.view.set_home((0.0, float(n_epochs)), (0.0, float(n_sites)))
 
 
 # ====================================================================== the page
@@ -509,9 +437,6 @@ class LocationPage(AuditPage):
 
     # ================================================================== running
 
-    @staticmethod
-    def run_audit(config: LocationConfig, progress, cancel) -> dict:
-        return location_audit.run(config, progress=progress, cancel=cancel).to_dict()
 
     # ================================================================== data step
 

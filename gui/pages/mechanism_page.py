@@ -9,8 +9,6 @@ mapping between the form and a ``MechanismConfig`` dict.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFormLayout,
@@ -21,16 +19,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-import engine.audits.mechanism as mechanism_audit
 from engine.audits.mechanism import MechanismConfig
+from engine.data.paths import APP_FOLDER
 from engine.mechanisms import MECHANISM_LABELS, SCALE_NAMES
 from gui.pages.audit_page import AuditPage, FormStep, audit_steps, policy_fields
 from gui.widgets.form import FieldSpec, add_row, choice_combo, select_data
 from gui.widgets.mechanism_results import MechanismResultsView
 from gui.widgets.steps import note
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_CONFIG = REPO_ROOT / "resources" / "configs" / "mechanism_demo.toml"
+SAMPLE_CONFIG = APP_FOLDER / "resources" / "configs" / "mechanism_demo.toml"
 
 FORM_STEPS = (
     FormStep("Release", "What is published, and how is it protected?",
@@ -255,9 +252,6 @@ class MechanismPage(AuditPage):
 
     # ================================================================== running
 
-    @staticmethod
-    def run_audit(config: MechanismConfig, progress, cancel) -> dict:
-        return mechanism_audit.run(config, progress=progress, cancel=cancel).to_dict()
 
     # ================================================================== small reactions
 

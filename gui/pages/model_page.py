@@ -24,15 +24,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-import engine.audits.model as model_audit
 from engine.audits.model import (
     ATTACKS,
     DEFAULT_ATTACKS,
-    NEEDS_REFERENCE,
     ModelConfig,
 )
 from engine.data.errors import InputError
+from engine.data.paths import APP_FOLDER
 from engine.data.tabular import TabularSchema
+from engine.games.model import NEEDS_REFERENCE
 from gui.pages.audit_page import (
     AuditPage,
     FormStep,
@@ -52,8 +52,7 @@ from gui.widgets.form import (
 from gui.widgets.model_results import ModelResultsView
 from gui.widgets.schema_table import error_sentence
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_CONFIG = REPO_ROOT / "resources" / "configs" / "model_demo.toml"
+SAMPLE_CONFIG = APP_FOLDER / "resources" / "configs" / "model_demo.toml"
 SAMPLE_DATA = "resources/model/mixed_sample.csv"
 SYNTHETIC_CLASSES = {"purchase": 100, "mixed": 2}
 
@@ -242,7 +241,7 @@ class ModelPage(ModelDataStep, AuditPage):
     FIELDS = FIELDS
     KEY_STEPS = KEY_STEPS
     SAMPLE_CONFIG = SAMPLE_CONFIG
-    BROWSE_FOLDER = REPO_ROOT / "resources" / "model"
+    BROWSE_FOLDER = APP_FOLDER / "resources" / "model"
 
     @classmethod
     def default_config(cls) -> dict:
@@ -399,31 +398,11 @@ class ModelPage(ModelDataStep, AuditPage):
 
     # ================================================================== running
 
-    @staticmethod
-    def run_audit(config: ModelConfig, progress, cancel, attachments: dict | None = None
-                  ) -> dict:
-        """The audit on the job runner; ``attachments`` receives what result.json does not
-        hold (the defended models, for their export)."""
-        result = model_audit.run(config, progress=progress, cancel=cancel)
-        if attachments is not None:
-            attachments.update(getattr(result, "attachments", {}) or {})
-        return result.to_dict() if hasattr(result, "to_dict") else result
-
-    def audit_job(self, config):
-        holder: dict = {}
-        self._pending = (holder, config)
-        run_audit = type(self).run_audit
-
-        def job(progress, cancel):
-            return run_audit(config, progress, cancel, holder)
-
-        return job
-
-    def _on_run_done(self, result: dict) -> None:
-        holder, config = getattr(self, "_pending", ({}, None))
-        self._tradeoff = holder.get("tradeoff")
+    def take_attachments(self, attachments: dict, config) -> None:
+        """The defended models of this run's trade-off (AuditResult.attachments; the job hands
+        them back with the result), kept for their export."""
+        self._tradeoff = attachments.get("tradeoff")
         self._tradeoff_config = config
-        super()._on_run_done(result)
 
     # ================================================================== exporting a defended model
 
@@ -435,6 +414,7 @@ class ModelPage(ModelDataStep, AuditPage):
         from PySide6.QtWidgets import QFileDialog
 
         from engine.audits.model import export_setting
+        from engine.results.loaded import load_result
 
         result = self.result()
         view = self.results_view.defences_view
@@ -447,7 +427,7 @@ class ModelPage(ModelDataStep, AuditPage):
             return
         trade = self._tradeoff if (self._tradeoff is not None and self._tradeoff_config
                                    is not None and self._tradeoff_config.to_dict()
-                                   == result.get("config")) else None
+                                   == dict(load_result(result).config)) else None
         view.show_export_status("Exporting…" if trade is not None else
                                 "Training the setting again to export it (same seed, same "
                                 "model)…")

@@ -2,6 +2,9 @@
 metrics, warnings, notes) plus what only this audit has (paper 000) — accuracy against the number
 of observations, who is exposed, what the neural meta-classifier learnt, and the composed
 privacy over the target's epochs — between the metrics and the warnings.
+
+Each section takes the result as a dict or a LoadedResult and reads it typed
+(engine.results.location, issue 33 item 1), never a key of result.json.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -23,8 +25,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.plots import series
+from engine.plots import observations, series
+from engine.plots.observations import load_location
+from engine.results.loaded import LoadedResult
+from engine.results.location import (
+    LocationSettings,
+    LocationTheory,
+    ScoreDistribution,
+)
 from gui.formatting import is_number, number, pct
+from gui.widgets.location_detector import (  # noqa: F401  (the view's sections, re-exported)
+    MetaClassifierView,
+    meta_classifier_sentence,
+)
 from gui.widgets.plot_view import PlotView
 from gui.widgets.results_view import ResultsView, escape, rich_label
 from gui.widgets.roc_plot import style_pen
@@ -37,9 +50,6 @@ ATTACK_NAMES = {"one_threshold": "One-threshold attack", "two_threshold": "Two-t
                 "likelihood_ratio": "Likelihood-ratio attack", "reference": "Reference attack",
                 "meta_classifier": "MLP meta-classifier"}
 MAX_IDS_SHOWN = 1000
-DOMINANCE_TIP = ("Diagonal dominance ≈ 1 means the network learnt the one-threshold rule "
-                 "(every observation weighted alike); ≫ 1 means it learnt the two-threshold rule "
-                 "(each observation judged on its own); paper 000, Fig. 12 and 15.")
 
 
 def sequential_colormap() -> pg.ColorMap:
@@ -47,9 +57,13 @@ def sequential_colormap() -> pg.ColorMap:
     return pg.ColorMap([0.0, 0.5, 1.0], [(255, 255, 255), (66, 146, 198), (8, 48, 107)])
 
 
-def diverging_colormap() -> pg.ColorMap:
-    """Blue (negative) – white (0) – red (positive): weights."""
-    return pg.ColorMap([0.0, 0.5, 1.0], [(33, 102, 172), (247, 247, 247), (178, 24, 43)])
+def _loaded(result) -> LoadedResult | None:
+    """``result`` read by the one loader with its location theory typed (None: no result)."""
+    return None if result is None else load_location(result)
+
+
+def _or(value, fallback):
+    return fallback if value is None else value
 
 
 def _floats(values) -> np.ndarray:
@@ -84,11 +98,11 @@ class ObservationsPlot(QWidget):
     def curve_names(self) -> list[str]:
         return [item.name() for item in self.plot_item.listDataItems() if item.name()]
 
-    def set_result(self, result: dict | None) -> None:
+    def set_result(self, result) -> None:
         self.plot_item.clear()
         self.legend.clear()
-        sweep = ((result or {}).get("theory") or {}).get("sweep") or {}
-        ks = _floats(sweep.get("observations"))
+        result = _loaded(result) or load_location({})
+        ks = _floats(result.theory.sweep.observations)
         if not ks.size or not np.any(ks > 0):
             # An empty chart box with a log axis from 0.1 to 0.9 read as a broken plot.
             self.view.setVisible(False)
@@ -99,8 +113,8 @@ class ObservationsPlot(QWidget):
         self.view.setVisible(True)
         # The axis scale, the random-guess level and the audited target: engine.plots.series,
         # as in the report (the axis says "log scale" only when it is).
-        log_x = series.observations_log_x(result or {})
-        guides = series.observations_guides(result or {})
+        log_x = observations.observations_log_x(result)
+        guides = observations.observations_guides(result)
         self.plot_item.setLogMode(x=log_x, y=False)
         self.plot_item.setLabel("bottom", "Places and hours the person is seen in"
                                 + (series.LOG_WORDS if log_x else ""))
@@ -110,7 +124,7 @@ class ObservationsPlot(QWidget):
         view_x = np.log10 if log_x else np.asarray
         logk = view_x(np.r_[ks[keep], marks])
         span = float(logk.max() - logk.min()) if logk.size > 1 else 1.0
-        curves = series.observations_series(result or {})
+        curves = observations.observations_series(result)
         measured = [c for c in curves if c.key.startswith("attack:")]
         lowest = 0.5
         for curve in curves:
@@ -150,7 +164,7 @@ class ObservationsPlot(QWidget):
         margin = 0.05 * (x1 - x0)
         y0 = max(0.0, min(0.45, lowest - 0.02))
         self.view.set_home((x0 - margin, x1 + margin), (y0, 1.0), y_bounds=(0.0, 1.0))
-        note = series.observations_note(result or {})
+        note = observations.observations_note(result)
         self.caption.setText(
             "Each point is one target person with k positive observations, attacked on "
             f"{_test_size(result)} fresh releases; bars are 95 % intervals. The red line is "
@@ -158,8 +172,8 @@ class ObservationsPlot(QWidget):
             "over k observations (paper 000, Fig. 13 and 14)." + (f" {note}" if note else ""))
 
 
-def _test_size(result: dict | None) -> str:
-    n = ((result or {}).get("config") or {}).get("sweep_test_aggregates")
+def _test_size(result: LoadedResult) -> str:
+    n = LocationSettings.from_config(result.config).sweep_test_aggregates
     return f"{n:,}" if isinstance(n, int) else "several thousand"
 
 
@@ -191,12 +205,14 @@ def plain_model_words(model: str) -> str:
     return re.sub(r"^Normal\b", "a bell curve (Normal)", words)
 
 
-def score_distributions(result: dict | None) -> list[dict]:
-    """The attacks of ``result`` whose details hold a score distribution (paper 000 Thm 2/3)."""
-    return [a for a in (result or {}).get("attacks") or []
-            if isinstance(a, dict) and isinstance((a.get("details") or {})
-                                                  .get("score_distribution"), dict)
-            and (a["details"]["score_distribution"].get("score") or [])]
+def score_distributions(result) -> list[tuple[str, ScoreDistribution]]:
+    """(name, distribution) of each attack of ``result`` whose details hold a score
+    distribution (paper 000 Thm 2/3)."""
+    r = _loaded(result)
+    if r is None:
+        return []
+    return [(a.name, d) for a in r.attacks
+            if (d := r.theory.details_of(a).score_distribution) is not None]
 
 
 def _bin_edges(centres: np.ndarray) -> np.ndarray:
@@ -214,7 +230,7 @@ class ScoreDistributionView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._attacks: list[dict] = []
+        self._attacks: list[tuple[str, ScoreDistribution]] = []
         self.choice = QComboBox()
         self.choice.setToolTip("Which attack's scores to show.")
         self.choice.currentIndexChanged.connect(self._show_current)
@@ -238,15 +254,14 @@ class ScoreDistributionView(QWidget):
         return [item.name() for item in self.plot_item.listDataItems() if item.name()]
 
     def attack_names(self) -> list[str]:
-        return [str(a.get("name", "")) for a in self._attacks]
+        return [name for name, _ in self._attacks]
 
-    def set_result(self, result: dict | None) -> bool:
+    def set_result(self, result) -> bool:
         """Show ``result``'s distributions; False when it has none (the section hides)."""
         self._attacks = score_distributions(result)
         self.choice.blockSignals(True)
         self.choice.clear()
-        for attack in self._attacks:
-            name = str(attack.get("name", ""))
+        for name, _ in self._attacks:
             self.choice.addItem(ATTACK_NAMES.get(name, name.replace("_", " ")), name)
         self.choice.blockSignals(False)
         self._show_current()
@@ -259,22 +274,20 @@ class ScoreDistributionView(QWidget):
         if not self._attacks or index < 0:
             self.caption.setText("")
             return
-        attack = self._attacks[index]
-        name = str(attack.get("name", ""))
-        dist = attack["details"]["score_distribution"]
-        x = _floats(dist.get("score"))
+        name, dist = self._attacks[index]
+        x = _floats(dist.score)
         order = np.argsort(x, kind="stable")
         x = x[order]
         edges = _bin_edges(x)
         self.plot_item.setLabel("bottom", SCORE_AXIS_WORDS.get(name, "Attack score"))
         top = 0.0
         shown_x = []
-        for key, label, color, style in (
-                ("absent", "Without the target (measured)", ABSENT_COLOR,
+        for values, label, color, style in (
+                (dist.absent, "Without the target (measured)", ABSENT_COLOR,
                  Qt.PenStyle.SolidLine),
-                ("present", "With the target (measured)", PRESENT_COLOR,
+                (dist.present, "With the target (measured)", PRESENT_COLOR,
                  Qt.PenStyle.DashLine)):
-            counts = np.nan_to_num(_floats(dist.get(key)))
+            counts = np.nan_to_num(_floats(values))
             if counts.size != x.size:
                 continue
             counts = counts[order]
@@ -286,12 +299,12 @@ class ScoreDistributionView(QWidget):
             top = max(top, float(counts.max(initial=0)))
             shown_x += list(x[counts > 0])
         has_model = False
-        for key, label, color, style, symbol in (
-                ("model_absent", "Without the target (theory)", ABSENT_COLOR.darker(150),
+        for law, label, color, style, symbol in (
+                (dist.model_absent, "Without the target (theory)", ABSENT_COLOR.darker(150),
                  Qt.PenStyle.DotLine, "o"),
-                ("model_present", "With the target (theory)", PRESENT_COLOR.darker(150),
+                (dist.model_present, "With the target (theory)", PRESENT_COLOR.darker(150),
                  Qt.PenStyle.DashDotLine, "s")):
-            model = _floats(dist.get(key)) if dist.get(key) is not None else np.zeros(0)
+            model = _floats(law) if law is not None else np.zeros(0)
             if model.size != x.size:
                 continue
             model = model[order]
@@ -312,7 +325,7 @@ class ScoreDistributionView(QWidget):
         top = top * 1.08 if top > 0 else 1.0
         self.view.set_home((lo, hi), (0.0, top), x_bounds=(float(edges[0]), float(edges[-1])),
                            y_bounds=(0.0, top))
-        model_words = str(dist.get("model") or "")
+        model_words = str(dist.model or "")
         words = SCORES_SENTENCE.format(model=plain_model_words(model_words) or "its law")
         self.caption.setToolTip(model_words)       # the law with its paper reference
         if not has_model:
@@ -340,31 +353,30 @@ class ExposedView(QWidget):
         layout.addWidget(self.summary_label)
         layout.addWidget(self.ids_table)
 
-    def set_result(self, result: dict | None) -> None:
-        records = (result or {}).get("exposed_records") or []
-        record = records[0] if records else None
+    def set_result(self, result) -> None:
+        r = _loaded(result)
+        record = r.theory.exposed[0] if r is not None and r.theory.exposed else None
         self.ids_table.setRowCount(0)
         if not record:
             self.summary_label.setText("—" if result is None else
                                        "This result has no exposed-people count.")
             self.ids_table.setVisible(False)
             return
-        count = record.get("count")
-        population = record.get("population")
-        rule = record.get("rule") or "exposed as much as the policy's line"
+        count, population = record.count, record.population
+        rule = record.rule or "exposed as much as the policy's line"
         count_text = f"{count:,}" if isinstance(count, int) else "—"
         pop_text = f"{population:,}" if isinstance(population, int) else "—"
-        html = (f"<b>{count_text} of {pop_text} people ({pct(record.get('share'))}) are "
+        html = (f"<b>{count_text} of {pop_text} people ({pct(record.share)}) are "
                 f"exposed</b>: everyone with {escape(rule)}, enough observations for the "
                 "best possible attacker to cross the verdict policy's line.")
-        people = record.get("people")
-        if record.get("ids_listed") and people is not None:
+        people = record.people
+        if record.ids_listed and people is not None:
             shown = people[:MAX_IDS_SHOWN]
             self.ids_table.setRowCount(len(shown))
             for row, person in enumerate(shown):
-                self.ids_table.setItem(row, 0, QTableWidgetItem(str(person.get("id", ""))))
-                self.ids_table.setItem(row, 1, QTableWidgetItem(str(person.get("observations",
-                                                                               ""))))
+                k = "" if person.observations is None else str(person.observations)
+                self.ids_table.setItem(row, 0, QTableWidgetItem(person.id))
+                self.ids_table.setItem(row, 1, QTableWidgetItem(k))
             if isinstance(count, int) and count > len(shown):
                 html += f" The table lists the {len(shown):,} most exposed."
             self.ids_table.setVisible(True)
@@ -375,106 +387,6 @@ class ExposedView(QWidget):
         self.summary_label.setText(html)
 
 
-# ====================================================================== meta-classifier
-
-#: Issue 20 item 2 / walk-through 2026-11-26: the attack's plain name, as on the Custom list.
-META_NOT_RUN = ("The trained detector (a small neural network) was not part of this run. Tick "
-                "“Trained detector” under Custom on the Attacks & run step to see what it "
-                "learns.")
-
-
-def meta_classifier_sentence(summary: dict) -> str:
-    dominance = summary.get("diagonal_dominance")
-    bias = summary.get("opposite_sign_bias")
-    shape = summary.get("shape") or []
-    if is_number(dominance):
-        reading = ("close to 1: it learnt the one-threshold rule, weighing every observation "
-                   "alike" if dominance < 1.5 else
-                   "well above 1: it learnt the two-threshold rule, judging each observation on "
-                   "its own" if dominance >= 3 else "in between the one- and two-threshold rules")
-    else:
-        reading = "not available"
-    shape_text = " × ".join(str(s) for s in shape) if shape else "k × k"
-    return (f"First-layer weights ({shape_text}): diagonal dominance {number(dominance)} — "
-            f"{reading}; opposite-sign bias {number(bias)}. ≈ 1 means the one-threshold rule, "
-            "≫ 1 the two-threshold rule (paper 000, Fig. 12 and 15).")
-
-
-class MetaClassifierView(QWidget):
-    """The first-layer weight matrix of an MLP attack as a heat map, with its summary."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._attacks: list[dict] = []
-        self.choice = QComboBox()
-        self.choice.setToolTip("Which neural meta-classifier to show.")
-        self.choice.currentIndexChanged.connect(self._show_current)
-        self.view = PlotView(min_height=300)
-        self.plot_widget = self.view.plot_widget
-        self.plot_item = self.view.plot_item
-        self.plot_item.setLabel("bottom", "Input: the target's observation i")
-        self.plot_item.setLabel("left", "Hidden unit j")
-        self.plot_item.setAspectLocked(False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setColorMap(diverging_colormap())
-        self.plot_item.addItem(self.image)
-        self.view.setToolTip("Blue: negative weight, red: positive weight, white: 0.")
-        self.summary_label = rich_label()
-        self.summary_label.setToolTip(DOMINANCE_TIP)
-        row = QHBoxLayout()
-        row.addWidget(self.choice)
-        row.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(row)
-        layout.addWidget(self.summary_label)
-        layout.addWidget(self.view, 1)
-
-    def set_result(self, result: dict | None) -> None:
-        # Every neural meta-classifier that ran (its details carry a first-layer summary),
-        # whether or not its weights were kept for the picture: the engine keeps them only for
-        # the paper's small network on at most 128 cells (attacks/location/meta_classifier).
-        self._attacks = [a for a in (result or {}).get("attacks") or []
-                         if isinstance(a, dict) and isinstance(a.get("details"), dict)
-                         and ("first_layer_weights" in a["details"]
-                              or isinstance(a["details"].get("first_layer"), dict))]
-        self.choice.blockSignals(True)
-        self.choice.clear()
-        for attack in self._attacks:
-            self.choice.addItem(attack.get("label") or attack.get("name", ""))
-        self.choice.blockSignals(False)
-        self.choice.setVisible(len(self._attacks) > 1)
-        self._show_current()
-
-    def _show_current(self) -> None:
-        index = self.choice.currentIndex()
-        if not self._attacks or index < 0:
-            self.image.clear()
-            self.view.setVisible(False)
-            # The attack's plain name, as on the Custom list and in the results table.
-            self.summary_label.setText(META_NOT_RUN)
-            return
-        details = self._attacks[index].get("details") or {}
-        if not details.get("first_layer_weights"):
-            self.image.clear()
-            self.view.setVisible(False)
-            self.summary_label.setText(escape(
-                meta_classifier_sentence(details.get("first_layer") or {})
-                + " The weight picture is drawn only for the paper's small network on at most "
-                "128 observations; this one ran without it."))
-            return
-        weights = np.array([[np.nan if not is_number(v) else v for v in row]
-                            for row in details["first_layer_weights"]], dtype=float)
-        weights = np.nan_to_num(weights)
-        limit = float(np.abs(weights).max()) or 1.0
-        self.image.setImage(weights, levels=(-limit, limit))   # rows = hidden units
-        n_rows, n_cols = weights.shape
-        self.view.setVisible(True)
-        self.view.set_home((0.0, float(n_cols)), (0.0, float(n_rows)))
-        self.summary_label.setText(escape(meta_classifier_sentence(
-            details.get("first_layer") or {})))
-
-
 # ====================================================================== luck of the split
 
 def _points(value) -> str:
@@ -482,34 +394,34 @@ def _points(value) -> str:
     return f"{100 * value:.1f} points" if is_number(value) else "—"
 
 
-def split_spread_html(result: dict | None) -> str:
+def split_spread_html(result) -> str:
     """Per attack, the first run's accuracy and interval beside the spread over the
     repetitions (each with a fresh split of the people into the attacker's data and the people
     released; issue 22), as a rich-text table with the audit's sentences; "" without
     repetitions."""
+    r = _loaded(result)
     rows, sentences, count = [], [], 0
-    for a in (result or {}).get("attacks") or []:
-        reps = (a.get("details") or {}).get("repetitions") if isinstance(a, dict) else None
-        if not isinstance(reps, dict) or len(reps.get("accuracy") or []) < 2:
+    for a in () if r is None else r.attacks:
+        reps = r.theory.details_of(a).repetitions
+        if reps is None:
             continue
-        count = max(count, len(reps["accuracy"]))
-        ci = a.get("accuracy_ci") or [None, None]
-        cells = (a.get("label") or a.get("name") or "",
+        count = max(count, len(reps.accuracy))
+        lo, hi = a.accuracy_ci or (None, None)
+        cells = (a.label or a.name or "",
                  # In % and points, as the summary and the report write these accuracies
                  # (issue 32 item 6: "0.867 ± 0.150" here was "86.7 %" there).
-                 f"{pct(a.get('accuracy'))} ({pct(ci[0])} – {pct(ci[1])})",
-                 f"{pct(reps.get('accuracy_mean'))} ± {_points(reps.get('accuracy_sd'))}",
-                 f"{pct(reps.get('accuracy_min'))} – {pct(reps.get('accuracy_max'))}")
+                 f"{pct(a.accuracy)} ({pct(lo)} – {pct(hi)})",
+                 f"{pct(reps.accuracy_mean)} ± {_points(reps.accuracy_sd)}",
+                 f"{pct(reps.accuracy_min)} – {pct(reps.accuracy_max)}")
         rows.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
-        if reps.get("sentence"):
-            sentences.append(str(reps["sentence"]))
+        if reps.sentence:
+            sentences.append(reps.sentence)
     if not rows:
         return ""
     head = ("<tr>" + "".join(f"<th align='left'>{h}</th>" for h in (
         "Attack", "First run (95% interval)", "Mean ± sd over repetitions",
         "Lowest – highest")) + "</tr>")
-    redrawn = (((result or {}).get("theory") or {}).get("repetitions") or {}).get(
-        "split_redrawn") is True
+    redrawn = r.theory.repetitions.split_redrawn
     how = ("each with a fresh split of the people into the attacker's own data and the people "
            "released" if redrawn else "with fresh simulated releases")
     text = (f"The game was played {count} times, {how}. The first run's interval covers only "
@@ -522,22 +434,21 @@ def split_spread_html(result: dict | None) -> str:
 
 # ====================================================================== composed privacy
 
-def composed_privacy_line(theory: dict | None) -> str:
+def composed_privacy_line(theory: LocationTheory | None) -> str:
     """ε per epoch, the target's epochs and the composed ε, in one line."""
-    if not theory:
+    if theory is None or not theory.written:        # no result, or no theory in it
         return "—"
-    target = theory.get("target") or {}
-    epochs = target.get("epochs", theory.get("epochs"))
-    composed = theory.get("composed") or {}
-    delta = composed.get("delta", theory.get("delta"))
+    target, composed = theory.target, theory.composed
+    epochs = target.epochs if "epochs" in target.written else theory.epochs
+    delta = _or(composed.delta, theory.delta)
     delta_text = f"{delta:.0e}" if is_number(delta) else "—"
-    if theory.get("mechanism") == "none":
+    if theory.mechanism == "none":
         return ("No noise is added: the counts give no differential-privacy guarantee "
                 f"(the target is seen in {epochs} hours).")
-    line = (f"<b>ε = {number(theory.get('epsilon_per_epoch'))} per hour × the target's "
-            f"{epochs} hours → composed ε = {number(theory.get('epsilon_total'))}</b> at "
+    line = (f"<b>ε = {number(theory.epsilon_per_epoch)} per hour × the target's "
+            f"{epochs} hours → composed ε = {number(theory.epsilon_total)}</b> at "
             f"δ = {delta_text}")
-    basic = composed.get("epsilon_basic")
+    basic = composed.epsilon_basic
     if is_number(basic):
         line += f" (the simple sum would be {number(basic)})"
     return line + "."
@@ -577,16 +488,17 @@ class LocationResultsView(ResultsView):
         return {"roc": self.roc_plot.view, "observations": self.observations_plot.view,
                 "meta-classifier": self.meta_view.view, "scores": self.scores_view.view}
 
-    def _show_scores(self, result: dict | None) -> None:
+    def _show_scores(self, result) -> None:
         has = self.scores_view.set_result(result)
         if self.scores_box is not None:
             self.scores_box.setVisible(has)
 
-    def _show_spread(self, result: dict | None) -> None:
+    def _show_spread(self, result) -> None:
         html = split_spread_html(result)
         self.spread_label.setText(html)
         if self.spread_box is not None:
             self.spread_box.setVisible(bool(html))
 
-    def _show_composed(self, result: dict | None) -> None:
-        self.composed_label.setText(composed_privacy_line((result or {}).get("theory")))
+    def _show_composed(self, result) -> None:
+        r = _loaded(result)
+        self.composed_label.setText(composed_privacy_line(None if r is None else r.theory))

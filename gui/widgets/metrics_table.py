@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from engine.audits.blocks import AttackEntry, BlockError
-from engine.headline import tpr_at
+from engine.results.blocks import AttackEntry, BlockError, Evidence, ExactAttacker
+from engine.results.loaded import LoadedResult, load_result
 from engine.wording import first_time_notes, plain_name
 from engine.wording import tooltip as attack_tooltip
 from gui.formatting import fpr_label, interval, number, pct
@@ -36,22 +36,25 @@ COLUMN_TIPS = {
 EVIDENCE_HEADER = "Beats guessing\n(after correction)?"
 
 
-def evidence_cell(result: dict | None, name) -> tuple[str, str]:
+def _loaded(result) -> LoadedResult | None:
+    """``result`` read once (engine.results.loaded; a loaded result is returned as it is)."""
+    return load_result(result) if result else None
+
+
+def evidence_cell(result, name) -> tuple[str, str]:
     """The "Beats guessing (after correction)?" cell of attack ``name`` and its tooltip
     (each tested figure's p-value and Holm-adjusted p-value), from the result's
     ``verdict.evidence`` (engine.evidence); a dash for a result saved before it."""
-    verdict = (result or {}).get("verdict") if isinstance(result, dict) else None
-    evidence = verdict.get("evidence") if isinstance(verdict, dict) else None
-    tests = [t for t in (evidence or {}).get("tests") or []
-             if isinstance(t, dict) and t.get("attack") == name]
+    r = _loaded(result)
+    evidence = r.verdict.evidence_block if r is not None and r.verdict is not None else None
+    tests = [t for t in (evidence or Evidence()).tests if t.attack == name]
     if not tests:
         return "—", ""          # not tested (a baseline, or a result saved before)
     words = {"accuracy": "how often it is right", "tpr": "people spotted at the verdict's "
              "false-alarm rate", "top1": "best guess right", "real_people": "right on real people"}
-    tips = [f"{words.get(t.get('figure'), t.get('figure'))} against "
-            f"{t.get('baseline_words', 'guessing')}: p = {_p(t.get('p_value'))}, "
-            f"after correction {_p(t.get('adjusted_p'))}" for t in tests]
-    counted = any(t.get("counted") for t in tests)
+    tips = [f"{words.get(t.figure, t.figure)} against {t.baseline_words}: "
+            f"p = {_p(t.p_value)}, after correction {_p(t.adjusted_p)}" for t in tests]
+    counted = any(t.counted for t in tests)
     return ("yes" if counted else "no"), "; ".join(tips) + "."
 
 
@@ -67,10 +70,19 @@ TPR_TIP = ("Share of people present that the attacker spots while wrongly accusi
            "attacker's true rate at this FPR.")
 
 
-def _fpr_targets(result: dict) -> list[float]:
-    theory = (result.get("theory") or {}).get("optimal_attacker") or {}
-    targets = [row["fpr"] for row in theory.get("tpr_at_fpr") or []]
-    for entry in filter(None, map(_entry, result.get("attacks") or [])):
+def _optimal(r: LoadedResult) -> ExactAttacker | None:
+    """The exact optimal attacker of the result's typed theory (the DP audits), or None."""
+    opt = getattr(r.theory, "optimal_attacker", None)
+    if isinstance(opt, dict):        # an audit whose theory keeps it as written
+        opt = ExactAttacker.from_dict(opt)
+    return opt if isinstance(opt, ExactAttacker) else None
+
+
+def _fpr_targets(result) -> list[float]:
+    r = load_result(result)
+    opt = _optimal(r)
+    targets = [t for t in opt.targets if t is not None] if opt is not None else []
+    for entry in r.attacks:
         targets += [row.fpr for row in entry.tpr_at_fpr if row.fpr is not None]
     unique = sorted({round(t, 12) for t in targets})
     return unique or list(DEFAULT_FPR_TARGETS)
@@ -78,7 +90,7 @@ def _fpr_targets(result: dict) -> list[float]:
 
 def _entry(attack) -> AttackEntry | None:
     """The typed entry, or None for one not of the app's form: results shown here passed
-    engine.audits.result.result_problem, and a hand-made one gets a row of dashes, not an
+    engine.results.result.result_problem, and a hand-made one gets a row of dashes, not an
     exception."""
     try:
         return AttackEntry.from_dict(attack)
@@ -104,7 +116,9 @@ class MetricsTable(QTableWidget):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.set_result(None)
 
-    def set_result(self, result: dict | None) -> None:
+    def set_result(self, result) -> None:
+        """Show ``result``: a loaded result (engine.results.loaded) or its dict, or None."""
+        result = _loaded(result)
         self.clear()
         targets = _fpr_targets(result) if result else list(DEFAULT_FPR_TARGETS)
         headers = ["Attacker", "AUC", "Balanced\naccuracy", "Advantage"]
@@ -124,30 +138,28 @@ class MetricsTable(QTableWidget):
             self._fit_height()
             return
         rows = []
-        optimal = (result.get("theory") or {}).get("optimal_attacker")
+        optimal = _optimal(result)
         evidence_tips: list[str] = []
         if optimal:
             rows.append(("Best possible attacker (exact theory)", self._theory_cells(optimal, targets)))
             evidence_tips.append("Computed exactly, not measured: it counts without a test.")
         tips = ["The best any attacker can do, computed exactly from the noise (the exact "
                 "optimal attacker of differential-privacy theory)."] if optimal else []
-        for attack in result.get("attacks") or []:
-            entry = _entry(attack)
-            if entry is None:
-                rows.append((str(attack.get("label") or attack.get("name") or "attack")
-                             if isinstance(attack, dict) else "attack",
-                             ["—"] * (len(headers) - 1)))
+        for entry in result.attacks:
+            if entry.problem is not None:       # not of the app's form: a row of dashes
+                rows.append((entry.label or entry.name, ["—"] * (len(headers) - 1)))
                 tips.append("")
                 evidence_tips.append("")
                 continue
             # Plain name first; what the attacker does and the science in the tooltip
             # (engine.wording's catalogue; issue 20).
             cells = self._attack_cells(entry, targets)
-            text, tip = evidence_cell(result, attack.get("name"))
+            text, tip = evidence_cell(result, entry.name)
             cells.insert(len(cells) - 1, text)
             evidence_tips.append(tip)
-            rows.append((plain_name(attack), cells))
-            tips.append(attack_tooltip(attack))
+            words = {"name": entry.name, "label": entry.label}
+            rows.append((plain_name(words), cells))
+            tips.append(attack_tooltip(words))
         self.setRowCount(len(rows))
         for r, (label, cells) in enumerate(rows):
             name_item = QTableWidgetItem(label)
@@ -191,10 +203,9 @@ class MetricsTable(QTableWidget):
         self._fit_height()
 
     @staticmethod
-    def _theory_cells(optimal: dict, targets: list[float]) -> list[str]:
-        cells = [number(optimal.get("auc")), pct(optimal.get("accuracy")),
-                 pct(optimal.get("advantage"))]
-        cells += [pct((tpr_at(optimal, t) or {}).get("tpr"), 2) for t in targets]
+    def _theory_cells(optimal: ExactAttacker, targets: list[float]) -> list[str]:
+        cells = [number(optimal.auc), pct(optimal.accuracy), pct(optimal.advantage)]
+        cells += [pct(optimal.tpr_at(t), 2) for t in targets]
         cells += ["computed\nexactly", "—"]
         return cells
 
@@ -211,19 +222,21 @@ class MetricsTable(QTableWidget):
                 cells.append(f"not measurable with\n{attack.n_negative or 0:,} non-members")
             else:
                 cells.append(with_interval(row.tpr, row.tpr_ci, pct, _pct_bare))
-        bound = attack.epsilon_lower_bound or {}
-        text = number(bound.get("value"))
-        gdp = attack.details.get("epsilon_lower_bound_gdp")
-        if gdp:  # tighter, but only valid because the noise is Gaussian: say so in the cell
-            text += f"\n{number(gdp.get('value'))} (Gaussian-DP\nheuristic)"
+        bound = attack.epsilon_bound
+        text = number(bound.value if bound is not None else None)
+        gdp = attack.gdp_bound
+        if gdp is not None:  # tighter, but valid only because the noise is Gaussian: say so
+            text += f"\n{number(gdp.value)} (Gaussian-DP\nheuristic)"
         cells.append(text)
         return cells
 
     @staticmethod
-    def notes(result: dict | None) -> list[str]:
+    def notes(result) -> list[str]:
         """The plain sentences the table needs under it, each once (a negative advantage, an
-        interval across zero, "-0.0", "not measurable"; engine.wording.first_time_notes)."""
-        return first_time_notes((result or {}).get("attacks") or [])
+        interval across zero, "-0.0", "not measurable"; engine.wording.first_time_notes, which
+        sits below the typed blocks and reads the entries as written)."""
+        r = _loaded(result)
+        return first_time_notes([a.to_dict() for a in r.attacks]) if r is not None else []
 
     def cell_text(self, row: int, column: int) -> str:
         item = self.item(row, column)

@@ -5,8 +5,10 @@ the train and test accuracies can do), the model and its generalization gap over
 class, and the members the strongest attack is surest about (row numbers only, labels when the
 user asked for them).
 
-The view only displays the result dict; it never computes, so a project reopened later shows
-exactly what was audited.
+The view only displays the result; it never computes, so a project reopened later shows
+exactly what was audited. It reads the result typed (engine.results.loaded, the model's parts
+from engine.results.model; issue 33 item 1): a key renamed in the loader is an attribute error
+in the tests, not a silently empty label.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from engine.audits.blocks import BttaBound, GeneralizationGap, theory_block
-from engine.audits.model import attribute_sentence
 from engine.data.tabular import model_features_text
+from engine.games.model_summary import attribute_sentence
 from engine.headline import headline_of_result
 from engine.plots import series
+from engine.results.blocks import BttaBound, GeneralizationGap
+from engine.results.loaded import LoadedResult, load_result
+from engine.results.model import ModelInfo, ModelTheory, RealPeople, load_theory
 from engine.wording import OBVIOUS_GUESS, REAL_PEOPLE_TERMS, SCALED_SCORE, plain_name
 from gui.formatting import interval, is_number, number, pct
 from gui.widgets.defences_results import DefencesView
@@ -52,15 +56,26 @@ SCORE_HEADERS = ["Rank", "Row", "Attack's score (higher = surer it was trained o
 MAX_EXPOSED_ROWS = 500
 
 
-def _theory(result: dict | None) -> dict:
-    return (result or {}).get("theory") or {}
+def _typed(result) -> tuple[LoadedResult, ModelTheory]:
+    """``result`` (a dict or a LoadedResult) loaded once, with its model theory block typed
+    even when the result does not say it is a model audit."""
+    r = load_result(result or {})
+    theory = r.theory
+    if not isinstance(theory, ModelTheory):
+        theory = load_theory(r.raw["theory"] if "theory" in r.raw else {}, r.raw)
+    return r, theory
 
 
-def _strongest_name(result: dict | None) -> str | None:
+def _plain(result) -> dict:
+    """The result as a plain dict for engine.headline.headline_of_result (which reads one)."""
+    return result if isinstance(result, dict) else dict(load_result(result).raw)
+
+
+def _strongest_name(result) -> str | None:
     """The attack the result's one headline names (engine.headline: the verdict banner, the
     summary and the report quote the same one); a result saved without a headline has it
     rebuilt from its attacks."""
-    head = headline_of_result(result) if result else None
+    head = headline_of_result(_plain(result)) if result else None
     return head.name if head is not None else None
 
 
@@ -97,38 +112,39 @@ def points(value) -> str:
     return "—" if not is_number(value) else f"{100 * value:.1f} points"
 
 
-def model_sentence(model: dict) -> str:
-    family = FAMILY_WORDS.get(str(model.get("family")), str(model.get("family") or "model"))
+def model_sentence(model: ModelInfo) -> str:
+    family = FAMILY_WORDS.get(str(model.family), str(model.family or "model"))
     parts = [f"<b>{escape(family)}</b>"]
-    if model.get("description"):
-        parts.append(f" ({escape(model['description'])})")
+    if model.description:
+        parts.append(f" ({escape(model.description)})")
     counts = []
-    if is_number(model.get("train_records")):
-        counts.append(f"trained on {model['train_records']:,} records")
-    if is_number(model.get("test_records")):
-        counts.append(f"measured against {model['test_records']:,} it never saw")
-    if is_number(model.get("population_records")) and model.get("population_records"):
-        counts.append(f"the attacker holds {model['population_records']:,} others")
+    if is_number(model.train_records):
+        counts.append(f"trained on {model.train_records:,} records")
+    if is_number(model.test_records):
+        counts.append(f"measured against {model.test_records:,} it never saw")
+    if is_number(model.population_records) and model.population_records:
+        counts.append(f"the attacker holds {model.population_records:,} others")
     text = "".join(parts)
     if counts:
         text += ": " + ", ".join(counts)
     shape = []
-    if is_number(model.get("classes")):
-        shape.append(f"{model['classes']:,} classes")
-    if model_features_text(model):
-        shape.append(model_features_text(model))
+    if is_number(model.classes):
+        shape.append(f"{model.classes:,} classes")
+    features = model_features_text(model.features_counts())
+    if features:
+        shape.append(features)
     if shape:       # a dash, not brackets: the count of inputs is in brackets itself
         text += " — " + ", ".join(shape)
     text += "."
     extras = []
-    if is_number(model.get("shadow_models")) and model.get("shadow_models"):
-        extras.append(f"{model['shadow_models']:,} shadow models")
-    if is_number(model.get("reference_models")) and model.get("reference_models"):
-        extras.append(f"{model['reference_models']:,} reference models")
+    if is_number(model.shadow_models) and model.shadow_models:
+        extras.append(f"{model.shadow_models:,} shadow models")
+    if is_number(model.reference_models) and model.reference_models:
+        extras.append(f"{model.reference_models:,} reference models")
     if extras:
         text += f" The attacker trained {' and '.join(extras)}"
-        if model.get("device"):
-            text += f" (on {escape(model['device'])})"
+        if model.device:
+            text += f" (on {escape(model.device)})"
         text += "."
     return text
 
@@ -155,8 +171,7 @@ class ModelGapView(QWidget):
                        self.strongest_label, self.class_label, self.class_table):
             layout.addWidget(widget)
 
-    def set_result(self, result: dict | None) -> None:
-        theory = _theory(result)
+    def set_result(self, result) -> None:
         if result is None:
             for label in (self.model_label, self.gap_label, self.bound_label,
                           self.strongest_label, self.class_label):
@@ -164,18 +179,17 @@ class ModelGapView(QWidget):
             self.model_label.setText("—")
             self.class_table.setVisible(False)
             return
-        model = theory.get("model") or {}
-        threat = THREAT_WORDS.get(str(theory.get("threat_model")), "")
+        theory = _typed(result)[1]
+        model = theory.model
+        threat = THREAT_WORDS.get(str(theory.threat_model), "")
         self.model_label.setText(model_sentence(model) + (f" {escape(threat)}" if threat else ""))
 
-        # The typed blocks (engine.audits.blocks); a damaged one reads as absent (results
-        # shown here passed engine.audits.result.result_problem, which refuses it).
-        found = theory_block(theory, "generalization_gap", GeneralizationGap)
+        # The typed blocks (engine.results.model); a damaged one reads as absent (results
+        # shown here passed engine.results.result.result_problem, which refuses it).
+        found = theory.generalization_gap
         gap = found or GeneralizationGap()
-        train = gap.train_accuracy if gap.train_accuracy is not None \
-            else model.get("train_accuracy")
-        test = gap.test_accuracy if gap.test_accuracy is not None \
-            else model.get("test_accuracy")
+        train = gap.train_accuracy if gap.train_accuracy is not None else model.train_accuracy
+        test = gap.test_accuracy if gap.test_accuracy is not None else model.test_accuracy
         value = gap.gap if gap.gap is not None else (
             train - test if is_number(train) and is_number(test) else None)
         ci = gap_interval(gap)
@@ -183,8 +197,8 @@ class ModelGapView(QWidget):
         if found is None and not is_number(train):
             text = ("The predictions hold one loss per record, so which class the model "
                     "predicts — and so its accuracies and their gap — is unknown. Mean loss: "
-                    f"<b>{number(model.get('mean_loss_members'))}</b> on its training records, "
-                    f"<b>{number(model.get('mean_loss_non_members'))}</b> on others.")
+                    f"<b>{number(model.mean_loss_members)}</b> on its training records, "
+                    f"<b>{number(model.mean_loss_non_members)}</b> on others.")
             self.gap_label.setText(text)
             self.bound_label.setText("")
             self.class_label.setText("")
@@ -202,15 +216,15 @@ class ModelGapView(QWidget):
         text += ". The larger the gap, the easier it is to tell members from others."
         self.gap_label.setText(text)
 
-        bound = theory_block(theory, "btta_bound", BttaBound)
+        bound = theory.btta_bound
         statement = bound.statement if bound is not None else ""
         self.bound_label.setText(escape(statement) if statement else "")
         self._strongest(result, theory)
-        self._per_class(gap)
+        self._per_class(theory)
 
-    def _strongest(self, result: dict, theory: dict) -> None:
-        bound = theory_block(theory, "btta_bound", BttaBound) or BttaBound()
-        head = headline_of_result(result)
+    def _strongest(self, result, theory: ModelTheory) -> None:
+        bound = theory.btta_bound or BttaBound()
+        head = headline_of_result(_plain(result))
         if head is not None and head.found:
             # The banner's plain name first, the literature's name after it (walk-through
             # 2026-11-26: "LiRA offline, global variance (Carlini et al. 2022)" here beside
@@ -230,24 +244,23 @@ class ModelGapView(QWidget):
         else:
             self.strongest_label.setText("No attack was run.")
 
-    def _per_class(self, gap: GeneralizationGap) -> None:
-        per_class = [c for c in gap.per_class if is_number(c.get("gap"))]
+    def _per_class(self, theory: ModelTheory) -> None:
+        per_class = [c for c in theory.gap_classes if is_number(c.gap)]
         if not per_class:
             self.class_label.setText("")
             self.class_table.setVisible(False)
             return
-        largest = sorted(per_class, key=lambda c: -c["gap"])[:LARGEST_GAPS]
-        gaps = np.array([c["gap"] for c in per_class])
+        largest = sorted(per_class, key=lambda c: -c.gap)[:LARGEST_GAPS]
+        gaps = np.array([c.gap for c in per_class])
         self.class_label.setText(
             f"Per class ({len(per_class):,} classes): the gap ranges from {points(gaps.min())} "
             f"to {points(gaps.max())} (median {points(float(np.median(gaps)))}). The "
             f"{len(largest)} classes with the largest gap:")
-        rows = [[str(c.get("class")), f"{c.get('n_members', 0):,}",
-                 f"{c.get('n_non_members', 0):,}",
-                 f"{pct(c.get('train_accuracy'))} {interval(c.get('train_accuracy_ci'), pct)}",
-                 f"{pct(c.get('test_accuracy'))} {interval(c.get('test_accuracy_ci'), pct)}",
-                 f"{points(c.get('gap'))} "
-                 f"{interval(c.get('gap_ci'), lambda v: f'{100 * v:.1f}')}"] for c in largest]
+        rows = [[str(c.name), f"{c.n_members:,}", f"{c.n_non_members:,}",
+                 f"{pct(c.train_accuracy)} {interval(c.train_accuracy_ci, pct)}",
+                 f"{pct(c.test_accuracy)} {interval(c.test_accuracy_ci, pct)}",
+                 f"{points(c.gap)} "
+                 f"{interval(c.gap_ci, lambda v: f'{100 * v:.1f}')}"] for c in largest]
         fill_table(self.class_table, rows)
         self.class_table.setVisible(True)
 
@@ -277,17 +290,18 @@ class PerClassAttackView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.summary_label)
         layout.addWidget(self.table)
-        self._attacks: list[dict] = []
+        self._attacks: list[tuple] = []      # (attack, its classes)
 
-    def set_result(self, result: dict | None) -> None:
-        attacks = [a for a in (result or {}).get("attacks") or [] if a.get("per_class")]
+    def set_result(self, result) -> None:
+        r, theory = _typed(result)
+        attacks = [(a, theory.classes_of(a)) for a in r.attacks if a.per_class]
         strongest = _strongest_name(result)
-        attacks.sort(key=lambda a: a.get("name") != strongest)
+        attacks.sort(key=lambda ac: ac[0].name != strongest)
         self._attacks = attacks
         self.attack_choice.blockSignals(True)
         self.attack_choice.clear()
-        for a in attacks:
-            self.attack_choice.addItem(str(a.get("label") or a.get("name")).split(" (")[0])
+        for a, _ in attacks:
+            self.attack_choice.addItem(str(a.label or a.name).split(" (")[0])
         self.attack_choice.blockSignals(False)
         self._show()
 
@@ -297,24 +311,22 @@ class PerClassAttackView(QWidget):
             self.summary_label.setText("—" if not self._attacks else "")
             self.table.setVisible(False)
             return
-        rows = [c for c in self._attacks[i]["per_class"] if is_number(c.get("auc"))]
+        rows = [c for c in self._attacks[i][1] if is_number(c.auc)]
         if not rows:
             self.summary_label.setText("No class has both members and non-members.")
             self.table.setVisible(False)
             return
-        aucs = np.array([c["auc"] for c in rows])
-        top = sorted(rows, key=lambda c: -c["auc"])[:LARGEST_GAPS * 2]
-        above = sum(1 for c in rows if is_number((c.get("auc_ci") or [None])[0])
-                    and c["auc_ci"][0] > 0.5)
+        aucs = np.array([c.auc for c in rows])
+        top = sorted(rows, key=lambda c: -c.auc)[:LARGEST_GAPS * 2]
+        above = sum(1 for c in rows if c.auc_ci is not None and c.auc_ci[0] > 0.5)
         self.summary_label.setText(
             f"Across {len(rows):,} classes the AUC ranges from {number(aucs.min())} to "
             f"{number(aucs.max())} (median {number(float(np.median(aucs)))}); in "
             f"<b>{above:,}</b> its interval lies above 0.5 (chance). The {len(top)} classes "
             "where this attack does best — with few records per class the intervals are wide:")
-        fill_table(self.table, [[str(c.get("class")), f"{c.get('n_members', 0):,}",
-                                 f"{c.get('n_non_members', 0):,}",
-                                 f"{number(c.get('auc'))} {interval(c.get('auc_ci'))}",
-                                 pct(c.get("tpr")), pct(c.get("fpr"))] for c in top])
+        fill_table(self.table, [[str(c.name), f"{c.n_members:,}", f"{c.n_non_members:,}",
+                                 f"{number(c.auc)} {interval(c.auc_ci)}",
+                                 pct(c.tpr), pct(c.fpr)] for c in top])
         self.table.setVisible(True)
 
 
@@ -337,39 +349,36 @@ class AttributeInferenceView(QWidget):
         layout.addWidget(self.summary_label)
         layout.addWidget(self.table)
 
-    def set_result(self, result: dict | None) -> None:
-        a = _theory(result).get("attribute_inference")
-        if not a:
+    def set_result(self, result) -> None:
+        a = _typed(result)[1].attribute_inference if result is not None else None
+        if a is None:
             self.summary_label.setText(
                 "—" if result is None else "Not run: choose a sensitive feature in step 2 to "
                 "ask whether the model's outputs reveal it.")
             self.table.setVisible(False)
             return
-        self.summary_label.setText(escape(attribute_sentence(a)))
+        self.summary_label.setText(escape(attribute_sentence(dict(a.table))))
         rows = []
-        for group, words in (("members", "Training members"), ("non_members", "Non-members")):
-            for which, who in (("model", "with the model's outputs"),
-                               ("baseline", "data only (no model)")):
-                m = (a.get(group) or {}).get(which) or {}
-                rp = (a.get(group) or {}).get("real_people") if which == "model" else None
-                rows.append([words, who, f"{pct(m.get('accuracy'))} "
-                             f"{interval(m.get('accuracy_ci'), pct)}",
-                             f"{number(m.get('auc'))} {interval(m.get('auc_ci'))}",
-                             _scaled_text(rp)])
-            og = ((a.get(group) or {}).get("real_people") or {}).get("obvious_guess")
-            if og:      # the baseline the scaled score starts from (issue 32 item 1)
-                rows.append([words, f"{OBVIOUS_GUESS.lower()}: '{og.get('value')}' for everyone",
-                             pct(og.get("accuracy")), "—", "0 by definition"])
+        for (_, group), words in zip(a.groups(), ("Training members", "Non-members"),
+                                     strict=True):
+            for m, who, rp in ((group.model, "with the model's outputs", group.real_people),
+                               (group.baseline, "data only (no model)", None)):
+                rows.append([words, who, f"{pct(m.accuracy)} {interval(m.accuracy_ci, pct)}",
+                             f"{number(m.auc)} {interval(m.auc_ci)}", _scaled_text(rp)])
+            og = group.real_people.obvious_guess if group.real_people is not None else None
+            if og is not None:   # the baseline the scaled score starts from (issue 32 item 1)
+                rows.append([words, f"{OBVIOUS_GUESS.lower()}: '{og.value}' for everyone",
+                             pct(og.accuracy), "—", "0 by definition"])
         fill_table(self.table, rows)
         self.table.setVisible(True)
 
 
-def _scaled_text(rp: dict | None) -> str:
+def _scaled_text(rp: RealPeople | None) -> str:
     """The scaled score with its interval ("0.12 [-0.05, 0.29]"), "—" without one."""
-    if not isinstance(rp, dict) or not is_number(rp.get("scaled_score")):
+    if rp is None or not is_number(rp.scaled_score):
         return "—"
-    ci = rp.get("scaled_score_ci")
-    return f"{rp['scaled_score']:.2f} " + interval(
+    ci = rp.scaled_score_ci
+    return f"{rp.scaled_score:.2f} " + interval(
         ci, lambda v: f"{v:.2f}" if is_number(v) else "—")
 
 
@@ -390,8 +399,9 @@ class ExposedMembersView(QWidget):
         layout.addWidget(self.summary_label)
         layout.addWidget(self.table)
 
-    def set_result(self, result: dict | None) -> None:
-        records = (result or {}).get("exposed_records") or []
+    def set_result(self, result) -> None:
+        r, theory = _typed(result)
+        records = theory.exposed
         if result is None or not records:
             self.summary_label.setText("—" if result is None else
                                        "No member is listed (the exposed count was 0 or no "
@@ -399,12 +409,12 @@ class ExposedMembersView(QWidget):
             self.table.setVisible(False)
             return
         # The attack that ranked the records (the audit lists the headline attack's surest).
-        ranked_by = records[0].get("attack") or _strongest_name(result)
-        entry = next((a for a in result.get("attacks") or []
-                      if isinstance(a, dict) and a.get("name") == ranked_by), {})
-        attack = (plain_name(entry) if entry else None) or "the strongest attack"
+        ranked_by = records[0].attack or _strongest_name(result)
+        entry = next((a for a in r.attacks if a.name == ranked_by), None)
+        attack = (plain_name({"name": entry.name, "label": entry.label}) if entry else None) \
+            or "the strongest attack"
         attack = attack[0].lower() + attack[1:]
-        with_labels = any("label" in r for r in records)
+        with_labels = any(m.has_label for m in records)
         text = (f"The <b>{len(records):,} training records</b> that the {escape(attack)} is surest "
                 f"were trained on, by row of the data (the header is row 1). Review these "
                 f"first: they are the people the model exposes most.")
@@ -415,11 +425,16 @@ class ExposedMembersView(QWidget):
         headers = SCORE_HEADERS + (["Label"] if with_labels else [])
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
-        rows = [[str(r.get("rank", "")), str(r.get("row", "")), number(r.get("score"), 4)]
-                + ([str(r.get("label", ""))] if with_labels else [])
-                for r in records[:MAX_EXPOSED_ROWS]]
+        rows = [[_or_blank(m.rank), _or_blank(m.row), number(m.score, 4)]
+                + ([_or_blank(m.label) if m.has_label else ""] if with_labels else [])
+                for m in records[:MAX_EXPOSED_ROWS]]
         fill_table(self.table, rows)
         self.table.setVisible(True)
+
+
+def _or_blank(v) -> str:
+    """A rank, row or label as text; "" when the result has none."""
+    return "" if v is None else str(v)
 
 
 # ====================================================================== the view

@@ -4,8 +4,9 @@ attack metrics, the audit's own sections, warnings, decision log.
 Every audit result (result.json) carries a verdict, ROC curves, attack metrics and warnings, so
 those parts live here once; an audit adds what only it has with :meth:`ResultsView.add_section`
 (e.g. composed privacy and the what-if plot of the mechanism audit). The view only displays a
-result dict, it never computes, so a project reopened months later shows exactly what was
-audited.
+result, it never computes, so a project reopened months later shows exactly what was audited.
+The result is read once, by engine.results.loaded.load_result, and every part of the view —
+the audit's own sections too — is given the loaded result (issue 33 item 1).
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from engine.next_steps import next_steps
+from engine.results.loaded import LoadedResult, load_result
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.roc_plot import RocPlot
 from gui.widgets.verdict_banner import VerdictBanner
 
-SectionUpdate = Callable[[dict | None], None]
+SectionUpdate = Callable[[LoadedResult | None], None]
 
 
 class ResultsView(QWidget):
@@ -50,6 +52,7 @@ class ResultsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._result: dict | None = None
+        self._loaded: LoadedResult | None = None
         self._section_updates: list[SectionUpdate] = []
         self.verdict_banner = VerdictBanner()
         # What to do next (issue 20): the release-side changes that lower the risk, each with
@@ -102,37 +105,49 @@ class ResultsView(QWidget):
                     update: SectionUpdate | None = None) -> QGroupBox:
         """Add a titled box after the metrics (and after earlier sections), before the warnings.
 
-        ``update(result or None)`` is called now with the current result and for every later one.
+        ``update(result or None)`` is called now with the current result and for every later one:
+        the loaded result (engine.results.loaded.LoadedResult), read once by :meth:`set_result`.
         """
         box = group_box(title, widget)
         self._layout.insertWidget(self._layout.indexOf(self.warnings_box), box, stretch)
         if update is not None:
             self._section_updates.append(update)
-            update(self._result or None)
+            update(self._loaded)
         return box
 
     def result(self) -> dict | None:
         return self._result
 
-    def set_result(self, result: dict | None) -> None:
+    def loaded(self) -> LoadedResult | None:
+        """The shown result as read once by engine.results.loaded (None: no result)."""
+        return self._loaded
+
+    def set_result(self, result) -> None:
+        """Show ``result`` (result.json as a dict, or a loaded result; None: no result yet).
+        It is read once here (engine.results.loaded.load_result, issue 33 item 1) and the
+        loaded result is what every part of the view reads."""
         self._result = result
-        shown = result or None
-        result = result or {}
-        self.verdict_banner.set_verdict(result.get("verdict"), result.get("summary", ""),
-                                        result.get("audit_type"))
-        steps = next_steps(result)
+        loaded = load_result(result) if result else None
+        self._loaded = loaded
+        if loaded is None:
+            self.verdict_banner.set_verdict(None, "", None)
+        else:
+            self.verdict_banner.set_verdict(loaded.verdict, loaded.summary, loaded.audit_type,
+                                            unreadable=loaded.verdict_problem is not None)
+        # engine.next_steps sits below the loader and reads the result as written.
+        steps = next_steps(dict(loaded.raw)) if loaded is not None else []
         self.next_steps_label.setText("<ul>" + "".join(
             f"<li><b>{escape(step.action)}.</b> {escape(step.effect)}</li>" for step in steps)
             + "</ul>")
         self.next_steps_box.setVisible(bool(steps))
-        self.roc_plot.set_result(shown)
-        self.metrics_table.set_result(shown)
-        notes = self.metrics_table.notes(shown)
+        self.roc_plot.set_result(loaded)
+        self.metrics_table.set_result(loaded)
+        notes = self.metrics_table.notes(loaded)
         self.table_notes.setText("<br>".join(escape(n) for n in notes))
         self.table_notes.setVisible(bool(notes))
         for update in self._section_updates:
-            update(shown)
-        warnings = result.get("warnings") or []
+            update(loaded)
+        warnings = loaded.warnings if loaded is not None else ()
         self.warnings_label.setText("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in warnings)
                                     + "</ul>" if warnings else "No warnings.")
 

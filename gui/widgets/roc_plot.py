@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from engine.plots import series
+from engine.results.loaded import LoadedResult, load_result
 from gui.widgets.plot_view import PlotView
 
 REGION_COLOR = QColor(*series.REGION_FILL)
@@ -48,7 +49,7 @@ class RocPlot(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._result: dict | None = None
+        self._result: LoadedResult | None = None
         self.view = PlotView(min_height=360)
         self.plot_widget = self.view.plot_widget
         self.plot_item = self.view.plot_item
@@ -89,8 +90,9 @@ class RocPlot(QWidget):
     def set_log(self, on: bool) -> None:
         self.log_axes.setChecked(on)
 
-    def set_result(self, result: dict | None) -> None:
-        self._result = result
+    def set_result(self, result) -> None:
+        """Show ``result`` (a loaded result, engine.results.loaded, or its dict; None: empty)."""
+        self._result = load_result(result) if result else None
         self._redraw()
 
     def curve_names(self) -> list[str]:

@@ -18,6 +18,8 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.plots import series
+from engine.results.loaded import load_result
+from engine.results.mechanism import InverseAnswer, MechanismTheory
 from gui.formatting import fpr_label, is_number, number, pct
 from gui.widgets.plot_view import PlotView
 from gui.widgets.roc_plot import style_pen
@@ -78,28 +80,31 @@ def guide_line(guide: series.Guide, log_x: bool) -> pg.InfiniteLine:
     return line
 
 
-def inverse_sentence(inverse: dict | None) -> str:
-    """The answer to "how much ε can I afford?" as one sentence (theory.inverse)."""
-    if not inverse:
+def inverse_sentence(inverse: InverseAnswer | dict | None) -> str:
+    """The answer to "how much ε can I afford?" as one sentence (theory.inverse, typed by
+    engine.results.mechanism.InverseAnswer; a dict is read as one)."""
+    if isinstance(inverse, dict):
+        inverse = InverseAnswer.from_dict(inverse)
+    if inverse is None:
         return ""
-    fpr = fpr_label(inverse.get("fpr", 0.01))
-    limit = pct(inverse.get("max_tpr"), 1)
-    k = inverse.get("observations")
-    if not inverse.get("feasible"):
-        note = inverse.get("note") or ""
+    fpr = fpr_label(inverse.fpr if inverse.fpr is not None else 0.01)
+    limit = pct(inverse.max_tpr, 1)
+    k = inverse.observations
+    if not inverse.feasible:
+        note = inverse.note
         return (f"No ε per observation keeps the best possible attacker at or below {limit} "
                 f"of people "
                 f"spotted at {fpr} false accusations with k = {k}. {note}").strip()
-    eps = inverse.get("max_epsilon_per_observation")
-    scale = inverse.get("min_noise_scale")
-    scale_name = inverse.get("noise_scale_name") or "noise scale"
+    eps = inverse.max_epsilon_per_observation
+    scale = inverse.min_noise_scale
+    scale_name = inverse.noise_scale_name or "noise scale"
     text = (f"To keep the best possible attacker at or below {limit} of people spotted at {fpr} "
             f"false accusations with k = {k} observations per person, use ε ≤ {number(eps)} per "
             f"observation")
     if is_number(scale):
         text += f" (a {scale_name} of at least {number(scale)})"
-    text += f"; the attacker then spots {pct(inverse.get('achieved_tpr'), 2)}."
-    note = inverse.get("note")
+    text += f"; the attacker then spots {pct(inverse.achieved_tpr, 2)}."
+    note = inverse.note
     return f"{text} {note}" if note else text
 
 
@@ -122,17 +127,20 @@ class SweepPlot(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.inverse_label)
 
-    def set_result(self, result: dict | None) -> None:
-        theory = (result or {}).get("theory") or {}
-        sweep = theory.get("sweep")
-        if not sweep or not sweep.get("values"):
+    def set_result(self, result) -> None:
+        """Show a mechanism result's what-if sweep (a loaded result or its dict, or None)."""
+        r = load_result(result) if result else None
+        theory = r.theory if r is not None and isinstance(r.theory, MechanismTheory) \
+            else MechanismTheory()
+        sweep = theory.sweep
+        if sweep is None or not sweep.values:
             self.plot_item.clear()
             self.legend.clear()
-            self.inverse_label.setText(inverse_sentence(theory.get("inverse")))
+            self.inverse_label.setText(inverse_sentence(theory.inverse))
             return
-        parameter = sweep.get("parameter", "epsilon")
+        parameter = sweep.parameter or "epsilon"
         # The curves, their words and colours: engine.plots.series, as in the report.
-        curves = series.sweep_series(result)
+        curves = series.sweep_series(r)
         values = sorted({x for c in curves for x in c.x})
         self.show_curves(values,
                          [SweepCurve(c.label, [dict(zip(c.x, c.y, strict=True)).get(v)
@@ -141,10 +149,10 @@ class SweepPlot(QWidget):
                                      key=c.key)
                           for c in curves],
                          axis_label=PARAMETER_AXIS.get(parameter, parameter),
-                         current=sweep.get("current"),
+                         current=sweep.current,
                          current_symbol="ε" if parameter == "epsilon" else "k",
                          y_label=SUCCESS_AXIS, y_percent=True,
-                         text=inverse_sentence(theory.get("inverse")))
+                         text=inverse_sentence(theory.inverse))
 
     def show_curves(self, values, curves: Sequence[SweepCurve], *, axis_label: str,
                     current=None, current_symbol: str = "", y_label: str | None = None,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
-from engine.audits.blocks import BlockError, Verdict
 from engine.headline import headline_of_result
+from engine.results.blocks import BlockError, Evidence, Verdict
 from engine.wording import describe, plain_name
 from engine.wording import tooltip as attack_tooltip
 from gui.widgets.results_scaffold import GlossaryStrip
@@ -55,21 +55,25 @@ class VerdictBanner(QFrame):
         layout.addWidget(self.glossary)
         self.set_verdict(None, "")
 
-    def set_verdict(self, verdict: dict | None, summary: str,
-                    audit_type: str | None = None) -> None:
-        """Show a result's ``verdict`` block (engine.audits.blocks.Verdict) and summary, with
-        the glossary of its ``audit_type``. A block not of the app's form (results shown here
-        passed engine.audits.result.result_problem) shows as no verdict, never an
-        exception."""
+    def set_verdict(self, verdict: Verdict | dict | None, summary: str,
+                    audit_type: str | None = None, *, unreadable: bool = False) -> None:
+        """Show a result's ``verdict`` block (engine.results.blocks.Verdict, as the loaded
+        result holds it; a dict is read here) and summary, with the glossary of its
+        ``audit_type``. A block not of the app's form (results shown here passed
+        engine.results.result.result_problem; ``unreadable``: the loader could not read it)
+        shows as no verdict, never an exception."""
         self.glossary.set_audit_type(audit_type)
-        try:
-            block = Verdict.from_dict(verdict) if verdict else None
-        except BlockError:
-            block = None
+        block = verdict if isinstance(verdict, Verdict) else None
+        if isinstance(verdict, dict) and verdict:
+            try:
+                block = Verdict.from_dict(verdict)
+            except BlockError:
+                block = None
         if block is None:
-            self.level_label.setText("No result yet" if not verdict else "No verdict")
-            self.summary_label.setText("Run the audit to see how exposed people are."
-                                       if not verdict else summary)
+            given = bool(verdict) or unreadable
+            self.level_label.setText("No verdict" if given else "No result yet")
+            self.summary_label.setText(summary if given
+                                       else "Run the audit to see how exposed people are.")
             self.reasons_label.setText("")
             self.strongest_label.setText("")
             self.strongest_label.setToolTip("")
@@ -93,8 +97,8 @@ class VerdictBanner(QFrame):
         else:
             self.strongest_label.setText("")
             self.strongest_label.setToolTip("")
-        evidence = block.evidence or {}
-        sentence = evidence.get("sentence") or ""
+        evidence = block.evidence_block or Evidence()
+        sentence = evidence.sentence
         # The evidence sentence has its own line (issue 32 item 2); the reasons keep the rest.
         reasons = "".join(f"<li>{_escape(r)}</li>" for r in block.reasons if r != sentence)
         rules = "".join(f"<li>{_escape(r)}</li>" for r in block.policy_rules)
@@ -103,12 +107,11 @@ class VerdictBanner(QFrame):
         if reasons:
             html += f"<b>Why:</b><ul style='margin-top:2px'>{reasons}</ul>"
         if sentence:
-            cannot = [str(c) for c in evidence.get("cannot_tell") or []]
+            cannot = evidence.cannot_tell
             html += f"<p style='margin-top:2px'><b>Evidence:</b> {_escape(sentence)}"
             if cannot:
                 # Real-people tests are against the obvious guess, not a blind guess.
-                obvious = any(t.get("baseline_words") == "the obvious guess"
-                              for t in evidence.get("tests") or [] if isinstance(t, dict))
+                obvious = any(t.baseline_words == "the obvious guess" for t in evidence.tests)
                 html += (" Cannot be told from guessing"
                          + (" or the obvious guess" if obvious else "") + ": "
                          f"{_escape(', '.join(plain_name(c) for c in cannot))}.")

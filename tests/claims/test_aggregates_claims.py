@@ -32,7 +32,8 @@ import numpy as np
 import pytest
 
 from engine.audits.aggregates import AggregatesConfig
-from engine.games.aggregates import evaluate, play_aia
+from engine.games.aggregates import play_aia
+from engine.games.aggregates_scoring import evaluate
 
 # About 6 minutes on 2 cores (the three blocks' games, RAP's 1,500 epochs a target): run by
 # `make test-claims`, not `make test` (issue 18). Sizes are the claims' own (module docstring).
@@ -296,7 +297,7 @@ def test_under_laplace_noise_desia_stays_above_chance_and_cip_is_weakened():
 
 @pytest.mark.slow
 def test_exposed_records_name_the_cells_that_pin_them_down():
-    from engine.games.aggregates import exposed_records
+    from engine.games.aggregates_scoring import exposed_records
 
     outcome, _ = game(None)
     exposed = exposed_records(outcome)
@@ -317,7 +318,7 @@ def mia_game(block=0):
 
 @cache
 def _mia_game(block):
-    from engine.games.aggregates import play_mia
+    from engine.games.aggregates_membership import play_mia
 
     setting = dict(SETTING, seed=SETTING["seed"] + block)
     config = AggregatesConfig(n_shadow=1000, fraction=None,

@@ -304,7 +304,7 @@ def test_familywise_epsilon_bound_of_the_defences_tradeoff_holds_at_nominal_rate
     95 % bounds also held here, in 197 of 200 seeds with numpy's default streams: Clopper–
     Pearson is conservative and the attacks are correlated. The Bonferroni level is what makes
     the 95 % a guarantee rather than a finding of this setting.)"""
-    from engine.attacks.model.base import AttackOutcome
+    from engine.attacks.outcome import AttackOutcome
     from engine.defences.tradeoff import family_epsilon_bounds
 
     eps, n, seeds = 1.0, 2000, 200

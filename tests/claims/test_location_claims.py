@@ -17,6 +17,8 @@ import pytest
 
 from engine.attacks.location.base import AttackData
 from engine.audits import location as L
+from engine.games import location as location_game
+from engine.games import location_setup, location_theory
 from engine.metrics import rates_at_threshold
 
 BASE = dict(city_users=8000, city_epochs=168, aggregate_size=499, test_aggregates=10_000,
@@ -33,7 +35,7 @@ def scenario(mechanism: str, attacker: str, large: int = 0, rank: int = 0):
     from engine.data.traces import clip_per_epoch
     from engine.runtime import NEVER, NO_PROGRESS, rng
 
-    traces, _ = L.load_population(config)
+    traces, _ = location_setup.load_population(config)
     clipped = clip_per_epoch(traces, config.clip_per_epoch, rng(config.seed, "clipping"))
     g = rng(config.seed, "target-and-pools")
     # The paper's targets have tens of positive observations (60 in §5); take the person whose
@@ -42,11 +44,11 @@ def scenario(mechanism: str, attacker: str, large: int = 0, rank: int = 0):
     target = int(np.argsort(np.abs(k_all - TARGET_OBSERVATIONS), kind="stable")[rank])
     others = g.permutation(np.delete(np.arange(traces.n_users), target))
     aux, rel = np.sort(others[: others.size // 2]), np.sort(others[others.size // 2:])
-    scale = L.cell_noise_scale(config)
-    sc = L.build_scenario(config, traces, clipped, target, rel, aux, scale, ("claims", rank),
+    scale = location_setup.cell_noise_scale(config)
+    sc = location_game.build_scenario(config, traces, clipped, target, rel, aux, scale, ("claims", rank),
                           n_test=config.test_aggregates, with_reference=True,
                           with_large=large > 0, progress=NO_PROGRESS, cancel=NEVER)
-    outs = L.run_attacks(config, sc, config.attacks, "cpu", progress=NO_PROGRESS, cancel=NEVER)
+    outs = location_game.run_attacks(config, sc, config.attacks, "cpu", progress=NO_PROGRESS, cancel=NEVER)
     return config, sc, {o.name: o for o in outs}
 
 
@@ -156,7 +158,7 @@ def test_every_accuracy_stays_below_the_dp_bound(mechanism, attacker):
     from engine.metrics import balanced_accuracy_with_ci
 
     config, sc, out = scenario(mechanism, attacker)
-    bound = L.dp_bound_accuracy(config, sc.data.scale, sc.k_epochs)
+    bound = location_theory.dp_bound_accuracy(config, sc.data.scale, sc.k_epochs)
     for name, o in out.items():
         _, (lo, _) = balanced_accuracy_with_ci(*rates_at_threshold(o.scores, sc.data.test.labels,
                                                                     o.threshold))

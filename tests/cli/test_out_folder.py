@@ -1,7 +1,7 @@
 """The output folder against a second run, the user's own files, signals and faults (issue 31
 items 7, 8, 9; item 12's unknown command): one run at a time, nothing of the user's replaced,
 SIGTERM and Ctrl+C give one line and put the earlier run back, a full or read-only disk and an
---out that is a file each get a sentence (engine.audits.run_folder, main.py)."""
+--out that is a file each get a sentence (engine.run_folder, main.py)."""
 
 import errno
 import hashlib
@@ -17,8 +17,9 @@ import pytest
 
 import main
 from engine.atomic_write import write_bytes
-from engine.audits.result import AuditResult
-from engine.audits.run_folder import (
+from engine.data.errors import InputError
+from engine.results.result import AuditResult
+from engine.run_folder import (
     JOURNAL,
     LOCK,
     OUTPUT_NAMES,
@@ -30,7 +31,6 @@ from engine.audits.run_folder import (
     where_the_last_run_is,
     write_run,
 )
-from engine.data.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ('audit_type = "mechanism"\nmechanism = "gaussian"\nepsilon = 0.5\nobservations = 4\n'
@@ -93,7 +93,7 @@ def test_a_folder_is_locked_for_one_run_at_a_time(tmp_path):
 def test_the_lock_dies_with_a_killed_run(tmp_path):
     """kill -9 of the run holding the lock never leaves a stale lock."""
     out = tmp_path / "out"
-    script = ("import os, sys\nfrom engine.audits.run_folder import locked\n"
+    script = ("import os, sys\nfrom engine.run_folder import locked\n"
               "held = locked(sys.argv[1])\nheld.__enter__()\nos.kill(os.getpid(), 9)\n")
     done = subprocess.run([sys.executable, "-c", script, str(out)], cwd=ROOT, timeout=120)
     assert done.returncode == -signal.SIGKILL

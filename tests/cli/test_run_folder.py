@@ -1,5 +1,5 @@
 """A run's output folder after a crash at any moment (issue 18): no torn file, never the files of
-two runs side by side, and the last finished run never lost (engine.audits.run_folder)."""
+two runs side by side, and the last finished run never lost (engine.run_folder)."""
 
 import hashlib
 import json
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from engine.atomic_write import write_bytes, write_text
-from engine.audits.result import AuditResult
-from engine.audits.run_folder import (
+from engine.data.errors import InputError
+from engine.results.result import AuditResult
+from engine.run_folder import (
     JOURNAL,
     LOCK,
     OUTPUT_NAMES,
@@ -27,7 +28,6 @@ from engine.audits.run_folder import (
     read_finished_run,
     write_run,
 )
-from engine.data.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")

@@ -163,35 +163,36 @@ def test_rap_reconstructions_on_ray_equal_the_in_process_run(ray_cluster):
     reconstructions' votes."""
     import engine.games.aggregates as G
     from engine.attacks.aggregates import ATTRIBUTE_ATTACKS
+    from engine.games import aggregates_units
 
     config = _count_tables()
     game, _ = G.setup_game(config, "aggregates-aia")
     released = G.released_per_target(config, game, game.codes[game.targets, -1])
-    view = G._view(config, game, released[:2], game.codes.shape[0])
+    view = G.game_view(config, game, released[:2], game.codes.shape[0])
     view = G.GameView(**{**view.__dict__, "target_codes": view.target_codes[:2]})
-    shared = G.ReconstructionInputs(view, {"rap_rand": ATTRIBUTE_ATTACKS["rap_rand"],
+    shared = aggregates_units.ReconstructionInputs(view, {"rap_rand": ATTRIBUTE_ATTACKS["rap_rand"],
                                            "desia_synthetic":
                                                ATTRIBUTE_ATTACKS["desia_synthetic"]})
-    here = InProcessExecutor().map(G.reconstruct_target, 2, shared)
-    there = RayExecutor(LOCAL).map(G.reconstruct_target, 2, shared)
+    here = InProcessExecutor().map(aggregates_units.reconstruct_target, 2, shared)
+    there = RayExecutor(LOCAL).map(aggregates_units.reconstruct_target, 2, shared)
     for a, b in zip(here, there, strict=True):
-        assert a.keys() == b.keys() == {"rap_rand", "desia_synthetic", G.CLOCK_CUTS}
+        assert a.keys() == b.keys() == {"rap_rand", "desia_synthetic", aggregates_units.CLOCK_CUTS}
         for name in a:
             assert np.array_equal(a[name], b[name]), name
 
 
 def test_published_table_checks_on_ray_equal_the_in_process_run(ray_cluster):
     import engine.audits.aggregates as A
-    import engine.games.aggregates as G
+    from engine.games import aggregates_data, aggregates_scoring
     from engine.runtime import NEVER, NO_PROGRESS
 
     config = A.AggregatesConfig(
         data=str(A.SAMPLE_AUXILIARY), schema=A.demo_config().schema, release="published",
         release_options={"path": str(A.SAMPLE_BLOCK.parent / "sample_published_p_tables.csv")},
         published_records=450, max_targets=2, membership=False)
-    data = G.load_data(config)
-    here = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
-    there = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
+    data = aggregates_data.load_data(config)
+    here = aggregates_scoring.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
+    there = aggregates_scoring.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
                                  executor=RayExecutor(LOCAL))
     assert here[1] == there[1]
     assert _numbers(here[0]) == _numbers(there[0]) and here[0]["candidates"] == 20

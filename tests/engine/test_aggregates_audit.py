@@ -275,7 +275,8 @@ def test_the_verdict_quotes_one_accuracy_and_says_none_for_zero(tiny_result):
     """Walk-through 2026-11-26: the summary said "right 17 % of the time" and a reason "Counting
     a blind guess as 50 %, the attacker is right 51.4 % of the time" — two accuracies for one
     attack; and "For 0 of the 30 people attacked the tables leave only one possible value"."""
-    from engine.audits.aggregates import AIA_SCORE_WORDS, _determined_sentence
+    from engine.games.aggregates_summary import AIA_SCORE_WORDS
+    from engine.games.aggregates_summary import determined_sentence as _determined_sentence
 
     assert _determined_sentence(0, 30) == ("For none of the 30 people attacked do the tables "
                                            "leave only one possible value.")

@@ -11,8 +11,8 @@ import numpy as np
 from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, BestOf, best_of
 from engine.audits.aggregates import AggregatesConfig
 from engine.games.aggregates import (
-    _view,
     choose_on_shadow_game,
+    game_view,
     play_aia,
     record_space,
     released_per_target,
@@ -82,7 +82,7 @@ def _shadow_game_inputs(seed=7):
 
 def test_the_stand_in_targets_are_unique_on_their_quasi_identifiers_and_seeded():
     config, game, truth = _shadow_game_inputs()
-    view = _view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
+    view = game_view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
     one = best_of.shadow_game(view, None, 10, config.seed)
     two = best_of.shadow_game(view, None, 10, config.seed)
     assert one is not None and one.truth.size == min(10, one.unique_records)
@@ -101,7 +101,7 @@ def test_stand_ins_come_from_several_datasets_when_one_has_too_few_unique_record
     game draws more datasets until it has its stand-ins (one dataset gave 2 to 5 of 30 on the
     public census table, and the choice went wrong in 2 of 7 repetitions)."""
     config, game, truth = _shadow_game_inputs()
-    view = _view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
+    view = game_view(config, game, released_per_target(config, game, truth), game.codes.shape[0])
     # 300 records drawn from 9 copies of 80: ~4 copies of each, so ~7 unique a dataset.
     repeated = replace(view, aux_codes=np.repeat(game.codes, 9, axis=0), n_records=300)
     one = best_of.shadow_game(repeated, None, 20, config.seed)
@@ -127,7 +127,7 @@ def test_the_choice_never_reads_the_targets_values_or_releases():
     assert not np.array_equal(truth, other)
     choices = []
     for values in (truth, other):
-        view = _view(config, game, released_per_target(config, game, values), n)
+        view = game_view(config, game, released_per_target(config, game, values), n)
         choices.append(choose_on_shadow_game(config, game, view, attack, space,
                                              masks).to_dict())
     assert choices[0] == choices[1]
@@ -135,7 +135,7 @@ def test_the_choice_never_reads_the_targets_values_or_releases():
 
 
 def test_same_seed_same_combination_and_its_choice_is_reported():
-    from engine.games.aggregates import evaluate
+    from engine.games.aggregates_scoring import evaluate
 
     config = AggregatesConfig(**SMALL, attacks=("desia", "best_of"))
     a, b = play_aia(config), play_aia(config)
@@ -159,7 +159,7 @@ def test_membership_stand_ins_are_seeded_and_each_release_leaves_one_record_out(
     nor their releases (other ones give the same game)."""
     config, game, truth = _shadow_game_inputs()
     n = game.codes.shape[0] - 1
-    view = _view(config, game, released_per_target(config, game, truth), n)
+    view = game_view(config, game, released_per_target(config, game, truth), n)
     one = best_of.membership_shadow_game(view, None, 12, config.seed)
     two = best_of.membership_shadow_game(
         replace(view, released=view.released[::-1] + 1, target_codes=view.target_codes[::-1]),
@@ -219,7 +219,8 @@ def test_the_membership_combination_played_is_never_below_its_weaker_candidate()
     chosen candidate's with the proofs certain, its AUC on the targets is at least the chosen
     candidate's (the auditor's proofs are right, so they can only help) and so never below
     the weaker candidate's by more than its interval, and the entry keeps what it chose."""
-    from engine.games.aggregates import evaluate_mia, play_mia
+    from engine.games.aggregates_membership import play_mia
+    from engine.games.aggregates_scoring import evaluate_mia
 
     config = AggregatesConfig(**MIA_SMALL, max_targets=24, fraction=1.0,
                               mia_attacks=("best_of_mia", *MIA_CANDIDATES))
@@ -243,7 +244,10 @@ def test_the_membership_choice_never_reads_the_targets_bits():
     leaves the rehearsal's choice and everything it measured unchanged."""
     from engine.attacks.aggregates import MEMBERSHIP_ATTACKS
     from engine.attacks.aggregates import desia_witness as dw
-    from engine.games.aggregates import choose_membership_on_shadow_game, released_per_member
+    from engine.games.aggregates_membership import (
+        choose_membership_on_shadow_game,
+        released_per_member,
+    )
     from engine.runtime import rng
 
     config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
@@ -260,7 +264,7 @@ def test_the_membership_choice_never_reads_the_targets_bits():
     for bits in (member, shuffled):
         released, _ = released_per_member(config, game, bits, rng(config.seed, "test-drops"))
         releases.append(released)
-        view = _view(config, game, released, n)
+        view = game_view(config, game, released, n)
         choices.append(choose_membership_on_shadow_game(config, game, view, attack, space,
                                                         masks, layout).to_dict())
     assert not np.array_equal(releases[0], releases[1])
@@ -269,7 +273,7 @@ def test_the_membership_choice_never_reads_the_targets_bits():
 
 
 def test_same_config_and_seed_give_the_same_membership_combination():
-    from engine.games.aggregates import play_mia
+    from engine.games.aggregates_membership import play_mia
 
     config = AggregatesConfig(**MIA_SMALL, max_targets=12, mia_attacks=("best_of_mia",))
     a, b = play_mia(config), play_mia(config)
@@ -285,7 +289,7 @@ def test_cancel_stops_the_membership_rehearsal():
     no later step of the rehearsal reports progress."""
     import pytest
 
-    from engine.games.aggregates import play_mia
+    from engine.games.aggregates_membership import play_mia
     from engine.runtime import CancelToken, JobCancelled, Progress
 
     token = CancelToken()
@@ -337,7 +341,7 @@ def test_the_membership_rehearsal_runs_on_the_games_executor_in_any_order():
     """The rehearsal's proofs, stochastic modules and reconstructions are units on the
     executor the game is given (each seeded by the config's seed and its own index): run last
     first on pickled copies they give the in-process numbers and the same choice."""
-    from engine.games.aggregates import play_mia
+    from engine.games.aggregates_membership import play_mia
     from tests.engine.test_compute_units import ShuffledExecutor
 
     class Recording(ShuffledExecutor):

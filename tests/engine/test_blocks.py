@@ -1,4 +1,4 @@
-"""Typed result blocks (issue 19 item 5; engine/audits/blocks.py): an attack entry read from a
+"""Typed result blocks (issue 19 item 5; engine/results/blocks.py): an attack entry read from a
 saved result gives back exactly what was read, finds a rate under either key name, never
 quotes a rate that is not measurable, and a damaged field is a sentence naming it (the same
 sentence result_problem gives for a saved project)."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.audits.blocks import (
+from engine.results.blocks import (
     AttackEntry,
     BlockError,
     BttaBound,
@@ -19,7 +19,7 @@ from engine.audits.blocks import (
     Verdict,
     theory_block,
 )
-from engine.audits.result import result_problem
+from engine.results.result import result_problem
 
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "projects"
 

@@ -13,7 +13,7 @@ from concurrent import futures
 
 import pytest
 
-import engine.compute as C
+import engine.cluster_address as C
 from engine.compute import RayExecutor
 from engine.data.errors import InputError
 
@@ -198,7 +198,7 @@ def test_host_port_from_a_computer_that_is_not_a_node_says_use_the_client_form(m
 
     server = TokenServer(None, answers={
         "/ray.rpc.NodeInfoGcsService/GetAllNodeInfo": nodes_at("10.0.0.7")})
-    monkeypatch.setattr(C, "_is_loopback", lambda host: False)
+    monkeypatch.setattr(C, "is_loopback", lambda host: False)
     try:
         text = str(sentence(f"127.0.0.1:{server.port}"))
         assert "this computer (127.0.0.1) is not one of its nodes" in text

@@ -19,6 +19,12 @@ from engine.defences.tradeoff import (
     defended_references,
     train_sweep,
 )
+from engine.games import (
+    aggregates_data,
+    aggregates_membership,
+    aggregates_scoring,
+    aggregates_units,
+)
 from engine.models import TrainingSpec, reference_tasks, train_many_mlps
 from engine.runtime import NEVER, NO_PROGRESS, rng
 
@@ -179,7 +185,7 @@ def test_count_table_games_give_the_same_numbers_in_any_order_of_their_units():
         assert np.array_equal(here.scores[name], there.scores[name]), name
     # The stochastic module learned something: its scores are not one value for all.
     assert np.unique(here.scores["desia"]).size > 2
-    mia_here, mia_there = G.play_mia(config), G.play_mia(config, executor=ShuffledExecutor())
+    mia_here, mia_there = aggregates_membership.play_mia(config), aggregates_membership.play_mia(config, executor=ShuffledExecutor())
     assert np.array_equal(mia_here.member, mia_there.member)
     assert np.array_equal(mia_here.determined_value, mia_there.determined_value)
     for name in mia_here.scores:
@@ -193,7 +199,7 @@ def _stochastic_inputs(membership: bool):
     s = game.codes.shape[1] - 1
     truth = rng(3, "test-stochastic-units").integers(0, game.domain.sizes[s], game.targets.size)
     released = G.released_per_target(config, game, truth)
-    return game, G.StochasticInputs(
+    return game, aggregates_units.StochasticInputs(
         game.queries, released, game.codes[game.targets], s, game.aux_codes,
         game.codes.shape[0], game.domain, 100, "logistic", game.spec,
         float(game.base.sensitivity), 3, membership=membership)
@@ -211,13 +217,13 @@ def test_stochastic_units_give_the_rows_of_one_many_target_call():
     whole = np.array([r["probabilities"] for r in score_many_targets(
         aia.queries, aia.released, aia.target_codes, aia.sensitive_column, aia.aux_codes,
         aia.dataset_size, aia.domain, n_shadow=100, seed=3)])
-    split = np.array(ShuffledExecutor().map(G.stochastic_target, whole.shape[0], aia))
+    split = np.array(ShuffledExecutor().map(aggregates_units.stochastic_target, whole.shape[0], aia))
     assert np.array_equal(split, whole)
     _, mia = _stochastic_inputs(membership=True)
     whole = np.array([r["probability_member"] for r in membership_score_many_targets(
         mia.queries, mia.released, mia.target_codes, mia.aux_codes, mia.dataset_size,
         mia.domain, n_shadow=100, seed=3)])
-    split = np.array(ShuffledExecutor().map(G.stochastic_target, whole.shape[0], mia))
+    split = np.array(ShuffledExecutor().map(aggregates_units.stochastic_target, whole.shape[0], mia))
     assert np.array_equal(split, whole)
 
 
@@ -229,10 +235,10 @@ def test_rap_reconstructions_as_units_give_the_loop_numbers():
     config = AggregatesConfig(**{**COUNT_TABLES, "reconstructions": 1})
     game, _ = G.setup_game(config, "aggregates-aia")
     released = G.released_per_target(config, game, game.codes[game.targets, -1])
-    view = G._view(config, game, released[:2], game.codes.shape[0])
+    view = G.game_view(config, game, released[:2], game.codes.shape[0])
     view = G.GameView(**{**view.__dict__, "target_codes": view.target_codes[:2]})
     readers = {"rap_rand": ATTRIBUTE_ATTACKS["rap_rand"]}
-    split = G._reconstruction_reads(readers, view, executor=ShuffledExecutor(),
+    split = aggregates_units.reconstruction_reads(readers, view, executor=ShuffledExecutor(),
                                     progress=NO_PROGRESS, cancel=NEVER)["rap_rand"]
     loop = np.array([ATTRIBUTE_ATTACKS["rap_rand"].read(
         RECONSTRUCTIONS["rap_rand"](view, i, NEVER), view, i) for i in range(2)])
@@ -241,7 +247,7 @@ def test_rap_reconstructions_as_units_give_the_loop_numbers():
 
 def test_rap_targets_trained_together_give_the_numbers_of_one_target_per_unit(monkeypatch):
     """On a GPU several targets' RAP reconstructions train as one unit
-    (G.targets_per_unit > 1, G.reconstruct_targets); forced here on the CPU, three targets a
+    (aggregates_units.targets_per_unit > 1, aggregates_units.reconstruct_targets); forced here on the CPU, three targets a
     unit (the last unit holding the rest), run last first on pickled copies, give the scores
     of one target per unit — RAP-rand and the synthetic-data ablation that reads the same
     reconstructions — while CIP-rand stays one target per unit beside them."""
@@ -250,10 +256,10 @@ def test_rap_targets_trained_together_give_the_numbers_of_one_target_per_unit(mo
     config = AggregatesConfig(**{**COUNT_TABLES, "reconstructions": 1, "max_targets": 5})
     game, _ = G.setup_game(config, "aggregates-aia")
     released = G.released_per_target(config, game, game.codes[game.targets, -1])
-    view = G._view(config, game, released, game.codes.shape[0])
+    view = G.game_view(config, game, released, game.codes.shape[0])
     assert view.target_codes.shape[0] == 5
     readers = {n: ATTRIBUTE_ATTACKS[n] for n in ("rap_rand", "desia_synthetic", "cip_rand")}
-    one = G._reconstruction_reads(readers, view, executor=ShuffledExecutor(),
+    one = aggregates_units.reconstruction_reads(readers, view, executor=ShuffledExecutor(),
                                   progress=NO_PROGRESS, cancel=NEVER)
     seen = []
 
@@ -262,8 +268,8 @@ def test_rap_targets_trained_together_give_the_numbers_of_one_target_per_unit(mo
             seen.append((unit.__name__, count, sorted(shared.readers)))
             return super().map(unit, count, shared, **kw)
 
-    monkeypatch.setattr(G, "targets_per_unit", lambda view: 3)
-    together = G._reconstruction_reads(readers, view, executor=Recording(),
+    monkeypatch.setattr(aggregates_units, "targets_per_unit", lambda view: 3)
+    together = aggregates_units.reconstruction_reads(readers, view, executor=Recording(),
                                        progress=NO_PROGRESS, cancel=NEVER)
     assert seen == [("reconstruct_target", 5, ["cip_rand"]),
                     ("reconstruct_targets", 2, ["desia_synthetic", "rap_rand"])]
@@ -277,24 +283,24 @@ def test_one_target_per_unit_on_a_cpu_and_several_on_a_gpu(monkeypatch):
     64, fewer when one target's stack of models is large."""
     config = AggregatesConfig(**COUNT_TABLES)
     game, _ = G.setup_game(config, "aggregates-aia")
-    view = G._view(config, game, np.zeros((1, len(game.queries))), game.codes.shape[0])
-    monkeypatch.setattr(G, "device", lambda: "cpu")
-    assert G.targets_per_unit(view) == 1
-    monkeypatch.setattr(G, "device", lambda: "cuda:0")
-    assert G.targets_per_unit(view) == 64
+    view = G.game_view(config, game, np.zeros((1, len(game.queries))), game.codes.shape[0])
+    monkeypatch.setattr(aggregates_units, "device", lambda: "cpu")
+    assert aggregates_units.targets_per_unit(view) == 1
+    monkeypatch.setattr(aggregates_units, "device", lambda: "cuda:0")
+    assert aggregates_units.targets_per_unit(view) == 64
     big = G.GameView(**{**view.__dict__, "n_records": 100_000, "reconstructions": 10})
     per_target = 10 * 100_000 * len(game.queries)
-    assert G.targets_per_unit(big) == max(1, min(64, G._GPU_ELEMENTS // per_target)) < 64
+    assert aggregates_units.targets_per_unit(big) == max(1, min(64, aggregates_units._GPU_ELEMENTS // per_target)) < 64
 
 
 def test_sweep_points_in_any_order_give_the_same_sweep():
-    import engine.audits.aggregates as A
+    from engine.games import aggregates_parts
 
     config = AggregatesConfig(**COUNT_TABLES, sweep_targets=5,
                               sweep_attacks=("cip_rand", "data_only"))
-    data = G.load_data(config)
-    here = A.sweep(config, data, "epsilon", (1.0, 10.0), progress=NO_PROGRESS, cancel=NEVER)
-    there = A.sweep(config, data, "epsilon", (1.0, 10.0), progress=NO_PROGRESS, cancel=NEVER,
+    data = aggregates_data.load_data(config)
+    here = aggregates_parts.sweep(config, data, "epsilon", (1.0, 10.0), progress=NO_PROGRESS, cancel=NEVER)
+    there = aggregates_parts.sweep(config, data, "epsilon", (1.0, 10.0), progress=NO_PROGRESS, cancel=NEVER,
                     executor=ShuffledExecutor())
     assert here["values"] == [10.0, 1.0]          # from the least noise to the most
     assert {k: v for k, v in here.items() if k != "computed_on"} == \
@@ -312,9 +318,9 @@ def test_published_table_checks_in_any_order_give_the_same_findings():
         data=str(A.SAMPLE_AUXILIARY), schema=A.demo_config().schema, release="published",
         release_options={"path": str(A.SAMPLE_BLOCK.parent / "sample_published_p_tables.csv")},
         published_records=450, max_targets=5, membership=False)
-    data = G.load_data(config)
-    here = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
-    there = G.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
+    data = aggregates_data.load_data(config)
+    here = aggregates_scoring.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER)
+    there = aggregates_scoring.published_findings(config, data, progress=NO_PROGRESS, cancel=NEVER,
                                  executor=ShuffledExecutor())
     assert here[1] == there[1] and here[0]["determined"] > 0
     assert {k: v for k, v in here[0].items() if k != "computed_on"} == \
@@ -333,7 +339,7 @@ def test_the_likelihood_attacks_targets_as_units_give_the_loop_numbers():
     config = AggregatesConfig(**{**COUNT_TABLES, "attacks": ("likelihood",), "n_shadow": 200})
     game, _ = G.setup_game(config, "aggregates-aia")
     released = G.released_per_target(config, game, game.codes[game.targets, -1])
-    view = G._view(config, game, released, game.codes.shape[0])
+    view = G.game_view(config, game, released, game.codes.shape[0])
     loop = np.array([likelihood_attack(view.queries, view.released[i], view.target_codes[i],
                                        view.sensitive_column, view.aux_codes, view.n_records,
                                        view.domain, n_shadow=view.n_shadow,

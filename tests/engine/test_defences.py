@@ -412,7 +412,7 @@ def test_the_largest_epsilon_bound_holds_for_all_attacks_together(small_tradeoff
     """The trade-off quotes the largest of the attacks' ε lower bounds; each is taken at the
     Bonferroni level so that the largest is still a 95 % bound (it was the largest of three
     95 % bounds before, about 86 % at worst)."""
-    from engine.attacks.model.base import AttackOutcome
+    from engine.attacks.outcome import AttackOutcome
     from engine.auditing import empirical_epsilon_lower_bound
     from engine.defences.tradeoff import family_epsilon_bounds
 

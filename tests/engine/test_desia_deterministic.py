@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
+from engine.aggregates.solver import solve
 from engine.attacks.aggregates import desia_deterministic as dd
-from engine.attacks.aggregates.solver import solve
 from engine.runtime import CancelToken, JobCancelled
 
 SIZES = (2, 5, 3)            # sex, age group, race (sensitive = column 2)

@@ -161,14 +161,16 @@ def test_the_game_takes_the_shortcut_from_each_targets_own_table(monkeypatch):
     """The count-table game hands each target's true table (its value re-drawn) to the
     deterministic module: the proofs equal the published path's, and the shortcut is taken
     (a wrong table would not reproduce the release and silently fall back to two solves)."""
-    from engine.audits.aggregates import AggregatesConfig, deterministic_summary
+    from engine.audits.aggregates import AggregatesConfig
     from engine.games import aggregates as G
+    from engine.games import aggregates_units
+    from engine.games.aggregates_theory import deterministic_summary
 
     config = AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=8,
                               fraction=0.6, n_shadow=100, membership=False,
                               attacks=("desia_deterministic_only",), seed=3)
     fast = G.play_aia(config)
-    monkeypatch.setattr(G.DeterministicInputs, "true_counts", lambda self, index: None)
+    monkeypatch.setattr(aggregates_units.DeterministicInputs, "true_counts", lambda self, index: None)
     published = G.play_aia(config)
     assert fast.details["deterministic_status"] == published.details["deterministic_status"]
     assert np.array_equal(fast.determined_value, published.determined_value)
@@ -230,6 +232,7 @@ def test_the_membership_shortcut_reaches_the_published_answer(seed, ways, n, siz
 def test_the_membership_game_takes_the_shortcut_with_the_same_answers(monkeypatch):
     from engine.audits.aggregates import AggregatesConfig
     from engine.games import aggregates as G
+    from engine.games import aggregates_membership
 
     config = AggregatesConfig(census_records=60, census_auxiliary=400, max_targets=8,
                               fraction=0.6, n_shadow=100, mia_attacks=("desia_mia",), seed=3)
@@ -244,11 +247,11 @@ def test_the_membership_game_takes_the_shortcut_with_the_same_answers(monkeypatc
         return out
 
     monkeypatch.setattr(G.dd, "infer_membership", recording)
-    G.play_mia(config)
+    aggregates_membership.play_mia(config)
     fast, seen[:] = list(seen), []
     monkeypatch.setattr(G.dd, "infer_membership",
                         lambda *a, **k: recording(*a, drop_truth=True, **k))
-    G.play_mia(config)
+    aggregates_membership.play_mia(config)
     assert [f[:2] for f in fast] == [p[:2] for p in seen]
     assert any(how == "witness table" for *_, how in fast)
     assert all(how != "witness table" for *_, how in seen)

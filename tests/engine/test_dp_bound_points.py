@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.audits import location as L
+from engine.games import location_repeats
 from engine.metrics import balanced_accuracy_with_ci, clopper_pearson, clopper_pearson_array
-from engine.plots import series
+from engine.plots import observations
 
 KS = [1, 2, 5, 9, 20, 40]
 BOUNDS = [0.6225, 0.6225, 0.7206, 0.7206, 0.80, 0.85]
@@ -56,13 +57,13 @@ def test_a_point_barely_above_is_chance_said_in_the_caption_not_a_warning():
     correct = below(n)
     correct[0][1] = 1250                    # 62.5 % against 62.25 %: 5 releases above
     result = sweep_result(correct, n)
-    check = series.dp_bound_check(result)
+    check = observations.dp_bound_check(result)
     assert check.n_points == 18 and len(check.above) == 1 and not check.breaches
-    note = series.observations_note(result)
+    note = observations.observations_note(result)
     assert note.startswith("1 of 18 measured points lies above the line")
     assert "as chance alone gives with 2,000 test releases per point" in note
     assert "none is a breach" in note
-    assert series.dp_bound_warning(result) == ""
+    assert observations.dp_bound_warning(result) == ""
 
 
 def test_a_point_far_above_with_a_big_sample_is_a_warning():
@@ -70,15 +71,15 @@ def test_a_point_far_above_with_a_big_sample_is_a_warning():
     correct = below(n)
     correct[1][2] = int(0.76 * n)           # 76 % against 72.06 %, 20,000 releases
     result = sweep_result(correct, n)
-    check = series.dp_bound_check(result)
+    check = observations.dp_bound_check(result)
     (point,) = check.breaches
     assert (point.name, point.k, point.accuracy) == ("two_threshold", 5, 0.76)
     assert point.lower > BOUNDS[2]
-    warning = series.dp_bound_warning(result)
+    warning = observations.dp_bound_warning(result)
     assert ("Place-by-place count check at k = 5 measured 76.0% where ε = 0.5 per hour "
             "allows at most 72.1%") in warning
     assert "all 18 points" in warning and "do not rely on the stated ε" in warning
-    note = series.observations_note(result)
+    note = observations.observations_note(result)
     assert "by more than chance explains over the 18 points plotted" in note
     assert "See the warnings" in note
 
@@ -92,7 +93,7 @@ def test_the_old_per_point_rule_and_the_family_wise_rule_differ_on_one_point():
     correct[2][0] = 1300
     result = sweep_result(correct, n)
     assert clopper_pearson(1300, n)[0] > BOUNDS[0]
-    assert not series.dp_bound_check(result).breaches
+    assert not observations.dp_bound_check(result).breaches
 
 
 def test_holm_steps_down_after_a_breach():
@@ -106,7 +107,7 @@ def test_holm_steps_down_after_a_breach():
     a18 = balanced_accuracy_with_ci(*counts_of(16_156, n), 1 - 2 * 0.05 / 18)[1][0]
     a17 = balanced_accuracy_with_ci(*counts_of(16_156, n), 1 - 2 * 0.05 / 17)[1][0]
     assert a18 <= BOUNDS[4] < a17
-    assert len(series.dp_bound_check(result).breaches) == 2
+    assert len(observations.dp_bound_check(result).breaches) == 2
 
 
 def test_a_result_saved_without_the_counts_is_judged_from_its_interval():
@@ -117,9 +118,9 @@ def test_a_result_saved_without_the_counts_is_judged_from_its_interval():
     for rows in result["theory"]["sweep"]["attacks"].values():
         for row in rows:
             del row["accuracy_counts"]
-    check = series.dp_bound_check(result)
+    check = observations.dp_bound_check(result)
     assert len(check.above) == 1 and not check.breaches
-    assert series.dp_bound_check({"theory": {}}) is None
+    assert observations.dp_bound_check({"theory": {}}) is None
 
 
 def test_family_wise_false_alarms_stay_within_five_percent_at_the_bound():
@@ -129,7 +130,7 @@ def test_family_wise_false_alarms_stay_within_five_percent_at_the_bound():
     n, games = 2000, 1000
     g = np.random.default_rng(20260327)
     draws = g.binomial(n, np.broadcast_to(np.array(BOUNDS), (games, len(NAMES), len(KS))))
-    new = np.mean([bool(series.dp_bound_check(sweep_result(d, n, intervals=False)).breaches) for d in draws])
+    new = np.mean([bool(observations.dp_bound_check(sweep_result(d, n, intervals=False)).breaches) for d in draws])
     lo, _ = clopper_pearson_array(draws, np.full(draws.shape, n))
     old = np.mean(((draws / n > BOUNDS) & (lo > BOUNDS)).any(axis=(1, 2)))
     print(f"false alarms at the bound: family-wise {new:.3f}, per point {old:.3f}")
@@ -158,7 +159,7 @@ def test_the_run_puts_a_breach_in_the_warnings_and_the_banner(monkeypatch):
     correct = below(n)
     correct[1][2] = int(0.76 * n)
     breach = sweep_result(correct, n)["theory"]["sweep"]
-    monkeypatch.setattr(L, "observation_sweep", lambda *a, **k: breach)
+    monkeypatch.setattr(location_repeats, "observation_sweep", lambda *a, **k: breach)
     result = L.run(L.LocationConfig(**tiny)).to_dict()
     (warning,) = [w for w in result["warnings"] if "more than chance explains" in w]
     assert "at k = 5 measured 76.0%" in warning

@@ -210,3 +210,44 @@ def test_the_membership_best_of_counts_its_rehearsal_on_the_attackers_stand_ins(
     best = estimate(combined, slowdown=1.0, machine=False)
     assert best.seconds > plain.seconds
     assert any(p.what.startswith("Best-of rehearsal: Membership game") for p in best.parts)
+
+
+@pytest.mark.parametrize("case", ["sample", "census Laplace", "census 2-way marginals",
+                                  "sample 2-way marginals with noise"])
+def test_the_targets_estimated_are_the_targets_the_game_attacks(demo, case):
+    """Issue 33 item 5: the estimate assumed 29 unique targets where the game attacked 49 —
+    now they are counted on the data as the game loads it (engine.games.aggregates.setup_game),
+    here with no limit on the targets and with one below their number."""
+    from engine.games.aggregates import setup_game
+
+    marginals = dict(release="marginals", release_options={"ways": [1, 2]})
+    config = {"sample": replace(demo, max_targets=10_000),
+              "census Laplace": _synthetic(demo, census_records=300, census_auxiliary=2700,
+                                           mechanism="laplace", max_targets=10_000),
+              "census 2-way marginals": replace(
+                  _synthetic(demo, census_records=150, census_auxiliary=1350,
+                             max_targets=10_000), **marginals),
+              "sample 2-way marginals with noise": replace(
+                  demo, mechanism="laplace", max_targets=10_000, **marginals)}[case]
+    game, _ = setup_game(config, "aggregates-aia")
+    assert targets(config, shape(config)) == game.targets.size == game.unique_records
+    fewer = replace(config, max_targets=game.targets.size // 2)
+    assert targets(fewer, shape(fewer)) == setup_game(fewer, "aggregates-aia")[0].targets.size
+
+
+def test_solves_on_marginals_cost_more_than_on_the_p_tables_of_the_same_size(demo):
+    """One solve on 1- and 2-way marginals took ~7.5 times the P-tables' at the same model
+    size (engine.estimates.aggregates.MARGINALS_SOLVE_FACTOR): the solver steps count it."""
+    from engine.estimates.aggregates import MARGINALS_SOLVE_FACTOR, cip_seconds, infer_seconds
+
+    tables = replace(demo, mechanism="laplace")
+    marginals = replace(tables, release="marginals", release_options={"ways": [1, 2]})
+    sh_t, sh_m = shape(tables), shape(marginals)
+    assert sh_t.solve_factor == 1.0 and sh_m.solve_factor == MARGINALS_SOLVE_FACTOR
+    same = replace(sh_t, solve_factor=MARGINALS_SOLVE_FACTOR)
+    assert cip_seconds(same, 100, 1e9, True) == pytest.approx(
+        MARGINALS_SOLVE_FACTOR * cip_seconds(sh_t, 100, 1e9, True))
+    assert infer_seconds(same, 100, 1e9) == pytest.approx(
+        MARGINALS_SOLVE_FACTOR * infer_seconds(sh_t, 100, 1e9))
+    # ... up to the solver's time limit: a solve never counts more than its limit and build.
+    assert cip_seconds(same, 100, 1e-3, True) <= cip_seconds(same, 100, 1e9, True)

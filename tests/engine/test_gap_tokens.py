@@ -16,8 +16,6 @@ import numpy as np
 import pytest
 
 from engine.aggregates.queries import Domain, load_published_rows
-from engine.audits.config_fields import as_choice_list, common_fields
-from engine.audits.result import input_warnings, result_problem
 from engine.data.errors import InputError
 from engine.data.gaps import gap_mask, marks_for
 from engine.data.microdata import (
@@ -30,6 +28,8 @@ from engine.data.predictions import load_predictions_csv, match_predictions
 from engine.data.tabular import TabularColumn, TabularSchema, load_tabular_csv
 from engine.data.text_input import read_notes
 from engine.data.traces import load_release_csv, load_traces_csv
+from engine.results.config_fields import as_choice_list, common_fields
+from engine.results.result import input_warnings, result_problem
 
 SAID = "(marks of a missing value, see \"Gaps\" in the config reference)"
 

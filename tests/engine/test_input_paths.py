@@ -280,7 +280,7 @@ def test_the_csv_probe_before_a_run_does_not_open_a_pipe(tmp_path):
 
 
 def test_a_result_hash_reads_only_a_regular_file(tmp_path):
-    from engine.audits.result import file_sha256
+    from engine.results.result import file_sha256
 
     path = tmp_path / "x.csv"
     path.write_bytes(b"abc")
@@ -323,8 +323,9 @@ def test_tilde_is_the_home_folder_in_every_loader(home):
 def test_tilde_in_a_config_reaches_the_audit_and_its_estimate(home):
     """The location audit's traces and its estimate read ``~/records.csv`` (only the GUI
     expanded ``~`` before: the run said "file not found")."""
-    from engine.audits.location import LocationConfig, load_population
+    from engine.audits.location import LocationConfig
     from engine.estimates.location import _file_size
+    from engine.games.location_setup import load_population
 
     (home / "records.csv").write_text(TRACES)
     config = LocationConfig.from_dict({"audit_type": "location", "traces": "~/records.csv"})

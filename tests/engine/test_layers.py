@@ -17,6 +17,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -34,16 +35,20 @@ CLEAN = ("engine/games/model.py", "engine/audits/model.py", "engine/metrics.py",
          # audits and report sections
          "engine/audits/registry.py", "engine/project.py", "engine/config_file.py",
          "engine/audits/location.py", "engine/audits/mechanism.py",
-         "engine/audits/config_fields.py", "engine/audits/predictions_intake.py",
+         "engine/results/config_fields.py", "engine/audits/predictions_intake.py",
          "engine/report/sections.py", "engine/report/pdf.py", "engine/report/location.py",
          "engine/report/aggregates.py", "engine/report/mechanism.py",
          "engine/data/sample_predictions.py", "engine/aggregates/queries.py",
          # issue 19 item 1: the count-table game and the attack tables
          "engine/games/aggregates.py", "engine/audits/aggregates.py",
-         "engine/attacks/aggregates/__init__.py", "engine/attacks/aggregates/data_only.py")
+         "engine/attacks/aggregates/__init__.py", "engine/attacks/aggregates/data_only.py",
+         # issue 33 item 2: every game in engine/games and the one attack outcome (the
+         # solver's package and the location attacks load ortools and scipy.stats inside
+         # functions, which this rule does not allow)
+         "engine/games", "engine/attacks/outcome.py", "engine/attacks/location/base.py")
 # Today's counts over all of engine/ (docs/dev/layers.md says where they are). They may fall;
 # lower them here when they do, so that they cannot creep back.
-MAX_FUNCTION_LEVEL_OWN_IMPORTS = 2
+MAX_FUNCTION_LEVEL_OWN_IMPORTS = 1
 MAX_PRIVATE_NAMES_ACROSS_MODULES = 0
 
 
@@ -241,6 +246,40 @@ def test_import_linter_contracts_hold():
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "0 broken" in run.stdout
+
+
+def contract_layers() -> list[str]:
+    """The module names the engine's layers contract lists (pyproject.toml)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"]
+                    if c["name"] == "Engine layers")
+    return [part.strip() for layer in contract["layers"]
+            for part in layer.replace(":", "|").split("|")]
+
+
+def test_every_engine_module_is_in_the_layers_contract():
+    """Issue 33 item 2: a module the contract does not list is not checked at all. Only the
+    packages whose __init__ imports nothing of ours (engine, engine.games, …) stand outside."""
+    listed = contract_layers()
+    missing = []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        name = module_name(path, ROOT)
+        if path.name == "__init__.py" and not own_imports(path):
+            continue
+        if not any(name == layer or name.startswith(layer + ".") for layer in listed):
+            missing.append(name)
+    assert not missing, "not in [tool.importlinter]'s engine layers: " + ", ".join(missing)
+
+
+def own_imports(path: Path) -> list[str]:
+    """The engine modules a file imports (any level)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("engine")]
+    return found
 
 
 def test_moved_modules_import_engine_modules_at_module_level_only():

@@ -11,10 +11,11 @@ import scipy.sparse as sp
 from scipy import stats
 
 from engine.attacks.location import likelihood_ratio, two_threshold
-from engine.attacks.location.base import AttackData
+from engine.attacks.location.base import AggregateSet, AttackData
 from engine.audits import location as L
 from engine.data.errors import InputError
-from engine.games.location import AggregateSet, CellPool, play, unknown_counts
+from engine.games import location_repeats, location_setup
+from engine.games.location import CellPool, play, unknown_counts
 from engine.runtime import CancelToken, JobCancelled, Progress, rng
 
 SMALL = dict(city_users=600, city_epochs=96, aggregate_size=99, test_aggregates=1000,
@@ -103,7 +104,7 @@ def test_two_threshold_score_is_binomial_for_the_informed_attacker():
     y = np.zeros(n, bool)
     y[: n // 2] = True
     x = (g.laplace(0, b, (n, k)) + y[:, None]).astype(np.float32)
-    from engine.games.location import AggregateSet
+    from engine.attacks.location.base import AggregateSet
     data = AttackData(k=k, target=np.ones(k, np.float32), shadow=AggregateSet(x, y, None),
                       test=AggregateSet(x, y, None), mechanism="laplace", scale=b)
     out = two_threshold.attack(data)
@@ -128,7 +129,7 @@ def test_run_follows_the_job_contract_and_is_reproducible():
     theory = result["theory"]
     assert theory["observations"] == pytest.approx(15, abs=3)
     assert theory["target"]["id"] == "(redacted)"
-    assert set(theory["sweep"]["attacks"]) == set(L.SWEEP_ATTACKS)
+    assert set(theory["sweep"]["attacks"]) == set(location_repeats.SWEEP_ATTACKS)
     exposed = result["exposed_records"][0]
     assert "people" not in exposed and exposed["count"] >= 1
     again = L.run(config).to_dict()
@@ -211,12 +212,12 @@ def test_published_release_is_attacked_with_auxiliary_traces(tmp_path):
 
     base = {**SMALL, "attacker": "auxiliary", "sweep_targets": 0, "target_observations": 40}
     config = L.LocationConfig(**base)
-    traces, _ = L.load_population(config)
+    traces, _ = location_setup.load_population(config)
     clipped = clip_per_epoch(traces, 1, rng(config.seed, "clipping"))
-    target = L.choose_target(config, traces, clipped, rng(0, "unused"))
+    target = location_setup.choose_target(config, traces, clipped, rng(0, "unused"))
     others = np.delete(np.arange(traces.n_users), target)
     released = np.random.default_rng(1).choice(others, 99, replace=False)
-    scale = L.cell_noise_scale(config)
+    scale = location_setup.cell_noise_scale(config)
     with_target = _write_release(tmp_path / "with.csv", traces, clipped,
                                  np.r_[released, target], scale, 2)
     without = _write_release(tmp_path / "without.csv", traces, clipped, released, scale, 2)
@@ -306,10 +307,10 @@ def test_each_repetition_redraws_the_attackers_split_reproducibly():
     """The people are split afresh into the attacker's pool and the release pool in every
     repetition r ≥ 1 (seeded by the config's seed and r), keeping the target and the sizes."""
     config = L.LocationConfig(**SMALL)
-    first = L.split_for_repetition(config, 600, 17, 250, 1)
-    again = L.split_for_repetition(config, 600, 17, 250, 1)
-    second = L.split_for_repetition(config, 600, 17, 250, 2)
-    other_seed = L.split_for_repetition(L.LocationConfig(**{**SMALL, "seed": 4}), 600, 17, 250, 1)
+    first = location_repeats.split_for_repetition(config, 600, 17, 250, 1)
+    again = location_repeats.split_for_repetition(config, 600, 17, 250, 1)
+    second = location_repeats.split_for_repetition(config, 600, 17, 250, 2)
+    other_seed = location_repeats.split_for_repetition(L.LocationConfig(**{**SMALL, "seed": 4}), 600, 17, 250, 1)
     for aux, release in (first, second):
         assert aux.size == 250 and release.size == 349
         assert np.intersect1d(aux, release).size == 0 and 17 not in aux and 17 not in release
@@ -402,7 +403,7 @@ def test_the_exposed_count_names_the_line_it_counts():
     """Walk-through 2026-11-26: "14,234 of 16,000 people are exposed as much or more" after
     "the most exposed person" read as a contradiction; the count is of everyone the best
     possible attacker puts over the high-risk line, so the sentence says that line."""
-    from engine.audits.location import _exposed_sentence
+    from engine.games.location_theory import exposed_sentence as _exposed_sentence
 
     assert _exposed_sentence({"count": 14234, "population": 16000, "min_observations": 40}) == (
         "14,234 of 16,000 people are at high risk: the best possible attacker reaches the "

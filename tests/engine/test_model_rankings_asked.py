@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from engine.attacks.model.metric import RANKING_SUFFIX
-from engine.audits.model import DEFAULT_ATTACKS, ModelConfig, ranking_metrics, run
+from engine.audits.model import DEFAULT_ATTACKS, ModelConfig, run
+from engine.games.model_measure import ranking_metrics
 
 
 @pytest.fixture(scope="module")

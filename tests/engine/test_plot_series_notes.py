@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from engine.plots import series
+from engine.plots import observations
 
 BOUND = math.exp(0.5) / (1 + math.exp(0.5))
 
@@ -29,25 +29,25 @@ def location_result(lower_at_2: float) -> dict:
 
 
 def test_a_point_above_the_bound_within_its_interval_is_called_sampling_error():
-    curves = series.observations_series(location_result(0.613))
+    curves = observations.observations_series(location_result(0.613))
     attack = next(c for c in curves if c.key == "attack:one_threshold")
     assert attack.label == "Simple count check" and attack.lower == (0.588, 0.613, 0.631)
-    note = series.observations_note(location_result(0.613))
+    note = observations.observations_note(location_result(0.613))
     assert note.startswith("1 of 3 measured points lies above the line of the most that ε-DP "
                            "allows (at k = 2), as chance alone gives")
     assert "none is a breach" in note and "See the warnings" not in note
-    assert series.dp_bound_warning(location_result(0.613)) == ""
+    assert observations.dp_bound_warning(location_result(0.613)) == ""
 
 
 def test_a_point_wholly_above_the_bound_is_said_to_contradict_the_claim():
-    note = series.observations_note(location_result(0.630))
+    note = observations.observations_note(location_result(0.630))
     assert "Simple count check at k = 2 measured 63.5%" in note and "See the warnings" in note
-    assert "k = 2 measured 63.5% where" in series.dp_bound_warning(location_result(0.630))
+    assert "k = 2 measured 63.5% where" in observations.dp_bound_warning(location_result(0.630))
 
 
 def test_no_point_above_the_bound_needs_no_sentence():
     result = location_result(0.613)
     result["theory"]["sweep"]["attacks"]["one_threshold"][1] = {"accuracy": 0.60,
                                                                 "accuracy_ci": [0.58, 0.62]}
-    assert series.observations_note(result) == ""
+    assert observations.observations_note(result) == ""
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from engine.data.errors import InputError
+from engine.data.prediction_checks import class_names_from_columns
 from engine.data.predictions import (
     Predictions,
-    class_names_from_columns,
     cross_entropy,
     load_predictions_csv,
     match_predictions,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.audits.result import result_problem
 from engine.data.errors import InputError
 from engine.project import load_project
+from engine.results.result import result_problem
 
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "projects"
 AUDIT_TYPES = ("mechanism", "location", "aggregates", "model")
@@ -102,7 +102,7 @@ def test_a_damaged_result_is_reported_and_the_settings_still_open(tmp_path, audi
 
 
 # The model audit's theory parts the report and the results page read (issue 19 item 5:
-# engine.audits.blocks.BttaBound, GeneralizationGap) and the verdict's stored headline.
+# engine.results.blocks.BttaBound, GeneralizationGap) and the verdict's stored headline.
 DAMAGED_MODEL_BLOCKS = [
     (("result", "verdict", "headline"), [1], "strongest attack"),
     (("result", "verdict", "evidence"), "Holm", "evidence"),

@@ -8,8 +8,8 @@ from __future__ import annotations
 import codecs
 import time
 
-from engine.audits.result import input_entry, input_warnings
 from engine.data.text_input import read_notes, read_text
+from engine.results.result import input_entry, input_warnings
 
 
 def test_notes_are_kept_per_file_and_forgotten_when_it_changes(tmp_path):

@@ -20,7 +20,8 @@ from engine.attacks.real_people import (
 )
 from engine.audits.aggregates import AggregatesConfig
 from engine.audits.aggregates import run as run_aggregates
-from engine.games.aggregates import evaluate, play_aia
+from engine.games.aggregates import play_aia
+from engine.games.aggregates_scoring import evaluate
 
 KEYS = {"n", "correct", "accuracy", "accuracy_ci", "obvious_guess", "data_only",
         "scaled_score", "scaled_score_ci", "p_value"}

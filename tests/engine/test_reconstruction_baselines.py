@@ -482,7 +482,7 @@ def test_the_wall_clock_backstop_is_ten_times_the_limit_unless_the_environment_s
     """The backstop only guards against a much slower machine (solver.WALL_BACKSTOP); the
     suite raises it through PRA_SOLVER_WALL_BACKSTOP, and a value that is not a number ≥ 1
     leaves the app's own."""
-    from engine.attacks.aggregates import solver
+    from engine.aggregates import solver
 
     monkeypatch.delenv("PRA_SOLVER_WALL_BACKSTOP", raising=False)
     assert solver.wall_backstop() == solver.WALL_BACKSTOP == 10.0

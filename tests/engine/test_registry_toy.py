@@ -120,6 +120,7 @@ def test_command_line_checks_demo_and_sample_names_against_the_registry(cli, tmp
     assert cli(["demo", "coins", "--out", str(tmp_path / "d")]) == 2
     assert cli(["--sample", "coins"]) == 2
     err = capsys.readouterr().err
-    assert "unknown demo “coins”; choose one of mechanism, location, aggregates, model." in err
+    assert ("no sample audit called “coins”; choose one of mechanism, location, aggregates, "
+            "model, model-thorough." in err)
     assert "no sample audit called 'coins'; choose one of mechanism, location" in err
     assert not (tmp_path / "d").exists()

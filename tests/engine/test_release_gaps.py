@@ -16,6 +16,7 @@ from reportlab.platypus import Paragraph, Table
 from engine.audits import location as L
 from engine.data.errors import InputError
 from engine.data.traces import clip_per_epoch, load_release, load_release_csv
+from engine.games import location_setup
 from engine.report.sections import inputs_table
 from engine.runtime import rng
 
@@ -90,13 +91,13 @@ def released(tmp_path, blank_cell: int | None, name: str):
     """A Laplace-noised release of 99 people on the synthetic city, with ``blank_cell``'s
     count left empty; (path, the target's cells, the blanked row's number)."""
     config = L.LocationConfig(**BASE)
-    traces, _ = L.load_population(config)
+    traces, _ = location_setup.load_population(config)
     clipped = clip_per_epoch(traces, 1, rng(config.seed, "clipping"))
-    target = L.choose_target(config, traces, clipped, rng(0, "unused"))
+    target = location_setup.choose_target(config, traces, clipped, rng(0, "unused"))
     others = np.delete(np.arange(traces.n_users), target)
     rows = np.random.default_rng(1).choice(others, 99, replace=False)
     values = np.asarray(clipped[rows].sum(axis=0)).ravel().astype(float)
-    values += np.random.default_rng(2).laplace(0, L.cell_noise_scale(config), values.size)
+    values += np.random.default_rng(2).laplace(0, location_setup.cell_noise_scale(config), values.size)
     e, s = np.divmod(np.arange(values.size), traces.n_sites)
     lines = ["site,epoch,count"]
     for cell, (i, j, v) in enumerate(zip(e, s, values, strict=True)):

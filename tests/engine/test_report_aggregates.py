@@ -432,7 +432,7 @@ def test_sparse_result_does_not_crash(tmp_path):
 
 
 def test_many_attacks_keep_five_on_the_chart(tmp_path):
-    from engine.audits.aggregates import LABELS
+    from engine.attacks.aggregates import LABELS
 
     result = contract_result(membership=False, sweeps=False)
     base = result["attacks"][0]

@@ -548,8 +548,8 @@ def _story_text(flowables) -> str:
 
 def test_a_damaged_verdict_or_bound_is_said_in_the_report_not_raised():
     """Issue 19 item 5: the report reads the verdict and paper 001's bound through their typed
-    blocks (engine.audits.blocks.Verdict, BttaBound). A result that did not pass
-    engine.audits.result.result_problem — reasons that are not a list, a bound whose ROC is
+    blocks (engine.results.blocks.Verdict, BttaBound). A result that did not pass
+    engine.results.result.result_problem — reasons that are not a list, a bound whose ROC is
     not a table — says the verdict cannot be read and leaves the bound out, where reading them
     field by field raised TypeError and AttributeError while building the story."""
     result = model_result()

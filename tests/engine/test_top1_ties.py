@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from engine.games.aggregates import top1_guesses
+from engine.games.aggregates_scoring import top1_guesses
 
 
 def test_a_unique_best_value_is_always_the_guess():

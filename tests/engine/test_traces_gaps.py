@@ -10,9 +10,10 @@ import io
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
 
-from engine.audits.location import LocationConfig, load_population
+from engine.audits.location import LocationConfig
 from engine.data.text_input import read_notes
 from engine.data.traces import load_traces_csv
+from engine.games.location_setup import load_population
 from engine.report.sections import inputs_table
 
 # Row 3: no site; row 5: no epoch; row 6: epoch 'NA'; row 7: site and epoch both empty.

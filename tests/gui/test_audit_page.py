@@ -80,8 +80,11 @@ class CountdownResults(ResultsView):
         self.counted_label = QLabel()
         self.add_section("Steps counted", self.counted_label, update=self._show_counted)
 
-    def _show_counted(self, result: dict | None) -> None:
-        self.counted_label.setText(str((result or {}).get("steps_counted", "—")))
+    def _show_counted(self, result) -> None:
+        # A section gets the result as engine.results.loaded typed it; a key of this audit
+        # type's own (no typed part) is in ``extra``.
+        counted = result.extra.get("steps_counted") if result is not None else None
+        self.counted_label.setText(str(counted if counted is not None else "—"))
 
 
 class CountdownPage(AuditPage):

@@ -18,7 +18,8 @@ import re
 import pypdf
 import pytest
 
-from engine.audits.aggregates import AggregatesConfig, chance_corrected_accuracy, run
+from engine.audits.aggregates import AggregatesConfig, run
+from engine.games.aggregates_summary import chance_corrected_accuracy
 from engine.report.pdf import write_report
 from engine.wording import (
     BEST_GUESS_RIGHT,

@@ -13,7 +13,7 @@ import itertools
 
 import pytest
 
-from engine.plots import series
+from engine.plots import tradeoff as tradeoff_plot
 from engine.report.charts import TradeoffCurve, TradeoffPoint, tradeoff_chart
 
 SETTINGS = [  # (defence, knobs, label, AUC, test accuracy)
@@ -51,8 +51,8 @@ def apart(a, b) -> bool:
 
 
 def test_the_axes_range_to_the_settings_with_the_limit_in_view():
-    tradeoff = series.tradeoff_series(demo_block(), "auc")
-    (x0, x1), (y0, y1) = series.tradeoff_ranges(tradeoff)
+    tradeoff = tradeoff_plot.tradeoff_series(demo_block(), "auc")
+    (x0, x1), (y0, y1) = tradeoff_plot.tradeoff_ranges(tradeoff)
     xs = [x for x, _ in tradeoff.points()] + [tradeoff.limit]
     ys = [y for _, y in tradeoff.points()]
     assert x0 < min(xs) and max(xs) < x1 and y0 < min(ys) and max(ys) < y1
@@ -157,7 +157,7 @@ def test_screen_labels_never_collide(qtbot, size, case):
 def test_report_labels_cover_no_label_and_no_point():
     from reportlab.graphics.shapes import Rect
 
-    tradeoff = series.tradeoff_series(demo_block(), "auc")
+    tradeoff = tradeoff_plot.tradeoff_series(demo_block(), "auc")
     curves = [TradeoffCurve(c.label, [TradeoffPoint(x, y, label=t) for x, y, t in
                                       zip(c.x, c.y, c.point_labels, strict=True)], i)
               for i, c in enumerate(tradeoff.curves)]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from engine.audits import aggregates as aggregates_audit
 from engine.audits import model as model_audit
 from engine.data.paths import resolve_path as engine_resolve_path
+from engine.games import aggregates_parts
 from gui.job_runner import JobRunner
 from gui.pages.audit_page import resolve_path as gui_resolve_path
 from gui.pages.model_page import ModelPage
@@ -57,7 +57,7 @@ def test_tilde_in_a_field_is_what_the_run_reads(main_window, qtbot, tmp_path, mo
     typed = "~/records.csv"
     want = home / "records.csv"
     assert gui_resolve_path(typed) == engine_resolve_path(typed) == want
-    assert model_audit.resolve_path(typed) == aggregates_audit.resolve_path(typed) == want
+    assert model_audit.resolve_path(typed) == aggregates_parts.resolve_path(typed) == want
     main_window.open_sample("location")
     page = main_window.location_page
     page.fields["traces"].setText(typed)

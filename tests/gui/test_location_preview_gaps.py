@@ -4,7 +4,7 @@ loads, and the preview names each column with its count and says the rows were l
 
 from __future__ import annotations
 
-from gui.pages.location_page import load_preview
+from gui.pages.location_preview import load_preview
 
 
 def test_the_preview_lists_each_column_with_gaps(tmp_path):

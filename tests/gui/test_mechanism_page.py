@@ -129,12 +129,13 @@ def test_export_pdf_report(main_window, qtbot, tmp_path, monkeypatch):
 def test_internal_error_shows_sentence_with_details(main_window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    import engine.audits.mechanism as mechanism_audit
+    from engine.audits import registry
 
-    def broken_run(config, *, progress, cancel):
+    def broken_run(config, *, progress=None, cancel=None):
         raise RuntimeError("solver exploded")
 
-    monkeypatch.setattr(mechanism_audit, "run", broken_run)
+    # The page starts its job through the registry (issue 33 item 2).
+    monkeypatch.setattr(registry, "run_audit", broken_run)
     page = open_mechanism(main_window)
     page.run_button.click()
     qtbot.waitUntil(lambda: not page.is_running(), timeout=RUN_TIMEOUT_MS)

@@ -90,7 +90,7 @@ def test_the_views_name_the_attack_of_the_verdicts_headline(view):
 
 
 def test_the_metrics_table_reads_typed_entries_and_dashes_a_damaged_one(qtbot):
-    """Issue 19 item 5: the table reads each attack as engine.audits.blocks.AttackEntry; an
+    """Issue 19 item 5: the table reads each attack as engine.results.blocks.AttackEntry; an
     entry not of the app's form (a rate written as text) is a row of dashes, where reading it
     field by field raised inside the widget."""
     from gui.widgets.metrics_table import MetricsTable
@@ -107,8 +107,8 @@ def test_the_metrics_table_reads_typed_entries_and_dashes_a_damaged_one(qtbot):
 
 def test_damaged_bound_gap_and_verdict_leave_their_parts_out_without_raising(view, qtbot):
     """Issue 19 item 5: the gap view reads paper 001's bound and the generalization gap, and
-    the banner the verdict, through their typed blocks (engine.audits.blocks). One not of the
-    app's form — shown only if it slipped past engine.audits.result.result_problem — is left
+    the banner the verdict, through their typed blocks (engine.results.blocks). One not of the
+    app's form — shown only if it slipped past engine.results.result.result_problem — is left
     out, where reading it field by field raised AttributeError (a bound whose ROC is text, a
     class that is not a table) or TypeError (reasons that are a number) inside the widget."""
     from gui.widgets.verdict_banner import VerdictBanner

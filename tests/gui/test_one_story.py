@@ -119,7 +119,7 @@ def test_location_summary_quotes_the_mean_over_repetitions(location_run, qtbot):
 
 @pytest.mark.long
 def test_location_says_releases_wherever_it_says_spots(location_run, qtbot):
-    from engine.audits.location import RELEASE_MEMBERS
+    from engine.games.location_summary import RELEASE_MEMBERS
     from gui.widgets.location_results import LocationResultsView
 
     result, pdf = location_run

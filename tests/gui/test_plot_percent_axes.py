@@ -70,7 +70,7 @@ def test_report_sweep_and_accuracy_against_k_are_in_percent():
 @pytest.mark.parametrize("metric,in_percent", [("tpr", True), ("accuracy", True),
                                                ("advantage", True), ("auc", False)])
 def test_report_defences_axes(metric, in_percent):
-    from engine.plots import series
+    from engine.plots import tradeoff as tradeoff_plot
     from engine.report.charts import TradeoffCurve, TradeoffPoint, tradeoff_chart
 
     block = demo_block(SETTINGS)
@@ -79,7 +79,7 @@ def test_report_defences_axes(metric, in_percent):
         row["risk"].update({"accuracy": {"value": auc}, "advantage": {"value": 2 * auc - 1},
                             "tpr_at_fpr": [{"fpr_target": 0.01, "tpr": auc - 0.5,
                                             "measurable": True}]})
-    tradeoff = series.tradeoff_series(block, metric)
+    tradeoff = tradeoff_plot.tradeoff_series(block, metric)
     curves = [TradeoffCurve(c.label, [TradeoffPoint(x, y) for x, y in zip(c.x, c.y,
                                                                           strict=True)], c.style)
               for c in tradeoff.curves]

@@ -90,7 +90,7 @@ def test_the_legend_sits_below_the_plot_not_over_the_curves(qtbot):
 
 
 def test_an_empty_plot_says_so(qtbot):
-    from gui.pages.location_page import DataPreviewPlot
+    from gui.pages.location_preview import DataPreviewPlot
 
     preview = DataPreviewPlot()
     qtbot.addWidget(preview)

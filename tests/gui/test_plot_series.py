@@ -13,7 +13,8 @@ import pyqtgraph as pg
 import pytest
 from reportlab.graphics.shapes import Circle, Drawing, Line, Polygon, PolyLine, Rect, String
 
-from engine.plots import series
+from engine.plots import count_sweeps, observations, series
+from engine.plots import tradeoff as tradeoff_plot
 from engine.report.charts import observations_chart, rl_color, roc_chart, sweep_chart
 
 PROJECTS = Path(__file__).resolve().parents[1] / "data" / "projects"
@@ -176,7 +177,7 @@ def test_the_defences_chart_comes_from_the_same_series(qtbot):
     view.set_result(result)
     block = result["theory"]["defences"]
     drawing, _close_up, metric, _missing = defences_chart(block)
-    tradeoff = series.tradeoff_series(block, series.default_metric(block))
+    tradeoff = tradeoff_plot.tradeoff_series(block, tradeoff_plot.default_metric(block))
     assert tradeoff == view.chart.tradeoff_series()
     assert metric == view.chart.metric() == tradeoff.metric
     assert len(tradeoff.curves) >= 3 and tradeoff.baseline is not None
@@ -222,18 +223,18 @@ def count_table_result() -> dict:
 
 @pytest.mark.parametrize("key", ["fraction", "noise"])
 def test_the_count_table_sweeps_come_from_the_same_series(qtbot, key):
-    from engine.report.aggregates import AggregatesSections
+    from engine.report import aggregates_bounds
     from gui.widgets.aggregates_results import SweepsView
 
     result = count_table_result()
     view = SweepsView()
     qtbot.addWidget(view)
     view.set_result(result)
-    drawings = [d for f in AggregatesSections()._sweeps(result) for d in walk_flowables(f)
+    drawings = [d for f in aggregates_bounds.sweeps(result) for d in walk_flowables(f)
                 if isinstance(d, Drawing)]
     assert len(drawings) == 2
     drawing = drawings[["fraction", "noise"].index(key)]
-    curves = series.count_sweep_series(result, key)
+    curves = count_sweeps.count_sweep_series(result, key)
     assert any(c.key == "determined_share" for c in curves)
     assert sum(c.key.startswith("attack:") for c in curves) == (1 if key == "fraction" else 2)
     assert_same(screen_curves(view.plots[key].plot_item), curves, drawing)
@@ -325,7 +326,7 @@ def test_the_log_log_roc_draws_the_same_points_on_screen_and_in_the_report(qtbot
 def test_the_defences_chart_reads_in_percent_with_intervals_on_screen_too(qtbot):
     """The screen wrote test accuracy as 0.005–0.025 and drew no intervals; the report (and
     the table) write percent and draw every point's 95 % intervals. Both now read the unit
-    from engine.plots.series.TradeoffSeries and draw the series' intervals."""
+    from engine.plots.tradeoff_plot.TradeoffSeries and draw the series' intervals."""
     from engine.report.defences import defences_chart
     from gui.widgets.defences_results import DefencesView
 
@@ -422,7 +423,7 @@ def assert_same_guides(plot_item, legend, drawing, guides, log_x: bool) -> None:
 def test_the_count_table_sweeps_draw_the_same_lines_and_axis(qtbot, key, audited):
     """The screen drew neither the random-guess line nor the audited setting the report
     draws, and labelled the 0.5–1 share axis "log scale" where the report's is linear."""
-    from engine.report.aggregates import AggregatesSections
+    from engine.report import aggregates_bounds
     from gui.widgets.aggregates_results import SweepsView
 
     result = count_table_result()
@@ -431,12 +432,12 @@ def test_the_count_table_sweeps_draw_the_same_lines_and_axis(qtbot, key, audited
     view = SweepsView()
     qtbot.addWidget(view)
     view.set_result(result)
-    drawings = [d for f in AggregatesSections()._sweeps(result) for d in walk_flowables(f)
+    drawings = [d for f in aggregates_bounds.sweeps(result) for d in walk_flowables(f)
                 if isinstance(d, Drawing)]
     drawing = drawings[["fraction", "noise"].index(key)]
-    guides = series.count_sweep_guides(result, key)
+    guides = count_sweeps.count_sweep_guides(result, key)
     assert any(g.vertical for g in guides) is audited
-    log_x = series.count_sweep_log_x(result, key)
+    log_x = count_sweeps.count_sweep_log_x(result, key)
     assert log_x is (key == "noise")            # 0.5–1 is linear; 0.1–10 is log
     plot = view.plots[key]
     assert_same_guides(plot.plot_item, plot.legend, drawing, guides, log_x)
@@ -452,10 +453,10 @@ def test_accuracy_against_k_draws_the_same_lines_and_axis(qtbot):
     qtbot.addWidget(plot)
     plot.set_result(result)
     drawing = observations_chart(result)
-    guides = series.observations_guides(result)
+    guides = observations.observations_guides(result)
     assert [g.key for g in guides] == ["chance", "current"]
     assert_same_guides(plot.plot_item, plot.legend, drawing, guides,
-                       series.observations_log_x(result))
+                       observations.observations_log_x(result))
 
 
 def test_empty_log_log_axes_open_where_a_result_would(qtbot):
@@ -472,7 +473,7 @@ def test_empty_log_log_axes_open_where_a_result_would(qtbot):
     assert (x0, x1, y0, y1) == (low, 0.0, low, 0.0)
 
 
-def interval_ends(tradeoff: series.TradeoffSeries) -> tuple[list[float], list[float]]:
+def interval_ends(tradeoff: tradeoff_plot.TradeoffSeries) -> tuple[list[float], list[float]]:
     """Every end of every 95 % interval the chart draws, along x and along y."""
     xs, ys = [], []
     for curve in (*tradeoff.curves, *([tradeoff.baseline] if tradeoff.baseline else [])):

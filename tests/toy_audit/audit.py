@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from engine.audits.config_fields import as_number, begin_from_dict
-from engine.audits.result import AuditResult, software_versions
+from engine.results.config_fields import as_number, begin_from_dict
+from engine.results.result import AuditResult, software_versions
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 

@@ -58,8 +58,8 @@ from functools import lru_cache
 import numpy as np
 
 from engine.aggregates.queries import CountingQuery, query_matrix
+from engine.aggregates.solver import solve
 from engine.attacks.aggregates.desia_deterministic import RecordSpace
-from engine.attacks.aggregates.solver import solve
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
 MODES = ("rand", "init")

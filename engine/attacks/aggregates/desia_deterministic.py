@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.aggregates.solver import solve
 from engine.attacks.aggregates import desia_witness as dw
-from engine.attacks.aggregates.solver import solve
 from engine.data.errors import InputError
 from engine.runtime import NEVER, CancelToken
 

@@ -76,19 +76,19 @@ from engine.aggregates.queries import (
     contribution_classes,
     query_matrix,
 )
+from engine.attacks.aggregates.stochastic_model import (
+    check_model,
+    train_and_predict,
+)
 from engine.data.errors import InputError, given_value
-from engine.metrics import auc_score
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, rng
 
-MODELS = ("logistic", "mlp", "random_forest", "svm")
 FEATURES = ("target", "all")
 # The other records' sensitive values in the attribute game's shadow datasets (module
 # docstring, "Other records' values"): "kept" — their own recorded values (the default; the
 # game of engine.games.aggregates re-draws only the target's value); "uniform" — each re-drawn
 # uniformly, as paper 003 Alg. 2 does.
 OTHER_VALUES = ("kept", "uniform")
-LOGISTIC_CS = (0.01, 0.1, 1.0, 10.0)   # grid of inverse L2 penalties
-TRAIN_FRACTION = 2.0 / 3.0                                      # §4.3: 2/3 train, 1/3 validate
 _RANDOM_NUMBERS_PER_BATCH = 20_000_000
 _MAX_BATCH = 2048
 SHADOW_CHUNK = 2_000          # shadow datasets per seeded chunk (one unit of work)
@@ -116,13 +116,6 @@ def codes_of(data, domain: Domain, what: str) -> np.ndarray:
         raise InputError(f"The {what} has no records; the shadow datasets are drawn from it.",
                          key="auxiliary")
     return arr
-
-
-def _check_model(model: str) -> str:
-    if model not in MODELS:
-        raise InputError(f"Unknown stochastic-module model {given_value(model)}; choose one of "
-                         f"{', '.join(MODELS)} (paper 003 §4.3 and §7.1).", key="model")
-    return model
 
 
 def _check_other_values(other_values: str) -> str:
@@ -378,100 +371,6 @@ def attribute_shadows(queries: Sequence[CountingQuery], mask: np.ndarray, contri
                           membership=False, seed=seed, stream=stream, noise=noise)
 
 
-# =========================================================================== models
-
-def make_model(model: str, seed: int):
-    """A fresh scikit-learn classifier for ``model`` (§4.3 and §7.1), standardised inputs."""
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    _check_model(model)
-    state = int(rng(seed, "desia-model", model).integers(0, 2**31 - 1))
-    if model == "logistic":
-        from sklearn.linear_model import LogisticRegressionCV
-        from sklearn.model_selection import StratifiedKFold
-        clf = LogisticRegressionCV(Cs=list(LOGISTIC_CS),
-                                   cv=StratifiedKFold(3, shuffle=True, random_state=state),
-                                   scoring="neg_log_loss", max_iter=1000, tol=1e-3,
-                                   l1_ratios=(0.0,), use_legacy_attributes=False)
-    elif model == "mlp":
-        from sklearn.neural_network import MLPClassifier
-        clf = MLPClassifier(hidden_layer_sizes=(50, 20), max_iter=300, early_stopping=True,
-                            random_state=state)
-    elif model == "random_forest":
-        from sklearn.ensemble import RandomForestClassifier
-        clf = RandomForestClassifier(n_estimators=100, criterion="gini", max_features="sqrt",
-                                     random_state=state)
-    else:
-        from sklearn.svm import SVC
-        clf = SVC(kernel="rbf", probability=True, random_state=state)
-    return make_pipeline(StandardScaler(), clf)
-
-
-def _pooled_auc(proba: np.ndarray, y: np.ndarray, k: int) -> float:
-    """One-vs-rest AUC pooled over classes: score = P(value), positive = has the value
-    (ARCHITECTURE §5); for two classes this is the usual AUC of P(class 1)."""
-    if k == 2:
-        if y.min() == y.max():
-            return float("nan")
-        return auc_score(proba[:, 1], y == 1)
-    onehot = np.zeros_like(proba, dtype=bool)
-    onehot[np.arange(y.size), y] = True
-    return auc_score(proba.ravel(), onehot.ravel())
-
-
-def _full_proba(clf, x: np.ndarray, k: int) -> np.ndarray:
-    """predict_proba with one column per label 0..k−1 (labels unseen in training get 0)."""
-    p = clf.predict_proba(x)
-    out = np.zeros((x.shape[0], k))
-    out[:, np.asarray(clf.classes_, dtype=np.int64)] = p
-    return out
-
-
-def train_and_predict(x: np.ndarray, y: np.ndarray, released: np.ndarray, k: int, *,
-                      model: str, seed: int, cancel: CancelToken = NEVER,
-                      also: np.ndarray | None = None) -> dict:
-    """Train on the first 2/3 of the shadows, validate on the last 1/3 (§4.3), predict the
-    release. Returns probabilities (k,), validation accuracy and pooled AUC. ``also``: a
-    second release to score with the same classifier (``also_probabilities``) — the release
-    as actually published, for the real-people figure of issue 32 item 1: the shadows and
-    the classifier depend only on the target's quasi-identifiers, not on the release read."""
-    n_train = int(round(TRAIN_FRACTION * x.shape[0]))
-    xt, yt, xv, yv = x[:n_train], y[:n_train], x[n_train:], y[n_train:]
-    if x.shape[1] == 0 or np.unique(yt).size < 2:
-        # Nothing to learn from: no released query can count the target (or one label only).
-        prior = np.bincount(yt, minlength=k).astype(float)
-        prior = prior / prior.sum() if prior.sum() else np.full(k, 1.0 / k)
-        pv = np.repeat(prior[None, :], len(yv), axis=0)
-        out = {"probabilities": prior,
-               "validation_accuracy": float(np.mean(yv == prior.argmax()))
-               if len(yv) else float("nan"), "validation_auc": 0.5, "n_train": n_train,
-               "n_validation": int(len(yv)), "fitted": False, "_val_proba": pv}
-        if also is not None:
-            out["also_probabilities"] = prior.copy()
-        return out
-    cancel.check()
-    clf = make_model(model, seed)
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(xt.astype(np.float64), yt)
-    cancel.check()
-    pv = _full_proba(clf, xv.astype(np.float64), k)
-    p = _full_proba(clf, np.asarray(released, dtype=np.float64).reshape(1, -1), k)[0]
-    out = {"probabilities": p, "validation_accuracy": float(np.mean(pv.argmax(axis=1) == yv)),
-           "validation_auc": _pooled_auc(pv, yv, k), "n_train": n_train,
-           "n_validation": int(len(yv)), "fitted": True, "_val_proba": pv}
-    if also is not None:
-        out["also_probabilities"] = _full_proba(
-            clf, np.asarray(also, dtype=np.float64).reshape(1, -1), k)[0]
-    if model == "logistic":
-        out["l2_C"] = float(np.ravel(clf[-1].C_)[0])  # chosen by cross-validation
-    return out
-
-
 # =========================================================================== AIA
 
 def _feature_mask(features: str, contributions: np.ndarray) -> np.ndarray:
@@ -504,7 +403,7 @@ def score_many_targets(release_queries: Sequence[CountingQuery], released_answer
     (:func:`train_and_predict`; issue 32 item 1).
     """
     dom = as_domain(domain)
-    _check_model(model)
+    check_model(model)
     _check_features(features)
     _check_other_values(other_values)
     sens = dom.index(sensitive_column)
@@ -617,7 +516,7 @@ def membership_score_many_targets(release_queries: Sequence[CountingQuery], rele
     the target), so the shadow answers are computed once; each target keeps its own labels
     b_i and classifier. Same numbers as calling the single-target function per target."""
     dom = as_domain(domain)
-    _check_model(model)
+    check_model(model)
     _check_features(features)
     queries = list(release_queries)
     targets = dom.check_codes(np.atleast_2d(np.asarray(targets_codes)))

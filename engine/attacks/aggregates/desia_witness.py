@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from engine.attacks.aggregates.solver import solve
+from engine.aggregates.solver import solve
 from engine.runtime import NEVER, CancelToken
 
 # The witness search widens in steps: first only the classes that differ from the target's in

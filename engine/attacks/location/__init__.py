@@ -25,7 +25,7 @@ from engine.attacks.location import (
     reference,
     two_threshold,
 )
-from engine.attacks.location.base import AttackOutcome
+from engine.attacks.outcome import AttackOutcome
 
 
 def _one_threshold(data, settings, *, large_shadow, device, progress,

@@ -1,12 +1,21 @@
-"""What every location attack receives and returns (paper 000, Alg. 1)."""
+"""What every location attack receives (paper 000, Alg. 1); what it returns is
+engine.attacks.outcome.AttackOutcome."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from engine.games.location import AggregateSet
+
+@dataclass(frozen=True)
+class AggregateSet:
+    """Labelled aggregates on the read cells: what the attacker computes its scores from."""
+
+    x: np.ndarray              # (count, m) float32: read cells minus what the attacker knows
+    labels: np.ndarray         # (count,) bool: True = target in the aggregate
+    unknown: np.ndarray | None  # (count, m) counts of the unknown others (before noise and
+    #                            target), kept for the shadow set so attacks can learn its law
 
 
 @dataclass(frozen=True)
@@ -24,15 +33,6 @@ class AttackData:
     mechanism: str                 # noise mechanism name or "none"
     scale: float                   # its noise scale (b, σ, t or σ; unused for "none")
     reference: np.ndarray | None = None  # (m,) mean of the reference traces (Dwork et al.)
-
-
-@dataclass
-class AttackOutcome:
-    name: str
-    label: str
-    scores: np.ndarray             # (n_test,) higher = member
-    threshold: float               # chosen on shadow data by the attack's own rule
-    details: dict = field(default_factory=dict)
 
 
 def midpoint_threshold(shadow_scores: np.ndarray, shadow_labels: np.ndarray) -> float:

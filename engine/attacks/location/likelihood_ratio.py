@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from engine.attacks.location.base import AttackData, AttackOutcome
+from engine.attacks.location.base import AttackData
+from engine.attacks.outcome import AttackOutcome
 from engine.metrics import best_balanced_accuracy_threshold
 from engine.runtime import NEVER, CancelToken
 

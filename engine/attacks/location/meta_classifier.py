@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from engine.attacks.location.base import AttackData, AttackOutcome
+from engine.attacks.location.base import AttackData
+from engine.attacks.outcome import AttackOutcome
 from engine.runtime import (
     NEVER,
     NO_PROGRESS,

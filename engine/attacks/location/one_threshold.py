@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from engine.attacks.location.base import AttackData, AttackOutcome, midpoint_threshold
+from engine.attacks.location.base import AttackData, midpoint_threshold
+from engine.attacks.outcome import AttackOutcome
 
 LABEL = "One-threshold attack (paper 000, Alg. 2 + 3)"
 

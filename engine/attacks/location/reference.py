@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.attacks.location.base import AttackData, AttackOutcome, midpoint_threshold
+from engine.attacks.location.base import AttackData, midpoint_threshold
+from engine.attacks.outcome import AttackOutcome
 
 LABEL = "Reference attack (Dwork et al. 2015; paper 000, App. C)"
 

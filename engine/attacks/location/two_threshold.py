@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.attacks.location.base import AttackData, AttackOutcome, midpoint_threshold
+from engine.attacks.location.base import AttackData, midpoint_threshold
+from engine.attacks.outcome import AttackOutcome
 
 LABEL = "Two-threshold attack (paper 000, Alg. 4 + 5)"
 

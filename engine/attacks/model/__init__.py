@@ -28,7 +28,7 @@ from functools import partial
 
 from engine.attacks.model import btta, cbtta, label_only, lira, metric, ml_leaks, rmia
 from engine.attacks.model import shadow as shokri
-from engine.attacks.model.base import AttackOutcome
+from engine.attacks.outcome import AttackOutcome
 
 
 def _btta(out, settings, *, device, cancel) -> list[AttackOutcome]:

@@ -9,7 +9,8 @@ labels — never the model itself, so the same code audits a model trained in th
   attack).
 * :class:`ReferenceOutputs` — R reference models' outputs on the *same* records as the target,
   with which records each trained on (LiRA, RMIA; Carlini et al. 2022's "shadow models").
-* :class:`AttackOutcome` — a score per record (higher = member, as in engine.metrics) and the
+* :class:`~engine.attacks.outcome.AttackOutcome` (shared with the location attacks) — a score
+  per record (higher = member, as in engine.metrics) and the
   threshold the attack's own rule chose on data the evaluation does not contain.
 
 Threat models in plain words are in :data:`THREAT_MODELS` (paper 004 §4.3 for "supervised").
@@ -17,10 +18,11 @@ Threat models in plain words are in :data:`THREAT_MODELS` (paper 004 §4.3 for "
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from engine.attacks.outcome import AttackOutcome
 from engine.auditing import evaluate_attack
 from engine.data.errors import InputError
 from engine.runtime import rng, torch_generator, torch_threads
@@ -173,32 +175,6 @@ def correct(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- results
-
-@dataclass
-class AttackOutcome:
-    """A score per record (higher = member) and the attack's own decision rule.
-
-    ``threshold`` was chosen on data the evaluated scores do not contain (shadow outputs,
-    reference models, or a fixed rule such as BTTA's posterior ≥ ½); ``decisions`` is
-    ``scores >= threshold`` unless the attack's rule says otherwise. ``raw`` is the attack's
-    underlying statistic where it differs from the score (e.g. a metric before subtracting the
-    class threshold). ``details`` is JSON-friendly (no arrays).
-    """
-
-    name: str
-    label: str
-    scores: np.ndarray                   # (n,) float, higher = member
-    threshold: float
-    details: dict = field(default_factory=dict)
-    decisions: np.ndarray | None = None  # (n,) bool
-    raw: np.ndarray | None = None        # (n,) float
-
-    def __post_init__(self):
-        self.scores = np.asarray(self.scores, dtype=np.float64)
-        if self.decisions is None:
-            self.decisions = self.scores >= self.threshold
-        self.decisions = np.asarray(self.decisions, dtype=bool)
-
 
 def evaluate(outcome: AttackOutcome, member, *, delta: float, **kwargs) -> dict:
     """The shared metric layer (engine.auditing.evaluate_attack) for one outcome: balanced

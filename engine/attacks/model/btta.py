@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.attacks.model.base import AttackOutcome, ModelOutputs, correct
+from engine.attacks.model.base import ModelOutputs, correct
+from engine.attacks.outcome import AttackOutcome
 
 LABEL = "Bayesian Take-the-Typical attack (paper 001, Alg. 1)"
 

@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.attacks.model import btta
-from engine.attacks.model.base import AttackOutcome, ModelOutputs, correct, true_class_prob
+from engine.attacks.model.base import ModelOutputs, correct, true_class_prob
+from engine.attacks.outcome import AttackOutcome
 
 PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "correct")
 DEFAULT_BINS = 10

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.attacks.model.base import AttackOutcome, ModelOutputs, correct
+from engine.attacks.model.base import ModelOutputs, correct
+from engine.attacks.outcome import AttackOutcome
 from engine.metrics import clopper_pearson, difference_ci
 
 LABEL = "Label-only gap attack: correct label ⇒ member (Yeom et al. 2018)"

@@ -43,11 +43,11 @@ import numpy as np
 
 from engine.attacks.model.base import (
     PROB_FLOOR,
-    AttackOutcome,
     ModelOutputs,
     ReferenceOutputs,
     best_threshold,
 )
+from engine.attacks.outcome import AttackOutcome
 
 VARIANCES = ("per_example", "global")
 VARIANCE_CHOICES = ("auto", *VARIANCES)

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.attacks.model.base import (
-    AttackOutcome,
     ModelOutputs,
     best_threshold,
     correct,
     true_class_prob,
 )
+from engine.attacks.outcome import AttackOutcome
 
 METRICS = ("correctness", "confidence", "entropy", "modified_entropy", "top1")
 CLASS_DEPENDENT = {"correctness": False, "confidence": True, "entropy": True,

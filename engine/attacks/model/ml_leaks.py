@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 
 from engine.attacks.model.base import (
-    AttackOutcome,
     ModelOutputs,
     balanced_weights,
     fit_group_mlps,
     predict_group_mlps,
 )
+from engine.attacks.outcome import AttackOutcome
 
 LABEL = "ML-Leaks adversary 1: one attack model on the sorted top posteriors (Salem et al.)"
 CLASSIFIERS = ("mlp", "logistic")

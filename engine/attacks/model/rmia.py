@@ -34,12 +34,12 @@ import numpy as np
 
 from engine.attacks.model.base import (
     PROB_FLOOR,
-    AttackOutcome,
     ModelOutputs,
     ReferenceOutputs,
     best_threshold,
     true_class_prob,
 )
+from engine.attacks.outcome import AttackOutcome
 from engine.metrics import auc_score
 
 DEFAULT_GAMMA = 2.0

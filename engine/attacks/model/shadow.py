@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from engine.attacks.model.base import (
-    AttackOutcome,
     ModelOutputs,
     balanced_weights,
     fit_group_mlps,
     predict_group_mlps,
 )
+from engine.attacks.outcome import AttackOutcome
 
 LABEL = "Shadow-model attack, one attack model per class (Shokri et al. 2017; paper 001 SMA)"
 MIN_CLASS_RECORDS = 20

@@ -75,9 +75,9 @@ else:
     import fcntl
 
 from engine.atomic_write import TEMP_SUFFIX, fsync_folder, is_temp_name, write_bytes, write_text
-from engine.audits.result import file_sha256
 from engine.data.errors import InputError
 from engine.defences.audit import export_recommended
+from engine.results.result import file_sha256
 
 RESULT = "result.json"
 CONFIG = "config.toml"

@@ -17,15 +17,15 @@ import numpy as np
 
 from engine import __version__
 from engine.atomic_write import write_text
-from engine.audits.blocks import (
+from engine.data.paths import open_regular_file, resolve_path
+from engine.data.text_input import read_notes
+from engine.results.blocks import (
     AttackEntry,
     BlockError,
     BttaBound,
     GeneralizationGap,
     Verdict,
 )
-from engine.data.paths import open_regular_file, resolve_path
-from engine.data.text_input import read_notes
 from engine.wording import attack_words
 
 RESULT_SCHEMA_VERSION = 1
@@ -196,7 +196,7 @@ class AuditResult:
 
     def write_json(self, path, *, outputs: list[dict] | None = None) -> None:
         """Write result.json crash-safely (engine.atomic_write). ``outputs``: the other files
-        of the run, each ``{"path", "sha256", "bytes"}`` (engine.audits.run_folder), added as
+        of the run, each ``{"path", "sha256", "bytes"}`` (engine.run_folder), added as
         the last key so that result.json, written last, says which files make up the run."""
         data = self.to_dict()
         if outputs is not None:
@@ -209,7 +209,7 @@ class AuditResult:
 # (ARCHITECTURE §4). A result read back from a project file was written by this app, so any
 # other form means the file was damaged or edited; the results views and the report read these
 # fields directly, and a wrong type there is an exception while drawing, not a sentence.
-# The model audit's theory parts the report and the results page read (engine.audits.blocks).
+# The model audit's theory parts the report and the results page read (engine.results.blocks).
 MODEL_THEORY_BLOCKS = {"btta_bound": BttaBound, "generalization_gap": GeneralizationGap}
 _RESULT_TEXTS = ("name", "created", "summary", "config_sha256")
 # The keys every saved result has, with the words a sentence names each by.
@@ -261,12 +261,12 @@ def _number_or_none(v) -> bool:
 
 
 def _check_attack(a, where: str) -> None:
-    """An attack or baseline entry reads as its typed block (engine.audits.blocks)."""
+    """An attack or baseline entry reads as its typed block (engine.results.blocks)."""
     _check_block(AttackEntry, a, where)
 
 
 def _check_block(block, d, *where) -> None:
-    """``d`` reads as the typed ``block`` (engine.audits.blocks), or its sentence."""
+    """``d`` reads as the typed ``block`` (engine.results.blocks), or its sentence."""
     try:
         block.from_dict(d, *where)
     except BlockError as exc:
