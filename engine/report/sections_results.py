@@ -30,15 +30,6 @@ from engine.results.loaded import load_result
 from engine.wording import attack_words, first_time_notes, glossary_for
 
 
-def _described(describe, a: AttackEntry) -> str:
-    """``describe(a)``: an audit's words on how the attack decides. An audit whose hook still
-    reads the entry as a dict (``.get``) during the issue 33 migration is given the dict."""
-    try:
-        return describe(a)
-    except AttributeError:
-        return describe(a.to_dict())
-
-
 def method_common(result, describe=None) -> list[Flowable]:
     """The attacks and the empirical-ε method, the same for every audit type.
 
@@ -62,7 +53,7 @@ def method_common(result, describe=None) -> list[Flowable]:
                 + (f"; {markup(reference)}" if reference else "") + ")")
         if method.statistic:
             line += f" — score: {markup(method.statistic)}."
-        said = _described(describe, a) if describe else ""
+        said = describe(a) if describe else ""
         if said:
             line += f" {said}"
         if method.note:
