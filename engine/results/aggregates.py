@@ -23,14 +23,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from engine.results.blocks import AttackEntry, BlockError
-
-_EMPTY: Mapping = MappingProxyType({})
-
-
-def _table(v) -> Mapping:
-    """``v`` when it is a table, else an empty one (an old or damaged part reads as absent)."""
-    return v if isinstance(v, Mapping) else _EMPTY
+from engine.results.blocks import EMPTY, AttackEntry, BlockError, table_or_empty
 
 
 def _seq(v) -> tuple:
@@ -76,7 +69,7 @@ class CountGame:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> CountGame:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(values=_seq(d.get("values")),
                    quasi_identifiers=_seq(d.get("quasi_identifiers")), written=tuple(d),
                    **_plain(cls, d, ("values", "quasi_identifiers", "written")))
@@ -140,7 +133,7 @@ class CountRelease:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> CountRelease:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(tables=tuple(ReleasedTable.from_dict(t) for t in _seq(d.get("tables"))
                                 if isinstance(t, Mapping)),
                    preview=tuple(PreviewCell.from_dict(p) for p in _seq(d.get("preview"))
@@ -180,7 +173,7 @@ class DpBounds:
     def region_epsilon(self):
         """The ε' the DP region of the membership chart is drawn for (ε' of the release when
         the region does not say)."""
-        region = self.dp_region or _EMPTY
+        region = self.dp_region or EMPTY
         return region["epsilon"] if "epsilon" in region else self.epsilon_change
 
 
@@ -273,13 +266,13 @@ class Sweep:
     @classmethod
     def from_dict(cls, d: Mapping) -> Sweep:
         attacks = {str(n): tuple(SweepPoint.from_dict(r) for r in rows)
-                   for n, rows in _table(d.get("attacks")).items()
+                   for n, rows in table_or_empty(d.get("attacks")).items()
                    if isinstance(rows, (list, tuple))}
         return cls(values=_seq(d.get("values")), queries=_seq(d.get("queries")),
                    determined_share=_seq(d.get("determined_share")),
                    noise_scale=_seq(d.get("noise_scale")),
                    attacks=MappingProxyType(attacks),
-                   labels=MappingProxyType(dict(_table(d.get("labels")))),
+                   labels=MappingProxyType(dict(table_or_empty(d.get("labels")))),
                    **_plain(cls, d, ("values", "queries", "determined_share", "noise_scale",
                                      "attacks", "labels")))
 
@@ -317,7 +310,7 @@ class ObviousGuess:
 
     @classmethod
     def from_dict(cls, d) -> ObviousGuess:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(written=tuple(d), **_plain(cls, d, ("written",)))
 
     @property
@@ -352,7 +345,7 @@ class RealPeople:
         return cls(n=d.get("n"), correct=d.get("correct"), accuracy=d.get("accuracy"),
                    accuracy_ci=_pair(d.get("accuracy_ci")),
                    obvious_guess=ObviousGuess.from_dict(d.get("obvious_guess")),
-                   data_only_accuracy=_table(do).get("accuracy"),
+                   data_only_accuracy=table_or_empty(do).get("accuracy"),
                    has_data_only=isinstance(do, Mapping) and bool(do),
                    scaled_score=d.get("scaled_score"),
                    scaled_score_ci=_pair(d.get("scaled_score_ci")), source=d)
@@ -390,7 +383,7 @@ class ShadowChoice:
     def from_dict(cls, d) -> ShadowChoice | None:
         if not isinstance(d, Mapping):
             return None
-        return cls(shadow_auc=MappingProxyType(dict(_table(d.get("shadow_auc")))),
+        return cls(shadow_auc=MappingProxyType(dict(table_or_empty(d.get("shadow_auc")))),
                    **_plain(cls, d, ("shadow_auc",)))
 
 
@@ -415,7 +408,7 @@ class CountDetails:
 
     @classmethod
     def from_entry(cls, attack: AttackEntry) -> CountDetails:
-        d = _table(attack.details)
+        d = table_or_empty(attack.details)
         nested = ("top1_accuracy_ci", "excluding_determined", "real_people", "shadow_choice",
                   "auc_ci_method")
         return cls(top1_accuracy_ci=_pair(d.get("top1_accuracy_ci")),
@@ -492,7 +485,7 @@ class CountSettings:
 
     @classmethod
     def from_config(cls, config) -> CountSettings:
-        return cls(**_plain(cls, _table(config)))
+        return cls(**_plain(cls, table_or_empty(config)))
 
 
 # ----------------------------------------------------------------------------- the theory
@@ -543,9 +536,9 @@ def _block(theory: Mapping, key: str, block):
 def load_theory(theory: Mapping, result: Mapping) -> AggregatesTheory:
     """The theory block of a count-tables result, with the attacks' details, the exposed
     records and the settings (result: the whole dict)."""
-    theory = _table(theory)
-    result = _table(result)
-    sweeps = {str(k): Sweep.from_dict(v) for k, v in _table(theory.get("sweeps")).items()
+    theory = table_or_empty(theory)
+    result = table_or_empty(result)
+    sweeps = {str(k): Sweep.from_dict(v) for k, v in table_or_empty(theory.get("sweeps")).items()
               if isinstance(v, Mapping)}
     membership = _block(theory, "membership", MembershipGame)
     details: dict[str, CountDetails] = {}

@@ -13,7 +13,9 @@ exactly the dict that was read (keys the block does not type are kept as they we
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.numbers import is_finite, same_rate
@@ -29,6 +31,29 @@ from engine.results.block_checks import (
     written_back,
 )
 from engine.results.model_blocks import BttaBound, GeneralizationGap, theory_block
+
+# ----------------------------------------------------------------------------- readers
+# What every audit's typed module (engine/results/<audit>.py) reads a result.json part with:
+# one copy each, not one per audit (issue 33 item 1).
+
+EMPTY: Mapping = MappingProxyType({})
+
+
+def table_or_empty(v) -> Mapping:
+    """``v`` when it is a table, else an empty one (an old or damaged part reads as absent)."""
+    return v if isinstance(v, Mapping) else EMPTY
+
+
+def finite_pair(v) -> tuple | None:
+    """An interval of two finite numbers as a tuple, else None."""
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(is_finite(x) for x in v):
+        return (v[0], v[1])
+    return None
+
+
+def unknown_keys(d: Mapping, known) -> Mapping:
+    """The keys of ``d`` a typed block does not read, kept (read-only) in its ``extra``."""
+    return MappingProxyType({k: v for k, v in d.items() if k not in known})
 
 # ----------------------------------------------------------------------------- TPR at FPR
 
@@ -230,11 +255,6 @@ def numbers(v) -> tuple:
 def text_or_none(v) -> str | None:
     """``v`` when it is text, else None."""
     return v if isinstance(v, str) else None
-
-
-def table_or_empty(v) -> dict:
-    """``v`` when it is a table, else an empty one."""
-    return v if isinstance(v, dict) else {}
 
 
 def tolerant_rows(rows) -> tuple[TprRow, ...]:

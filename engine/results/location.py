@@ -21,23 +21,17 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.results.blocks import (
+    EMPTY,
     ComposedPrivacy,
     DpRegion,
     ExactAttacker,
     number_or_none,
     numbers,
+    table_or_empty,
     text_or_none,
 )
 
-_EMPTY: Mapping = MappingProxyType({})
-
-
 # ----------------------------------------------------------------------------- reading helpers
-
-def _table(v) -> Mapping:
-    """``v`` when it is a table, else an empty one (a damaged or missing block)."""
-    return v if isinstance(v, Mapping) else _EMPTY
-
 
 
 
@@ -76,7 +70,7 @@ class _Block:
     """``to_dict`` for the blocks below: the keys in the order the dict held them, typed ones
     written back from their fields (``KEYS``: field name → key), the others from ``extra``."""
 
-    KEYS: Mapping[str, str] = _EMPTY
+    KEYS: Mapping[str, str] = EMPTY
 
     def to_dict(self) -> dict:
         values = {key: _plain(getattr(self, name)) for name, key in self.KEYS.items()}
@@ -115,7 +109,7 @@ class Target(_Block):
 
     @classmethod
     def from_dict(cls, d) -> Target:
-        d = _table(d)
+        d = table_or_empty(d)
         tid = d.get("id")
         return cls(rule=text_or_none(d.get("rule")), id=None if tid is None else str(tid),
                    observations=number_or_none(d.get("observations")), epochs=number_or_none(d.get("epochs")),
@@ -135,7 +129,7 @@ class SweepPoint(_Block):
 
     @classmethod
     def from_dict(cls, d) -> SweepPoint:
-        d = _table(d)
+        d = table_or_empty(d)
         c = d.get("accuracy_counts")
         counts = (tuple(int(v) for v in c) if isinstance(c, (list, tuple)) and len(c) == 4
                   and all(_int(v) is not None and v >= 0 for v in c)
@@ -161,11 +155,11 @@ class Sweep(_Block):
 
     @classmethod
     def from_dict(cls, d) -> Sweep:
-        d = _table(d)
+        d = table_or_empty(d)
         # An attack whose rows are not a list keeps its place (it takes a style slot) with none.
         attacks = {str(name): tuple(SweepPoint.from_dict(r) for r in rows)
                    if isinstance(rows, list) else ()
-                   for name, rows in _table(d.get("attacks")).items()}
+                   for name, rows in table_or_empty(d.get("attacks")).items()}
         return cls(observations=numbers(d.get("observations")),
                    epochs=numbers(d.get("epochs")),
                    optimal_accuracy=numbers(d.get("optimal_accuracy")),
@@ -191,7 +185,7 @@ class PublishedVerdict(_Block):
 
     @classmethod
     def from_dict(cls, d) -> PublishedVerdict:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(name=text_or_none(d.get("name")), label=text_or_none(d.get("label")),
                    score=number_or_none(d.get("score")), threshold=number_or_none(d.get("threshold")),
                    says_present=bool(d.get("says_present")),
@@ -231,7 +225,7 @@ class RepetitionsOverview(_Block):
 
     @classmethod
     def from_dict(cls, d) -> RepetitionsOverview:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(split_redrawn=d.get("split_redrawn") is True, **_split(d, cls.KEYS))
 
 
@@ -323,7 +317,7 @@ class LocationDetails:
 
     @classmethod
     def from_dict(cls, d) -> LocationDetails:
-        d = _table(d)
+        d = table_or_empty(d)
         weights = None
         if "first_layer_weights" in d:
             rows = d["first_layer_weights"]
@@ -455,8 +449,8 @@ def load_theory(theory: Mapping, result: Mapping) -> LocationTheory:
     """The theory block of a location result (``result``: the whole dict, for the attacks'
     details and the exposed people read with it). Never raises: a damaged part reads as
     absent."""
-    th = _table(theory)
-    result = _table(result)
+    th = table_or_empty(theory)
+    result = table_or_empty(result)
     attacks = result.get("attacks") if isinstance(result.get("attacks"), list) else ()
     details = {a["name"]: LocationDetails.from_dict(a.get("details"))
                for a in attacks if isinstance(a, Mapping) and isinstance(a.get("name"), str)}
@@ -473,7 +467,7 @@ def load_theory(theory: Mapping, result: Mapping) -> LocationTheory:
         repetitions=RepetitionsOverview.from_dict(th.get("repetitions")),
         **_split(th, LocationTheory.KEYS),
         details=MappingProxyType(details), exposed=exposed, exposed_other=other,
-        guaranteed=bool(_table(th.get("composed"))))
+        guaranteed=bool(table_or_empty(th.get("composed"))))
 
 
 # ----------------------------------------------------------------------------- settings
@@ -508,8 +502,8 @@ class LocationSettings:
 
     @classmethod
     def from_config(cls, config) -> LocationSettings:
-        c = _table(config)
-        policy = _table(c.get("policy"))
+        c = table_or_empty(config)
+        policy = table_or_empty(c.get("policy"))
         numbers = ("city_users", "city_epochs", "epsilon", "delta", "clip_per_epoch",
                    "known_fraction", "aggregate_size", "shadow_aggregates",
                    "large_shadow_aggregates", "test_aggregates", "sweep_targets",

@@ -19,12 +19,9 @@ from engine.results.blocks import (
     ExactAttacker,
     number_or_none,
     numbers,
+    table_or_empty,
     text_or_none,
 )
-
-
-def _table(v) -> dict:
-    return v if isinstance(v, Mapping) else {}
 
 
 @dataclass(frozen=True)
@@ -42,7 +39,7 @@ class MechanismSweep:
 
     @classmethod
     def from_dict(cls, d) -> MechanismSweep | None:
-        d = _table(d)
+        d = table_or_empty(d)
         if not d:
             return None
         return cls(parameter=text_or_none(d.get("parameter")),
@@ -69,7 +66,7 @@ class InverseAnswer:
 
     @classmethod
     def from_dict(cls, d) -> InverseAnswer | None:
-        d = _table(d)
+        d = table_or_empty(d)
         if not d:
             return None
         return cls(fpr=number_or_none(d.get("fpr")), max_tpr=number_or_none(d.get("max_tpr")),
@@ -111,7 +108,7 @@ class MechanismTheory:
 
     @classmethod
     def from_dict(cls, d) -> MechanismTheory:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(mechanism=text_or_none(d.get("mechanism")),
                    mechanism_label=text_or_none(d.get("mechanism_label")),
                    noise_scale=number_or_none(d.get("noise_scale")),
@@ -158,7 +155,7 @@ class MechanismSettings:
 
     @classmethod
     def from_config(cls, config) -> MechanismSettings:
-        c = _table(config)
+        c = table_or_empty(config)
         return cls(mechanism=text_or_none(c.get("mechanism")),
                    noise_from=text_or_none(c.get("noise_from")),
                    epsilon=number_or_none(c.get("epsilon")), delta=number_or_none(c.get("delta")),

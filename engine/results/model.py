@@ -21,29 +21,20 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.numbers import is_finite
-from engine.results.blocks import BlockError, BttaBound, GeneralizationGap
+from engine.results.blocks import (
+    BlockError,
+    BttaBound,
+    GeneralizationGap,
+    finite_pair,
+    table_or_empty,
+    unknown_keys,
+)
 from engine.results.model_defences import DefencesBlock
-
-
-def _table(v) -> Mapping:
-    """``v`` when it is a table, else an empty one (an old or damaged part reads as absent)."""
-    return v if isinstance(v, Mapping) else {}
 
 
 def _number(v):
     """``v`` when it is a finite number, else None."""
     return v if is_finite(v) else None
-
-
-def _pair(v) -> tuple | None:
-    """An interval of two finite numbers, else None."""
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(is_finite(x) for x in v):
-        return (v[0], v[1])
-    return None
-
-
-def _extra(d: Mapping, known) -> Mapping:
-    return MappingProxyType({k: v for k, v in d.items() if k not in known})
 
 
 def _text(v) -> str | None:
@@ -73,7 +64,7 @@ class ModelSettings:
 
     @classmethod
     def from_config(cls, config) -> ModelSettings:
-        c = _table(config)
+        c = table_or_empty(config)
         return cls(source=str(c.get("source") or "train"),
                    prediction_kind=_text(c.get("prediction_kind")),
                    predictions=str(c.get("predictions") or ""), data=str(c.get("data") or ""),
@@ -138,8 +129,8 @@ class ModelInfo:
 
     @classmethod
     def from_dict(cls, d) -> ModelInfo:
-        d = _table(d)
-        return cls(**{k: d.get(k) for k in _MODEL_KEYS}, extra=_extra(d, _MODEL_KEYS))
+        d = table_or_empty(d)
+        return cls(**{k: d.get(k) for k in _MODEL_KEYS}, extra=unknown_keys(d, _MODEL_KEYS))
 
     def features_counts(self) -> Mapping:
         """The two counts engine.data.tabular.model_features_text reads."""
@@ -167,10 +158,10 @@ class ClassGap:
         return cls(name=d.get("class"), n_members=d.get("n_members") or 0,
                    n_non_members=d.get("n_non_members") or 0,
                    train_accuracy=d.get("train_accuracy"),
-                   train_accuracy_ci=_pair(d.get("train_accuracy_ci")),
+                   train_accuracy_ci=finite_pair(d.get("train_accuracy_ci")),
                    test_accuracy=d.get("test_accuracy"),
-                   test_accuracy_ci=_pair(d.get("test_accuracy_ci")), gap=d.get("gap"),
-                   gap_ci=_pair(d.get("gap_ci")))
+                   test_accuracy_ci=finite_pair(d.get("test_accuracy_ci")), gap=d.get("gap"),
+                   gap_ci=finite_pair(d.get("gap_ci")))
 
 
 @dataclass(frozen=True)
@@ -189,7 +180,7 @@ class ClassAttack:
     def from_dict(cls, d: Mapping) -> ClassAttack:
         return cls(name=d.get("class"), n_members=d.get("n_members") or 0,
                    n_non_members=d.get("n_non_members") or 0, auc=d.get("auc"),
-                   auc_ci=_pair(d.get("auc_ci")), tpr=d.get("tpr"), fpr=d.get("fpr"))
+                   auc_ci=finite_pair(d.get("auc_ci")), tpr=d.get("tpr"), fpr=d.get("fpr"))
 
 
 def class_rows(rows, kind: type) -> tuple:
@@ -210,7 +201,7 @@ class Scores:
 
     @classmethod
     def from_dict(cls, d) -> Scores:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(accuracy=d.get("accuracy"), accuracy_ci=d.get("accuracy_ci"),
                    auc=d.get("auc"), auc_ci=d.get("auc_ci"))
 
@@ -251,7 +242,7 @@ class AttributeGroup:
 
     @classmethod
     def from_dict(cls, d) -> AttributeGroup:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(model=Scores.from_dict(d.get("model")),
                    baseline=Scores.from_dict(d.get("baseline")),
                    real_people=RealPeople.from_dict(d.get("real_people")))
@@ -298,10 +289,10 @@ class ModelAttackDetails:
 
     @classmethod
     def from_dict(cls, d) -> ModelAttackDetails:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(paper=_text(d.get("paper")) if d.get("paper") else None,
                    metric=_text(d.get("metric")) if d.get("metric") else None,
-                   extra=_extra(d, ("paper", "metric")))
+                   extra=unknown_keys(d, ("paper", "metric")))
 
 
 def attack_details(attack) -> ModelAttackDetails:
@@ -381,8 +372,8 @@ class ModelTheory:
 def load_theory(theory: Mapping, result: Mapping) -> ModelTheory:
     """The theory block of a model result (result: the whole dict, for its config, the
     details of its attacks and its exposed members)."""
-    theory = _table(theory)
-    result = _table(result)
+    theory = table_or_empty(theory)
+    result = table_or_empty(result)
     gap = _typed_block(theory.get("generalization_gap"), GeneralizationGap)
     attacks = [a for a in result.get("attacks") or () if isinstance(a, Mapping)
                and isinstance(a.get("name"), str)]
@@ -401,7 +392,7 @@ def load_theory(theory: Mapping, result: Mapping) -> ModelTheory:
                                         for a in attacks}),
         exposed=tuple(ExposedMember.from_dict(r) for r in result.get("exposed_records") or ()
                       if isinstance(r, Mapping)),
-        extra=_extra(theory, _THEORY_KEYS))
+        extra=unknown_keys(theory, _THEORY_KEYS))
 
 
 __all__ = ["AttributeGroup", "AttributeInference", "ClassAttack", "ClassGap", "ExposedMember",

@@ -21,23 +21,7 @@ from types import MappingProxyType
 
 from engine.headline import same_rate
 from engine.numbers import is_finite
-from engine.results.blocks import tpr_row_at
-
-
-def _table(v) -> Mapping:
-    return v if isinstance(v, Mapping) else {}
-
-
-def _pair(v) -> tuple | None:
-    """An interval of two finite numbers, else None."""
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(is_finite(x) for x in v):
-        return (v[0], v[1])
-    return None
-
-
-def _extra(d: Mapping, known) -> Mapping:
-    return MappingProxyType({k: v for k, v in d.items() if k not in known})
-
+from engine.results.blocks import finite_pair, table_or_empty, tpr_row_at, unknown_keys
 
 # ----------------------------------------------------------------------------- one row's risk
 
@@ -61,7 +45,7 @@ class RiskValue:
         if not isinstance(d, Mapping):
             return None
         value = d.get("value", d.get("tpr"))
-        return cls(value=float(value) if is_finite(value) else None, ci=_pair(d.get("ci")),
+        return cls(value=float(value) if is_finite(value) else None, ci=finite_pair(d.get("ci")),
                    attack=d.get("attack"), attack_label=d.get("attack_label"),
                    measurable=d.get("measurable", True) is not False,
                    fpr=d.get("fpr", d.get("fpr_target")),
@@ -86,7 +70,7 @@ class DefenceRisk:
 
     @classmethod
     def from_dict(cls, d) -> DefenceRisk:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(**{k: RiskValue.from_dict(d.get(k)) for k in _MEASURES},
                    tpr_at_fpr=tuple(r for r in (RiskValue.from_dict(x)
                                                 for x in d.get("tpr_at_fpr") or ())
@@ -139,7 +123,7 @@ class DpPromise:
     def from_dict(cls, d) -> DpPromise | None:
         if not isinstance(d, Mapping):
             return None
-        return cls(**{k: d.get(k) for k in cls._KEYS}, extra=_extra(d, cls._KEYS))
+        return cls(**{k: d.get(k) for k in cls._KEYS}, extra=unknown_keys(d, cls._KEYS))
 
 
 @dataclass(frozen=True)
@@ -156,7 +140,7 @@ class RowStrongest:
 
     @classmethod
     def from_dict(cls, d) -> RowStrongest:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(name=d.get("name"), label=d.get("label"), level=d.get("level"),
                    auc=d.get("auc"), accuracy=d.get("accuracy"), tpr=d.get("tpr"),
                    tpr_measurable=d.get("tpr_measurable", True) is not False)
@@ -201,21 +185,21 @@ class DefenceRow:
     @classmethod
     def from_dict(cls, d: Mapping) -> DefenceRow:
         return cls(index=d.get("index"), defence=d.get("defence"), label=d.get("label"),
-                   plain_label=d.get("plain_label"), knobs=_table(d.get("knobs")),
+                   plain_label=d.get("plain_label"), knobs=table_or_empty(d.get("knobs")),
                    test_accuracy=d.get("test_accuracy"),
-                   test_accuracy_ci=_pair(d.get("test_accuracy_ci")),
+                   test_accuracy_ci=finite_pair(d.get("test_accuracy_ci")),
                    train_accuracy=d.get("train_accuracy"),
-                   train_accuracy_ci=_pair(d.get("train_accuracy_ci")),
+                   train_accuracy_ci=finite_pair(d.get("train_accuracy_ci")),
                    generalization_gap=d.get("generalization_gap"),
                    risk=DefenceRisk.from_dict(d.get("risk")),
                    has_risk=isinstance(d.get("risk"), Mapping),
                    strongest=RowStrongest.from_dict(d.get("strongest")),
                    attacks=tuple(RowAttack(a.get("name"), a.get("label"),
-                                           _extra(a, ("name", "label")))
+                                           unknown_keys(a, ("name", "label")))
                                  for a in d.get("attacks") or () if isinstance(a, Mapping)),
                    dp=DpPromise.from_dict(d.get("dp")),
                    training_runtime_s=d.get("training_runtime_s"),
-                   extra=_extra(d, _ROW_KEYS))
+                   extra=unknown_keys(d, _ROW_KEYS))
 
     def attack_named(self, name) -> RowAttack | None:
         """The row's attack entry called ``name``, or None."""
@@ -238,7 +222,7 @@ class Limit:
 
     @classmethod
     def from_dict(cls, d) -> Limit:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(metric=d.get("metric"), value=d.get("value"), fpr=d.get("fpr"),
                    use_upper=bool(d.get("use_upper")), text=d.get("text"),
                    plain=d.get("plain"))
@@ -263,12 +247,12 @@ class Recommendation:
 
     @classmethod
     def from_dict(cls, d) -> Recommendation:
-        d = _table(d)
+        d = table_or_empty(d)
         return cls(met=d.get("met"), needed=d.get("needed"), index=d.get("index"),
                    label=d.get("label"), statement=d.get("statement"),
                    candidates=tuple(d.get("candidates") or ()),
                    not_measurable=tuple(d.get("not_measurable") or ()),
-                   extra=_extra(d, cls._KEYS))
+                   extra=unknown_keys(d, cls._KEYS))
 
     @property
     def chosen(self) -> int | None:
@@ -369,7 +353,7 @@ class DefencesBlock:
                    cost_in_models=MappingProxyType(dict(cost)) if isinstance(cost, Mapping)
                    else None,
                    runtime_s=d.get("runtime_s"), device=d.get("device"), delta=d.get("delta"),
-                   table=MappingProxyType(dict(d)), extra=_extra(d, _BLOCK_KEYS))
+                   table=MappingProxyType(dict(d)), extra=unknown_keys(d, _BLOCK_KEYS))
 
     def row(self, index) -> DefenceRow | None:
         """The row whose ``index`` is ``index``, or None."""
