@@ -7,6 +7,9 @@
     python main.py demo mechanism --out D   the same for a bundled example (model-thorough: the
                                             model's whole defence sweep, minutes)
     python main.py calibrate                measure this computer's speed for the estimates
+    python main.py decisions FOLDER --out LOG.csv   one decision log of a folder of projects
+    python main.py compare SPEC.toml --out D  run 2–8 candidate releases of one audit side by side
+    python main.py compare A.praudit.json B.praudit.json --out D   saved projects side by side
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file, setting or column and
 what to do; a setting's config-file key on a line after it), 1 internal error, 3 cancelled (Ctrl+C), 143 stopped by a termination signal (SIGTERM).
@@ -24,7 +27,7 @@ import threading
 import time
 from pathlib import Path
 
-COMMANDS = ("run", "demo", "calibrate")
+COMMANDS = ("run", "demo", "calibrate", "decisions", "compare")
 
 EPILOG = """\
 commands:
@@ -40,6 +43,20 @@ commands:
   calibrate              measure how fast this computer runs each kind of audit (one
                          small audit each, about 40 seconds; a quiet computer measures best):
                          the time estimates use it from then on
+  decisions FOLDER --out LOG.csv
+                         one decision log of every project under FOLDER (CSV, or JSON
+                         for LOG.json): project, audit, release, verdict, decision,
+                         reviewer, role, date, result SHA-256 and whether it still matches;
+                         unsigned projects are listed as "not signed"
+  compare SPEC.toml --out DIR [--yes]
+                         run 2-8 candidate releases of one audit (a spec: a base config
+                         and [[candidate]] tables of the settings each changes; example:
+                         resources/configs/compare_location_epsilon.toml), all with one
+                         seed: DIR/comparison.json, DIR/comparison.pdf and each
+                         candidate's DIR/candidate-<i>/result.json, written as it finishes
+  compare A.praudit.json B.praudit.json ... --out DIR
+                         saved projects of one audit type side by side, without running
+                         (refused when a project's data file changed since its result)
 
 config files (TOML): every key is documented in docs/config_reference.md; complete examples
 are resources/configs/mechanism_demo.toml, location_demo.toml, aggregates_demo.toml,
@@ -77,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         usage=f"{prog} [-h] [--version] [--sample NAME] [FILE.praudit.json]\n"
-              f"       {prog} {{run,demo,calibrate}} ...",
+              f"       {prog} {{run,demo,calibrate,decisions,compare}} ...",
         description="Privacy Risk Auditor: find out before a release whether it exposes "
                     "people, and prove it in a PDF report. Works offline.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -86,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="open the app with the bundled sample audit of that audit type "
                              "loaded, e.g. mechanism")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{run,demo,calibrate}", prog=prog)
+    sub = parser.add_subparsers(dest="command", metavar="{run,demo,calibrate,decisions,compare}",
+                                prog=prog)
     run_p = sub.add_parser("run", help="run an audit from a TOML config, headless")
     run_p.add_argument("config", help="path to the audit's TOML config file")
     run_p.add_argument("--out", required=True, help="output folder (created if missing)")
@@ -111,7 +129,82 @@ def build_parser() -> argparse.ArgumentParser:
     cal_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     # Tests only: a fraction of the probe audits' sizes, so that a test measures in seconds.
     cal_p.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)
+    dec_p = sub.add_parser("decisions", help="write one decision log (CSV or JSON) of a folder "
+                                             "of projects")
+    dec_p.add_argument("folder", help="the folder that holds the project files")
+    dec_p.add_argument("--out", required=True, help="the log to write: LOG.csv or LOG.json")
+    cmp_p = sub.add_parser("compare", help="compare 2-8 candidate releases (a spec file) or "
+                                           "saved projects side by side")
+    cmp_p.add_argument("files", nargs="+", metavar="FILE",
+                       help="a comparison spec (TOML), or two or more .praudit.json projects")
+    cmp_p.add_argument("--out", required=True, help="output folder (created if missing)")
+    cmp_p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    cmp_p.add_argument("--yes", action="store_true", help="as for run")
     return parser
+
+
+def _compare(files: list[str], out: Path, *, quiet: bool, yes: bool) -> int:
+    """``compare``: a spec's candidates run one after another, or saved projects side by side
+    (engine.compare, issue 34 item 1); comparison.json, comparison.pdf and each candidate's
+    folder in ``out``."""
+    from engine.compare import compare_projects, estimate_comparison, load_candidates
+    from engine.compare import run as compare_run
+    from engine.data.errors import InputError
+    from engine.report.comparison import write_comparison_report
+    from engine.run_folder import locked
+    from engine.runtime import JobCancelled, Progress
+
+    projects = [f for f in files if f.endswith(".praudit.json")]
+    if projects and len(projects) != len(files):
+        raise InputError("compare takes one spec file (TOML) or two or more saved projects "
+                         "(.praudit.json), not both.")
+    if not projects and len(files) != 1:
+        raise InputError("compare takes one spec file (TOML); give saved projects as "
+                         "FILE.praudit.json to compare them side by side.")
+    with locked(out):
+        if projects:
+            comparison = compare_projects(projects)
+            compare_run.check_out_folder(out)
+            compare_run.write_comparison(out, comparison)
+        else:
+            cset = load_candidates(files[0])
+            refused = _check_cost(None, quiet=quiet, yes=yes,
+                                  cost=lambda: estimate_comparison(cset))
+            if refused is not None:
+                return refused
+            try:
+                comparison = compare_run.run_comparison(
+                    cset, out, progress=Progress(_StderrProgress(quiet)))
+            except (JobCancelled, KeyboardInterrupt):
+                # Unlike a run, a comparison has written its finished candidates: say so.
+                _StderrProgress.end_line()
+                stopped = "stopped by a termination signal" if _Stop.terminated else "cancelled"
+                print(f"{stopped}; the finished candidates are kept in {out} (their status: "
+                      f"{out / compare_run.COMPARISON_FILE}).", file=sys.stderr)
+                return 128 + signal.SIGTERM if _Stop.terminated else 3
+        write_comparison_report(comparison, out / compare_run.COMPARISON_REPORT)
+    if not quiet:
+        for row in comparison.rows:
+            risk = row.risk.value if row.risk is not None else None
+            print(f"{row.index}. {row.label}: {row.status}"
+                  + (f", verdict {row.verdict_level}, risk {risk:.1%}" if risk is not None
+                     else "") + (f" ({row.error})" if row.error else ""))
+        print(comparison.sentence)
+        print(f"Wrote {out / compare_run.COMPARISON_FILE} and "
+              f"{out / compare_run.COMPARISON_REPORT}")
+    return 0
+
+
+def _decisions(folder: str, out: str) -> int:
+    """A folder of projects into one decision log (engine.decision_log, issue 34 item 3)."""
+    from engine.decision_log import check_log_path, collect, write_log
+
+    check_log_path(out)                  # the ending first: no folder read for nothing
+    rows = collect(folder)
+    write_log(rows, out)
+    signed = sum(1 for r in rows if r["signed_at"])
+    print(f"{len(rows)} projects ({signed} signed) listed in {out}.")
+    return 0
 
 
 def _calibrate(*, quiet: bool, scale: float) -> int:
@@ -180,13 +273,14 @@ def _estimate_failure(exc: Exception) -> str:
     return f"the estimate itself failed ({internal_error_text(exc)}), which is a bug to report."
 
 
-def _check_cost(config, *, quiet: bool, yes: bool) -> int | None:
+def _check_cost(config, *, quiet: bool, yes: bool, cost=None) -> int | None:
     """Print the run's estimated time and memory; refuse one that cannot fit in memory (exit
-    2, naming the setting to lower) and one above the confirmation line without ``--yes``."""
+    2, naming the setting to lower) and one above the confirmation line without ``--yes``.
+    ``cost``: a function giving the estimate instead of ``config``'s (a comparison's)."""
     from engine.estimates import estimate, preflight
 
     try:
-        check = preflight(estimate(config))
+        check = preflight(cost() if cost is not None else estimate(config))
     except Exception as exc:  # noqa: BLE001 - an estimate is advice: its failure stops nothing
         if not quiet:
             print(f"No estimate of the run's time and memory: {_estimate_failure(exc)} The run "
@@ -389,6 +483,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "calibrate":
             return _calibrate(quiet=args.quiet, scale=args.scale)
+        if args.command == "decisions":
+            return _decisions(args.folder, args.out)
+        if args.command == "compare":
+            return _compare(args.files, Path(args.out), quiet=args.quiet, yes=args.yes)
         if args.command == "run":
             from engine.project import load_config
             config = load_config(args.config)

@@ -69,33 +69,51 @@ def calibrate_mechanism() -> dict:
                 _say(f"mechanism theory {m} {sweep} k={k}: {r['wall_s']:.2f} s, "
                      f"{r['peak_bytes'] / 1e6:.0f} MB")
             theory[m][sweep] = rows
+    return {"theory": theory, **calibrate_mechanism_game(theory)}
+
+
+def calibrate_mechanism_game(theory: dict | None = None) -> dict:
+    """The membership game's costs: two large games per mechanism, the theory's time (its
+    table, ``theory`` or the current calibration's) subtracted. One cost per trial shared by
+    every mechanism (statistics, ROC, intervals: the same code whatever the noise) and one
+    cost per noise value per mechanism, fitted together by non-negative least squares over
+    the eight games. A 2 × 2 solve per mechanism, as before 28 Nov 2026, put the Laplace
+    game's per-value cost at the floor (1e-10 s) and its time on the per-trial cost; "Measure
+    this machine", whose mechanism probe is a Laplace game, then read a factor of 3.7 on the
+    reference machine itself and made every Gaussian and discrete-Laplace estimate 1.5–2.6
+    times long."""
+    from scipy.optimize import nnls
+
     from engine.estimates.scaling import loglog
+    if theory is None:
+        from engine.estimates import calibration as current
+        theory = current.MECHANISM["theory"]
     batch_values = 1 << 21
-    game_value, per_trial, per_trial_bytes, per_value_bytes = {}, [], [], []
-    for m in MECHANISMS:
-        cases = [(400_000, 2), (40_000, 100)]
-        a, t, b_rows, b = [], [], [], []
-        for n, k in cases:
+    rows, times, per_trial_bytes, per_value_bytes = [], [], [], []
+    for i, m in enumerate(MECHANISMS):
+        b_rows, b = [], []
+        for n, k in ((400_000, 2), (40_000, 100)):
             r = measure(_mechanism(mechanism=m, observations=k, trials=n))
             theory_s = loglog(theory[m]["epsilon"], k, 1)
-            a.append([2 * n * k, n])
-            t.append(max(r["wall_s"] - theory_s, 1e-3))
+            row = [0.0] * (len(MECHANISMS) + 1)
+            row[i] = 2.0 * n * k                      # noise values drawn, both hypotheses
+            row[-1] = float(n)                        # trials
+            rows.append(row)
+            times.append(max(r["wall_s"] - theory_s, 1e-3))
             batch = min(n, max(1, batch_values // k)) * k
             b_rows.append([n, batch])
             b.append(r["peak_bytes"])
             _say(f"mechanism game {m} N={n} k={k}: {r['wall_s']:.2f} s, "
                  f"{r['peak_bytes'] / 1e6:.0f} MB")
-        cv, ct = np.linalg.lstsq(np.array(a, float), np.array(t), rcond=None)[0]
-        game_value[m] = float(max(cv, 1e-10))
-        per_trial.append(max(ct, 0.0))
+        # Memory per mechanism, the largest kept: an estimate of memory must not fall short.
         bt, bv = np.linalg.lstsq(np.array(b_rows, float), np.array(b, float), rcond=None)[0]
         per_trial_bytes.append(max(bt, 0.0))
         per_value_bytes.append(max(bv, 0.0))
-    return {"theory": theory, "game_seconds_per_value": game_value,
-            "seconds_per_trial": float(np.mean(per_trial)),
-            "bytes_per_trial": float(np.max(per_trial_bytes)),
-            "bytes_per_batch_value": float(np.max(per_value_bytes)),
-            "batch_values": batch_values}
+    coef, _ = nnls(np.array(rows), np.array(times))
+    game_value = {m: float(max(coef[i], 1e-10)) for i, m in enumerate(MECHANISMS)}
+    return {"game_seconds_per_value": game_value, "seconds_per_trial": float(coef[-1]),
+            "bytes_per_trial": float(max(per_trial_bytes)),
+            "bytes_per_batch_value": float(max(per_value_bytes)), "batch_values": batch_values}
 
 
 def mechanism_cases() -> list[tuple[str, dict]]:
@@ -340,9 +358,13 @@ def _lazy(module: str, name: str):
 
 
 CALIBRATORS = {"mechanism": calibrate_mechanism, "model": calibrate_model,
+               # the game's costs only, the theory tables kept (minutes instead of a quarter hour)
+               "mechanism-game": calibrate_mechanism_game,
                "location": _lazy("bench.estimates_location", "calibrate"),
                "aggregates": _lazy("bench.estimates_aggregates", "calibrate"),
                "model-parts": _lazy("bench.estimates_model_parts", "calibrate")}
+# Calibrations of part of a table: the audit type whose table they update.
+PARTIAL = {"model-parts": "model", "mechanism-game": "mechanism"}
 CASES = {"mechanism": mechanism_cases, "model": model_cases,
          "location": _lazy("bench.estimates_location", "cases"),
          "aggregates": _lazy("bench.estimates_aggregates", "cases")}
@@ -493,20 +515,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-measure", action="store_true",
                         help="with --held-out: the built-in constants, no measuring first")
     parser.add_argument("types", nargs="*",
-                        default=[t for t in CALIBRATORS if t != "model-parts"])
+                        default=[t for t in CALIBRATORS if t not in PARTIAL])
     args = parser.parse_args(argv if argv is not None else [])
     if args.held_out:
         return held_out(calibrate=not args.no_measure)
     if args.calibrate:
         # "model-parts": only the model's fixed and per-attack costs (bench/estimates_model_parts)
-        tables = {("model" if t == "model-parts" else t): CALIBRATORS[t]() for t in args.types}
+        # "mechanism-game": only the membership game's costs, merged into the current table
+        tables = {PARTIAL.get(t, t): CALIBRATORS[t]() for t in args.types}
+        if "mechanism-game" in args.types:
+            from engine.estimates import calibration as current
+            tables["mechanism"] = {**current.MECHANISM, **tables["mechanism"]}
         write_calibration(tables)
         _say(json.dumps({"written": str(CALIBRATION)}))
         import importlib
 
         import engine.estimates.calibration
         importlib.reload(engine.estimates.calibration)     # the check reads the new constants
-    check(sorted({"model" if t == "model-parts" else t for t in args.types}))
+    check(sorted({PARTIAL.get(t, t) for t in args.types}))
     return 0
 
 

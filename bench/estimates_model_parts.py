@@ -75,12 +75,16 @@ def fixed_costs() -> dict[str, float]:
 
 
 def _outputs(records: int):
+    # 20 epochs, as the sample audit trains: Shokri's and ML-Leaks' attack models stop early
+    # (no group improving for 5 checks), and on the near-uniform outputs of 3-epoch models they
+    # stopped after ~60 of their 300 epochs — the calibration then said 2.6 s for an attack that
+    # took 18 s on the sample's outputs (28 Nov 2026).
     from engine.audits.registry import config_from_dict
     from engine.games.model import train_and_query
     from engine.runtime import NEVER, NO_PROGRESS
 
     d = model_config(synthetic_records=records, shadow_models=SHADOWS, reference_models=REFERENCES,
-               epochs=3, attacks=["confidence", "lira_online"])
+               epochs=20, attacks=["confidence", "lira_online"])
     config = config_from_dict(d, "bench")
     return config, train_and_query(config, progress=NO_PROGRESS, cancel=NEVER)
 
@@ -88,6 +92,7 @@ def _outputs(records: int):
 def attack_costs(say=print) -> dict[str, list[float]]:
     """``{attack: [fixed seconds, seconds per cell]}`` for every attack of the model table."""
     from engine.attacks.model import ATTACKS
+    from engine.estimates.model import TRAINING_ATTACKS
     from engine.games.model import NEEDS_REFERENCE
     from engine.runtime import NEVER, device
 
@@ -98,7 +103,10 @@ def attack_costs(say=print) -> dict[str, list[float]]:
         universe, k = out.target.probs.shape
         ATTACKS["shokri"](out, config, device=dev, cancel=NEVER)         # warm-up
         for name, attack in ATTACKS.items():
-            cells = universe * k * (REFERENCES if name in NEEDS_REFERENCE else 1)
+            # Shokri's and ML-Leaks' attack models train on the shadow outputs: their cells
+            # are shadow rows × classes (engine.estimates.model.attack_seconds).
+            rows = out.shadow.probs.shape[0] if name in TRAINING_ATTACKS else universe
+            cells = rows * k * (REFERENCES if name in NEEDS_REFERENCE else 1)
             best = np.inf
             for _ in range(2):
                 t0 = time.perf_counter()

@@ -27,6 +27,7 @@ from engine.data.paths import require_regular_file, resolve_path
 from engine.data.text_input import read_text
 from engine.private_tmp import process_alive
 from engine.results.result import result_problem
+from engine.signoff import SignOff, check, history_entry
 
 PROJECT_SCHEMA_VERSION = 1
 PROJECT_SUFFIX = ".praudit.json"
@@ -48,15 +49,34 @@ class Project:
     schema_version: int = PROJECT_SCHEMA_VERSION
     name: str = ""
     saved: str = ""
+    # The officer's signed decision on the result (engine.signoff.SignOff.to_dict, issue 34
+    # item 3; None: not signed) and the signed versions replaced since, oldest first: each
+    # {"result_sha256", "config", "signoff", "superseded_at"}. Last, so that a project made
+    # by position (audit type, config, result, …) keeps its meaning.
+    signoff: dict | None = None
+    history: list[dict] = field(default_factory=list)
     # Set by load_project, never saved (class attributes, not fields): the words for why the
     # saved result cannot be shown (engine.results.result.result_problem), and the first
     # setting the audit would refuse — an InputError naming its key — when the project was
     # saved from a half-typed form. Both None for a sound project.
     result_problem = None
     config_problem = None
+    # Also set by load_project, never saved: the sentence for a saved result that no longer
+    # matches the SHA-256 its sign-off recorded (engine.signoff.check), or None.
+    signoff_problem = None
 
     def log_decision(self, text: str) -> None:
         self.decision_log.append({"time": _now(), "text": text})
+
+    def supersede_signoff(self, config: dict | None = None) -> None:
+        """Keep the signed version in :attr:`history` and leave the project unsigned: the
+        settings or the result changed after the sign-off (issue 34 item 3). ``config``: the
+        settings that were signed (default: the result's own)."""
+        if self.signoff is None:
+            return
+        signed = config if config is not None else (self.result or {}).get("config", {})
+        self.history.append(history_entry(self.signoff, signed))
+        self.signoff = None
 
 
 def _now() -> str:
@@ -226,11 +246,17 @@ def load_project(path) -> Project:
                          source=str(p))
     _check_project_fields(p, data)
     config_problem = _check_config_block(p, data["audit_type"], data["config"])
-    known = {"audit_type", "config", "result", "decision_log", "schema_version", "name", "saved"}
+    known = {"audit_type", "config", "result", "decision_log", "schema_version", "name", "saved",
+             "signoff", "history"}
     project = Project(**{k: v for k, v in data.items() if k in known})
     project.config_problem = config_problem
     if project.result is not None:
         project.result_problem = result_problem(project.result, project.audit_type)
+    if project.signoff is not None:
+        # The signature holds only for the result it was made on (issue 34 item 3): a result
+        # edited since opens with that said plainly.
+        problem = check(SignOff.from_dict(project.signoff, str(p)), project.result)
+        project.signoff_problem = f"{p}: {problem}" if problem else None
     return project
 
 
@@ -255,6 +281,33 @@ def _check_project_fields(p: Path, data: dict) -> None:
             isinstance(e, dict) and isinstance(e.get("text"), str)
             and isinstance(e.get("time", ""), str) for e in log):
         raise bad("decision_log", "a list of entries with a 'time' and a 'text'")
+    _check_signoffs(p, data)
+
+
+def _check_signoffs(p: Path, data: dict) -> None:
+    """The sign-off and the signed history (issue 34 item 3) have the form the app saves, or
+    one sentence naming the field: a damaged signature is never read as a decision."""
+    source = str(p)
+    if data.get("signoff") is not None:
+        try:
+            SignOff.from_dict(data["signoff"], source)
+        except InputError as exc:
+            raise InputError(f"{p}: is damaged — {str(exc).removeprefix(f'{p}: ')}",
+                             source=source, key="signoff") from None
+    history = data.get("history", [])
+    if not isinstance(history, list) or not all(
+            isinstance(h, dict) and isinstance(h.get("config", {}), dict)
+            and isinstance(h.get("signoff"), dict) for h in history):
+        raise InputError(f"{p}: is damaged — 'history' must be a list of signed versions, "
+                         "each with its settings and its sign-off; open the last good version "
+                         "of the project, or start a new one.", source=source, key="history")
+    for h in history:
+        try:
+            SignOff.from_dict(h["signoff"], source)
+        except InputError as exc:
+            raise InputError(f"{p}: is damaged — in its signed history, "
+                             f"{str(exc).removeprefix(f'{p}: ')}", source=source,
+                             key="history") from None
 
 
 def _check_config_block(p: Path, audit_type: str, config: dict) -> InputError | None:

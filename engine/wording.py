@@ -399,6 +399,24 @@ GLOSSARY: dict[str, str] = {
                                     "not measurably better than its baseline. It is listed "
                                     "but raises no level: more test cases could still "
                                     "reveal a small gain.",
+    # The disclosure rules officers apply, beside the attacks (engine.rules, issue 34 item 2).
+    "Threshold rule": "A published cell must count at least a set number of people (ACRO's "
+                      "default 10); a smaller one could point at someone.",
+    "Dominance rule": "For a table of sums (incomes, turnover): the n largest contributors may "
+                      "not make more than k % of a cell's total (ACRO: n = 2, k = 90 %), or "
+                      "the total gives their values away.",
+    "p-ratio rule": "For a table of sums: what is left after the two largest contributions "
+                    "must be at least p % of the largest (ACRO: 10 %), or the second largest "
+                    "can work out the largest closely.",
+    "Group disclosure": "Everyone in a group the table shows has the same sensitive value, so "
+                        "knowing a person is in the group tells their value, however large "
+                        "the group.",
+    "Differencing": "Recovering a small group by subtracting published cells from each other "
+                    "(or from the total), when no single cell shows it.",
+    "Rules vs attacks": "Where the rules officers apply and the attacks disagree about a "
+                        "person: the rules pass yet the counts prove the person's value, or a "
+                        "rule fails yet no attack could use it. The report says which of the "
+                        "two verdicts the policy follows.",
 }
 
 
@@ -504,6 +522,35 @@ _DP = ("Differential privacy (DP)",
 _SHA = ("SHA-256 fingerprint",
         "A 64-character code computed from a file's exact contents: if one byte changes, the "
         "code changes, so it records exactly which files and settings were audited.")
+_SIGNOFF = ("Sign-off",
+            "The officer's recorded decision on one result — approve, approve with conditions, "
+            "or reject — with the reviewer's name and role, the date and the reasons. "
+            "It names the result it judges by the result hash, so a result changed afterwards "
+            "is no longer signed.")
+_RESULT_HASH = ("Result hash",
+                "The SHA-256 fingerprint of a result: computed from every figure and setting of "
+                "the result (the decision log and the sign-off left out). The same result "
+                "always gives the same hash; a sign-off holds only while the result's hash "
+                "matches the one it recorded.")
+#: The officer's frame (issue 34 item 4; engine.findings.article29): the three risks of the
+#: Article 29 opinion and the impact assessment they feed, on every audit's results page.
+ARTICLE29_TERMS: dict[str, str] = {
+    "Article 29 opinion on anonymisation (WP216)": "The opinion of the EU's Article 29 Working "
+        "Party (Opinion 05/2014, WP216) on when anonymised data can be released: it judges a "
+        "release by three risks — singling out, linkability and inference.",
+    "Singling out": "Isolating some or all of the records of one person in the release (WP216 "
+                    "§3): for example a count of 1, or tables that leave only one possible "
+                    "record for someone.",
+    "Linkability": "Linking records of the same person, within the release or with other data "
+                   "(WP216 §3); here, telling whether a known person is in the release (the "
+                   "membership game).",
+    "Inference": "Deducing, with significant probability, a person's value of one attribute "
+                 "from their other attributes (WP216 §3), such as their diagnosis from their "
+                 "age, sex and block.",
+    "Data-protection impact assessment (DPIA)": "The assessment the GDPR (Art. 35) requires "
+        "before processing likely to put people at high risk: it describes the risks, the "
+        "measures considered, the risk that remains and the decision taken.",
+}
 _CLOPPER = ("Clopper–Pearson interval",
             "An exact 95 % confidence interval for a share counted out of a known number of "
             "test cases, built so that it is never narrower than the counts allow.")
@@ -629,6 +676,23 @@ TECHNICAL_TERMS: dict[str, dict[str, str]] = {
 }
 
 
+# The terms of a comparison of candidate releases (engine.compare, issue 34 item 1): the
+# comparison report's glossary and the Compare step's "?" strip.
+COMPARE_TERMS: dict[str, str] = {
+    "Candidate release": "One of the releases you could publish — the same data with a "
+                         "different ε or noise, different tables, fewer observations per "
+                         "person or a defended model — audited the same way and with the same "
+                         "random draws as the others, so the comparison shows what the choice "
+                         "changes.",
+    "Cannot be told apart": "Two candidates whose risk intervals overlap: at this many test "
+                            "cases the difference between them may be chance. More test cases "
+                            "narrow both intervals and may then separate them.",
+    "Cost to users": "What a candidate takes away from the people who use the data, measured "
+                     "from its result: how far the noise moves each released count and how "
+                     "many counts it changes, the cells withheld, or the model's accuracy.",
+}
+
+
 def glossary_for(audit_type: str | None) -> dict[str, str]:
     """The terms of one audit's results, each with its plain explanation: :data:`GLOSSARY`,
     for the count tables (``"aggregates"``) :data:`COUNT_TABLE_TERMS`, the real-people terms,
@@ -637,7 +701,8 @@ def glossary_for(audit_type: str | None) -> dict[str, str]:
     "?" strip and the report's glossary page both read it."""
     return {**GLOSSARY, **(COUNT_TABLE_TERMS if audit_type == "aggregates" else {}),
             **(REAL_PEOPLE_TERMS if audit_type in ("aggregates", "model") else {}),
-            **dict([_TPR, _ROC, _EMPIRICAL_EPS, _DP, _CLOPPER, _SHA]),
+            **dict([_TPR, _ROC, _EMPIRICAL_EPS, _DP, _CLOPPER, _SHA, _SIGNOFF, _RESULT_HASH]),
+            **ARTICLE29_TERMS,
             **TECHNICAL_TERMS.get(str(audit_type), {})}
 
 

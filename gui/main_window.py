@@ -45,6 +45,7 @@ from engine.project import (
     remove_recovery,
     save_project,
 )
+from gui.decision_log_export import export_decision_log
 from gui.error_dialog import exceptions_caught, show_message_error
 from gui.job_runner import JobRunner
 from gui.measure_machine import MachineMeasurer
@@ -173,6 +174,12 @@ class MainWindow(AutosaveRecovery, QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
         file_menu.addAction(self.save_as_action)
+        file_menu.addSeparator()
+        # A folder of projects as one decision log (issue 34 item 3; gui/decision_log_export).
+        self.decision_log_action = QAction("Export decision &log…", self)
+        self.decision_log_action.triggered.connect(
+            lambda _checked=False: export_decision_log(self))
+        file_menu.addAction(self.decision_log_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         # Fit the time estimates to this computer (issue 21; gui/measure_machine.py).
@@ -305,6 +312,11 @@ class MainWindow(AutosaveRecovery, QMainWindow):
             notes.append(f"{path}: the saved results are damaged ({problem}), so they were "
                          "left out; the settings and the decision log were opened — run the "
                          "audit again to get its results.")
+        # The sign-off after the result it judges (issue 34 item 3); a result that no longer
+        # matches its signed SHA-256 opens with that said, on the page and here.
+        page.load_signoff(project.signoff, project.history, project.signoff_problem)
+        if project.signoff_problem is not None:
+            notes.append(project.signoff_problem)
         self._project_paths[project.audit_type] = os.path.abspath(path)
         # A last good version stands in for the damaged file until it is saved back there.
         self._mark_clean(page, unsaved=from_backup)
@@ -327,6 +339,7 @@ class MainWindow(AutosaveRecovery, QMainWindow):
         """Fill ``page`` from the project's settings and decision log; if the form cannot show
         them, put back what the page held (nothing typed is lost) and refuse with a sentence."""
         before = (page.config_for_saving(), page.result(), page.decision_log())
+        signing = page.signing_state()
         try:
             with exceptions_caught() as caught:
                 page.load_state(project.config, None, project.decision_log)
@@ -335,6 +348,7 @@ class MainWindow(AutosaveRecovery, QMainWindow):
         except Exception as exc:  # noqa: BLE001 - a damaged file must not crash the window
             with contextlib.suppress(Exception), exceptions_caught():
                 page.load_state(*before)
+                page.load_signoff(*signing)
             self._log_internal(exc)
             show_message_error(self, "The project could not be opened",
                                f"{path}: is damaged — its settings could not be shown in the "
@@ -392,7 +406,8 @@ class MainWindow(AutosaveRecovery, QMainWindow):
         page = page or self.audit_page
         config = page.config_for_saving()
         return Project(audit_type=page.AUDIT_TYPE, config=config, result=page.result(),
-                       decision_log=page.decision_log(), name=str(config.get("name", "")))
+                       decision_log=page.decision_log(), name=str(config.get("name", "")),
+                       signoff=page.signoff(), history=page.signoff_history())
 
     def save_project(self) -> bool:
         if self.project_path is None:
@@ -441,7 +456,8 @@ class MainWindow(AutosaveRecovery, QMainWindow):
     @staticmethod
     def _state_of(page: AuditPage) -> str:
         """What Save would write of ``page`` (less the time), as one comparable text."""
-        return json.dumps([page.config_for_saving(), page.result(), page.decision_log()],
+        return json.dumps([page.config_for_saving(), page.result(), page.decision_log(),
+                           page.signoff(), page.signoff_history()],
                           sort_keys=True, ensure_ascii=False, default=str)
 
     def _mark_clean(self, page: AuditPage, unsaved: bool = False) -> None:
@@ -498,6 +514,25 @@ class MainWindow(AutosaveRecovery, QMainWindow):
             return self._write_project(path, page=page)
         self.show_audit(page.AUDIT_TYPE)                # Save As names the audit shown
         return self.save_project_as()
+
+    def open_candidate(self, page: AuditPage, config: dict, result: dict, label: str) -> bool:
+        """A compared candidate's result on its audit page (the Compare window's "Open
+        candidate", gui/pages/compare_page.py; issue 34 item 1) as a new project, not saved
+        yet: "save changes?" first for what the page holds, as for any other project."""
+        if self._refuse_while_busy():
+            return False
+        if not self.settle_unsaved([page], f"opening the candidate “{label}”"):
+            return False
+        self._project_paths[page.AUDIT_TYPE] = None
+        page.load_state(config, result, [])
+        page.status_label.setText(f"Candidate “{label}” of the comparison opened; save it as "
+                                  "a project to keep it.")
+        self._mark_clean(page, unsaved=True)
+        self.show_audit(page.AUDIT_TYPE)
+        self._autosave(page)
+        self.raise_()
+        self.activateWindow()
+        return True
 
     def confirm_other_data(self, page: AuditPage, path: str) -> bool:
         """Other data chosen on ``page`` (AuditPage.ask_file): when the page holds a saved

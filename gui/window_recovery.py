@@ -97,6 +97,8 @@ class AutosaveRecovery:
             return False
         if found.project.result is not None and found.project.result_problem is None:
             self._restore_result(page, found.project.result)
+        page.load_signoff(found.project.signoff, found.project.history,     # issue 34 item 3
+                          found.project.signoff_problem)
         path = found.project_path
         self._project_paths[page.AUDIT_TYPE] = (os.path.abspath(path)
                                                 if path and os.path.exists(path) else None)

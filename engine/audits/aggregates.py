@@ -38,6 +38,7 @@ from engine.games.aggregates_parts import (
     progress_ends,
     published_part,
 )
+from engine.games.aggregates_rules import rules_part, value_numbers
 from engine.games.aggregates_scoring import evaluate, exposed_records
 from engine.games.aggregates_summary import (
     random_guess,
@@ -55,6 +56,7 @@ from engine.results.config_fields import (
     common_fields,
 )
 from engine.results.result import AuditResult, input_warnings, software_versions
+from engine.rules import RuleSettings, follow_policy
 from engine.runtime import NEVER, NO_PROGRESS, CancelToken, Progress, Stopwatch, device
 
 SAMPLE_BLOCK = APP_FOLDER / "resources" / "aggregates" / "sample_block.csv"
@@ -119,6 +121,8 @@ class AggregatesConfig:
     policy: VerdictPolicy = field(default_factory=VerdictPolicy)
     # where the deterministic module's targets are solved (issue 22 item 6)
     compute: ComputeSettings = field(default_factory=ComputeSettings)
+    # the disclosure rules beside the attacks (issue 34 item 2; engine.rules; ACRO defaults)
+    rules: dict = field(default_factory=lambda: RuleSettings().to_dict())
 
     audit_type = "aggregates"
 
@@ -197,6 +201,8 @@ class AggregatesConfig:
                 v[key] = _plain(d[key])
         if "compute" in d:
             v["compute"] = ComputeSettings.from_dict(d["compute"], source)
+        if "rules" in d:
+            v["rules"] = RuleSettings.from_dict(d["rules"], source).to_dict()
         config = cls(**v)
         config.validate(source)
         return config
@@ -205,6 +211,9 @@ class AggregatesConfig:
         """Cross-field rules (single fields are checked in from_dict)."""
         if self.schema:
             Schema.from_dict(self.schema, source=f"{source}, schema")
+        rules = RuleSettings.from_dict(self.rules, source)
+        if rules.value_column and self.schema and self.release != "published":
+            value_numbers(Schema.from_dict(self.schema), rules.value_column)
         if self.release in ("custom", "published") and not str(
                 self.release_options.get("path", "")).strip():
             what = ("query file (CSV or TOML)" if self.release == "custom"
@@ -285,8 +294,11 @@ def run(config: AggregatesConfig, *, progress: Progress = NO_PROGRESS,
     # limit (a very busy computer): the one way a seed's numbers can differ on a rerun.
     clock_cuts = outcome.details["solves_stopped_by_clock"] + mia_cuts + sweep_cuts
     theory = theory_block(config, outcome, clock_cuts, membership, sweeps, published)
+    theory["rules"] = rules_part(config, data, outcome, progress=progress.span(0.97, 0.99),
+                                 cancel=cancel)
     verdict, summary = verdict_and_summary(config, attacks, mia_attacks, membership, exposed,
                                            theory, outcome)
+    verdict = follow_policy(verdict, theory["rules"])
     warnings = theory_warnings(config, attacks, theory)
     progress(1.0, "Done")
     return AuditResult(

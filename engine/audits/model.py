@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine.attacks.model.base import ModelOutputs, supervised_split
+from engine.attacks.model.base import SUPERVISED_KNOWN, ModelOutputs, supervised_split
 from engine.audits.predictions_intake import check_sizes, class_warnings, predictions_entry
 from engine.compute import ComputeSettings, one_executor_per_job
 from engine.data.errors import InputError, given_value
@@ -81,8 +81,6 @@ ATTACKS = ("btta", "cbtta", "correctness", "confidence", "entropy", "modified_en
 DEFAULT_ATTACKS = ("btta", "cbtta", "confidence", "modified_entropy", "ml_leaks", "shokri",
                    "lira_online", "lira_offline", "rmia", "label_only")
 PARTITIONS = ("PTL", "PPL", "PTC", "PPC", "PTL+PTC", "PPL+PPC")
-SUPERVISED_KNOWN = 0.5     # share of a predictions file's members (and non-members) the
-                           # attacker knows without shadow predictions (paper 004 §4.3)
 ATTRIBUTE_CLASSIFIERS = ("logistic", "boosting")
 
 

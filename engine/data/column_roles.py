@@ -157,6 +157,30 @@ def propose_roles_for_csv(path: str | Path, schema: Schema) -> RoleProposal:
     return propose_roles(read_table_text(path), schema)
 
 
+def schema_without_config(frame: pd.DataFrame, inferred: Schema,
+                          sensitive: str = "") -> tuple[Schema, str]:
+    """A count-table config without a [schema] (the command line, the estimate before it):
+    ``inferred`` with the roles the count-table page proposes for ``frame`` — a handful of
+    low-cardinality quasi-identifiers, ids and many-valued numbers left out — rather than every
+    column a quasi-identifier, so the app, the command line and the estimate audit the same
+    release of the same file. ``sensitive`` (the config's) wins over the proposed one. Returns
+    the schema and the sentence the result's warnings carry ("" and ``inferred`` unchanged when
+    there is no sensitive column to give: the audit's own check then says what to do)."""
+    proposal = propose_roles(frame, inferred)
+    sensitive = sensitive or proposal.sensitive
+    if not sensitive or sensitive not in inferred.names:
+        return inferred, ""
+    quasi = [q for q in proposal.quasi_identifiers if q != sensitive]
+    schema = inferred.with_roles(sensitive=sensitive, quasi_identifiers=quasi)
+    left = ", ".join(c.name for c in proposal.left_out if c.name != sensitive)
+    sentence = (f"no [schema] in the config, so the roles were proposed from the file as the "
+                f"count-table page proposes them: the attacker knows "
+                f"{', '.join(quasi) or 'nothing'}, the sensitive column is {sensitive}"
+                + (f", left out: {left}" if left else "")
+                + " (give a [schema] table to choose them)")
+    return schema, sentence
+
+
 # ====================================================================== the proposal
 
 @dataclass(frozen=True)

@@ -40,6 +40,11 @@ CONFIRM_SECONDS = 600.0          # ask before runs estimated above 10 minutes
 # The range an estimate is shown as, around the quiet-machine figure: held-out runs measured
 # 0.3-1.5 times their estimate on a quiet machine (docs/dev/hardening_status.md, estimates).
 RANGE = (0.6, 1.6)
+# The threads each audit's heavy steps run on, for the slowdown other programs cause them
+# (engine.estimates.slowdown.slowdown_for): the model audit trains with torch on every
+# processor; the others' heavy steps (numpy's draws, scikit-learn's fits, one CP-SAT worker,
+# the location meta-classifiers' small networks) on one. None: one per processor.
+RUN_THREADS: dict[str, int | None] = {"model": None}
 BUSY_FACTOR = 1.3                # from this slowdown on, the sentence says the machine is busy
 CONFIRM_MEMORY_SHARE = 0.5       # ... or above half the free memory
 APP_BASELINE_BYTES = 350e6       # the app with numpy, torch and its libraries loaded (measured)
@@ -150,10 +155,12 @@ def estimate(config, *, slowdown: float | None = None, machine: bool = True) -> 
     cost = AUDIT_TYPES[config.audit_type].cost_model()(config)
     if machine:
         cost = apply_speed(cost, config.audit_type)
-    return replace(cost, slowdown=machine_slowdown() if slowdown is None else float(slowdown))
+    if slowdown is None:
+        slowdown = machine_slowdown(threads=RUN_THREADS.get(config.audit_type, 1))
+    return replace(cost, slowdown=float(slowdown))
 
 
-def machine_slowdown(*, fresh: bool = False) -> float:
+def machine_slowdown(*, fresh: bool = False, threads: int | None = None) -> float:
     """How much slower than on a quiet machine a run started now is expected to go: the share
     of the processors other programs leave to this one, measured by a short probe
     (engine.estimates.slowdown; one reading serves a few seconds, ``fresh`` measures anew) —
@@ -161,8 +168,9 @@ def machine_slowdown(*, fresh: bool = False) -> float:
 
     Not the load average nor the count of programs running (issue 33 item 5): on a machine at
     load 7–18 the factor (load + cores) / cores made estimates 3–30 times too long, since the
-    load counts threads this process does not compete with."""
-    return SLOWDOWN_METER(fresh=fresh)
+    load counts threads this process does not compete with. ``threads``: the run's threads
+    (engine.estimates.slowdown.slowdown_for; None: one per processor)."""
+    return SLOWDOWN_METER(fresh=fresh, threads=threads)
 
 
 # --------------------------------------------------------------------------- the checks

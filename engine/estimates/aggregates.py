@@ -67,6 +67,7 @@ from engine.attacks.aggregates import ATTRIBUTE_ATTACKS, MEMBERSHIP_ATTACKS
 from engine.attacks.aggregates.desia_deterministic import MAX_RECORD_TYPES
 from engine.attacks.aggregates.rap import EPOCHS as RAP_EPOCHS
 from engine.data.census import census_schema
+from engine.data.column_roles import schema_without_config
 from engine.data.microdata import Schema, infer_schema, unique_targets
 from engine.data.paths import resolve_path
 from engine.estimates import CostEstimate, CostPart, constants
@@ -154,7 +155,7 @@ def _domain_stats(schema_json: str, sensitive: str, kind: str, options_json: str
 
 
 @functools.lru_cache(maxsize=16)
-def _inferred_schema(paths: tuple[str, ...], _stamps: tuple) -> str:
+def _inferred_schema(paths: tuple[str, ...], _stamps: tuple, sensitive: str = "") -> str:
     """The schema the audit will infer (engine.data.microdata.infer_schema_from_csvs) from the
     first :data:`INFER_ROWS` rows of each file, as JSON; "" when that fails. Without it a CSV's integer column
     was sized by its sampled distinct values, not its range, and a column with a value in
@@ -169,8 +170,11 @@ def _inferred_schema(paths: tuple[str, ...], _stamps: tuple) -> str:
                                         for r in body], columns=list(header), dtype=str))
         if any(list(f.columns) != list(frames[0].columns) for f in frames):
             frames = frames[:1]
-        return json.dumps(infer_schema(pd.concat(frames, ignore_index=True)).to_dict(),
-                          sort_keys=True)
+        inferred = infer_schema(pd.concat(frames, ignore_index=True))
+        # The roles the audit will give a file without a [schema] (issue 33 item 4).
+        schema, _ = schema_without_config(frames[0].apply(lambda c: c.str.strip()), inferred,
+                                          sensitive)
+        return json.dumps(schema.to_dict(), sort_keys=True)
     except Exception:               # the audit's own reading will say what is wrong
         return ""
 
@@ -222,7 +226,7 @@ def shape(config) -> Shape:
         sizes = sizes or (2,) * 4
     if not schema and config.data and data is not None:
         files = tuple(str(_path(f)) for f in (config.data, config.auxiliary) if f)
-        inferred = _inferred_schema(files, tuple(_stamp(f) for f in files))
+        inferred = _inferred_schema(files, tuple(_stamp(f) for f in files), sensitive or "")
         schema = json.loads(inferred) if inferred else {}
     release_rows = None
     if config.release in ("custom", "published"):

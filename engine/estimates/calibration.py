@@ -4,15 +4,19 @@ re-run that command on a quiet machine after a change that makes an audit faster
 or slower."""
 
 REFERENCE_MACHINE = 'x86_64, 2 cores, CPU only, measured 2026-11-27'
+# The model's start-up, training-call and per-attack costs re-measured 28 Nov 2026, quiet
+# (`--calibrate model-parts`; Shokri's and ML-Leaks' cells now count the shadow outputs, of
+# models trained 20 epochs as the sample's are); the mechanism game's costs re-fitted the same
+# day (`--calibrate mechanism-game`: one cost per trial, one per value per mechanism).
 
 MECHANISM = {'batch_values': 2097152,
  'bytes_per_batch_value': 168.08240900302417,
  'bytes_per_trial': 160.9020327718011,
- 'game_seconds_per_value': {'discrete_gaussian': 4.350608818331963e-07,
-                            'discrete_laplace': 2.989248162116836e-07,
-                            'gaussian': 1.955603427379619e-08,
-                            'laplace': 1e-10},
- 'seconds_per_trial': 2.325679237053105e-06,
+ 'game_seconds_per_value': {'discrete_gaussian': 1.063465207325048e-06,
+                            'discrete_laplace': 6.695790543379428e-07,
+                            'gaussian': 1.8053973198048733e-07,
+                            'laplace': 5.234001656045007e-07},
+ 'seconds_per_trial': 5.426106887562565e-06,
  'theory': {'discrete_gaussian': {'epsilon': [[1, 0.1761, 14225408],
                                               [3, 0.335, 26562560],
                                               [10, 0.4049, 50638848],
@@ -78,19 +82,19 @@ MECHANISM = {'batch_values': 2097152,
                                          [1000, 22.6235, 409288704],
                                          [3000, 26.8954, 399761408]]}}}
 
-MODEL = {'attack_costs': {'btta': [0.0005831673285380626, 7.925326693415022e-09],
-                  'cbtta': [0.002749204005037124, 1.0579139974045878e-08],
-                  'confidence': [0.009656150665250607, 1.5401343334815465e-08],
-                  'correctness': [0.0, 6.5672466977654645e-09],
-                  'entropy': [0.009795882001829645, 8.013011999234247e-08],
-                  'label_only': [0.0, 1.2157099990872667e-09],
-                  'lira_offline': [0.0005985296641786895, 2.4992529173080886e-09],
-                  'lira_online': [0.0012261113321680264, 2.3475358345118974e-09],
-                  'ml_leaks': [0.0, 1.7029103466726762e-06],
-                  'modified_entropy': [0.009127048001876878, 9.593646000818505e-08],
-                  'rmia': [0.0008199700023396872, 5.337066249921918e-09],
-                  'shokri': [1.535699004001799, 1.3721281600010116e-06],
-                  'top1': [0.0, 1.4369413329404779e-08]},
+MODEL = {'attack_costs': {'btta': [0.0004252846677748796, 5.222323331205796e-09],
+                   'cbtta': [0.002794219670856061, 6.006263332286229e-09],
+                   'confidence': [0.006424075671626875, 1.6463573313861465e-08],
+                   'correctness': [0.0, 1.2714473317222048e-08],
+                   'entropy': [0.0005682796666709091, 1.19467183346084e-07],
+                   'label_only': [2.4640328774694353e-05, 8.223066834034398e-10],
+                   'lira_offline': [0.0, 6.824083748142584e-09],
+                   'lira_online': [0.000419473995862063, 5.399441251938697e-09],
+                   'ml_leaks': [0.0, 1.4540183008345291e-06],
+                   'modified_entropy': [0.005177731999234917, 1.4345806999093233e-07],
+                   'rmia': [0.004065258995979093, 5.118640001455788e-09],
+                   'shokri': [0.0, 7.945059694999751e-06],
+                   'top1': [0.0, 2.2120343322361197e-08]},
  'attack_seconds_per_cell': 4.9222828869053065e-06,
  'bytes_factor': 1.2295234782608695,
  'bytes_fixed': 405007971.2656696,
@@ -107,7 +111,7 @@ MODEL = {'attack_costs': {'btta': [0.0005831673285380626, 7.925326693415022e-09]
  'load_seconds_per_cell': 1e-09,
  'predict_seconds_per_mac': 4.5170851771755444e-11,
  'reference_attack_seconds_per_cell': 3.1064738940053075e-07,
- 'startup_seconds': 2.0407265719986754,
+ 'startup_seconds': 2.1090875580048305,
  # Seconds per stacked training step by its multiply-adds: medians of three runs of
  # bench.bench_estimates._step_time each, 27 Nov 2026, the engine's current trainer, other
  # programs stopped (1.6–2.7 times the 25 Nov table, which predated the trainer's changes).
@@ -130,7 +134,7 @@ MODEL = {'attack_costs': {'btta': [0.0005831673285380626, 7.925326693415022e-09]
  'dmp_student_epochs': [[750, [[1.0, 2.6667], [2.0, 1.1667], [4.0, 1.0]]],
                         [2000, [[1.0, 2.2333], [2.0, 1.0], [4.0, 1.0]]]],
  'tradeoff_measure_seconds': [0.17813210499995571, 2.858128800001699e-07],
- 'training_call_seconds': 0.002287178998813033}
+ 'training_call_seconds': 0.0025270089972764254}
 
 LOCATION = {'bytes_factor': 1.7960536369406337,
  'bytes_per_obs': 12.0,

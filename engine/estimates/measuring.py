@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine.atomic_write import write_text
 from engine.audits.registry import config_from_dict, demo_config, run_audit
-from engine.estimates import estimate, machine_slowdown
+from engine.estimates import RUN_THREADS, estimate, machine_slowdown
 from engine.estimates.machine import (
     FACTOR_RANGE,
     KIND_WORDS,
@@ -83,11 +83,12 @@ def measure_machine(progress: Progress = NO_PROGRESS, cancel: CancelToken = NEVE
         # The share of the processors other programs left to this probe, measured just
         # before and just after it (engine.estimates.slowdown), divided out as the estimate
         # multiplies it back in: the factor is this computer's speed, not its load then.
-        before = slowdown(fresh=True)
+        threads = RUN_THREADS.get(audit_type, 1)
+        before = slowdown(fresh=True, threads=threads)
         start = clock()
         run_audit(config, progress=part.span(0.0, 1.0), cancel=cancel)
         took = clock() - start
-        took /= 0.5 * (before + slowdown(fresh=True))
+        took /= 0.5 * (before + slowdown(fresh=True, threads=threads))
         sums = measured.setdefault(audit_type, [0.0, 0.0])
         sums[0] += took
         sums[1] += built_in

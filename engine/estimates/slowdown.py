@@ -20,6 +20,15 @@ Nothing here compares the probe with a reference machine's speed: how fast this 
 the probe measures only the share of it that other programs leave to this one now. A reading
 is reused for :data:`READING_SECONDS` (the estimate follows every keystroke on the form).
 
+The probe's threads and the run's need not be as many: a run whose heavy steps use one thread
+(numpy's draws, scikit-learn's fits) beside two busy programs on two processors gets two
+thirds of a processor (slowdown 1.5), while the probe's two threads see half each (2.0) —
+measured 28 Nov 2026, 2 cores, two busy loops: mechanism 1.5, count tables 1.3, location 1.7
+times the quiet time; the model audit, training on both processors, 1.7–2.0. So the reading is
+turned into the busy programs it implies, L = slowdown × cores − probe threads (the threads
+that share the processors with the probe's), and the run's slowdown is (L + its threads) ÷
+cores, at least 1 (:func:`slowdown_for`).
+
 What a measurement before the run cannot see — a load that starts or stops during it — is the
 job of the time left re-estimated from the run's own progress (engine.estimates.remaining).
 
@@ -91,24 +100,40 @@ def slowdown_from(readings: list[tuple[float, float]]) -> float:
     return min(max(wall / cpu, SLOWDOWN_RANGE[0]), SLOWDOWN_RANGE[1])
 
 
+def slowdown_for(probe_slowdown: float, probe_threads: int, cores: int,
+                 run_threads: int) -> float:
+    """The slowdown of a run on ``run_threads`` threads, from the probe's reading on
+    ``probe_threads`` threads over ``cores`` processors (module docstring): the busy programs
+    the reading implies, L = slowdown × cores − probe threads, share the processors with the
+    run's threads: (L + run threads) ÷ cores, at least 1, within :data:`SLOWDOWN_RANGE`."""
+    cores = max(int(cores), 1)
+    busy = max(probe_slowdown * cores - probe_threads, 0.0)
+    value = (busy + max(int(run_threads), 1)) / cores
+    return min(max(value, SLOWDOWN_RANGE[0]), SLOWDOWN_RANGE[1])
+
+
 class SlowdownMeter:
     """The measured slowdown, one reading reused for :data:`READING_SECONDS`."""
 
     def __init__(self, *, probe: Probe = probe_share, clock: Callable[[], float] = time.monotonic,
                  cores: Callable[[], int] = usable_cores) -> None:
         self.probe, self.clock, self.cores = probe, clock, cores
-        self._reading: tuple[float, float] | None = None     # (when, slowdown)
+        # (when, the probe's slowdown, its threads, the processors)
+        self._reading: tuple[float, float, int, int] | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, *, fresh: bool = False) -> float:
+    def __call__(self, *, fresh: bool = False, threads: int | None = None) -> float:
+        """The slowdown a run on ``threads`` threads is expected to see now (None: the
+        probe's own reading, one thread per processor)."""
         with self._lock:
             now = self.clock()
-            if not fresh and self._reading is not None \
-                    and now - self._reading[0] < READING_SECONDS:
-                return self._reading[1]
-            value = slowdown_from(self.probe(probe_threads(self.cores()), PROBE_SECONDS))
-            self._reading = (self.clock(), value)
-            return value
+            if fresh or self._reading is None or now - self._reading[0] >= READING_SECONDS:
+                cores = self.cores()
+                n = probe_threads(cores)
+                self._reading = (self.clock(), slowdown_from(self.probe(n, PROBE_SECONDS)),
+                                 n, cores)
+            _, value, n, cores = self._reading
+            return value if threads is None else slowdown_for(value, n, cores, threads)
 
     def forget(self) -> None:
         """Drop the reading (the next call measures)."""

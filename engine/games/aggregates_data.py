@@ -15,6 +15,7 @@ from engine.aggregates.queries import Domain
 from engine.aggregates.release import ReleaseSpec
 from engine.compute import ComputeSettings
 from engine.data.census import generate_census_blocks
+from engine.data.column_roles import read_table_text, schema_without_config
 from engine.data.errors import InputError
 from engine.data.microdata import (
     Microdata,
@@ -75,6 +76,7 @@ class AggregatesGameSettings(Protocol):
     sweep_targets: int
     policy: VerdictPolicy
     compute: ComputeSettings
+    rules: dict                       # the disclosure rules' [rules] table (engine.rules)
 
     def release_spec(self) -> ReleaseSpec: ...
 
@@ -122,6 +124,15 @@ def _with_sensitive(microdata, sensitive: str, source: str):
                      microdata.missing_values)
 
 
+def _proposed_schema(path, apath, config) -> tuple[Schema, str]:
+    """A config without a [schema] (the command line): the inferred schema with the roles the
+    count-table page proposes (engine.data.column_roles.schema_without_config; the estimate
+    sizes the run the same way)."""
+    both = apath is not None and config.release != "published"
+    inferred = infer_schema_from_csvs([path, apath] if both else [path])  # domains cover both
+    return schema_without_config(read_table_text(path), inferred, config.sensitive)
+
+
 def load_data(config: AggregatesGameSettings) -> AuditData:
     """The protected records and the attacker's auxiliary sample (module docstring)."""
     if not config.data:
@@ -131,17 +142,18 @@ def load_data(config: AggregatesGameSettings) -> AuditData:
         return AuditData(protected, auxiliary, "synthetic", [])
     path = resolve_path(config.data)
     apath = resolve_path(config.auxiliary) if config.auxiliary else None
+    proposed = ""
     if config.schema:
         schema = Schema.from_dict(config.schema, source=f"{path.name}, schema")
-    elif apath is not None and config.release != "published":
-        schema = infer_schema_from_csvs([path, apath])   # domains cover both files
     else:
-        schema = None
+        schema, proposed = _proposed_schema(path, apath, config)
     records = load_microdata_csv(path, schema)
     records = _with_sensitive(records, config.sensitive, str(path))
     inputs = [input_entry(path, rows=records.n_records,
                           role="published_sample" if config.release == "published"
                           else "protected")]
+    if proposed:                        # said in the result's warnings (input_warnings)
+        inputs[0]["read_as"] = [*inputs[0].get("read_as", []), proposed]
     if records.missing_values:          # what was done with empty cells (issue 21)
         inputs[0]["missing_values"] = records.missing_values
     if config.release == "published":

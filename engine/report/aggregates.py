@@ -26,6 +26,7 @@ from reportlab.platypus import Flowable
 
 from engine.report import aggregates_bounds, aggregates_measured, aggregates_setup
 from engine.report.aggregates_exposed import exposed_records
+from engine.report.aggregates_rules import rules_section
 from engine.report.aggregates_words import (
     aia_attacks,
     chance_corrected,
@@ -71,7 +72,10 @@ class AggregatesSections(AuditSections):
         return aggregates_bounds.limitations(result)
 
     def exposed(self, result, include_records: bool) -> list[Flowable]:
-        return exposed_records(result, include_records)
+        # The disclosure rules beside the attacks follow the exposed records (issue 34
+        # item 2): both say which people the tables give away.
+        return exposed_records(result, include_records) + rules_section(result,
+                                                                        include_records)
 
 
 __all__ = ["AggregatesSections", "aia_attacks", "chance_corrected", "exposed_records",

@@ -30,13 +30,14 @@ from engine.report.sections import (
     cover,
     glossary,
     heading,
-    para,
     reproducibility,
     sub,
     verdict,
     verdict_error_rate_limitations,
     without_personal_fields,
 )
+from engine.report.sections_article29 import article29_section
+from engine.report.sections_decision import decision_notes, decision_page, state_of
 from engine.results.loaded import load_result
 
 MARGIN = 2 * cm
@@ -49,12 +50,18 @@ def build_story(result, include_records: bool = False) -> list[Flowable]:
     (a dict or a loaded result) is read once here (engine.results.loaded.load_result, issue 33
     item 1) and every section is given the loaded result."""
     result = load_result(result)
+    # The sign-off is checked against the result as given, before anything is withheld from
+    # the sections (engine.report.sections_decision; issue 34 item 3).
+    signoff = state_of(result)
+    # The Article 29 risks and the DPIA list (issue 34 item 4) name no person: built from the
+    # result as given, so the decision line checks the fingerprint of the result signed.
+    officer_frame = article29_section(result)
     if not include_records:
         result = without_personal_fields(result)
     entry = AUDIT_TYPES.get(result.audit_type)
     hooks = entry.sections()() if entry is not None else AuditSections()    # unknown: generic
     story: list[Flowable] = []
-    story += cover(result)                                            # 1
+    story += cover(result, signoff)                                   # 1
     story += [heading(2), *hooks.audited(result)]                     # 2
     story += [heading(3), *hooks.threat_model(result)]                # 3
     # Sections 4 (measurement) and 5 are shared unless the audit's game is not a membership
@@ -63,7 +70,8 @@ def build_story(result, include_records: bool = False) -> list[Flowable]:
     story += hooks.results(result)                                    # 5
     story += [heading(6), *hooks.theory(result)]                      # 6
     story += verdict(result)                                          # 7
-    story += decision_log(result)                     # the officer's decisions, under it
+    story += decision_page(result, signoff)          # the sign-off and the decision log
+    story += officer_frame                            # the three risks, the DPIA list
     warnings = [st.markup(w) for w in result.warnings]
     story += [heading(8)]
     if warnings:
@@ -77,17 +85,9 @@ def build_story(result, include_records: bool = False) -> list[Flowable]:
 
 
 def decision_log(result) -> list[Flowable]:
-    """The officer's decision log (``result["decision_log"]``: the notes written on the results
-    page, each ``{"time", "text"}``), printed under the verdict it decides on. The app adds
-    it to the result it exports, a note still in the box included (issue 32 item 6: a note
-    typed before export was missing from the PDF); a result without notes prints nothing."""
-    entries = load_result(result).decision_log
-    if not entries:
-        return []
-    rows = [f"<b>{st.markup(e.time[:16].replace('T', ' '))}</b> — {st.markup(e.text)}"
-            for e in entries]
-    return [sub("Decision log"), para("What was decided on this verdict, as written in the "
-                                      "app, with the date and time:"), *bullets(rows)]
+    """The officer's decision log alone (engine.report.sections_decision.decision_notes: the
+    decision page prints it under the sign-off since issue 34 item 3)."""
+    return decision_notes(result)
 
 
 def footer_text(result) -> str:

@@ -25,6 +25,7 @@ from engine.report.sections_base import (
     sub,
     table,
 )
+from engine.report.sections_decision import SignoffState, cover_line
 from engine.report.styles import markup
 from engine.results.blocks import Evidence, Verdict
 from engine.results.loaded import load_result
@@ -66,7 +67,10 @@ def verdict_badge(level: str, width: float = TEXT_WIDTH, height: float = 92) -> 
     return d
 
 
-def cover(result) -> list[Flowable]:
+def cover(result, signoff: SignoffState | None = None) -> list[Flowable]:
+    """Section 1: the title, the audit, the decision line (engine.report.sections_decision;
+    ``signoff``: its state as engine.report.pdf.build_story took it before anything was
+    withheld), the verdict badge, the summary and what to do next."""
     r = load_result(result)
     audit_type = r.audit_type
     entry = AUDIT_TYPES.get(audit_type)
@@ -78,6 +82,7 @@ def cover(result) -> list[Flowable]:
              "subtitle"),
         para(markup(r.name or "Unnamed audit"), "name"),
         para(f"Audit run on {markup(fmt_date(r.created))}", "body"),
+        cover_line(r, signoff),
         Spacer(1, 0.8 * cm),
         verdict_badge(verdict.level if verdict is not None else None),
         Spacer(1, 0.8 * cm),

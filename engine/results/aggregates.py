@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
+from engine.results.aggregates_rules import RulesBlock, load_rules
 from engine.results.blocks import EMPTY, AttackEntry, BlockError, table_or_empty
 
 
@@ -506,6 +507,8 @@ class AggregatesTheory:
     settings: CountSettings = field(default_factory=CountSettings)
     exposed: tuple[ExposedRecord, ...] = ()
     attack_details: Mapping = field(default_factory=dict)  # attack name -> CountDetails
+    # the disclosure rules beside the attacks (issue 34 item 2); None in older results
+    rules: RulesBlock | None = None
     extra: Mapping = field(default_factory=dict)
 
     def details_of(self, attack: AttackEntry) -> CountDetails:
@@ -525,7 +528,7 @@ class AggregatesTheory:
 
 
 _THEORY_KEYS = ("game", "release", "dp", "deterministic", "membership", "sweeps", "published",
-                "optimal_attacker")
+                "optimal_attacker", "rules")
 
 
 def _block(theory: Mapping, key: str, block):
@@ -559,6 +562,7 @@ def load_theory(theory: Mapping, result: Mapping) -> AggregatesTheory:
         exposed=tuple(ExposedRecord.from_dict(r) for r in _seq(result.get("exposed_records"))
                       if isinstance(r, Mapping)),
         attack_details=MappingProxyType(details),
+        rules=load_rules(theory),
         extra=MappingProxyType({k: v for k, v in theory.items() if k not in _THEORY_KEYS}))
 
 

@@ -27,6 +27,7 @@ from engine.results import location as location_theory
 from engine.results import mechanism as mechanism_theory
 from engine.results import model as model_theory
 from engine.results.blocks import AttackEntry, BlockError, Verdict
+from engine.signoff import SignOff, signoff_or_none
 
 # audit_type -> the function that types its theory block: load_theory(theory, result) -> object
 THEORY_LOADERS = {
@@ -154,6 +155,10 @@ class LoadedResult:
     exposed_records: tuple[Mapping, ...] = ()
     warnings: tuple[str, ...] = ()
     decision_log: tuple[DecisionNote, ...] = ()
+    # The officer's signed decision on this result and the earlier ones it replaced
+    # (engine.signoff, issue 34 item 3); None / empty when none was recorded or readable.
+    signoff: SignOff | None = None
+    signoff_history: tuple[SignOff, ...] = ()
     # Top-level keys this loader does not type: what an audit type added without a typed
     # part here writes (docs/dev/adding_an_audit_type.md), read as ``extra["key"]``.
     extra: Mapping = field(default_factory=dict)
@@ -181,7 +186,8 @@ def _headline_block(verdict) -> Mapping | None:
 _TYPED_KEYS = frozenset({
     "audit_type", "name", "created", "summary", "seed", "runtime_s", "schema_version",
     "config_sha256", "config", "software", "verdict", "attacks", "baselines", "theory",
-    "inputs", "exposed_records", "warnings", "decision_log", "outputs"})
+    "inputs", "exposed_records", "warnings", "decision_log", "outputs", "signoff",
+    "signoff_history"})
 
 
 def load_result(d: Mapping) -> LoadedResult:
@@ -210,5 +216,16 @@ def load_result(d: Mapping) -> LoadedResult:
         exposed_records=tuple(d.get("exposed_records") or ()),
         warnings=tuple(str(w) for w in (d.get("warnings") or ())),
         decision_log=_notes(d.get("decision_log")),
+        signoff=signoff_or_none(d.get("signoff")),
+        signoff_history=_signoffs(d.get("signoff_history")),
         extra=MappingProxyType({k: v for k, v in d.items() if k not in _TYPED_KEYS}),
         raw=MappingProxyType(dict(d)))
+
+
+def _signoffs(items) -> tuple[SignOff, ...]:
+    """The earlier sign-offs of a result (``signoff_history``), oldest first; an entry that
+    does not read as a sign-off is left out."""
+    if not isinstance(items, list | tuple):
+        return ()
+    found = (signoff_or_none(i) for i in items)
+    return tuple(s for s in found if s is not None)

@@ -6,6 +6,7 @@ the page and its Data step (:mod:`gui.pages.aggregates_data_step`) read them fro
 
 from __future__ import annotations
 
+from gui.pages.aggregates_rules_fields import rule_fields
 from gui.pages.audit_page import FormStep, audit_steps, policy_fields, run_fields
 from gui.widgets.form import FieldSpec
 
@@ -126,6 +127,7 @@ FIELDS: dict[str, FieldSpec] = {
     "sweep_targets": FieldSpec(
         "Targets per sweep point", STEP_ATTACKS,
         "How many targets each sweep point attacks.", integer=True),
+    **rule_fields(STEP_RELEASE),          # issue 34 item 2: the officers' rules
     **run_fields(STEP_ATTACKS),
     **policy_fields(STEP_ATTACKS),
     "compute.cluster": FieldSpec(
@@ -147,7 +149,7 @@ KEY_STEPS = {"name": STEP_DATA, "audit_type": STEP_DATA, "schema_version": STEP_
              "mechanism": STEP_RELEASE, "budget": STEP_RELEASE, "age_bins": STEP_RELEASE,
              "age_col": STEP_RELEASE, "sex_col": STEP_RELEASE, "race_col": STEP_RELEASE,
              "ways": STEP_RELEASE, "buckets": STEP_RELEASE, "path": STEP_RELEASE,
-             "count": STEP_RELEASE, "query": STEP_RELEASE,
+             "count": STEP_RELEASE, "query": STEP_RELEASE, "rules": STEP_RELEASE,
              "attacks": STEP_ATTACKS, "membership": STEP_ATTACKS, "mia_attacks": STEP_ATTACKS,
              "model": STEP_ATTACKS, "sweep_attacks": STEP_ATTACKS,
              "list_exposed_records": STEP_ATTACKS, "fpr_targets": STEP_ATTACKS,

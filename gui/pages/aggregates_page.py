@@ -58,6 +58,7 @@ from gui.pages.aggregates_fields import (
     STEP_RESULTS,
     STEPS,
 )
+from gui.pages.aggregates_rules_fields import RulesFields, complete_rules
 from gui.pages.audit_page import (
     AuditPage,
     plain_sentence,
@@ -90,7 +91,7 @@ __all__ = ["FIELDS", "SAMPLE_CONFIG", "SAMPLE_DATA", "STEPS", "STEP_ATTACKS", "S
 
 # ====================================================================== the page
 
-class AggregatesPage(AggregatesDataStep, AuditPage):
+class AggregatesPage(RulesFields, AggregatesDataStep, AuditPage):
     """Data → Release → Attacks & run for the count-tables audit (paper 003)."""
 
     AUDIT_TYPE = "aggregates"
@@ -143,6 +144,7 @@ class AggregatesPage(AggregatesDataStep, AuditPage):
         self.release_preview = ReleasePreviewView()
         box_layout.addWidget(self.release_preview)
         layout.addWidget(box)
+        self.build_rules_box(layout)        # issue 34 item 2 (gui.pages.aggregates_rules_fields)
 
     def _build_attacks_step(self, layout: QVBoxLayout) -> None:
         custom = self.build_depth_box(layout)     # the attack lists show under Custom only
@@ -242,7 +244,7 @@ class AggregatesPage(AggregatesDataStep, AuditPage):
         d["sweep_fractions"] = parse_list(self.fields["sweep_fractions"].text())
         d["sweep_epsilons"] = parse_list(self.fields["sweep_epsilons"].text())
         d["list_exposed_records"] = self.list_records_box.isChecked()
-        return d
+        return self.rules_form(d)
 
     def fill_form(self, config: dict) -> None:
         self._filling = True
@@ -277,6 +279,7 @@ class AggregatesPage(AggregatesDataStep, AuditPage):
             _check(self.mia_boxes, config.get("mia_attacks"), DEFAULT_MIA_ATTACKS)
             _check(self.sweep_boxes, config.get("sweep_attacks"), SWEEP_ATTACKS)
             self.list_records_box.setChecked(config.get("list_exposed_records") is True)
+            self.fill_rules(config)
             for label in (self.data_status, self.auxiliary_status):
                 show_status(label, "")
         finally:
@@ -289,6 +292,12 @@ class AggregatesPage(AggregatesDataStep, AuditPage):
         if csv_mode and self.auxiliary_edit.text().strip():
             self.check_auxiliary()
         self.refresh_preview()
+
+    def complete_config(self, config: dict) -> dict:
+        """The defaults for every key ``config`` lacks, and for every rule setting (a project
+        saved with some rule settings keeps the defaults of the others)."""
+        return complete_rules(super().complete_config(config),
+                              self.default_config().get("rules"))
 
     # ================================================================== running
 
@@ -361,6 +370,7 @@ class AggregatesPage(AggregatesDataStep, AuditPage):
         if not hasattr(self, "release_preview"):
             return
         self._preview_timer.stop()
+        self.refresh_rule_columns()         # the number columns a table of sums can add up
         path_edit = self.fields["release_options.path"]
         for key in ("release_options.ways", "release_options.buckets"):
             clear_invalid(self.fields[key])

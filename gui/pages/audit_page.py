@@ -67,6 +67,7 @@ from gui.widgets.form import (
 from gui.widgets.results_scaffold import ReportStep, ResultsStep
 from gui.widgets.results_view import ResultsView
 from gui.widgets.run_bar import RunBar
+from gui.widgets.signoff_panel import PageSigning
 from gui.widgets.steps import next_hint, scrolled, step_list, step_page
 
 # The helpers the audit pages import from here moved to gui.pages.audit_forms (issue 33 item 2);
@@ -77,7 +78,7 @@ __all__ = ["CSV_FILTER", "ERROR_COLOUR", "POLICY_KEYS", "RESULT_STEPS", "SOURCE_
            "resolve_path", "run_fields", "show_status", "status_label"]
 
 
-class AuditPage(FormRows, Running, QWidget):
+class AuditPage(FormRows, Running, PageSigning, QWidget):
     """Steps, form, run bar, results and report of one audit type.
 
     A subclass sets the class attributes ``AUDIT_TYPE``, ``AUDIT_LABEL``, ``CONFIG_CLASS``,
@@ -192,6 +193,7 @@ class AuditPage(FormRows, Running, QWidget):
 
         self.results_view = self.build_results_view()
         self.results_view.note_added.connect(self._on_note_added)
+        self.init_signing()                  # the Decision box (issue 34 item 3)
         results = ResultsStep(self.results_view)
         report = ReportStep()
         self.export_button_results = results.export_button
@@ -217,6 +219,18 @@ class AuditPage(FormRows, Running, QWidget):
         left = QVBoxLayout()
         left.addWidget(home)
         left.addWidget(self.step_list, 1)
+        # The Compare step (issue 34 item 1): this audit over 2–8 candidate releases.
+        self.compare_button = QPushButton("Compare candidates…")
+        self.compare_button.setToolTip("Run this audit over several candidate releases (or "
+                                       "open saved projects) and choose the most useful one "
+                                       "your policy accepts.")
+
+        def open_compare(_checked: bool = False) -> None:
+            from gui.pages.compare_page import open_compare as show  # loaded when first used
+            show(self)
+
+        self.compare_button.clicked.connect(open_compare)
+        left.addWidget(self.compare_button)
         body = QHBoxLayout()
         body.addLayout(left)
         body.addWidget(self.steps, 1)
@@ -292,10 +306,12 @@ class AuditPage(FormRows, Running, QWidget):
         return list(self._decision_log)
 
     def load_state(self, config: dict, result: dict | None, decision_log: list[dict]) -> None:
-        """Restore a project: the form, the results view and the decision log."""
+        """Restore a project: the form, the results view and the decision log; unsigned (a
+        project's sign-off follows with :meth:`load_signoff`)."""
         self.set_config(config)
         self._decision_log = list(decision_log or [])
         self.results_view.set_decision_log(self._decision_log)
+        self.clear_signing()
         self.restore_result(result)
 
     def restore_result(self, result: dict | None) -> None:
@@ -311,13 +327,15 @@ class AuditPage(FormRows, Running, QWidget):
     def show_result(self, result: dict | None) -> None:
         self._result = result
         self.results_view.set_result(result)
+        self.show_signoff()
         self._update_export_enabled()
 
     def start_new_project(self) -> None:
         """Other data starts a new project on this page (issue 31, item 1): the form stays as
-        it is; the result and the decision log belong to the saved project and are left to
-        it."""
+        it is; the result, the decision log and the sign-off belong to the saved project and
+        are left to it."""
         self._decision_log = []
+        self.clear_signing()
         self.results_view.set_decision_log(self._decision_log)
         self.show_result(None)
         self.run_bar.set_fraction(0.0)
@@ -344,6 +362,7 @@ class AuditPage(FormRows, Running, QWidget):
         if not force and form == self._estimated_form:
             return
         self._estimated_form = form
+        self.refresh_signoff()              # a setting changed after sign-off unsigns it
         self.sync_depth(form)
         self.update_depth_estimates(form)
         from engine.estimates import estimate, preflight

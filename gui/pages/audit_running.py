@@ -96,6 +96,8 @@ class Running:
         self._job_id = None
         self._refresh_controls()
         self.run_bar.set_fraction(1.0)
+        # A new result is not the one signed: the sign-off goes into the history (issue 34).
+        self.supersede_signoff("the audit was run again")
         self.status_label.setText(f"Done in {result.get('runtime_s', 0):.1f} s.")
         self.export_status.setText("")
         self.show_result(result)
@@ -142,7 +144,10 @@ class Running:
         view = self.results_view
         if view.note_edit.toPlainText().strip():
             view.add_note_button.click()            # logs it with its time, as a click would
-        return {**self._result, "decision_log": list(self._decision_log)}
+        # The sign-off and the signed history reach the report too (issue 34 item 3).
+        history = [h["signoff"] for h in self.signoff_history()]
+        return {**self._result, "decision_log": list(self._decision_log),
+                "signoff": self.signoff(), "signoff_history": history}
 
     def export_report(self) -> None:
         """Ask where to save, then write the PDF on the job runner (the window never freezes)."""

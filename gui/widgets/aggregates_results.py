@@ -32,6 +32,7 @@ from engine.wording import (
     shadow_choice_sentence,
 )
 from gui.formatting import interval, number, pct
+from gui.widgets.aggregates_rules_view import add_rules_section
 from gui.widgets.aggregates_sections import (
     ExposedRecordsView,
     MembershipView,
@@ -245,6 +246,7 @@ class AggregatesResultsView(ResultsView):
         self.release_view = ReleaseView()
         self.add_section("Exposed records: provably determined by the tables",
                          self.exposed_view, update=self.exposed_view.set_result)
+        self.rules_view = add_rules_section(self)     # issue 34 item 2; hidden without rules
         self.membership_box = self.add_section(
             "Membership inference: can the tables reveal who is in the data?",
             self.membership_view, 2, update=self.membership_view.set_result)

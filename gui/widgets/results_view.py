@@ -28,8 +28,10 @@ from PySide6.QtWidgets import (
 
 from engine.next_steps import next_steps
 from engine.results.loaded import LoadedResult, load_result
+from gui.widgets.article29_panel import Article29Panel
 from gui.widgets.metrics_table import MetricsTable
 from gui.widgets.roc_plot import RocPlot
+from gui.widgets.signoff_panel import SignoffPanel
 from gui.widgets.verdict_banner import VerdictBanner
 
 SectionUpdate = Callable[[LoadedResult | None], None]
@@ -85,9 +87,22 @@ class ResultsView(QWidget):
         notes_layout.addLayout(row)
 
         self.warnings_box = group_box("Warnings", self.warnings_label)
+        # Whether the result is signed, or why not (issue 34 item 3): the line above the
+        # verdict; the Decision box at the end holds the form (gui.widgets.signoff_panel).
+        self.signoff_line = rich_label()
+        self.signoff_line.setVisible(False)
+        self.signoff_panel = SignoffPanel()
+        # The three Article 29 risks and the DPIA list (issue 34 item 4), after the verdict; a
+        # decision signed here reaches its decision line at once.
+        self.article29_panel = Article29Panel()
+        self.signoff_panel.signed.connect(self.article29_panel.set_signoff)
         self._layout = QVBoxLayout(self)
+        self._layout.addWidget(self.signoff_line)
         self._layout.addWidget(self.verdict_banner)
         self._layout.addWidget(self.next_steps_box)
+        self.article29_box = group_box("Article 29 risks and your impact assessment",
+                                       self.article29_panel)
+        self._layout.addWidget(self.article29_box)
         self._layout.addWidget(group_box(self.ROC_TITLE, self.roc_plot), 3)
         # Under the table, a plain sentence for each surprising reading, once (issue 20).
         self.table_notes = rich_label()
@@ -99,6 +114,7 @@ class ResultsView(QWidget):
         self._layout.addWidget(group_box(self.METRICS_TITLE, metrics))
         self._layout.addWidget(self.warnings_box)
         self._layout.addWidget(group_box("Decision / notes", notes))
+        self._layout.addWidget(group_box("Decision and sign-off", self.signoff_panel))
         self.set_result(None)
 
     def add_section(self, title: str, widget: QWidget, stretch: int = 0,
@@ -140,6 +156,8 @@ class ResultsView(QWidget):
             f"<li><b>{escape(step.action)}.</b> {escape(step.effect)}</li>" for step in steps)
             + "</ul>")
         self.next_steps_box.setVisible(bool(steps))
+        self.article29_panel.set_result(loaded)
+        self.article29_box.setVisible(loaded is not None)
         self.roc_plot.set_result(loaded)
         self.metrics_table.set_result(loaded)
         notes = self.metrics_table.notes(loaded)
@@ -150,6 +168,13 @@ class ResultsView(QWidget):
         warnings = loaded.warnings if loaded is not None else ()
         self.warnings_label.setText("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in warnings)
                                     + "</ul>" if warnings else "No warnings.")
+
+    def set_signoff_line(self, text: str, warn: bool = False) -> None:
+        """The line above the verdict: signed by whom, unsigned and why, or (``warn``, in red)
+        a signed result that no longer matches; an empty text hides it."""
+        colour = "#c62828" if warn else "#444"
+        self.signoff_line.setText(f"<b style='color:{colour}'>{escape(text)}</b>" if text else "")
+        self.signoff_line.setVisible(bool(text))
 
     def set_decision_log(self, entries: list[dict]) -> None:
         self.notes_list.clear()

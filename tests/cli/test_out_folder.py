@@ -396,11 +396,11 @@ def test_a_signal_during_the_write_puts_the_earlier_run_back(tmp_path, signum, c
 # --------------------------------------------------------------------- item 12: unknown command
 
 def test_an_unknown_command_names_the_commands_and_exits_2():
-    done = cli("compare")
+    done = cli("frobnicate")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "usage" not in done.stderr and done.stdout == ""
-    assert lines[0].startswith("error: 'compare' is not a command; the commands are ")
+    assert lines[0].startswith("error: 'frobnicate' is not a command; the commands are ")
     for command in main.COMMANDS:
         assert command in lines[0]
 
@@ -410,7 +410,7 @@ def test_a_project_path_is_not_taken_for_a_command(tmp_path):
     project.write_text("{}")
     for path in (str(project), "titanic.praudit.json", "projects/titanic"):
         assert main.unknown_command(path) is None
-    assert main.unknown_command("compare") is not None
+    assert main.unknown_command("frobnicate") is not None
 
 
 # A signal in the last moments of a finished run (after "Wrote …", while the process shuts

@@ -256,6 +256,12 @@ def test_each_model_attack_is_estimated_by_its_own_measured_cost(monkeypatch):
     monkeypatch.setattr(cost, "constants", lambda t: table)
     assert cost.attack_seconds("shokri", 1000, 2, 0) == pytest.approx(4.0 + 1e-5 * 2000)
     assert cost.attack_seconds("confidence", 1000, 2, 0) == pytest.approx(0.01 + 2e-4)
+    # Shokri's attack models train on the shadow outputs: 8 shadows × 500 records is 4,000 rows
+    assert cost.attack_seconds("shokri", 1000, 2, 0, shadow_rows=4000) == pytest.approx(
+        4.0 + 1e-5 * 8000)
+    # a threshold attack reads the audited records whatever the shadows
+    assert cost.attack_seconds("confidence", 1000, 2, 0, shadow_rows=4000) == pytest.approx(
+        0.01 + 2e-4)
     # the reference attacks read every reference model's output
     assert cost.attack_seconds("rmia", 1000, 2, 8) == pytest.approx(2e-8 * 2000 * 8)
     # an attack the table lacks falls back on the shared per-cell constant

@@ -102,7 +102,7 @@ def test_each_probe_is_divided_by_the_slowdown_measured_around_it(app_data, monk
     readings = iter([1.5, 2.5])
     asked = []
 
-    def slowdown(*, fresh=False):
+    def slowdown(*, fresh=False, threads=None):
         asked.append(fresh)
         return next(readings)
 

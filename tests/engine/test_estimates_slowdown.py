@@ -70,10 +70,45 @@ def test_the_estimate_uses_the_measured_slowdown_not_the_load(monkeypatch):
                             lambda threads, seconds: [(seconds / 4, seconds)] * threads)
         sd.METER.forget()
         cost = est.estimate(config)
-        assert cost.slowdown == pytest.approx(4.0)
-        assert cost.expected_seconds == pytest.approx(4.0 * cost.seconds)
+        # The probe's threads each got a quarter of a processor: (L + threads) / cores = 4 with
+        # the machine's processors (cores) and as many probe threads; the mechanism game runs
+        # on one thread, which shares the processors with the L busy programs alone.
+        cores = sd.usable_cores()
+        n = sd.probe_threads(cores)
+        assert cost.slowdown == pytest.approx(sd.slowdown_for(4.0, n, cores, 1))
+        assert cost.expected_seconds == pytest.approx(cost.slowdown * cost.seconds)
     finally:
         sd.METER.forget()
+
+
+def test_a_run_on_fewer_threads_than_the_probe_is_slowed_less():
+    """Measured 28 Nov 2026 on 2 processors with two busy loops: the probe's two threads saw
+    2.0, the mechanism game (one thread) took 1.5 times its quiet time, the model audit
+    (torch on both processors) 1.7–2.0 — (L + threads) / cores with L = 2."""
+    assert sd.slowdown_for(2.0, 2, 2, 1) == pytest.approx(1.5)
+    assert sd.slowdown_for(2.0, 2, 2, 2) == pytest.approx(2.0)
+    # eight busy programs: 10 / 2 for the probe, 9 / 2 for one thread
+    assert sd.slowdown_for(5.0, 2, 2, 1) == pytest.approx(4.5)
+    # a quiet machine stays 1 whatever the threads; a run never goes faster than quiet
+    assert sd.slowdown_for(1.0, 2, 2, 1) == 1.0
+    assert sd.slowdown_for(1.0, 4, 16, 1) == 1.0
+    # one other program on two processors: a one-thread run has a processor to itself, a
+    # two-thread run shares: 3 threads on 2 processors
+    assert sd.slowdown_for(1.5, 2, 2, 1) == pytest.approx(1.0)
+    assert sd.slowdown_for(1.5, 2, 2, 2) == pytest.approx(1.5)
+
+
+def test_the_meter_turns_one_reading_into_each_runs_slowdown():
+    calls = []
+
+    def probe(threads, seconds):
+        calls.append(threads)
+        return [(seconds / 2, seconds)] * threads          # each probe thread half a processor
+
+    meter = sd.SlowdownMeter(probe=probe, clock=lambda: 0.0, cores=lambda: 2)
+    assert meter() == pytest.approx(2.0)
+    assert meter(threads=1) == pytest.approx(1.5) and meter(threads=2) == pytest.approx(2.0)
+    assert calls == [2]                                    # one reading serves all three
 
 
 def test_the_question_before_a_run_and_the_line_beside_run_show_one_figure(monkeypatch):

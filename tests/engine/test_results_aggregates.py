@@ -32,7 +32,8 @@ READERS = ("engine/report/aggregates.py", "engine/report/aggregates_words.py",
            "engine/report/aggregates_setup.py", "engine/report/aggregates_measured.py",
            "engine/report/aggregates_bounds.py", "engine/report/aggregates_exposed.py",
            "gui/widgets/aggregates_results.py", "gui/widgets/aggregates_sections.py",
-           "engine/plots/count_sweeps.py")
+           "engine/plots/count_sweeps.py", "engine/report/aggregates_rules.py",
+           "gui/widgets/aggregates_rules_view.py")
 #: Names a result, one of its blocks or an attack entry goes by in those modules.
 RESULT_NAMES = re.compile(r"\b(result|theory|th|block|attack|attacks|a|details|d|rp|og|do|det|"
                           r"game|rel|release|dp|pub|published|sw|sweep|sweeps|cfg|config|mem|"

@@ -19,7 +19,10 @@ READERS = (
     + [ROOT / "gui" / "widgets" / f"{name}.py" for name in (
         "results_view", "verdict_banner", "metrics_table", "roc_plot", "sweep_plot", "plot_view",
         "mechanism_results", "location_results", "location_detector", "aggregates_results",
-        "aggregates_sections", "model_results", "defences_results", "defences_chart")])
+        "aggregates_sections", "model_results", "defences_results", "defences_chart",
+        # issue 34: the rules beside the attacks and the Article 29 frame read result.json
+        # (the sign-off form and the Compare view read their own typed objects)
+        "aggregates_rules_view", "article29_panel")])
 # Measured when the typed loader landed (issue 33): 68, from 1,490 over the same readers before.
 MOST = 70
 ISSUE_BUDGET = 100

@@ -220,7 +220,13 @@ def balanced_weights(member: np.ndarray) -> np.ndarray:
     return w * m.size
 
 
-def supervised_split(target: ModelOutputs, known_fraction: float = 0.5, seed: int = 0):
+# Share of a predictions file's members (and non-members) the attacker knows without shadow
+# predictions (paper 004 §4.3); the model audit and its cost model read it here.
+SUPERVISED_KNOWN = 0.5
+
+
+def supervised_split(target: ModelOutputs, known_fraction: float = SUPERVISED_KNOWN,
+                     seed: int = 0):
     """Paper 004 §4.3 ("supervised inference"): the attacker knows a share of the members and
     of the non-members. Returns ``(known, evaluate_mask)``: the known records as attacker data
     (ModelOutputs with membership) and the mask of the records left for evaluation — thresholds
