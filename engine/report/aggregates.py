@@ -26,7 +26,7 @@ from reportlab.platypus import Flowable
 
 from engine.report import aggregates_bounds, aggregates_measured, aggregates_setup
 from engine.report.aggregates_exposed import exposed_records
-from engine.report.aggregates_rules import rules_section
+from engine.report.aggregates_rules import rules_by_person, rules_results
 from engine.report.aggregates_words import (
     aia_attacks,
     chance_corrected,
@@ -63,7 +63,9 @@ class AggregatesSections(AuditSections):
         return aggregates_setup.method_common(result, self.describe_attack)
 
     def results(self, result) -> list[Flowable]:
-        return aggregates_measured.results(result)
+        # The disclosure rules' verdict on each published cell (issue 34 item 2) is a result
+        # about the release; what it means person by person is in section 9.
+        return aggregates_measured.results(result) + rules_results(result)
 
     def theory(self, result) -> list[Flowable]:
         return aggregates_bounds.theory(result)
@@ -72,10 +74,10 @@ class AggregatesSections(AuditSections):
         return aggregates_bounds.limitations(result)
 
     def exposed(self, result, include_records: bool) -> list[Flowable]:
-        # The disclosure rules beside the attacks follow the exposed records (issue 34
-        # item 2): both say which people the tables give away.
-        return exposed_records(result, include_records) + rules_section(result,
-                                                                        include_records)
+        # The rules against the attacks, person by person, follow the exposed records: both
+        # say which people the tables give away.
+        return exposed_records(result, include_records) + rules_by_person(result,
+                                                                          include_records)
 
 
 __all__ = ["AggregatesSections", "aia_attacks", "chance_corrected", "exposed_records",

@@ -2,7 +2,9 @@
 the rules' parameters (ACRO / SACRO defaults unless changed), the summary sentence, a table per
 published table, the two kinds of disagreement with the cells concerned, and which verdict the
 policy follows. Reads the typed block (engine.results.aggregates_rules.RulesBlock, reached as
-``AggregatesTheory.rules``); printed after the exposed records (section 9). Targets are named
+``AggregatesTheory.rules``). The rules' findings about published cells (public: each cell is in
+the release) are part of the results (section 5, ``rules_results``); what they say person by
+person follows the exposed records (section 9, ``rules_by_person``). Targets are named
 by their identifier only; the cells that hold a person are named only when the report includes
 records (a cell's label spells out the person's quasi-identifiers).
 """
@@ -94,10 +96,10 @@ def _targets(title: str, explain: str, targets: tuple[RuleTarget, ...],
     return out
 
 
-def rules_section(result, include_records: bool = False) -> list[Flowable]:
-    """The section (module docstring); nothing for a result without the rules block."""
-    r = loaded(result)
-    b = theory_of(r).rules
+def rules_results(result) -> list[Flowable]:
+    """Section 5's part: the rules' parameters, summary, per-table results and the failing
+    published cells; nothing for a result without the rules block."""
+    b = theory_of(loaded(result)).rules
     if b is None:
         return []
     out: list[Flowable] = [keep([
@@ -112,7 +114,19 @@ def rules_section(result, include_records: bool = False) -> list[Flowable]:
     if b.tables:
         out += _per_table(b)
     out += _cells(b)
-    out.append(sub("Where the rules and the attacks disagree"))
+    out.append(para("Where the rules and the attacks disagree person by person is in section 9 "
+                    "(Exposed records).", "small"))
+    return out
+
+
+def rules_by_person(result, include_records: bool = False) -> list[Flowable]:
+    """Section 9's part: the two kinds of disagreement, target by target, and which verdict
+    the policy follows; nothing for a result without the rules block."""
+    b = theory_of(loaded(result)).rules
+    if b is None:
+        return []
+    out: list[Flowable] = [sub("Where the rules and the attacks disagree")]
+    out.append(para(markup(b.disagreement.sentence)))
     out.append(para(markup(b.disagreement.sentence)))
     # A cell's label spells out the person's quasi-identifiers: printed only in a report
     # with records (the result holds tables and counts unless the audit listed records).
